@@ -1,0 +1,61 @@
+export { type ContextBudget, contextBudgetChars, fitContext } from './core/context.ts';
+export {
+  createGatewayModel,
+  type GatewayConfig,
+  gatewayFromEnv,
+  listModels,
+  type ModelList,
+} from './core/gateway-client.ts';
+export { extractJsons, parseLenientJson } from './core/json-extract.ts';
+export {
+  type ChatOptions,
+  type ChatOutcome,
+  type ChatStatus,
+  CUT_OFF_MESSAGE,
+  chatWithAgent,
+  type ToolProtocol,
+} from './core/loop.ts';
+export type {
+  Message,
+  ModelError,
+  ModelErrorType,
+  ModelFn,
+  ModelInfo,
+  ModelReply,
+  ModelRequest,
+  ModelResult,
+  StopReason,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from './core/messages.ts';
+export { renderTemplate } from './core/prompt.ts';
+export {
+  type BeforeToolCall,
+  createSafetyPolicy,
+  type DenyPattern,
+  defaultSafetyPolicy,
+  type SafetyContext,
+  type SafetyDecision,
+  type SafetyPolicyOptions,
+  type ToolCallRequest,
+} from './core/safety.ts';
+export { createScriptedModel, type ScriptedModel, type ScriptedStep } from './core/scripted-model.ts';
+export {
+  isTool,
+  loadTools,
+  type Tool,
+  type ToolContext,
+  type ToolFactory,
+  toToolSpec,
+  validateToolInput,
+} from './core/tool.ts';
+export {
+  formatToolResult,
+  type ParsedToolCall,
+  type ParsedToolCalls,
+  parseToolCalls,
+  renderToolList,
+} from './core/tool-protocol.ts';
+export { type BashTool, type BashToolOptions, createBashTool } from './tools/bash.ts';
+export { createEditorTool, type EditorTool, type EditorToolOptions } from './tools/editor.ts';

@@ -1,0 +1,323 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import { MIGRATIONS } from './migrations.ts';
+
+export const VARIANT_STATES = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'] as const;
+export type VariantState = (typeof VARIANT_STATES)[number];
+export const TASK_OUTCOMES = ['correct', 'wrong', 'parse_failure', 'error'] as const;
+export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
+
+const json = z.string().transform((text) => JSON.parse(text) as unknown);
+const flag = z.number().transform((n) => n !== 0);
+
+export const RunRow = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  harness_version: z.string(),
+  seed: z.number(),
+  meta_model: z.string(),
+  task_model: z.string(),
+  simulated: flag,
+  domains: json.pipe(z.array(z.string())),
+  config: json,
+  status: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type RunRow = z.infer<typeof RunRow>;
+
+export const VariantRow = z.object({
+  id: z.number(),
+  parent_id: z.number().nullable(),
+  commit_sha: z.string().nullable(),
+  state: z.enum(VARIANT_STATES),
+  status: z.string(),
+  valid_parent: flag,
+  failure_reason: z.string().nullable(),
+  diff_stat: z.string().nullable(),
+  task_code_hash: z.string().nullable(),
+  selection_reason: z.string().nullable(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type VariantRow = z.infer<typeof VariantRow>;
+
+export const EvaluationRow = z.object({
+  variant_id: z.number(),
+  domain: z.string(),
+  split: z.enum(['train', 'val', 'test']),
+  stage: z.enum(['staged', 'full']),
+  score: z.number(),
+  n_tasks: z.number(),
+  n_total: z.number(),
+  correct: z.number(),
+  wrong: z.number(),
+  parse_failures: z.number(),
+  errors: z.number(),
+  created_at: z.string(),
+});
+export type EvaluationRow = z.infer<typeof EvaluationRow>;
+
+export interface TaskResultInput {
+  variantId: number;
+  domain: string;
+  split: string;
+  taskId: string;
+  outcome: TaskOutcome;
+  prediction: unknown;
+  rawOutput: string;
+  score: number;
+  error: string | null;
+  latencyMs: number | null;
+  costUsd: number;
+  reused: boolean;
+  codeHash: string;
+  taskModel: string;
+}
+
+export const TaskResultRow = z.object({
+  variant_id: z.number(),
+  domain: z.string(),
+  split: z.string(),
+  task_id: z.string(),
+  outcome: z.enum(TASK_OUTCOMES),
+  prediction: z.string().nullable(),
+  raw_output: z.string().nullable(),
+  score: z.number(),
+  error: z.string().nullable(),
+  latency_ms: z.number().nullable(),
+  cost_usd: z.number(),
+  reused: flag,
+  code_hash: z.string(),
+  task_model: z.string(),
+  created_at: z.string(),
+});
+export type TaskResultRow = z.infer<typeof TaskResultRow>;
+
+export interface LlmCallInput {
+  ts: string;
+  variantId: number | null;
+  role: string;
+  model: string;
+  usage: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number };
+  costUsd: number;
+  latencyMs: number;
+  status: string;
+  error?: string | undefined;
+}
+
+const now = (): string => new Date().toISOString();
+
+export type Archive = ReturnType<typeof openArchive>;
+
+/** Opens (creating if needed) a run's archive and brings its schema up to date. */
+export function openArchive(file: string) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+
+  const insertTaskResult = db.prepare(`
+    INSERT OR REPLACE INTO task_results
+      (variant_id, domain, split, task_id, outcome, prediction, raw_output, score, error, latency_ms,
+       cost_usd, reused, code_hash, task_model, created_at)
+    VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
+       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt)`);
+  const putTaskResults = db.transaction((rows: TaskResultInput[]) => {
+    for (const r of rows) {
+      insertTaskResult.run({
+        ...r,
+        prediction: r.prediction === undefined ? null : JSON.stringify(r.prediction),
+        reused: r.reused ? 1 : 0,
+        createdAt: now(),
+      });
+    }
+  });
+
+  return {
+    file,
+    db,
+    createRun(run: {
+      id: string;
+      harnessVersion: string;
+      seed: number;
+      metaModel: string;
+      taskModel: string;
+      simulated: boolean;
+      domains: string[];
+      config: unknown;
+    }): void {
+      db.prepare(
+        `INSERT INTO runs (id, created_at, harness_version, seed, meta_model, task_model, simulated, domains, config)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        run.id,
+        now(),
+        run.harnessVersion,
+        run.seed,
+        run.metaModel,
+        run.taskModel,
+        run.simulated ? 1 : 0,
+        JSON.stringify(run.domains),
+        JSON.stringify(run.config),
+      );
+    },
+    getRun(): RunRow | undefined {
+      const row = db.prepare('SELECT * FROM runs LIMIT 1').get();
+      return row === undefined ? undefined : RunRow.parse(row);
+    },
+    finishRun(status: 'done' | 'failed' | 'stopped'): void {
+      db.prepare('UPDATE runs SET status = ?, finished_at = ?').run(status, now());
+    },
+    insertVariant(v: {
+      id: number;
+      parentId: number | null;
+      state: VariantState;
+      selectionReason?: string;
+    }): void {
+      db.prepare(
+        `INSERT INTO variants (id, parent_id, state, selection_reason, created_at) VALUES (?, ?, ?, ?, ?)`,
+      ).run(v.id, v.parentId, v.state, v.selectionReason ?? null, now());
+    },
+    updateVariant(
+      id: number,
+      patch: Partial<{
+        state: VariantState;
+        status: string;
+        commitSha: string;
+        validParent: boolean;
+        failureReason: string | null;
+        diffStat: string;
+        taskCodeHash: string;
+      }>,
+    ): void {
+      const columns: Record<string, string> = {
+        state: 'state',
+        status: 'status',
+        commitSha: 'commit_sha',
+        validParent: 'valid_parent',
+        failureReason: 'failure_reason',
+        diffStat: 'diff_stat',
+        taskCodeHash: 'task_code_hash',
+      };
+      const sets: string[] = [];
+      const values: unknown[] = [];
+      for (const [key, value] of Object.entries(patch)) {
+        const column = columns[key];
+        if (column === undefined || value === undefined) continue;
+        sets.push(`${column} = ?`);
+        values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+      }
+      if (patch.state === 'done' || patch.state === 'failed') {
+        sets.push('finished_at = ?');
+        values.push(now());
+      }
+      if (sets.length === 0) return;
+      db.prepare(`UPDATE variants SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+    },
+    getVariant(id: number): VariantRow | undefined {
+      const row = db.prepare('SELECT * FROM variants WHERE id = ?').get(id);
+      return row === undefined ? undefined : VariantRow.parse(row);
+    },
+    listVariants(): VariantRow[] {
+      return db
+        .prepare('SELECT * FROM variants ORDER BY id')
+        .all()
+        .map((row) => VariantRow.parse(row));
+    },
+    putEvaluation(e: Omit<EvaluationRow, 'created_at'>): void {
+      db.prepare(
+        `INSERT OR REPLACE INTO evaluations
+           (variant_id, domain, split, stage, score, n_tasks, n_total, correct, wrong, parse_failures, errors, created_at)
+         VALUES (@variant_id, @domain, @split, @stage, @score, @n_tasks, @n_total, @correct, @wrong, @parse_failures,
+           @errors, @created_at)`,
+      ).run({ ...e, created_at: now() });
+    },
+    listEvaluations(variantId?: number): EvaluationRow[] {
+      const rows =
+        variantId === undefined
+          ? db.prepare('SELECT * FROM evaluations ORDER BY variant_id, domain, split, stage').all()
+          : db
+              .prepare('SELECT * FROM evaluations WHERE variant_id = ? ORDER BY domain, split, stage')
+              .all(variantId);
+      return rows.map((row) => EvaluationRow.parse(row));
+    },
+    putTaskResults,
+    listTaskResults(variantId: number, filter: { domain?: string; split?: string } = {}): TaskResultRow[] {
+      return db
+        .prepare(
+          `SELECT * FROM task_results WHERE variant_id = ? AND (? IS NULL OR domain = ?) AND (? IS NULL OR split = ?)
+           ORDER BY domain, split, task_id`,
+        )
+        .all(
+          variantId,
+          filter.domain ?? null,
+          filter.domain ?? null,
+          filter.split ?? null,
+          filter.split ?? null,
+        )
+        .map((row) => TaskResultRow.parse(row));
+    },
+    insertLlmCall(c: LlmCallInput): void {
+      db.prepare(
+        `INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
+           cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        c.ts,
+        c.variantId,
+        c.role,
+        c.model,
+        c.usage.input,
+        c.usage.output,
+        c.usage.cacheRead,
+        c.usage.cacheWrite,
+        c.usage.reasoning,
+        c.costUsd,
+        c.latencyMs,
+        c.status,
+        c.error ?? null,
+      );
+    },
+    llmTotals(): { calls: number; costUsd: number } {
+      const row = db
+        .prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls')
+        .get() as {
+        calls: number;
+        cost: number;
+      };
+      return { calls: row.calls, costUsd: row.cost };
+    },
+    logEvent(variantId: number | null, type: string, data: unknown = {}): void {
+      db.prepare('INSERT INTO events (ts, variant_id, type, data) VALUES (?, ?, ?, ?)').run(
+        now(),
+        variantId,
+        type,
+        JSON.stringify(data),
+      );
+    },
+    close(): void {
+      db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = new Set(
+    db
+      .prepare('SELECT name FROM migrations')
+      .all()
+      .map((row) => (row as { name: string }).name),
+  );
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.name)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, ?)').run(migration.name, now());
+    })();
+  }
+}

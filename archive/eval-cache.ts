@@ -1,0 +1,87 @@
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import { TASK_OUTCOMES, type TaskOutcome } from './archive.ts';
+
+/**
+ * Task results shared by every run under one `--out` folder, keyed by what determines them:
+ * the TaskAgent's code hash, domain, split, task, task model and seed. A variant whose task-side code
+ * is unchanged (or the initial agent, evaluated once by setup) reuses them instead of calling a model.
+ */
+export interface CacheKey {
+  codeHash: string;
+  domain: string;
+  split: string;
+  taskId: string;
+  taskModel: string;
+  seed: number;
+}
+
+export interface CachedResult {
+  outcome: TaskOutcome;
+  prediction: unknown;
+  rawOutput: string;
+  score: number;
+  error: string | null;
+  latencyMs: number | null;
+  costUsd: number;
+}
+
+const Row = z.object({
+  outcome: z.enum(TASK_OUTCOMES),
+  prediction: z.string().nullable(),
+  raw_output: z.string(),
+  score: z.number(),
+  error: z.string().nullable(),
+  latency_ms: z.number().nullable(),
+  cost_usd: z.number(),
+});
+
+export type EvalCache = ReturnType<typeof openEvalCache>;
+
+export function openEvalCache(file: string) {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`CREATE TABLE IF NOT EXISTS results (
+    code_hash TEXT NOT NULL, domain TEXT NOT NULL, split TEXT NOT NULL, task_id TEXT NOT NULL,
+    task_model TEXT NOT NULL, seed INTEGER NOT NULL,
+    outcome TEXT NOT NULL, prediction TEXT, raw_output TEXT NOT NULL, score REAL NOT NULL, error TEXT,
+    latency_ms INTEGER, cost_usd REAL NOT NULL, created_at TEXT NOT NULL,
+    PRIMARY KEY (code_hash, domain, split, task_id, task_model, seed))`);
+  const get = db.prepare(
+    `SELECT outcome, prediction, raw_output, score, error, latency_ms, cost_usd FROM results
+     WHERE code_hash = ? AND domain = ? AND split = ? AND task_id = ? AND task_model = ? AND seed = ?`,
+  );
+  const put = db.prepare(
+    `INSERT OR REPLACE INTO results VALUES (@codeHash, @domain, @split, @taskId, @taskModel, @seed, @outcome,
+       @prediction, @rawOutput, @score, @error, @latencyMs, @costUsd, @createdAt)`,
+  );
+  return {
+    get(key: CacheKey): CachedResult | undefined {
+      const raw = get.get(key.codeHash, key.domain, key.split, key.taskId, key.taskModel, key.seed);
+      if (raw === undefined) return undefined;
+      const row = Row.parse(raw);
+      return {
+        outcome: row.outcome,
+        prediction: row.prediction === null ? undefined : (JSON.parse(row.prediction) as unknown),
+        rawOutput: row.raw_output,
+        score: row.score,
+        error: row.error,
+        latencyMs: row.latency_ms,
+        costUsd: row.cost_usd,
+      };
+    },
+    /** Only model outcomes are cached; infrastructure errors are never reused. */
+    put(key: CacheKey, result: CachedResult): void {
+      put.run({
+        ...key,
+        ...result,
+        prediction: result.prediction === undefined ? null : JSON.stringify(result.prediction),
+        createdAt: new Date().toISOString(),
+      });
+    },
+    close(): void {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Append-only, named schema migrations. Never edit or reorder a shipped entry: add a new one.
+ * Each runs once, in order, inside a transaction, and is recorded in `migrations`.
+ */
+export const MIGRATIONS: readonly { name: string; sql: string }[] = [
+  {
+    name: '001-initial',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        harness_version TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        meta_model TEXT NOT NULL,
+        task_model TEXT NOT NULL,
+        simulated INTEGER NOT NULL,
+        domains TEXT NOT NULL,
+        config TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'running',
+        finished_at TEXT
+      );
+      CREATE TABLE variants (
+        id INTEGER PRIMARY KEY,
+        parent_id INTEGER REFERENCES variants(id),
+        commit_sha TEXT,
+        state TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        valid_parent INTEGER NOT NULL DEFAULT 0,
+        failure_reason TEXT,
+        diff_stat TEXT,
+        task_code_hash TEXT,
+        selection_reason TEXT,
+        created_at TEXT NOT NULL,
+        finished_at TEXT
+      );
+      CREATE TABLE evaluations (
+        variant_id INTEGER NOT NULL REFERENCES variants(id),
+        domain TEXT NOT NULL,
+        split TEXT NOT NULL,
+        stage TEXT NOT NULL,
+        score REAL NOT NULL,
+        n_tasks INTEGER NOT NULL,
+        n_total INTEGER NOT NULL,
+        correct INTEGER NOT NULL,
+        wrong INTEGER NOT NULL,
+        parse_failures INTEGER NOT NULL,
+        errors INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (variant_id, domain, split, stage)
+      );
+      CREATE TABLE task_results (
+        variant_id INTEGER NOT NULL REFERENCES variants(id),
+        domain TEXT NOT NULL,
+        split TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        prediction TEXT,
+        raw_output TEXT,
+        score REAL NOT NULL,
+        error TEXT,
+        latency_ms INTEGER,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        reused INTEGER NOT NULL DEFAULT 0,
+        code_hash TEXT NOT NULL,
+        task_model TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (variant_id, domain, split, task_id)
+      );
+      CREATE INDEX task_results_reuse ON task_results (code_hash, domain, split, task_model);
+      CREATE TABLE llm_calls (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts TEXT NOT NULL,
+        variant_id INTEGER,
+        role TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cache_read_tokens INTEGER NOT NULL,
+        cache_write_tokens INTEGER NOT NULL,
+        reasoning_tokens INTEGER NOT NULL,
+        cost_usd REAL NOT NULL,
+        latency_ms INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT
+      );
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts TEXT NOT NULL,
+        variant_id INTEGER,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Runs the TypeScript entry with tsx: no build step.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../generate-loop.ts');
+process.exitCode = await main(process.argv.slice(2));

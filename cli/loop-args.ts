@@ -1,0 +1,216 @@
+import path from 'node:path';
+import yargs from 'yargs';
+import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
+import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
+import { closeMatches } from '../llm/registry.ts';
+import { UsageError } from './usage-error.ts';
+
+export interface LoopConfig {
+  domains: string[];
+  metaModel: string;
+  taskModel: string;
+  generations: number;
+  parallel: number;
+  evalWorkers: number;
+  evalSamples: number | null;
+  stagedSamples: number | null;
+  skipStagedEval: boolean;
+  evalTest: boolean;
+  parentSelection: ParentSelection;
+  budgetUsd: number | null;
+  out: string;
+  runId: string | null;
+  sandbox: SandboxMode;
+  seed: number;
+  json: boolean;
+  quiet: boolean;
+  simScript: string | null;
+  freezeMeta: boolean;
+  taskTimeoutSec: number;
+  metaTimeoutSec: number;
+}
+
+export const LOOP_USAGE = `generate-loop --domains <name[,name...]> [options]
+
+Evolves agent variants: each generation picks a parent from the archive, lets the parent's MetaAgent
+edit a copy of its own code in a git worktree, checks the child, and evaluates its TaskAgent on the
+domains. Everything is recorded in <out>/<run-id>/ (archive.sqlite, variants.git, logs/).
+Without an API key the offline simulated model 'sim' is used.`;
+
+function builder(argv: string[]) {
+  return yargs(argv)
+    .scriptName('generate-loop')
+    .usage(LOOP_USAGE)
+    .option('domains', {
+      type: 'string',
+      array: true,
+      describe: 'benchmark domains, comma-separated (see `hyperagents domains`)',
+    })
+    .option('model', { type: 'string', describe: 'model for both roles, e.g. sim' })
+    .option('meta-model', { type: 'string', describe: 'model of the MetaAgent (overrides --model)' })
+    .option('task-model', { type: 'string', describe: 'model of the TaskAgent (overrides --model)' })
+    .option('generations', { type: 'number', default: 10, describe: 'children to create' })
+    .option('parallel', { type: 'number', default: 1, describe: 'generations run at once' })
+    .option('eval-workers', { type: 'number', default: 8, describe: 'TaskAgent processes per evaluation' })
+    .option('eval-samples', { type: 'number', describe: 'tasks per split at most (default: all)' })
+    .option('staged-samples', {
+      type: 'number',
+      describe: 'tasks per split in the staged evaluation (default: the domain’s)',
+    })
+    .option('skip-staged-eval', {
+      type: 'boolean',
+      default: false,
+      describe: 'go straight to the full evaluation',
+    })
+    .option('eval-test', {
+      type: 'boolean',
+      default: false,
+      describe: 'also evaluate the test split (never shown to agents)',
+    })
+    .option('parent-selection', {
+      type: 'string',
+      default: 'score_child_prop',
+      describe: PARENT_SELECTIONS.join(' | '),
+    })
+    .option('budget-usd', { type: 'number', describe: 'stop the run before model spend exceeds this' })
+    .option('out', { type: 'string', default: './runs', describe: 'folder that holds the runs' })
+    .option('run-id', { type: 'string', describe: 'name of the run folder (default: a timestamp)' })
+    .option('sandbox', { type: 'string', default: 'auto', describe: SANDBOX_MODES.join(' | ') })
+    .option('seed', {
+      type: 'number',
+      default: 0,
+      describe: 'seed of parent selection and the simulated model',
+    })
+    .option('sim-script', {
+      type: 'string',
+      describe: 'replay scripted replies from a JSON file (with --model sim)',
+    })
+    .option('freeze-meta', {
+      type: 'boolean',
+      default: false,
+      describe: 'ablation: the initial MetaAgent does every edit',
+    })
+    .option('task-timeout', { type: 'number', default: 300, describe: 'seconds per task' })
+    .option('meta-timeout', { type: 'number', default: 3600, describe: 'seconds per MetaAgent run' })
+    .option('json', {
+      type: 'boolean',
+      default: false,
+      describe: 'print one JSON summary on stdout at the end',
+    })
+    .option('quiet', { type: 'boolean', default: false, describe: 'no progress lines' })
+    .help(false)
+    .version(false)
+    .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
+    .strict()
+    .exitProcess(false)
+    .wrap(Math.min(110, process.stdout.columns || 100));
+}
+
+export async function loopHelp(): Promise<string> {
+  return builder([]).getHelp();
+}
+
+function integer(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) {
+    throw new UsageError(`--${name} must be a whole number of at least ${min}, not ${String(value)}.`);
+  }
+  return value;
+}
+
+/**
+ * Parses and validates the command line. Pure apart from reading nothing: model ids and domain names
+ * are checked against the lists passed in. Throws UsageError with a message for the user.
+ */
+export async function parseLoopArgs(
+  argv: string[],
+  known: { domains: readonly string[]; checkModel: (id: string) => string | null; defaultModel: string },
+): Promise<LoopConfig | 'help'> {
+  let parsed: Awaited<ReturnType<ReturnType<typeof builder>['parseAsync']>>;
+  try {
+    parsed = await builder(argv)
+      .fail((message: string) => {
+        throw new UsageError(message);
+      })
+      .parseAsync();
+  } catch (error) {
+    if (error instanceof UsageError)
+      throw new UsageError(`${error.message} Run generate-loop --help for the options.`);
+    throw error;
+  }
+  if (parsed.help === true) return 'help';
+
+  const domains = (parsed.domains ?? [])
+    .flatMap((d) => String(d).split(','))
+    .map((d) => d.trim())
+    .filter(Boolean);
+  if (domains.length === 0) {
+    throw new UsageError(`--domains is required. Known domains: ${known.domains.join(', ')}.`);
+  }
+  for (const d of domains) {
+    if (!known.domains.includes(d)) {
+      const near = closeMatches(d, known.domains);
+      throw new UsageError(
+        `Unknown domain "${d}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
+          `Known domains: ${known.domains.join(', ')}. A new domain is a folder domains/<name>/ with an index.ts.`,
+      );
+    }
+  }
+
+  const metaModel = parsed['meta-model'] ?? parsed.model ?? known.defaultModel;
+  const taskModel = parsed['task-model'] ?? parsed.model ?? known.defaultModel;
+  for (const id of new Set([metaModel, taskModel])) {
+    const problem = known.checkModel(id);
+    if (problem !== null) throw new UsageError(problem);
+  }
+
+  const selection = parsed['parent-selection'];
+  if (!(PARENT_SELECTIONS as readonly string[]).includes(selection)) {
+    throw new UsageError(
+      `--parent-selection must be one of ${PARENT_SELECTIONS.join(', ')}, not "${selection}".`,
+    );
+  }
+  const sandbox = parsed.sandbox;
+  if (!(SANDBOX_MODES as readonly string[]).includes(sandbox)) {
+    throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, not "${sandbox}".`);
+  }
+  const budget = parsed['budget-usd'];
+  if (budget !== undefined && !(budget > 0))
+    throw new UsageError(`--budget-usd must be a positive amount, not ${budget}.`);
+  const runId = parsed['run-id'];
+  if (runId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) {
+    throw new UsageError(
+      `--run-id may hold only letters, digits, dots, dashes and underscores, not "${runId}".`,
+    );
+  }
+  const simScript = parsed['sim-script'] ?? null;
+  if (simScript !== null && (metaModel !== 'sim' || taskModel !== 'sim')) {
+    throw new UsageError('--sim-script replays replies of the simulated model: use it with --model sim.');
+  }
+
+  return {
+    domains: [...new Set(domains)],
+    metaModel,
+    taskModel,
+    generations: integer('generations', parsed.generations, 0),
+    parallel: integer('parallel', parsed.parallel, 1),
+    evalWorkers: integer('eval-workers', parsed['eval-workers'], 1),
+    evalSamples:
+      parsed['eval-samples'] === undefined ? null : integer('eval-samples', parsed['eval-samples'], 1),
+    stagedSamples:
+      parsed['staged-samples'] === undefined ? null : integer('staged-samples', parsed['staged-samples'], 1),
+    skipStagedEval: parsed['skip-staged-eval'],
+    evalTest: parsed['eval-test'],
+    parentSelection: selection as ParentSelection,
+    budgetUsd: budget ?? null,
+    out: path.resolve(parsed.out),
+    runId: runId ?? null,
+    sandbox: sandbox as SandboxMode,
+    seed: integer('seed', parsed.seed, 0),
+    json: parsed.json,
+    quiet: parsed.quiet,
+    simScript: simScript === null ? null : path.resolve(simScript),
+    freezeMeta: parsed['freeze-meta'],
+    taskTimeoutSec: integer('task-timeout', parsed['task-timeout'], 1),
+    metaTimeoutSec: integer('meta-timeout', parsed['meta-timeout'], 1),
+  };
+}

@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+import { type ResolvedSandbox, type SandboxPolicy, wrapCommand } from './sandbox.ts';
+
+/** The tsx loader from the project's own node_modules: agent code runs as TypeScript, no build step. */
+export const TSX_LOADER = import.meta.resolve('tsx');
+
+export interface GatewayAccess {
+  url: string;
+  token: string;
+}
+
+/** The whole environment an agent gets: no provider keys, no user HOME. */
+export function agentEnv(gateway: GatewayAccess, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: '/tmp',
+    LANG: 'C.UTF-8',
+    TMPDIR: '/tmp',
+    HYPERAGENTS_LLM_URL: gateway.url,
+    HYPERAGENTS_LLM_TOKEN: gateway.token,
+    ...extra,
+  };
+  return env;
+}
+
+/** Command line that runs an agent entry point (relative to `policy.workdir`) with node + tsx. */
+export function agentCommand(
+  sandbox: ResolvedSandbox,
+  policy: SandboxPolicy,
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+): { file: string; args: string[]; env: Record<string, string>; cwd: string } {
+  const wrapped = wrapCommand(
+    sandbox,
+    policy,
+    process.execPath,
+    ['--import', TSX_LOADER, entry, ...args],
+    env,
+  );
+  return { ...wrapped, cwd: policy.workdir };
+}
+
+export const tsxLoaderPath = (): string => fileURLToPath(TSX_LOADER);

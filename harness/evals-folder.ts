@@ -1,0 +1,98 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Archive, VariantRow } from '../archive/archive.ts';
+import type { DomainTasks } from './evaluate.ts';
+import { selectionScore } from './scoring.ts';
+
+/** Ids from the root down to `id`. */
+export function lineageOf(variants: readonly VariantRow[], id: number): number[] {
+  const byId = new Map(variants.map((v) => [v.id, v]));
+  const chain: number[] = [];
+  for (let cur: number | null = id; cur !== null; cur = byId.get(cur)?.parent_id ?? null) {
+    if (chain.includes(cur)) break;
+    chain.unshift(cur);
+  }
+  return chain;
+}
+
+/**
+ * Writes what the MetaAgent may read about its parent's lineage: train-split results per task (input,
+ * prediction, expected, correct, parse error, error), per-domain summaries and a lineage summary.
+ * Validation and test results, their gold answers and the graders are never written here. The folder
+ * is mounted read-only into the MetaAgent's sandbox.
+ */
+export function writeEvalsFolder(
+  dir: string,
+  archive: Archive,
+  parentId: number,
+  domains: readonly DomainTasks[],
+): void {
+  mkdirSync(dir, { recursive: true });
+  const variants = archive.listVariants();
+  const lineage = lineageOf(variants, parentId);
+  const summary: string[] = [
+    '# Evaluation results of your lineage (train split only)',
+    '',
+    'Each `variant-<id>/` folder holds, per domain, `summary.json` and `train.jsonl` (one task per line:',
+    'input, prediction, expected, correct, parse_error, error). The last variant listed is the one you',
+    'are improving. Scores are fractions of tasks solved.',
+    '',
+  ];
+  const lineageRows = [];
+  for (const id of lineage) {
+    const variant = variants.find((v) => v.id === id);
+    if (variant === undefined) continue;
+    const evaluations = archive.listEvaluations(id).filter((e) => e.split === 'train');
+    lineageRows.push({
+      id,
+      parent: variant.parent_id,
+      score: selectionScore(
+        archive.listEvaluations(id),
+        domains.map((d) => d.domain),
+      ),
+      diffStat: variant.diff_stat === null ? null : (JSON.parse(variant.diff_stat) as unknown),
+      train: Object.fromEntries(evaluations.map((e) => [e.domain, e.score])),
+    });
+    summary.push(
+      `## variant ${id}${variant.parent_id === null ? ' (initial agent)' : ` (parent ${variant.parent_id})`}`,
+    );
+    for (const { domain, splits } of domains) {
+      const byId = new Map((splits.train ?? []).map((t) => [t.id, t]));
+      const results = archive.listTaskResults(id, { domain: domain.name, split: 'train' });
+      const lines = results.map((r) =>
+        JSON.stringify({
+          task_id: r.task_id,
+          input: byId.get(r.task_id)?.input,
+          prediction: r.prediction === null ? null : (JSON.parse(r.prediction) as unknown),
+          expected: byId.get(r.task_id)?.answer,
+          correct: r.outcome === 'correct',
+          parse_error: r.outcome === 'parse_failure',
+          error: r.error,
+          output: r.raw_output?.slice(0, 4000) ?? '',
+        }),
+      );
+      const folder = path.join(dir, `variant-${id}`, domain.name);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(path.join(folder, 'train.jsonl'), lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+      const count = (o: string): number => results.filter((r) => r.outcome === o).length;
+      const domainSummary = {
+        domain: domain.name,
+        description: domain.description,
+        tasks: results.length,
+        correct: count('correct'),
+        wrong: count('wrong'),
+        parse_failures: count('parse_failure'),
+        errors: count('error'),
+        score: results.length === 0 ? null : results.reduce((s, r) => s + r.score, 0) / results.length,
+      };
+      writeFileSync(path.join(folder, 'summary.json'), `${JSON.stringify(domainSummary, null, 2)}\n`);
+      summary.push(
+        `- ${domain.name}: ${domainSummary.correct}/${domainSummary.tasks} correct, ${domainSummary.wrong} wrong, ` +
+          `${domainSummary.parse_failures} unparseable, ${domainSummary.errors} errors`,
+      );
+    }
+    summary.push('');
+  }
+  writeFileSync(path.join(dir, 'lineage.json'), `${JSON.stringify(lineageRows, null, 2)}\n`);
+  writeFileSync(path.join(dir, 'summary.md'), `${summary.join('\n')}\n`);
+}

@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import type { CommandSpec } from './task-workers.ts';
+
+export interface Finished {
+  exitCode: number | null;
+  timedOut: boolean;
+  /** The last lines of stderr and stdout, for failure reasons. */
+  tail: string;
+}
+
+/**
+ * Runs a command to completion in its own process group, output appended to `logFile`. On timeout the
+ * whole group is killed. Never rejects for the command's own failures.
+ */
+export function runToCompletion(command: CommandSpec, timeoutMs: number, logFile: string): Promise<Finished> {
+  return new Promise((resolve) => {
+    const log = createWriteStream(logFile, { flags: 'a' });
+    let tail = '';
+    const child = spawn(command.file, command.args, {
+      cwd: command.cwd,
+      env: command.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const collect = (chunk: Buffer): void => {
+      log.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, timeoutMs);
+    const done = (exitCode: number | null): void => {
+      clearTimeout(timer);
+      log.end(() => resolve({ exitCode, timedOut, tail: lastLines(tail, 8) }));
+    };
+    child.on('error', (error) => {
+      collect(Buffer.from(`${error.message}\n`));
+      done(null);
+    });
+    child.on('close', (code) => done(code));
+  });
+}
+
+export function lastLines(text: string, n: number): string {
+  return text.trim().split('\n').slice(-n).join('\n');
+}

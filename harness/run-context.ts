@@ -1,0 +1,44 @@
+import type { Archive } from '../archive/archive.ts';
+import type { EvalCache } from '../archive/eval-cache.ts';
+import type { LoopConfig } from '../cli/loop-args.ts';
+import type { DomainTasks } from './evaluate.ts';
+import type { ResolvedSandbox } from './sandbox.ts';
+import type { VariantRepo } from './variant-repo.ts';
+
+/** Issues gateway tokens; implemented by the LLM gateway. */
+export interface TokenIssuer {
+  url: string;
+  socketPath: string | null;
+  issueToken(grant: {
+    runId: string;
+    variantId: number | null;
+    role: 'meta' | 'task' | 'select';
+    model: string;
+  }): string;
+  revokeToken(token: string): void;
+  spentUsd(): number;
+}
+
+/** Everything one run's generations share. */
+export interface RunContext {
+  config: LoopConfig;
+  runId: string;
+  runDir: string;
+  projectRoot: string;
+  nodeModules: string;
+  archive: Archive;
+  cache: EvalCache;
+  repo: VariantRepo;
+  rootCommit: string;
+  domains: DomainTasks[];
+  gateway: TokenIssuer;
+  sandbox: ResolvedSandbox;
+  /** Whether task replies may be cached across variants (not for scripted replies). */
+  cacheable: boolean;
+  progress(line: string): void;
+  /** Set once the budget is reached or the user interrupts: no new generation starts. */
+  stopReason: string | null;
+}
+
+export const worktreeDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/worktrees/variant-${id}`;
+export const logDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/logs/variant-${id}`;

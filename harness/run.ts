@@ -1,0 +1,216 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pLimit from 'p-limit';
+import { type LlmCallInput, openArchive } from '../archive/archive.ts';
+import { openEvalCache } from '../archive/eval-cache.ts';
+import type { LoopConfig } from '../cli/loop-args.ts';
+import { ALL_SPLITS } from '../domains/define-domain.ts';
+import { loadDomain } from '../domains/discover.ts';
+import { createRng } from '../domains/rng.ts';
+import type { DomainTasks } from './evaluate.ts';
+import { evaluateInitial, runGeneration } from './generation.ts';
+import type { RunContext, TokenIssuer } from './run-context.ts';
+import type { ResolvedSandbox } from './sandbox.ts';
+import { scoresBySplit, selectionScore } from './scoring.ts';
+import { type Candidate, selectParent } from './selection.ts';
+import { createVariantRepo } from './variant-repo.ts';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const HARNESS_VERSION = '0.1.0';
+
+export interface RunSummary {
+  runId: string;
+  runDir: string;
+  model: string;
+  simulated: boolean;
+  generations: number;
+  variants: {
+    id: number;
+    parent: number | null;
+    commit: string | null;
+    status: string;
+    validParent: boolean;
+    score: number | null;
+    scores: Record<string, Partial<Record<'train' | 'val' | 'test', number>>>;
+    failureReason: string | null;
+  }[];
+  best: { id: number; score: number } | null;
+  costUsd: number;
+  llmCalls: number;
+  stopped: string | null;
+}
+
+export function defaultRunId(now = new Date()): string {
+  const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+  return (
+    `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-` +
+    `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}-${pad(now.getMilliseconds(), 3)}`
+  );
+}
+
+/** Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. */
+export async function loadDomainTasks(config: LoopConfig): Promise<DomainTasks[]> {
+  const out: DomainTasks[] = [];
+  for (const name of config.domains) {
+    const loaded = await loadDomain(name);
+    const domain =
+      config.stagedSamples === null ? loaded : { ...loaded, stagedSamples: config.stagedSamples };
+    const splits: DomainTasks['splits'] = {};
+    for (const split of ALL_SPLITS) {
+      if (!domain.splits.includes(split)) continue;
+      const tasks = await domain.load(split);
+      splits[split] = config.evalSamples === null ? tasks : tasks.slice(0, config.evalSamples);
+    }
+    out.push({ domain, splits });
+  }
+  return out;
+}
+
+export interface RunDeps {
+  domains: DomainTasks[];
+  sandbox: ResolvedSandbox;
+  simulated: boolean;
+  cacheable: boolean;
+  /** Starts the gateway for this run (socket inside the run folder). */
+  startGateway(
+    runDir: string,
+    onCall: (row: LlmCallInput) => void,
+  ): Promise<TokenIssuer & { close(): Promise<void> }>;
+  progress(line: string): void;
+}
+
+/**
+ * Runs the whole loop: variant 0, then `generations` children, and returns the summary. The run folder
+ * must not exist yet (the caller checked that, and everything else, before calling).
+ */
+export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps): Promise<RunSummary> {
+  const runDir = path.join(config.out, runId);
+  for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
+  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const cache = openEvalCache(path.join(config.out, 'eval-cache.sqlite'));
+  const gateway = await deps.startGateway(runDir, (row) => archive.insertLlmCall(row));
+  try {
+    archive.createRun({
+      id: runId,
+      harnessVersion: HARNESS_VERSION,
+      seed: config.seed,
+      metaModel: config.metaModel,
+      taskModel: config.taskModel,
+      simulated: deps.simulated,
+      domains: config.domains,
+      config,
+    });
+    const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
+    const { repo, rootCommit } = await createVariantRepo(
+      path.join(runDir, 'variants.git'),
+      path.join(PROJECT_ROOT, 'agents'),
+      nodeModules,
+    );
+    const ctx: RunContext = {
+      config,
+      runId,
+      runDir,
+      projectRoot: PROJECT_ROOT,
+      nodeModules,
+      archive,
+      cache,
+      repo,
+      rootCommit,
+      domains: deps.domains,
+      gateway,
+      sandbox: deps.sandbox,
+      cacheable: deps.cacheable,
+      progress: deps.progress,
+      stopReason: null,
+    };
+    await evaluateInitial(ctx);
+    if (config.freezeMeta) await repo.addWorktree(rootCommit, path.join(runDir, 'worktrees', 'frozen-meta'));
+
+    const limit = pLimit(config.parallel);
+    let nextId = 1;
+    const budgetReached = (): boolean => config.budgetUsd !== null && gateway.spentUsd() >= config.budgetUsd;
+    await Promise.all(
+      Array.from({ length: config.generations }, () =>
+        limit(async () => {
+          if (ctx.stopReason === null && budgetReached()) {
+            ctx.stopReason = `the budget of $${config.budgetUsd} was reached ($${gateway.spentUsd().toFixed(4)} spent)`;
+          }
+          if (ctx.stopReason !== null) return;
+          const id = nextId++;
+          const parent = pickParent(ctx, id);
+          await runGeneration(ctx, id, parent.id, parent.reason);
+        }),
+      ),
+    );
+    if (config.freezeMeta) await repo.removeWorktree(path.join(runDir, 'worktrees', 'frozen-meta'));
+    archive.finishRun(ctx.stopReason === null ? 'done' : 'stopped');
+    return summarize(ctx, deps.simulated);
+  } catch (error) {
+    archive.finishRun('failed');
+    throw error;
+  } finally {
+    await gateway.close();
+    cache.close();
+    archive.close();
+  }
+}
+
+/** Candidates are valid variants with a score; their children are counted over the whole archive. */
+export function candidates(ctx: Pick<RunContext, 'archive' | 'domains'>): Candidate[] {
+  const variants = ctx.archive.listVariants();
+  const domains = ctx.domains.map((d) => d.domain);
+  const out: Candidate[] = [];
+  for (const v of variants) {
+    if (!v.valid_parent || v.state !== 'done') continue;
+    const score = selectionScore(ctx.archive.listEvaluations(v.id), domains);
+    if (score === null) continue;
+    out.push({ id: v.id, score, children: variants.filter((c) => c.parent_id === v.id).length });
+  }
+  return out;
+}
+
+function pickParent(ctx: RunContext, id: number): { id: number; reason: string } {
+  const pool = candidates(ctx);
+  if (pool.length === 0) return { id: 0, reason: 'no valid parent yet: the initial agent' };
+  return selectParent(pool, ctx.config.parentSelection, createRng(`select:${ctx.config.seed}:${id}`));
+}
+
+function summarize(ctx: RunContext, simulated: boolean): RunSummary {
+  const domains = ctx.domains.map((d) => d.domain);
+  const variants = ctx.archive.listVariants().map((v) => {
+    const evaluations = ctx.archive.listEvaluations(v.id);
+    return {
+      id: v.id,
+      parent: v.parent_id,
+      commit: v.commit_sha,
+      status: v.status,
+      validParent: v.valid_parent,
+      score: v.state === 'done' ? selectionScore(evaluations, domains) : null,
+      scores: scoresBySplit(evaluations),
+      failureReason: v.failure_reason,
+    };
+  });
+  let best: RunSummary['best'] = null;
+  for (const v of variants) {
+    if (v.score !== null && (best === null || v.score > best.score)) best = { id: v.id, score: v.score };
+  }
+  const totals = ctx.archive.llmTotals();
+  return {
+    runId: ctx.runId,
+    runDir: ctx.runDir,
+    model:
+      ctx.config.metaModel === ctx.config.taskModel
+        ? ctx.config.metaModel
+        : `meta=${ctx.config.metaModel} task=${ctx.config.taskModel}`,
+    simulated,
+    generations: variants.length - 1,
+    variants,
+    best,
+    costUsd: totals.costUsd,
+    llmCalls: totals.calls,
+    stopped: ctx.stopReason,
+  };
+}
+
+export const runExists = (out: string, runId: string): boolean => existsSync(path.join(out, runId));

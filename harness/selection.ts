@@ -1,0 +1,72 @@
+import type { Rng } from '../domains/rng.ts';
+
+export const PARENT_SELECTIONS = ['score_child_prop', 'score_prop', 'best', 'latest', 'random'] as const;
+export type ParentSelection = (typeof PARENT_SELECTIONS)[number];
+
+export interface Candidate {
+  id: number;
+  /** Selection score in [0, 1]: val where the domains have it, scaled down when only staged. */
+  score: number;
+  /** Children so far, failed ones included. */
+  children: number;
+}
+
+export interface Selection {
+  id: number;
+  reason: string;
+}
+
+const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
+
+/** Weights of `score_child_prop` (with `childPenalty`) or `score_prop` (without). */
+export function selectionWeights(candidates: readonly Candidate[], childPenalty: boolean): number[] {
+  const top = [...candidates].sort((a, b) => b.score - a.score).slice(0, 3);
+  const mid = top.reduce((sum, c) => sum + c.score, 0) / Math.max(1, top.length);
+  return candidates.map((c) => {
+    const s = sigmoid(10 * (c.score - mid));
+    return childPenalty ? s * Math.exp(-((c.children / 8) ** 3)) : s;
+  });
+}
+
+function sampleIndex(weights: readonly number[], rng: Rng): number {
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  if (!(total > 0)) return Math.floor(rng.next() * weights.length);
+  let r = rng.next() * total;
+  for (const [i, w] of weights.entries()) {
+    r -= w;
+    if (r < 0) return i;
+  }
+  return weights.length - 1;
+}
+
+/** Picks the next parent among valid candidates (ordered by id). Pure apart from the seeded rng. */
+export function selectParent(
+  candidates: readonly Candidate[],
+  strategy: ParentSelection,
+  rng: Rng,
+): Selection {
+  if (candidates.length === 0) throw new Error('selectParent needs at least one candidate');
+  const pick = (c: Candidate, why: string): Selection => ({ id: c.id, reason: `${strategy}: ${why}` });
+  switch (strategy) {
+    case 'best': {
+      const best = candidates.reduce((a, b) => (b.score > a.score ? b : a));
+      return pick(best, `highest score ${best.score.toFixed(3)}`);
+    }
+    case 'latest':
+      return pick(candidates[candidates.length - 1]!, 'newest valid variant');
+    case 'random':
+      return pick(candidates[Math.floor(rng.next() * candidates.length)]!, 'uniform draw');
+    case 'score_prop':
+    case 'score_child_prop': {
+      const weights = selectionWeights(candidates, strategy === 'score_child_prop');
+      const total = weights.reduce((sum, w) => sum + w, 0);
+      const i = sampleIndex(weights, rng);
+      const p = total > 0 ? weights[i]! / total : 1 / candidates.length;
+      return pick(candidates[i]!, `drawn with p=${p.toFixed(3)} (score ${candidates[i]!.score.toFixed(3)})`);
+    }
+    default: {
+      const never: never = strategy;
+      throw new Error(`unknown parent selection ${String(never)}`);
+    }
+  }
+}

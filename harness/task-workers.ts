@@ -1,0 +1,181 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export interface TaskRequest {
+  id: string;
+  domain: string;
+  input: unknown;
+  formatHint?: string;
+}
+
+/** A reply the TaskAgent gave (its `error` is a model failure, a result), or an infrastructure failure. */
+export type WorkerReply =
+  | { kind: 'reply'; output: string; error: string | null; latencyMs: number }
+  | { kind: 'infra'; reason: string; latencyMs: number };
+
+export interface CommandSpec {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface TaskPoolOptions {
+  size: number;
+  command: CommandSpec;
+  taskTimeoutMs: number;
+  /** Workers' stderr is appended here. */
+  logFile: string;
+}
+
+interface Worker {
+  child: ChildProcess;
+  pending: Map<string, (line: { output: string; error: string | null }) => void>;
+  exited: boolean;
+  stderrTail: string;
+}
+
+/**
+ * Long-lived TaskAgent processes fed JSON lines, one task at a time each. A worker that crashes,
+ * hangs past the task timeout or breaks the protocol is killed and replaced.
+ */
+export function createTaskPool(options: TaskPoolOptions) {
+  const log: WriteStream = createWriteStream(options.logFile, { flags: 'a' });
+  const note = (text: string | Buffer): void => {
+    if (!log.writableEnded) log.write(text);
+  };
+  const idle: Worker[] = [];
+  const all = new Set<Worker>();
+  const waiting: ((w: Worker) => void)[] = [];
+  let closed = false;
+
+  const spawnWorker = (): Worker => {
+    const { file, args, env, cwd } = options.command;
+    const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const worker: Worker = { child, pending: new Map(), exited: false, stderrTail: '' };
+    child.stderr?.on('data', (chunk: Buffer) => {
+      note(chunk);
+      worker.stderrTail = (worker.stderrTail + chunk.toString()).slice(-2000);
+    });
+    createInterface({ input: child.stdout! }).on('line', (text) => {
+      const reply = parseReply(text);
+      const resolve = reply === null ? undefined : worker.pending.get(reply.id);
+      if (reply === null || resolve === undefined) {
+        note(`[harness] ignored a stdout line that is not a reply: ${text.slice(0, 200)}\n`);
+        return;
+      }
+      worker.pending.delete(reply.id);
+      resolve(reply);
+    });
+    child.on('exit', () => {
+      worker.exited = true;
+      all.delete(worker);
+    });
+    child.stdin?.on('error', () => undefined);
+    all.add(worker);
+    return worker;
+  };
+
+  const acquire = (): Promise<Worker> => {
+    const ready = idle.pop();
+    if (ready !== undefined) return Promise.resolve(ready);
+    if (all.size < options.size) return Promise.resolve(spawnWorker());
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+
+  const release = (worker: Worker): void => {
+    if (worker.exited || closed) {
+      const next = waiting.shift();
+      if (next !== undefined && !closed) next(spawnWorker());
+      return;
+    }
+    const next = waiting.shift();
+    if (next !== undefined) next(worker);
+    else idle.push(worker);
+  };
+
+  const kill = (worker: Worker): void => {
+    worker.exited = true;
+    all.delete(worker);
+    try {
+      if (worker.child.pid !== undefined) process.kill(-worker.child.pid, 'SIGKILL');
+    } catch {
+      worker.child.kill('SIGKILL');
+    }
+  };
+
+  const runOnce = async (request: TaskRequest): Promise<WorkerReply> => {
+    const worker = await acquire();
+    const started = Date.now();
+    const result = await new Promise<WorkerReply>((resolve) => {
+      const finish = (reply: WorkerReply): void => {
+        clearTimeout(timer);
+        worker.child.off('exit', onExit);
+        worker.pending.delete(request.id);
+        resolve(reply);
+      };
+      const timer = setTimeout(() => {
+        kill(worker);
+        finish({
+          kind: 'infra',
+          reason: `no reply within ${options.taskTimeoutMs / 1000} s`,
+          latencyMs: Date.now() - started,
+        });
+      }, options.taskTimeoutMs);
+      const onExit = (code: number | null, signal: string | null): void => {
+        const tail = worker.stderrTail.trim().split('\n').slice(-3).join(' | ');
+        finish({
+          kind: 'infra',
+          reason: `TaskAgent exited (${signal ?? `code ${code}`})${tail === '' ? '' : `: ${tail}`}`,
+          latencyMs: Date.now() - started,
+        });
+      };
+      worker.child.once('exit', onExit);
+      worker.pending.set(request.id, (line) =>
+        finish({ kind: 'reply', output: line.output, error: line.error, latencyMs: Date.now() - started }),
+      );
+      if (worker.exited) onExit(worker.child.exitCode, worker.child.signalCode);
+      else worker.child.stdin?.write(`${JSON.stringify(request)}\n`);
+    });
+    release(worker);
+    return result;
+  };
+
+  return {
+    /** Runs one task; an infrastructure failure is retried once on a fresh worker. */
+    async run(request: TaskRequest): Promise<WorkerReply> {
+      const first = await runOnce(request);
+      if (first.kind === 'reply') return first;
+      const second = await runOnce(request);
+      return second.kind === 'reply' ? second : { ...second, reason: `${second.reason} (after one retry)` };
+    },
+    async close(): Promise<void> {
+      closed = true;
+      for (const worker of [...all]) {
+        worker.child.stdin?.end();
+        kill(worker);
+      }
+      idle.length = 0;
+      await new Promise<void>((resolve) => log.end(resolve));
+    },
+  };
+}
+
+export type TaskPool = ReturnType<typeof createTaskPool>;
+
+function parseReply(text: string): { id: string; output: string; error: string | null } | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value !== 'object' || value === null) return null;
+    const { id, output, error } = value as Record<string, unknown>;
+    if (typeof id !== 'string') return null;
+    return {
+      id,
+      output: typeof output === 'string' ? output : JSON.stringify(output ?? ''),
+      error: typeof error === 'string' && error !== '' ? error : null,
+    };
+  } catch {
+    return null;
+  }
+}

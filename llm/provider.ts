@@ -1,0 +1,32 @@
+import type { AssistantReply, CallContext, ChatRequest, ErrorType, StopReason, Usage } from './types.ts';
+
+export interface ProviderResponse {
+  message: AssistantReply;
+  stopReason: StopReason;
+  usage: Usage;
+  /** Cost the provider itself determined (billed cost, or the sim's nominal price); else the registry's. */
+  costUsd?: number;
+}
+
+export interface ProviderError {
+  type: ErrorType;
+  message: string;
+  retryable: boolean;
+  /** Upstream HTTP status, when there was one. */
+  status?: number;
+}
+
+export type ProviderResult = { ok: true; response: ProviderResponse } | { ok: false; error: ProviderError };
+
+/**
+ * One model backend. `req.model` is already resolved to a registry id.
+ * Contract: never throws and never rejects; every failure (network, HTTP, parse, abort) is a
+ * `{ok: false}` result.
+ */
+export interface ModelProvider {
+  complete(req: ChatRequest, ctx: CallContext, signal?: AbortSignal): Promise<ProviderResult>;
+}
+
+export function providerError(type: ErrorType, message: string, retryable = false): ProviderResult {
+  return { ok: false, error: { type, message, retryable } };
+}

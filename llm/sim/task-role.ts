@@ -1,0 +1,130 @@
+import type { ChatRequest } from '../types.ts';
+import { hasPhrase, normalizeText, parseFailureRate, pCorrect, STEP_BY_STEP } from './phrases.ts';
+import { hash01, hashKey, type KeyPart, pick } from './rng.ts';
+import { canonicalJson, jsonValuesIn, longestStringLeaf, textOf } from './transcript.ts';
+
+export interface SimTask {
+  id: string;
+  input: unknown;
+  answer: unknown;
+}
+
+interface Entry {
+  domain: string;
+  task: SimTask;
+  leaf: string;
+}
+
+/** Shortest string leaf the fallback match trusts; shorter ones would match by accident. */
+const MIN_LEAF = 4;
+
+/** The tasks the harness registered, indexed by canonical input. */
+export class TaskBook {
+  private readonly byInput = new Map<string, Entry[]>();
+  private readonly byDomain = new Map<string, Map<string, Entry>>();
+
+  register(domain: string, tasks: readonly SimTask[]): void {
+    let domainTasks = this.byDomain.get(domain);
+    if (!domainTasks) {
+      domainTasks = new Map();
+      this.byDomain.set(domain, domainTasks);
+    }
+    for (const task of tasks) {
+      const previous = domainTasks.get(task.id);
+      if (previous) this.unindex(previous);
+      const entry: Entry = { domain, task, leaf: longestStringLeaf(task.input) };
+      domainTasks.set(task.id, entry);
+      const key = canonicalJson(task.input);
+      this.byInput.set(key, [...(this.byInput.get(key) ?? []), entry]);
+    }
+  }
+
+  answers(domain: string): unknown[] {
+    return [...(this.byDomain.get(domain)?.values() ?? [])].map((e) => e.task.answer);
+  }
+
+  /** The task a user text is about: by a JSON value equal to a registered input, else by string leaf. */
+  find(userText: string, domainHint?: string): { domain: string; task: SimTask } | undefined {
+    const prefer = (entries: Entry[]) => entries.find((e) => e.domain === domainHint) ?? entries[0];
+    for (const value of jsonValuesIn(userText)) {
+      const hit = prefer(this.byInput.get(canonicalJson(value)) ?? []);
+      if (hit) return hit;
+    }
+    let best: Entry | undefined;
+    for (const domainTasks of this.byDomain.values()) {
+      for (const entry of domainTasks.values()) {
+        if (entry.leaf.length < MIN_LEAF || !leafAppears(userText, entry.leaf)) continue;
+        const better =
+          !best ||
+          entry.leaf.length > best.leaf.length ||
+          (entry.leaf.length === best.leaf.length &&
+            entry.domain === domainHint &&
+            best.domain !== domainHint);
+        if (better) best = entry;
+      }
+    }
+    return best;
+  }
+
+  private unindex(entry: Entry): void {
+    const key = canonicalJson(entry.task.input);
+    const rest = (this.byInput.get(key) ?? []).filter((e) => e !== entry);
+    if (rest.length > 0) this.byInput.set(key, rest);
+    else this.byInput.delete(key);
+  }
+}
+
+function leafAppears(text: string, leaf: string): boolean {
+  return text.includes(leaf) || text.includes(JSON.stringify(leaf).slice(1, -1));
+}
+
+/**
+ * The sim's answer to a task request. Correct iff hash01(seed, domain, task) < P(correct), so adding a
+ * helpful phrase never turns a correct task wrong; parse failures are fixed per task the same way.
+ */
+export function taskReply(req: ChatRequest, seed: KeyPart, book: TaskBook): string {
+  const userText = textOf(req.messages, ['user']);
+  const allText = textOf(req.messages, ['system', 'user']);
+  const hint = /^Domain:\s*(\S+)/m.exec(userText)?.[1];
+  const found = book.find(userText, hint);
+  if (!found) {
+    return 'I could not find a task I recognise in this request, so I have no answer to give. (simulated model)';
+  }
+  const { domain, task } = found;
+  const correct = hash01(seed, domain, task.id) < pCorrect(allText, domain);
+  const answer = correct
+    ? task.answer
+    : wrongAnswer(task.answer, book.answers(domain), [seed, domain, task.id]);
+  const lines = [`Working through the ${domain} task from the given input.`];
+  if (hasPhrase(normalizeText(allText), STEP_BY_STEP)) {
+    lines.push(
+      'Step 1: identify the quantities the question gives.',
+      'Step 2: combine them to reach the result.',
+    );
+  }
+  if (hash01(seed, domain, task.id, 'format') < parseFailureRate(allText)) {
+    lines.push(`The answer is probably ${typeof answer === 'string' ? answer : JSON.stringify(answer)}.`);
+  } else {
+    lines.push(`<json>${JSON.stringify({ response: answer })}</json>`);
+  }
+  return lines.join('\n');
+}
+
+/** A plausible wrong answer: a nearby number, another answer of the domain, or 'unknown'. */
+export function wrongAnswer(gold: unknown, domainAnswers: readonly unknown[], key: KeyPart[]): unknown {
+  if (typeof gold === 'number' && Number.isFinite(gold)) {
+    const size = 1 + (hashKey(...key, 'offset') % 5);
+    const sign = hash01(...key, 'sign') < 0.5 ? -1 : 1;
+    if (Number.isInteger(gold)) return gold + sign * size;
+    const decimals = Math.min(6, (String(gold).split('.')[1] ?? '').length);
+    return Number((gold + sign * size * 10 ** -decimals).toFixed(decimals));
+  }
+  if (typeof gold === 'boolean') return !gold;
+  const goldKey = canonicalJson(gold);
+  const others = [...new Map(domainAnswers.map((a) => [canonicalJson(a), a])).entries()]
+    .filter(([k]) => k !== goldKey)
+    .map(([, a]) => a);
+  const other = pick(others, hash01(...key, 'other'));
+  if (other !== undefined) return other;
+  return gold === 'unknown' ? 'none' : 'unknown';
+}
