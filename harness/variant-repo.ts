@@ -53,10 +53,7 @@ export async function createVariantRepo(
   await git(gitDir).raw(['init', '--bare', '--quiet', '--initial-branch=variant-0']);
   const staging = `${gitDir}.staging`;
   rmSync(staging, { recursive: true, force: true });
-  cpSync(agentsDir, path.join(staging, 'agents'), {
-    recursive: true,
-    filter: (src) => !src.endsWith('.test.ts') && path.basename(src) !== 'fixtures',
-  });
+  cpSync(agentsDir, path.join(staging, 'agents'), { recursive: true });
   cpSync(path.join(TEMPLATE_DIR, 'package.json'), path.join(staging, 'package.json'));
   cpSync(path.join(TEMPLATE_DIR, 'tsconfig.json'), path.join(staging, 'tsconfig.json'));
   cpSync(path.join(TEMPLATE_DIR, 'gitignore'), path.join(staging, '.gitignore'));

@@ -152,6 +152,13 @@ describe('chatWithAgent, text protocol', () => {
     expect(outcome.costUsd).toBe(1);
   });
 
+  it('stops at the wall-time limit before calling the model again', async () => {
+    const model = createScriptedModel([call('echo', { text: 'x' })]);
+    const outcome = await chatWithAgent({ model, system: 's', user: 'u', tools: [echo], wallTimeMs: 0 });
+    expect(outcome.status).toBe('max_wall_time');
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('runs only the first call by default, all in order with multipleToolCalls', async () => {
     const reply = `${call('echo', { text: 'one' })} ${call('echo', { text: 'two' })}`;
     const single = await chatWithAgent({
