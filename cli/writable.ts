@@ -14,7 +14,7 @@ export function assertWritableDir(dir: string, flag: string): void {
       isDir = statSync(probe).isDirectory();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && path.dirname(probe) !== probe) {
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && path.dirname(probe) !== probe) {
         probe = path.dirname(probe);
         continue;
       }

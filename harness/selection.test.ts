@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { createRng } from '../domains/rng.ts';
+import {
+  type Candidate,
+  PARENT_SELECTIONS,
+  type ParentSelection,
+  selectionWeights,
+  selectParent,
+} from './selection.ts';
+
+const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
+const v = (id: number, score: number, children = 0): Candidate => ({ id, score, children });
+
+/** How often each id is chosen over `draws` draws from one seeded stream. */
+function frequencies(candidates: Candidate[], strategy: ParentSelection, draws = 4000): Map<number, number> {
+  const rng = createRng(`frequencies:${strategy}`);
+  const counts = new Map(candidates.map((c) => [c.id, 0]));
+  for (let i = 0; i < draws; i++) {
+    const { id } = selectParent(candidates, strategy, rng);
+    counts.set(id, (counts.get(id) ?? 0) + 1 / draws);
+  }
+  return counts;
+}
+
+describe('selectionWeights', () => {
+  it.each([
+    ['a lone variant sits at the midpoint', [v(0, 0.5)], true, [0.5]],
+    ['eight children cost a factor e', [v(0, 0.5, 8)], true, [0.5 * Math.exp(-1)]],
+    ['sixteen children cost a factor e^8', [v(0, 0.5, 16)], true, [0.5 * Math.exp(-8)]],
+    ['four children barely count', [v(0, 0.5, 4)], true, [0.5 * Math.exp(-1 / 8)]],
+    ['mid is the mean of two scores', [v(0, 1), v(1, 0)], true, [sigmoid(5), sigmoid(-5)]],
+    [
+      'mid is the mean of the top three scores',
+      [v(0, 0.9), v(1, 0.6), v(2, 0.3), v(3, 0)],
+      true,
+      [sigmoid(3), 0.5, sigmoid(-3), sigmoid(-6)],
+    ],
+    [
+      'the top three are found whatever the order',
+      [v(0, 0), v(1, 0.3), v(2, 0.9), v(3, 0.6)],
+      true,
+      [sigmoid(-6), sigmoid(-3), sigmoid(3), 0.5],
+    ],
+    [
+      'score and children combine',
+      [v(0, 0.9, 8), v(1, 0.6, 0), v(2, 0.3, 16)],
+      true,
+      [sigmoid(3) * Math.exp(-1), 0.5, sigmoid(-3) * Math.exp(-8)],
+    ],
+    [
+      'score_prop has no child penalty',
+      [v(0, 0.9, 8), v(1, 0.6, 0), v(2, 0.3, 16)],
+      false,
+      [sigmoid(3), 0.5, sigmoid(-3)],
+    ],
+  ])('%s', (_name, candidates, childPenalty, expected) => {
+    const weights = selectionWeights(candidates, childPenalty);
+    expect(weights).toHaveLength(expected.length);
+    for (const [i, w] of weights.entries()) expect(w).toBeCloseTo(expected[i]!, 12);
+  });
+
+  it('gives zero weight to variants buried under children', () => {
+    expect(selectionWeights([v(0, 0.9, 1000), v(1, 0.1, 1000)], true)).toEqual([0, 0]);
+  });
+});
+
+describe('selectParent', () => {
+  const archive = [v(0, 0.2, 3), v(1, 0.8, 1), v(2, 0.5, 0), v(3, 0.1, 0)];
+
+  it.each([
+    ['best picks the highest score', 'best', archive, 1],
+    ['best keeps the earlier of a tie', 'best', [v(4, 0.7), v(5, 0.7), v(6, 0.1)], 4],
+    ['latest picks the last candidate', 'latest', archive, 3],
+    ['latest with one candidate', 'latest', [v(9, 0)], 9],
+  ] as const)('%s', (_name, strategy, candidates, expected) => {
+    expect(selectParent(candidates, strategy, createRng('x')).id).toBe(expected);
+  });
+
+  it.each(PARENT_SELECTIONS)('%s gives the same choice for the same seed', (strategy) => {
+    const choices = (seed: string) => {
+      const rng = createRng(seed);
+      return Array.from({ length: 20 }, () => selectParent(archive, strategy, rng));
+    };
+    expect(choices('run-42')).toEqual(choices('run-42'));
+  });
+
+  it.each(['random', 'score_prop', 'score_child_prop'] as const)(
+    '%s draws differ across seeds',
+    (strategy) => {
+      const first = (seed: number) => selectParent(archive, strategy, createRng(`seed-${seed}`)).id;
+      const seen = new Set(Array.from({ length: 50 }, (_, seed) => first(seed)));
+      expect(seen.size).toBeGreaterThan(1);
+    },
+  );
+
+  it.each(PARENT_SELECTIONS)('%s names its strategy in the reason', (strategy) => {
+    const selection = selectParent(archive, strategy, createRng('reason'));
+    expect(selection.reason.startsWith(`${strategy}: `)).toBe(true);
+    expect(archive.map((c) => c.id)).toContain(selection.id);
+  });
+
+  it.each(['score_prop', 'score_child_prop'] as const)(
+    '%s draws in proportion to the weights',
+    (strategy) => {
+      const weights = selectionWeights(archive, strategy === 'score_child_prop');
+      const total = weights.reduce((sum, w) => sum + w, 0);
+      const seen = frequencies(archive, strategy);
+      for (const [i, c] of archive.entries()) expect(seen.get(c.id)).toBeCloseTo(weights[i]! / total, 1);
+    },
+  );
+
+  it.each(['score_prop', 'score_child_prop'] as const)('%s prefers a high score', (strategy) => {
+    const seen = frequencies([v(0, 0.2), v(1, 0.8)], strategy);
+    expect(seen.get(1)!).toBeGreaterThan(0.9);
+  });
+
+  it('score_child_prop shies away from a variant with many children', () => {
+    const seen = frequencies([v(0, 0.5, 12), v(1, 0.5, 0)], 'score_child_prop');
+    expect(seen.get(1)!).toBeGreaterThan(0.9);
+  });
+
+  it('score_prop ignores children', () => {
+    const seen = frequencies([v(0, 0.5, 12), v(1, 0.5, 0)], 'score_prop');
+    expect(seen.get(0)!).toBeCloseTo(0.5, 1);
+  });
+
+  it.each(['random', 'score_child_prop'] as const)(
+    '%s draws uniformly when all weights are zero',
+    (strategy) => {
+      const buried = [v(0, 0.9, 1000), v(1, 0.5, 1000), v(2, 0.1, 1000)];
+      const seen = frequencies(buried, strategy, 3000);
+      for (const c of buried) expect(seen.get(c.id)!).toBeCloseTo(1 / 3, 1);
+      expect(selectParent(buried, strategy, createRng('p')).reason).not.toContain('NaN');
+    },
+  );
+
+  it('reports the probability of the draw', () => {
+    const { reason } = selectParent([v(0, 0.5), v(1, 0.5)], 'score_child_prop', createRng('p'));
+    expect(reason).toMatch(/^score_child_prop: drawn with p=0\.500 \(score 0\.500\)$/);
+  });
+
+  it('refuses an empty archive', () => {
+    expect(() => selectParent([], 'best', createRng('x'))).toThrow(/at least one candidate/);
+  });
+});

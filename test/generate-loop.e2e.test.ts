@@ -1,0 +1,175 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './run-cli.ts';
+
+interface Summary {
+  runId: string;
+  runDir: string;
+  model: string;
+  simulated: boolean;
+  generations: number;
+  variants: {
+    id: number;
+    parent: number | null;
+    commit: string | null;
+    status: string;
+    validParent: boolean;
+    score: number | null;
+    scores: Record<string, { train?: number; val?: number }>;
+  }[];
+  best: { id: number; score: number } | null;
+  costUsd: number;
+  llmCalls: number;
+}
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-e2e-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const git = (gitDir: string, ...args: string[]): string =>
+  execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8' });
+
+describe('generate-loop on the simulated model', () => {
+  let five: Summary;
+  let ten: Summary;
+
+  beforeAll(async () => {
+    const base = ['--domains', 'arithmetic', '--model', 'sim', '--seed', '1', '--json'];
+    const [a, b] = [
+      await runCli('generate-loop', [...base, '--generations', '5', '--out', path.join(tmp, 'five')]),
+      await runCli('generate-loop', [...base, '--generations', '10', '--out', path.join(tmp, 'ten')]),
+    ];
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    five = JSON.parse(a.stdout) as Summary;
+    ten = JSON.parse(b.stdout) as Summary;
+  }, 600_000);
+
+  it('prints one JSON summary listing variants 0..5 with parent, commit, status and score', () => {
+    expect(five.simulated).toBe(true);
+    expect(five.model).toBe('sim');
+    expect(five.variants.map((v) => v.id)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(five.variants[0]).toMatchObject({ parent: null, status: 'evaluated', validParent: true });
+    for (const v of five.variants.slice(1)) {
+      expect(v.parent).not.toBeNull();
+      expect(v.parent!).toBeLessThan(v.id);
+      expect(['evaluated', 'staged_only', 'rejected', 'failed']).toContain(v.status);
+      if (v.status === 'evaluated') {
+        expect(v.score).toBeGreaterThanOrEqual(0);
+        expect(v.commit).toMatch(/^[0-9a-f]{40}$/);
+      }
+    }
+    expect(five.best?.score).toBe(Math.max(...five.variants.map((v) => v.score ?? -1)));
+    expect(five.llmCalls).toBeGreaterThan(0);
+  });
+
+  it('keeps the lineage in git: every child commit has its parent variant as parent commit', () => {
+    const gitDir = path.join(five.runDir, 'variants.git');
+    const log = git(gitDir, 'log', '--all', '--format=%H %P');
+    const parents = new Map(
+      log
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ') as [string, string]),
+    );
+    const byId = new Map(five.variants.map((v) => [v.id, v]));
+    for (const v of five.variants) {
+      if (v.commit === null) continue;
+      expect(parents.has(v.commit)).toBe(true);
+      if (v.parent !== null) expect(parents.get(v.commit)).toBe(byId.get(v.parent)!.commit);
+    }
+  });
+
+  it('lets at least one child change agents/task/prompt.md and never anything outside agents/', () => {
+    const gitDir = path.join(five.runDir, 'variants.git');
+    const root = five.variants[0]!.commit!;
+    const changed = five.variants
+      .filter((v) => v.parent !== null && v.commit !== null)
+      .map((v) =>
+        git(gitDir, 'diff', '--name-only', byIdCommit(five, v.parent!), v.commit!).trim().split('\n'),
+      );
+    expect(changed.some((files) => files.includes('agents/task/prompt.md'))).toBe(true);
+    for (const files of changed) for (const f of files) expect(f.startsWith('agents/')).toBe(true);
+    expect(git(gitDir, 'show', `${root}:agents/task/prompt.md`)).toContain('"response"');
+  });
+
+  it('records runs, variants, evaluations, task results and LLM calls in SQLite', () => {
+    const db = new Database(path.join(five.runDir, 'archive.sqlite'), { readonly: true });
+    const count = (table: string): number =>
+      (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect(count('runs')).toBe(1);
+    expect(count('variants')).toBe(6);
+    expect(count('evaluations')).toBeGreaterThanOrEqual(2);
+    expect(count('task_results')).toBeGreaterThanOrEqual(80);
+    expect(count('llm_calls')).toBe(five.llmCalls);
+    const roles = db.prepare('SELECT DISTINCT role FROM llm_calls ORDER BY role').all() as { role: string }[];
+    expect(roles.map((r) => r.role)).toEqual(['meta', 'task']);
+    const run = db.prepare('SELECT seed, simulated, status FROM runs').get() as {
+      seed: number;
+      simulated: number;
+      status: string;
+    };
+    expect(run).toEqual({ seed: 1, simulated: 1, status: 'done' });
+    const v0 = db
+      .prepare("SELECT score FROM evaluations WHERE variant_id = 0 AND split = 'val' AND stage = 'full'")
+      .get() as {
+      score: number;
+    };
+    expect(v0.score).toBe(five.variants[0]!.score);
+    const outcomes = db.prepare('SELECT DISTINCT outcome FROM task_results').all() as { outcome: string }[];
+    expect(outcomes.map((o) => o.outcome)).toContain('correct');
+    db.close();
+  });
+
+  it('gives the same scores for the same seed', () => {
+    expect(ten.variants.slice(0, 6).map((v) => [v.parent, v.status, v.score])).toEqual(
+      five.variants.map((v) => [v.parent, v.status, v.score]),
+    );
+  });
+
+  it('finds a variant better than the initial agent within 10 generations', () => {
+    expect(ten.variants).toHaveLength(11);
+    expect(ten.best!.score).toBeGreaterThan(ten.variants[0]!.score!);
+  });
+});
+
+function byIdCommit(summary: Summary, id: number): string {
+  return summary.variants.find((v) => v.id === id)!.commit!;
+}
+
+describe('generate-loop refuses bad input with exit code 2 and writes nothing', () => {
+  const file = path.join(tmp, 'a-file');
+  beforeAll(() => writeFileSync(file, 'not a folder'));
+
+  it.each([
+    [
+      'an unknown domain, listing the known ones',
+      ['--domains', 'arithmatic'],
+      /Unknown domain "arithmatic".*arithmetic/s,
+    ],
+    ['an unknown model', ['--domains', 'arithmetic', '--model', 'gpt-9000'], /Unknown model "gpt-9000"/],
+    [
+      'a negative generation count',
+      ['--domains', 'arithmetic', '--generations', '-1'],
+      /--generations must be a whole number/,
+    ],
+    [
+      'an --out that cannot be written',
+      ['--domains', 'arithmetic', '--out', path.join(file, 'runs')],
+      /is a file, not a folder/,
+    ],
+  ])('%s', async (_name, args, message) => {
+    const out = path.join(tmp, `bad-${Math.random().toString(36).slice(2)}`);
+    const hasOut = args.includes('--out');
+    const result = await runCli('generate-loop', hasOut ? args : [...args, '--out', out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).toBe('');
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('bad-'))).toEqual([]);
+  });
+});
