@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTaskPool, type TaskPool } from './task-workers.ts';
+
+let tmp: string;
+let pool: TaskPool | undefined;
+
+beforeEach(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'task-workers-'));
+});
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A TaskAgent stand-in: a real node process speaking the JSON-lines protocol, with failure modes by input. */
+const WORKER = `
+const { createInterface } = require('node:readline');
+const { appendFileSync, readFileSync } = require('node:fs');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const req = JSON.parse(line);
+  appendFileSync(process.env.SEEN, req.id + '\\n');
+  const mode = req.input.mode;
+  const attempts = readFileSync(process.env.SEEN, 'utf8').split('\\n').filter((id) => id === req.id).length;
+  if (mode === 'crash' || (mode === 'crash-once' && attempts === 1)) process.exit(3);
+  if (mode === 'hang') return;
+  if (mode === 'noise') process.stdout.write('debug output on stdout\\n');
+  if (mode === 'model-error') {
+    process.stdout.write(JSON.stringify({ id: req.id, output: '', error: 'budget exceeded' }) + '\\n');
+    return;
+  }
+  console.error('working on', req.id);
+  const output = '<json>{"response": ' + req.input.n * 2 + '}</json>';
+  process.stdout.write(JSON.stringify({ id: req.id, output }) + '\\n');
+});
+`;
+
+function startPool(size: number, timeoutMs = 5000): TaskPool {
+  const script = path.join(tmp, 'worker.cjs');
+  writeFileSync(script, WORKER);
+  pool = createTaskPool({
+    size,
+    command: {
+      file: process.execPath,
+      args: [script],
+      env: { PATH: process.env.PATH ?? '', SEEN: path.join(tmp, 'seen') },
+      cwd: tmp,
+    },
+    taskTimeoutMs: timeoutMs,
+    logFile: path.join(tmp, 'workers.log'),
+  });
+  return pool;
+}
+
+describe('TaskAgent worker pool', () => {
+  it('feeds many tasks to a few long-lived workers and matches replies by id', async () => {
+    const p = startPool(3);
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => p.run({ id: `t${n}`, domain: 'arithmetic', input: { n } })),
+    );
+    replies.forEach((r, n) => {
+      expect(r.kind).toBe('reply');
+      expect(r.kind === 'reply' && r.output).toBe(`<json>{"response": ${n * 2}}</json>`);
+    });
+    expect(readFileSync(path.join(tmp, 'workers.log'), 'utf8')).toContain('working on t19');
+  });
+
+  it('passes a model failure through as a reply with an error, without retrying', async () => {
+    const reply = await startPool(1).run({ id: 'm', domain: 'd', input: { mode: 'model-error' } });
+    expect(reply).toMatchObject({ kind: 'reply', output: '', error: 'budget exceeded' });
+    expect(readFileSync(path.join(tmp, 'seen'), 'utf8')).toBe('m\n');
+  });
+
+  it('ignores stray stdout lines', async () => {
+    const reply = await startPool(1).run({ id: 'x', domain: 'd', input: { mode: 'noise', n: 2 } });
+    expect(reply).toMatchObject({ kind: 'reply', output: '<json>{"response": 4}</json>' });
+    expect(readFileSync(path.join(tmp, 'workers.log'), 'utf8')).toContain('ignored a stdout line');
+  });
+
+  it('retries a task once on a fresh worker when its worker crashes', async () => {
+    const p = startPool(1);
+    const reply = await p.run({ id: 'c', domain: 'd', input: { mode: 'crash-once', n: 5 } });
+    expect(reply).toMatchObject({ kind: 'reply', output: '<json>{"response": 10}</json>' });
+    const after = await p.run({ id: 'ok', domain: 'd', input: { n: 1 } });
+    expect(after.kind).toBe('reply');
+  });
+
+  it('reports a worker that always crashes as an infrastructure failure with its exit code', async () => {
+    const reply = await startPool(1).run({ id: 'c', domain: 'd', input: { mode: 'crash' } });
+    expect(reply.kind).toBe('infra');
+    expect(reply.kind === 'infra' && reply.reason).toMatch(/exited \(code 3\).*after one retry/);
+  });
+
+  it('kills a worker that does not answer within the task timeout and keeps serving other tasks', async () => {
+    const p = startPool(1, 300);
+    const hung = await p.run({ id: 'h', domain: 'd', input: { mode: 'hang' } });
+    expect(hung.kind).toBe('infra');
+    expect(hung.kind === 'infra' && hung.reason).toMatch(/no reply within 0.3 s/);
+    const next = await p.run({ id: 'n', domain: 'd', input: { n: 21 } });
+    expect(next).toMatchObject({ kind: 'reply', output: '<json>{"response": 42}</json>' });
+  });
+});

@@ -1,0 +1,102 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkDiff } from './gate.ts';
+import { createVariantRepo } from './variant-repo.ts';
+
+let tmp: string;
+let agents: string;
+let nodeModules: string;
+
+beforeEach(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'variant-repo-'));
+  agents = path.join(tmp, 'src', 'agents');
+  mkdirSync(path.join(agents, 'task'), { recursive: true });
+  mkdirSync(path.join(agents, 'meta'), { recursive: true });
+  writeFileSync(path.join(agents, 'task', 'prompt.md'), 'Answer as <json>{"response": 1}</json>.\n');
+  writeFileSync(path.join(agents, 'meta', 'prompt.md'), 'Improve the agent.\n');
+  nodeModules = path.join(tmp, 'node_modules');
+  mkdirSync(nodeModules);
+});
+afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('the variant repo', () => {
+  it('holds agents/ plus package.json and tsconfig.json as variant 0', async () => {
+    const gitDir = path.join(tmp, 'run', 'variants.git');
+    const { rootCommit } = await createVariantRepo(gitDir, agents, nodeModules);
+    const files = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', rootCommit], {
+      encoding: 'utf8',
+    });
+    expect(files.trim().split('\n').sort()).toEqual([
+      '.gitignore',
+      'agents/meta/prompt.md',
+      'agents/task/prompt.md',
+      'package.json',
+      'tsconfig.json',
+    ]);
+    const branches = execFileSync('git', ['--git-dir', gitDir, 'branch', '--list'], { encoding: 'utf8' });
+    expect(branches).toContain('variant-0');
+  });
+
+  it('commits a worktree edit as a child whose parent commit is the parent variant', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const wt = path.join(tmp, 'worktrees', 'variant-1');
+    await repo.addWorktree(rootCommit, wt);
+    expect(readFileSync(path.join(wt, 'agents/task/prompt.md'), 'utf8')).toContain('response');
+    writeFileSync(
+      path.join(wt, 'agents/task/prompt.md'),
+      'Think step by step.\nAnswer as <json>{"response": 1}</json>.\n',
+    );
+    writeFileSync(path.join(wt, 'agents/task/notes.md'), 'new file\n');
+    const child = await repo.commitWorktree(wt, rootCommit, 'variant 1 (parent 0)');
+    expect(child).not.toBeNull();
+    expect(child!.diff.files.sort()).toEqual(['agents/task/notes.md', 'agents/task/prompt.md']);
+    expect(child!.diff).toMatchObject({ insertions: 2, deletions: 0, outside: [] });
+    expect(checkDiff(child!.diff)).toEqual({ ok: true });
+    const parent = execFileSync('git', ['--git-dir', repo.gitDir, 'rev-parse', `${child!.sha}^`], {
+      encoding: 'utf8',
+    });
+    expect(parent.trim()).toBe(rootCommit);
+    await repo.tagVariant(1, child!.sha);
+    await repo.removeWorktree(wt);
+    const log = execFileSync('git', ['--git-dir', repo.gitDir, 'log', '--all', '--oneline'], {
+      encoding: 'utf8',
+    });
+    expect(log.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('returns null for a worktree left unchanged, and the node_modules link is never committed', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const wt = path.join(tmp, 'wt');
+    await repo.addWorktree(rootCommit, wt);
+    expect(await repo.commitWorktree(wt, rootCommit, 'nothing')).toBeNull();
+    expect(checkDiff(null)).toEqual({ ok: false, reason: 'the MetaAgent changed nothing' });
+  });
+
+  it('flags changes outside agents/ so the gate rejects them', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const wt = path.join(tmp, 'wt');
+    await repo.addWorktree(rootCommit, wt);
+    writeFileSync(path.join(wt, 'package.json'), '{"type":"module","dependencies":{"left-pad":"1"}}\n');
+    writeFileSync(path.join(wt, 'grader.ts'), 'export const score = () => 1;\n');
+    const child = await repo.commitWorktree(wt, rootCommit, 'escape');
+    expect(child!.diff.outside.sort()).toEqual(['grader.ts', 'package.json']);
+    const gate = checkDiff(child!.diff);
+    expect(gate.ok).toBe(false);
+    expect(!gate.ok && gate.reason).toMatch(/outside agents\/: .*package.json/);
+  });
+
+  it('hashes the task-side code only: a MetaAgent-only change keeps the hash', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const wt = path.join(tmp, 'wt');
+    await repo.addWorktree(rootCommit, wt);
+    writeFileSync(path.join(wt, 'agents/meta/prompt.md'), 'Improve the agent, carefully.\n');
+    const metaOnly = await repo.commitWorktree(wt, rootCommit, 'meta only');
+    writeFileSync(path.join(wt, 'agents/task/prompt.md'), 'Something else.\n');
+    const taskToo = await repo.commitWorktree(wt, metaOnly!.sha, 'task too');
+    expect(await repo.taskCodeHash(metaOnly!.sha)).toBe(await repo.taskCodeHash(rootCommit));
+    expect(await repo.taskCodeHash(taskToo!.sha)).not.toBe(await repo.taskCodeHash(rootCommit));
+  });
+});
