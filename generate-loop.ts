@@ -71,7 +71,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!config.quiet) process.stderr.write(`${line}\n`);
   };
   if (simulated && !config.quiet) process.stderr.write(`${SIM_BANNER}\n`);
-  if (sandbox.kind === 'none') progress(`Sandbox: none (${sandbox.why}); agent processes run unsandboxed.`);
+  progress(
+    sandbox.kind === 'bwrap'
+      ? 'Sandbox: bubblewrap (agents see only their worktree, no network but the gateway, no keys).'
+      : `Sandbox: none (${sandbox.why}); agent processes run unsandboxed.`,
+  );
   progress(describe(config, runId));
   try {
     const summary = await runLoop(config, runId, {
