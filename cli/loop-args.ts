@@ -43,18 +43,42 @@ function builder(argv: string[]) {
     .usage(LOOP_USAGE)
     .option('domains', {
       type: 'string',
+      requiresArg: true,
       array: true,
       describe: 'benchmark domains, comma-separated (see `hyperagents domains`)',
     })
-    .option('model', { type: 'string', describe: 'model for both roles, e.g. sim' })
-    .option('meta-model', { type: 'string', describe: 'model of the MetaAgent (overrides --model)' })
-    .option('task-model', { type: 'string', describe: 'model of the TaskAgent (overrides --model)' })
-    .option('generations', { type: 'number', default: 10, describe: 'children to create' })
-    .option('parallel', { type: 'number', default: 1, describe: 'generations run at once' })
-    .option('eval-workers', { type: 'number', default: 8, describe: 'TaskAgent processes per evaluation' })
-    .option('eval-samples', { type: 'number', describe: 'tasks per split at most (default: all)' })
+    .option('model', { type: 'string', requiresArg: true, describe: 'model for both roles, e.g. sim' })
+    .option('meta-model', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'model of the MetaAgent (overrides --model)',
+    })
+    .option('task-model', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'model of the TaskAgent (overrides --model)',
+    })
+    .option('generations', { type: 'number', requiresArg: true, default: 10, describe: 'children to create' })
+    .option('parallel', {
+      type: 'number',
+      requiresArg: true,
+      default: 1,
+      describe: 'generations run at once',
+    })
+    .option('eval-workers', {
+      type: 'number',
+      requiresArg: true,
+      default: 8,
+      describe: 'TaskAgent processes per evaluation',
+    })
+    .option('eval-samples', {
+      type: 'number',
+      requiresArg: true,
+      describe: 'tasks per split at most (default: all)',
+    })
     .option('staged-samples', {
       type: 'number',
+      requiresArg: true,
       describe: 'tasks per split in the staged evaluation (default: the domain’s)',
     })
     .option('skip-staged-eval', {
@@ -69,20 +93,41 @@ function builder(argv: string[]) {
     })
     .option('parent-selection', {
       type: 'string',
+      requiresArg: true,
       default: 'score_child_prop',
       describe: PARENT_SELECTIONS.join(' | '),
     })
-    .option('budget-usd', { type: 'number', describe: 'stop the run before model spend exceeds this' })
-    .option('out', { type: 'string', default: './runs', describe: 'folder that holds the runs' })
-    .option('run-id', { type: 'string', describe: 'name of the run folder (default: a timestamp)' })
-    .option('sandbox', { type: 'string', default: 'auto', describe: SANDBOX_MODES.join(' | ') })
+    .option('budget-usd', {
+      type: 'number',
+      requiresArg: true,
+      describe: 'stop the run before model spend exceeds this',
+    })
+    .option('out', {
+      type: 'string',
+      requiresArg: true,
+      default: './runs',
+      describe: 'folder that holds the runs',
+    })
+    .option('run-id', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'name of the run folder (default: a timestamp)',
+    })
+    .option('sandbox', {
+      type: 'string',
+      requiresArg: true,
+      default: 'auto',
+      describe: SANDBOX_MODES.join(' | '),
+    })
     .option('seed', {
       type: 'number',
+      requiresArg: true,
       default: 0,
       describe: 'seed of parent selection and the simulated model',
     })
     .option('sim-script', {
       type: 'string',
+      requiresArg: true,
       describe: 'replay scripted replies from a JSON file (with --model sim)',
     })
     .option('freeze-meta', {
@@ -90,8 +135,13 @@ function builder(argv: string[]) {
       default: false,
       describe: 'ablation: the initial MetaAgent does every edit',
     })
-    .option('task-timeout', { type: 'number', default: 300, describe: 'seconds per task' })
-    .option('meta-timeout', { type: 'number', default: 3600, describe: 'seconds per MetaAgent run' })
+    .option('task-timeout', { type: 'number', requiresArg: true, default: 300, describe: 'seconds per task' })
+    .option('meta-timeout', {
+      type: 'number',
+      requiresArg: true,
+      default: 3600,
+      describe: 'seconds per MetaAgent run',
+    })
     .option('json', {
       type: 'boolean',
       default: false,
@@ -112,7 +162,8 @@ export async function loopHelp(): Promise<string> {
 
 function integer(name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) {
-    throw new UsageError(`--${name} must be a whole number of at least ${min}, not ${String(value)}.`);
+    const got = Number.isNaN(value) ? 'not a number' : String(value);
+    throw new UsageError(`--${name} must be a whole number of at least ${min}, not ${got}.`);
   }
   return value;
 }
@@ -133,8 +184,10 @@ export async function parseLoopArgs(
       })
       .parseAsync();
   } catch (error) {
-    if (error instanceof UsageError)
-      throw new UsageError(`${error.message} Run generate-loop --help for the options.`);
+    if (error instanceof UsageError) {
+      const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+      throw new UsageError(`${sentence} Run generate-loop --help for the options.`);
+    }
     throw error;
   }
   if (parsed.help === true) return 'help';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Archive, VariantRow } from '../archive/archive.ts';
 import type { DomainTasks } from './evaluate.ts';
-import { selectionScore } from './scoring.ts';
+import { scoresBySplit } from './scoring.ts';
 
 /** Ids from the root down to `id`. */
 export function lineageOf(variants: readonly VariantRow[], id: number): number[] {
@@ -42,16 +42,13 @@ export function writeEvalsFolder(
   for (const id of lineage) {
     const variant = variants.find((v) => v.id === id);
     if (variant === undefined) continue;
-    const evaluations = archive.listEvaluations(id).filter((e) => e.split === 'train');
+    // Train only: the selection score is a val score, and val results never reach the MetaAgent.
+    const trainScores = scoresBySplit(archive.listEvaluations(id).filter((e) => e.split === 'train'));
     lineageRows.push({
       id,
       parent: variant.parent_id,
-      score: selectionScore(
-        archive.listEvaluations(id),
-        domains.map((d) => d.domain),
-      ),
       diffStat: variant.diff_stat === null ? null : (JSON.parse(variant.diff_stat) as unknown),
-      train: Object.fromEntries(evaluations.map((e) => [e.domain, e.score])),
+      train: Object.fromEntries(Object.entries(trainScores).map(([domain, s]) => [domain, s.train])),
     });
     summary.push(
       `## variant ${id}${variant.parent_id === null ? ' (initial agent)' : ` (parent ${variant.parent_id})`}`,

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { killGroup, track } from './child-processes.ts';
 import type { CommandSpec } from './task-workers.ts';
 
 export interface Finished {
@@ -23,6 +24,7 @@ export function runToCompletion(command: CommandSpec, timeoutMs: number, logFile
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    track(child);
     const collect = (chunk: Buffer): void => {
       log.write(chunk);
       tail = (tail + chunk.toString()).slice(-4000);
@@ -32,11 +34,7 @@ export function runToCompletion(command: CommandSpec, timeoutMs: number, logFile
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+      killGroup(child);
     }, timeoutMs);
     const done = (exitCode: number | null): void => {
       clearTimeout(timer);

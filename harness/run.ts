@@ -2,12 +2,13 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
-import { type LlmCallInput, openArchive } from '../archive/archive.ts';
+import { type Archive, type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { LoopConfig } from '../cli/loop-args.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { loadDomain } from '../domains/discover.ts';
 import { createRng } from '../domains/rng.ts';
+import { killAll } from './child-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { evaluateInitial, runGeneration } from './generation.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
@@ -90,6 +91,12 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
   const cache = openEvalCache(path.join(config.out, 'eval-cache.sqlite'));
   const gateway = await deps.startGateway(runDir, (row) => archive.insertLlmCall(row));
+  const stopOnSignal = (signal: NodeJS.Signals): void => {
+    interrupt(archive, signal, deps.progress);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
   try {
     archive.createRun({
       id: runId,
@@ -150,10 +157,35 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
     archive.finishRun('failed');
     throw error;
   } finally {
+    process.off('SIGINT', stopOnSignal);
+    process.off('SIGTERM', stopOnSignal);
     await gateway.close();
     cache.close();
     archive.close();
   }
+}
+
+/**
+ * On Ctrl-C or SIGTERM: end every agent process, mark unfinished generations failed (they are never
+ * counted), and leave the archive consistent. Synchronous, so it completes inside the signal handler.
+ */
+function interrupt(archive: Archive, signal: NodeJS.Signals, progress: (line: string) => void): void {
+  const killed = killAll();
+  for (const v of archive.listVariants()) {
+    if (v.state !== 'done' && v.state !== 'failed') {
+      archive.updateVariant(v.id, {
+        state: 'failed',
+        status: 'failed',
+        failureReason: `interrupted by ${signal}`,
+      });
+    }
+  }
+  archive.logEvent(null, 'interrupted', { signal, killedProcesses: killed });
+  archive.finishRun('stopped');
+  archive.close();
+  progress(
+    `Interrupted by ${signal}: stopped ${killed} agent process(es); finished variants are kept in ${archive.file}.`,
+  );
 }
 
 /** Candidates are valid variants with a score; their children are counted over the whole archive. */

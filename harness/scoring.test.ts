@@ -7,9 +7,9 @@ import { scoresBySplit, selectionScore } from './scoring.ts';
 const domain = (name: string, splits: Split[]) =>
   defineDomain({ name, description: name, splits, load: () => [], answerSchema: z.string(), score: () => 0 });
 
-/** `withVal` ranks on val; `trainOnly` has no val and ranks on train. */
-const withVal = domain('with-val', ['train', 'val', 'test']);
-const trainOnly = domain('train-only', ['train']);
+/** `a` ranks on val; `b` has no val and ranks on train. */
+const a = domain('a', ['train', 'val', 'test']);
+const b = domain('b', ['train']);
 
 const ev = (
   name: string,
@@ -35,66 +35,21 @@ const ev = (
 
 describe('selectionScore', () => {
   it.each([
-    [
-      'val is preferred over train',
-      [ev('with-val', 'train', 'full', 0.9), ev('with-val', 'val', 'full', 0.4)],
-      [withVal],
-      0.4,
-    ],
-    ['train counts when the domain has no val', [ev('train-only', 'train', 'full', 0.7)], [trainOnly], 0.7],
-    ['train does not stand in for a missing val', [ev('with-val', 'train', 'full', 0.9)], [withVal], null],
-    ['test never counts', [ev('with-val', 'test', 'full', 1)], [withVal], null],
-    [
-      'full is preferred over staged',
-      [ev('with-val', 'val', 'staged', 1, 10), ev('with-val', 'val', 'full', 0.5)],
-      [withVal],
-      0.5,
-    ],
-    [
-      'full is preferred whatever the order',
-      [ev('with-val', 'val', 'full', 0.5), ev('with-val', 'val', 'staged', 1, 10)],
-      [withVal],
-      0.5,
-    ],
-    [
-      'staged is scaled by its share of the full set',
-      [ev('with-val', 'val', 'staged', 0.8, 10, 40)],
-      [withVal],
-      0.2,
-    ],
-    [
-      'a staged run of the whole set is not scaled',
-      [ev('train-only', 'train', 'staged', 0.6, 5, 5)],
-      [trainOnly],
-      0.6,
-    ],
-    [
-      'a staged run of an empty set counts zero',
-      [ev('train-only', 'train', 'staged', 1, 0, 0)],
-      [trainOnly],
-      0,
-    ],
-    [
-      'the mean over domains',
-      [ev('with-val', 'val', 'full', 0.4), ev('train-only', 'train', 'full', 0.8)],
-      [withVal, trainOnly],
-      0.6,
-    ],
-    [
-      'staged and full mix across domains',
-      [ev('with-val', 'val', 'staged', 1, 10), ev('train-only', 'train', 'full', 0.5)],
-      [withVal, trainOnly],
-      0.375,
-    ],
-    ['null when one domain lacks a score', [ev('with-val', 'val', 'full', 0.4)], [withVal, trainOnly], null],
-    [
-      'rows of other domains are ignored',
-      [ev('other', 'val', 'full', 1), ev('with-val', 'val', 'full', 0.3)],
-      [withVal],
-      0.3,
-    ],
-    ['null without domains', [ev('with-val', 'val', 'full', 0.4)], [], null],
-    ['null without evaluations', [], [withVal], null],
+    ['val is preferred over train', [ev('a', 'train', 'full', 0.9), ev('a', 'val', 'full', 0.4)], [a], 0.4],
+    ['train counts when the domain has no val', [ev('b', 'train', 'full', 0.7)], [b], 0.7],
+    ['train does not stand in for a missing val', [ev('a', 'train', 'full', 0.9)], [a], null],
+    ['test never counts', [ev('a', 'test', 'full', 1)], [a], null],
+    ['full over staged', [ev('a', 'val', 'staged', 1, 10), ev('a', 'val', 'full', 0.5)], [a], 0.5],
+    ['full over staged, any order', [ev('a', 'val', 'full', 0.5), ev('a', 'val', 'staged', 1, 10)], [a], 0.5],
+    ['staged is scaled by its share of the full set', [ev('a', 'val', 'staged', 0.8, 10, 40)], [a], 0.2],
+    ['a staged run of the whole set is not scaled', [ev('b', 'train', 'staged', 0.6, 5, 5)], [b], 0.6],
+    ['a staged run of an empty set counts zero', [ev('b', 'train', 'staged', 1, 0, 0)], [b], 0],
+    ['the mean over domains', [ev('a', 'val', 'full', 0.4), ev('b', 'train', 'full', 0.8)], [a, b], 0.6],
+    ['staged and full mix', [ev('a', 'val', 'staged', 1, 10), ev('b', 'train', 'full', 0.5)], [a, b], 0.375],
+    ['null when one domain lacks a score', [ev('a', 'val', 'full', 0.4)], [a, b], null],
+    ['other domains ignored', [ev('other', 'val', 'full', 1), ev('a', 'val', 'full', 0.3)], [a], 0.3],
+    ['null without domains', [ev('a', 'val', 'full', 0.4)], [], null],
+    ['null without evaluations', [], [a], null],
   ])('%s', (_name, evaluations, domains, expected) => {
     const score = selectionScore(evaluations, domains);
     if (expected === null) expect(score).toBeNull();

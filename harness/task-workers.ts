@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { killGroup, track } from './child-processes.ts';
 
 export interface TaskRequest {
   id: string;
@@ -53,6 +54,7 @@ export function createTaskPool(options: TaskPoolOptions) {
   const spawnWorker = (): Worker => {
     const { file, args, env, cwd } = options.command;
     const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    track(child);
     const worker: Worker = { child, pending: new Map(), exited: false, stderrTail: '' };
     child.stderr?.on('data', (chunk: Buffer) => {
       note(chunk);
@@ -98,11 +100,7 @@ export function createTaskPool(options: TaskPoolOptions) {
   const kill = (worker: Worker): void => {
     worker.exited = true;
     all.delete(worker);
-    try {
-      if (worker.child.pid !== undefined) process.kill(-worker.child.pid, 'SIGKILL');
-    } catch {
-      worker.child.kill('SIGKILL');
-    }
+    killGroup(worker.child);
   };
 
   const runOnce = async (request: TaskRequest): Promise<WorkerReply> => {

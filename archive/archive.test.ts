@@ -1,0 +1,383 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Archive, openArchive, type TaskResultInput } from './archive.ts';
+import { MIGRATIONS } from './migrations.ts';
+
+let dir: string;
+let file: string;
+let archive: Archive;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'archive-'));
+  file = path.join(dir, 'runs', 'r1', 'archive.sqlite');
+  archive = openArchive(file);
+});
+
+afterEach(() => {
+  archive.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const tables = (a: Archive): string[] =>
+  a.db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((row) => (row as { name: string }).name);
+
+const migrations = (a: Archive) =>
+  a.db.prepare('SELECT name, applied_at FROM migrations ORDER BY name').all() as {
+    name: string;
+    applied_at: string;
+  }[];
+
+const run = {
+  id: 'r1',
+  harnessVersion: '0.1.0',
+  seed: 7,
+  metaModel: 'sim',
+  taskModel: 'sim',
+  simulated: true,
+  domains: ['arithmetic', 'text'],
+  config: { generations: 3, parentSelection: 'score_child_prop', budgetUsd: null },
+};
+
+const result = (
+  taskId: string,
+  prediction: unknown,
+  extra: Partial<TaskResultInput> = {},
+): TaskResultInput => ({
+  variantId: 0,
+  domain: 'arithmetic',
+  split: 'train',
+  taskId,
+  outcome: 'correct',
+  prediction,
+  rawOutput: `<json>${JSON.stringify({ response: prediction })}</json>`,
+  score: 1,
+  error: null,
+  latencyMs: 120,
+  costUsd: 0.001,
+  reused: false,
+  codeHash: 'abc123',
+  taskModel: 'sim',
+  ...extra,
+});
+
+describe('migrating an empty database', () => {
+  it('creates every table and records the migration', () => {
+    expect(tables(archive)).toEqual([
+      'evaluations',
+      'events',
+      'llm_calls',
+      'migrations',
+      'runs',
+      'task_results',
+      'variants',
+    ]);
+    expect(migrations(archive).map((m) => m.name)).toEqual(['001-initial']);
+    expect(MIGRATIONS.map((m) => m.name)).toEqual(['001-initial']);
+  });
+
+  it('uses the WAL journal and enforces foreign keys', () => {
+    expect(archive.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(() => archive.insertVariant({ id: 1, parentId: 99, state: 'selected' })).toThrow(/FOREIGN KEY/);
+  });
+
+  it('does not run migrations again on reopening, and keeps the data', () => {
+    archive.createRun(run);
+    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    const before = migrations(archive);
+    archive.close();
+    archive = openArchive(file);
+    expect(migrations(archive)).toEqual(before);
+    expect(archive.getRun()).toMatchObject({ id: 'r1', seed: 7 });
+    expect(archive.listVariants().map((v) => v.id)).toEqual([0]);
+  });
+
+  it('stays readable by a second connection while open', () => {
+    archive.createRun(run);
+    const reader = openArchive(file);
+    expect(reader.getRun()?.id).toBe('r1');
+    reader.close();
+  });
+});
+
+describe('runs', () => {
+  it('is empty before a run is created', () => {
+    expect(archive.getRun()).toBeUndefined();
+  });
+
+  it('round-trips a run with its booleans, lists and config', () => {
+    archive.createRun(run);
+    expect(archive.getRun()).toMatchObject({
+      id: 'r1',
+      harness_version: '0.1.0',
+      seed: 7,
+      meta_model: 'sim',
+      task_model: 'sim',
+      simulated: true,
+      domains: ['arithmetic', 'text'],
+      config: run.config,
+      status: 'running',
+      finished_at: null,
+    });
+  });
+
+  it.each(['done', 'failed', 'stopped'] as const)('finishing a run as %s stamps it', (status) => {
+    archive.createRun({ ...run, simulated: false });
+    archive.finishRun(status);
+    const row = archive.getRun()!;
+    expect(row.status).toBe(status);
+    expect(row.simulated).toBe(false);
+    expect(Date.parse(row.finished_at!)).not.toBeNaN();
+  });
+});
+
+describe('variants', () => {
+  beforeEach(() => {
+    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    archive.insertVariant({
+      id: 1,
+      parentId: 0,
+      state: 'selected',
+      selectionReason: 'best: highest score 0.5',
+    });
+  });
+
+  it('starts a variant pending, not a valid parent, with its parent and reason', () => {
+    expect(archive.getVariant(1)).toMatchObject({
+      id: 1,
+      parent_id: 0,
+      state: 'selected',
+      status: 'pending',
+      valid_parent: false,
+      commit_sha: null,
+      failure_reason: null,
+      selection_reason: 'best: highest score 0.5',
+      finished_at: null,
+    });
+    expect(archive.getVariant(0)).toMatchObject({ parent_id: null, selection_reason: null });
+  });
+
+  it('returns undefined for a variant that does not exist', () => {
+    expect(archive.getVariant(42)).toBeUndefined();
+  });
+
+  it.each([
+    ['editing', { state: 'editing' }, { state: 'editing' }, false],
+    [
+      'gating with a commit',
+      { state: 'gating', commitSha: 'deadbeef' },
+      { state: 'gating', commit_sha: 'deadbeef' },
+      false,
+    ],
+    ['a valid parent', { validParent: true }, { valid_parent: true }, false],
+    [
+      'done',
+      { state: 'done', status: 'done', validParent: true },
+      { state: 'done', status: 'done', valid_parent: true },
+      true,
+    ],
+    [
+      'failed with a reason',
+      { state: 'failed', status: 'gate_failed', failureReason: 'typecheck failed', validParent: false },
+      { state: 'failed', status: 'gate_failed', failure_reason: 'typecheck failed', valid_parent: false },
+      true,
+    ],
+    [
+      'diff stat and task code hash',
+      { diffStat: '{"files":1}', taskCodeHash: 'h1' },
+      { diff_stat: '{"files":1}', task_code_hash: 'h1' },
+      false,
+    ],
+    ['an empty patch', {}, { state: 'selected', status: 'pending' }, false],
+  ] as const)('updates %s', (_name, patch, expected, finished) => {
+    archive.updateVariant(1, patch);
+    const row = archive.getVariant(1)!;
+    expect(row).toMatchObject(expected);
+    expect(row.finished_at !== null).toBe(finished);
+  });
+
+  it('leaves columns a patch does not name', () => {
+    archive.updateVariant(1, { commitSha: 'c1', validParent: true });
+    archive.updateVariant(1, { state: 'staged' });
+    expect(archive.getVariant(1)).toMatchObject({ commit_sha: 'c1', valid_parent: true, state: 'staged' });
+  });
+
+  it('lists variants by id', () => {
+    archive.insertVariant({ id: 3, parentId: 1, state: 'selected' });
+    archive.insertVariant({ id: 2, parentId: 0, state: 'selected' });
+    expect(archive.listVariants().map((v) => [v.id, v.parent_id])).toEqual([
+      [0, null],
+      [1, 0],
+      [2, 0],
+      [3, 1],
+    ]);
+  });
+});
+
+describe('evaluations', () => {
+  const evaluation = {
+    variant_id: 0,
+    domain: 'arithmetic',
+    split: 'val',
+    stage: 'staged',
+    score: 0.3,
+    n_tasks: 10,
+    n_total: 40,
+    correct: 3,
+    wrong: 5,
+    parse_failures: 1,
+    errors: 1,
+  } as const;
+
+  beforeEach(() => {
+    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    archive.insertVariant({ id: 1, parentId: 0, state: 'done' });
+  });
+
+  it('round-trips an evaluation', () => {
+    archive.putEvaluation(evaluation);
+    const [row, ...rest] = archive.listEvaluations(0);
+    expect(rest).toEqual([]);
+    expect(row).toMatchObject(evaluation);
+    expect(Date.parse(row!.created_at)).not.toBeNaN();
+  });
+
+  it('replaces an evaluation of the same variant, domain, split and stage', () => {
+    archive.putEvaluation(evaluation);
+    archive.putEvaluation({ ...evaluation, score: 0.6, correct: 6 });
+    expect(archive.listEvaluations(0).map((e) => e.score)).toEqual([0.6]);
+  });
+
+  it('keeps stages, splits and variants apart', () => {
+    archive.putEvaluation(evaluation);
+    archive.putEvaluation({ ...evaluation, stage: 'full', n_tasks: 40, score: 0.5 });
+    archive.putEvaluation({ ...evaluation, split: 'train' });
+    archive.putEvaluation({ ...evaluation, variant_id: 1, score: 0.9 });
+    expect(archive.listEvaluations(0).map((e) => [e.split, e.stage])).toEqual([
+      ['train', 'staged'],
+      ['val', 'full'],
+      ['val', 'staged'],
+    ]);
+    expect(archive.listEvaluations(1).map((e) => e.score)).toEqual([0.9]);
+    expect(archive.listEvaluations().map((e) => e.variant_id)).toEqual([0, 0, 0, 1]);
+  });
+});
+
+describe('task results', () => {
+  beforeEach(() => {
+    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+  });
+
+  it.each<[string, unknown, string | null]>([
+    ['a number', 42, '42'],
+    ['a string', '1,200', '"1,200"'],
+    ['an object', { value: [1, 'two'], ok: true }, '{"value":[1,"two"],"ok":true}'],
+    ['null', null, 'null'],
+    ['no prediction', undefined, null],
+  ])('round-trips %s as the prediction', (_name, prediction, stored) => {
+    archive.putTaskResults([result('train-000', prediction)]);
+    const [row] = archive.listTaskResults(0);
+    expect(row!.prediction).toBe(stored);
+    if (stored !== null) expect(JSON.parse(stored)).toEqual(prediction);
+  });
+
+  it('round-trips every field', () => {
+    archive.putTaskResults([
+      result('train-001', 'x', {
+        outcome: 'parse_failure',
+        score: 0,
+        error: 'no JSON object with "response"',
+        latencyMs: null,
+        reused: true,
+        costUsd: 0.25,
+      }),
+    ]);
+    expect(archive.listTaskResults(0)[0]).toMatchObject({
+      variant_id: 0,
+      domain: 'arithmetic',
+      split: 'train',
+      task_id: 'train-001',
+      outcome: 'parse_failure',
+      raw_output: '<json>{"response":"x"}</json>',
+      score: 0,
+      error: 'no JSON object with "response"',
+      latency_ms: null,
+      cost_usd: 0.25,
+      reused: true,
+      code_hash: 'abc123',
+      task_model: 'sim',
+    });
+  });
+
+  it('filters by domain and split, ordered by task id', () => {
+    archive.putTaskResults([
+      result('train-002', 2),
+      result('train-001', 1),
+      result('val-000', 0, { split: 'val' }),
+      result('t-000', 'a', { domain: 'text' }),
+    ]);
+    const ids = (filter: { domain?: string; split?: string }) =>
+      archive.listTaskResults(0, filter).map((r) => r.task_id);
+    expect(ids({})).toEqual(['train-001', 'train-002', 'val-000', 't-000']);
+    expect(ids({ domain: 'arithmetic', split: 'train' })).toEqual(['train-001', 'train-002']);
+    expect(ids({ split: 'val' })).toEqual(['val-000']);
+    expect(ids({ domain: 'text' })).toEqual(['t-000']);
+    expect(archive.listTaskResults(1)).toEqual([]);
+  });
+
+  it('replaces the result of a task written twice', () => {
+    archive.putTaskResults([result('train-000', 1, { outcome: 'wrong', score: 0 })]);
+    archive.putTaskResults([result('train-000', 2)]);
+    expect(archive.listTaskResults(0).map((r) => [r.prediction, r.outcome])).toEqual([['2', 'correct']]);
+  });
+
+  it('writes a batch all or nothing', () => {
+    const bad = { ...result('train-001', 1), outcome: null } as unknown as TaskResultInput;
+    expect(() => archive.putTaskResults([result('train-000', 0), bad])).toThrow();
+    expect(archive.listTaskResults(0)).toEqual([]);
+  });
+});
+
+describe('LLM calls and events', () => {
+  const call = (costUsd: number, status = 'ok') => ({
+    ts: new Date().toISOString(),
+    variantId: null,
+    role: 'meta',
+    model: 'sim',
+    usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    costUsd,
+    latencyMs: 15,
+    status,
+  });
+
+  it('totals calls and cost', () => {
+    expect(archive.llmTotals()).toEqual({ calls: 0, costUsd: 0 });
+    archive.insertLlmCall(call(0.5));
+    archive.insertLlmCall({ ...call(0.25, 'error'), error: 'rate limited' });
+    expect(archive.llmTotals()).toEqual({ calls: 2, costUsd: 0.75 });
+    const rows = archive.db.prepare('SELECT status, error, input_tokens FROM llm_calls ORDER BY id').all();
+    expect(rows).toEqual([
+      { status: 'ok', error: null, input_tokens: 100 },
+      { status: 'error', error: 'rate limited', input_tokens: 100 },
+    ]);
+  });
+
+  it('logs events with JSON data', () => {
+    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    archive.logEvent(0, 'failed', { status: 'gate_failed', reason: 'no change' });
+    archive.logEvent(null, 'run_started');
+    const rows = archive.db.prepare('SELECT variant_id, type, data FROM events ORDER BY id').all() as {
+      variant_id: number | null;
+      type: string;
+      data: string;
+    }[];
+    expect(rows.map((r) => [r.variant_id, r.type, JSON.parse(r.data)])).toEqual([
+      [0, 'failed', { status: 'gate_failed', reason: 'no change' }],
+      [null, 'run_started', {}],
+    ]);
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CachedResult, type CacheKey, type EvalCache, openEvalCache } from './eval-cache.ts';
+
+let dir: string;
+let file: string;
+let cache: EvalCache;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'eval-cache-'));
+  file = path.join(dir, 'eval-cache.sqlite');
+  cache = openEvalCache(file);
+});
+
+afterEach(() => {
+  cache.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const key: CacheKey = {
+  codeHash: 'c0ffee',
+  domain: 'arithmetic',
+  split: 'train',
+  taskId: 'train-000',
+  taskModel: 'sim',
+  seed: 0,
+};
+
+const result: CachedResult = {
+  outcome: 'correct',
+  prediction: '1,200',
+  rawOutput: '<json>{"response": "1,200"}</json>',
+  score: 1,
+  error: null,
+  latencyMs: 340,
+  costUsd: 0.002,
+};
+
+describe('openEvalCache', () => {
+  it('misses before anything is stored', () => {
+    expect(cache.get(key)).toBeUndefined();
+  });
+
+  it.each<[string, Partial<CachedResult>]>([
+    ['a correct answer', {}],
+    ['an object prediction', { prediction: { value: [1, 2] } }],
+    ['a null prediction', { prediction: null }],
+    [
+      'a parse failure without prediction',
+      { outcome: 'parse_failure', prediction: undefined, score: 0, error: 'no JSON' },
+    ],
+    ['a wrong answer without latency', { outcome: 'wrong', prediction: 7, score: 0, latencyMs: null }],
+  ])('round-trips %s', (_name, patch) => {
+    const stored = { ...result, ...patch };
+    cache.put(key, stored);
+    expect(cache.get(key)).toEqual(stored);
+  });
+
+  it.each<[string, Partial<CacheKey>]>([
+    ['another seed', { seed: 1 }],
+    ['another code hash', { codeHash: 'beef' }],
+    ['another task model', { taskModel: 'openai/gpt-4o' }],
+    ['another task', { taskId: 'train-001' }],
+    ['another split', { split: 'val' }],
+    ['another domain', { domain: 'text' }],
+  ])('misses for %s', (_name, change) => {
+    cache.put(key, result);
+    expect(cache.get({ ...key, ...change })).toBeUndefined();
+    expect(cache.get(key)).toEqual(result);
+  });
+
+  it('replaces a result stored twice under the same key', () => {
+    cache.put(key, result);
+    cache.put(key, { ...result, outcome: 'wrong', score: 0, prediction: 12 });
+    expect(cache.get(key)).toMatchObject({ outcome: 'wrong', prediction: 12 });
+  });
+
+  it('keeps results across reopening and between two open handles', () => {
+    cache.put(key, result);
+    const other = openEvalCache(file);
+    expect(other.get(key)).toEqual(result);
+    other.put({ ...key, seed: 5 }, result);
+    other.close();
+    cache.close();
+    cache = openEvalCache(file);
+    expect(cache.get({ ...key, seed: 5 })).toEqual(result);
+  });
+});

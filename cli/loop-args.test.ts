@@ -1,0 +1,155 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type LoopConfig, parseLoopArgs } from './loop-args.ts';
+import { UsageError } from './usage-error.ts';
+
+const known = {
+  domains: ['arithmetic', 'text'],
+  checkModel: (id: string) => (id === 'sim' ? null : `Unknown model "${id}".`),
+  defaultModel: 'sim',
+};
+/** Also knows two real-looking models, for what needs a model other than sim. */
+const withModels = {
+  ...known,
+  checkModel: (id: string) => (['sim', 'big', 'small'].includes(id) ? null : `Unknown model "${id}".`),
+};
+
+const args = (line: string): string[] => line.split(' ').filter(Boolean);
+const parse = (line: string, k = known) => parseLoopArgs(args(line), k);
+
+async function usageError(line: string, k = known): Promise<string> {
+  const error: unknown = await parse(line, k).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UsageError);
+  return (error as UsageError).message;
+}
+
+describe('parseLoopArgs rejects bad input with a message naming the problem', () => {
+  it.each([
+    ['', /^--domains is required\. Known domains: arithmetic, text\.$/],
+    ['--quiet', /^--domains is required\. Known domains: arithmetic, text\.$/],
+    ['--domains ,', /^--domains is required/],
+    [
+      '--domains arithmatic',
+      /^Unknown domain "arithmatic" \(did you mean arithmetic\?\)\. Known domains: arithmetic, text\./,
+    ],
+    ['--domains txt', /^Unknown domain "txt" \(did you mean text\?\)\. Known domains: arithmetic, text\./],
+    [
+      '--domains nope',
+      /^Unknown domain "nope"\. Known domains: arithmetic, text\. A new domain is a folder domains\/<name>\//,
+    ],
+    ['--domains arithmetic,nope', /^Unknown domain "nope"/],
+    ['arithmetic', /^Unknown argument: arithmetic\.? Run generate-loop --help/],
+  ])('%j', async (line, message) => {
+    expect(await usageError(line)).toMatch(message);
+  });
+
+  it.each([
+    ['--model gpt-5', /^Unknown model "gpt-5"\.$/],
+    ['--task-model gpt-5', /^Unknown model "gpt-5"\.$/],
+    ['--meta-model gpt-5', /^Unknown model "gpt-5"\.$/],
+    ['--generations -1', /^--generations must be a whole number of at least 0, not -1\.$/],
+    ['--generations 1.5', /^--generations must be a whole number of at least 0, not 1\.5\.$/],
+    ['--generations ten', /^--generations must be a whole number/],
+    ['--parallel 0', /^--parallel must be a whole number of at least 1, not 0\.$/],
+    ['--eval-workers 0', /^--eval-workers must be a whole number of at least 1, not 0\.$/],
+    ['--eval-samples 0', /^--eval-samples must be a whole number of at least 1/],
+    ['--staged-samples 2.5', /^--staged-samples must be a whole number of at least 1/],
+    ['--seed -3', /^--seed must be a whole number of at least 0, not -3\.$/],
+    ['--task-timeout 0', /^--task-timeout must be a whole number of at least 1/],
+    [
+      '--parent-selection greedy',
+      /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, not "greedy"\.$/,
+    ],
+    ['--sandbox docker', /^--sandbox must be one of auto, bwrap, none, not "docker"\.$/],
+    ['--budget-usd 0', /^--budget-usd must be a positive amount, not 0\.$/],
+    ['--budget-usd -5', /^--budget-usd must be a positive amount, not -5\.$/],
+    ['--budget-usd', /^Not enough arguments following: budget-usd/],
+    ['--budget-usd --quiet', /^Not enough arguments following: budget-usd/],
+    ['--out', /^Not enough arguments following: out/],
+    ['--sandbox', /^Not enough arguments following: sandbox/],
+    [
+      '--run-id ../elsewhere',
+      /^--run-id may hold only letters, digits, dots, dashes and underscores, not "\.\.\/elsewhere"\.$/,
+    ],
+    ['--run-id .hidden', /^--run-id may hold only/],
+    ['--run-id a/b', /^--run-id may hold only/],
+    ['--frobnicate', /^Unknown argument: frobnicate\.? Run generate-loop --help for the options\.$/],
+  ])('--domains arithmetic %s', async (line, message) => {
+    expect(await usageError(`--domains arithmetic ${line}`)).toMatch(message);
+  });
+
+  it.each([
+    ['--domains arithmetic --sim-script replies.json --model big'],
+    ['--domains arithmetic --sim-script replies.json --task-model big'],
+    ['--domains arithmetic --sim-script replies.json --meta-model small'],
+  ])('%j: --sim-script needs the sim model', async (line) => {
+    expect(await usageError(line, withModels)).toMatch(/^--sim-script .* use it with --model sim\.$/);
+  });
+});
+
+describe('parseLoopArgs accepts good input', () => {
+  it('fills in the defaults', async () => {
+    const config = await parse('--domains arithmetic');
+    expect(config).toEqual({
+      domains: ['arithmetic'],
+      metaModel: 'sim',
+      taskModel: 'sim',
+      generations: 10,
+      parallel: 1,
+      evalWorkers: 8,
+      evalSamples: null,
+      stagedSamples: null,
+      skipStagedEval: false,
+      evalTest: false,
+      parentSelection: 'score_child_prop',
+      budgetUsd: null,
+      out: path.resolve('runs'),
+      runId: null,
+      sandbox: 'auto',
+      seed: 0,
+      json: false,
+      quiet: false,
+      simScript: null,
+      freezeMeta: false,
+      taskTimeoutSec: 300,
+      metaTimeoutSec: 3600,
+    } satisfies LoopConfig);
+    expect(path.isAbsolute((config as LoopConfig).out)).toBe(true);
+  });
+
+  it.each<[string, Partial<LoopConfig>]>([
+    ['--domains arithmetic,text', { domains: ['arithmetic', 'text'] }],
+    ['--domains arithmetic --domains text', { domains: ['arithmetic', 'text'] }],
+    ['--domains text,arithmetic --domains text', { domains: ['text', 'arithmetic'] }],
+    ['--domains arithmetic,,text,', { domains: ['arithmetic', 'text'] }],
+    ['--domains arithmetic --model big', { metaModel: 'big', taskModel: 'big' }],
+    ['--domains arithmetic --model big --meta-model small', { metaModel: 'small', taskModel: 'big' }],
+    ['--domains arithmetic --model big --task-model small', { metaModel: 'big', taskModel: 'small' }],
+    ['--domains arithmetic --meta-model big', { metaModel: 'big', taskModel: 'sim' }],
+    ['--domains arithmetic --generations 0', { generations: 0 }],
+    ['--domains arithmetic --parallel 3 --eval-workers 2 --seed 7', { parallel: 3, evalWorkers: 2, seed: 7 }],
+    ['--domains arithmetic --eval-samples 5 --staged-samples 2', { evalSamples: 5, stagedSamples: 2 }],
+    ['--domains arithmetic --skip-staged-eval --eval-test', { skipStagedEval: true, evalTest: true }],
+    ['--domains arithmetic --parent-selection latest', { parentSelection: 'latest' }],
+    ['--domains arithmetic --budget-usd 2.5', { budgetUsd: 2.5 }],
+    ['--domains arithmetic --out some/folder', { out: path.resolve('some/folder') }],
+    ['--domains arithmetic --out /tmp/runs', { out: '/tmp/runs' }],
+    ['--domains arithmetic --run-id night_1.v2-b', { runId: 'night_1.v2-b' }],
+    ['--domains arithmetic --sandbox none', { sandbox: 'none' }],
+    ['--domains arithmetic --sim-script replies.json', { simScript: path.resolve('replies.json') }],
+    ['--domains arithmetic --json --quiet --freeze-meta', { json: true, quiet: true, freezeMeta: true }],
+    ['--domains arithmetic --task-timeout 5 --meta-timeout 60', { taskTimeoutSec: 5, metaTimeoutSec: 60 }],
+  ])('%j', async (line, expected) => {
+    expect(await parse(line, withModels)).toMatchObject(expected);
+  });
+
+  it.each([['--help'], ['-h'], ['--domains nope --help'], ['--generations -1 --help']])(
+    '%j asks for help',
+    async (line) => {
+      expect(await parse(line)).toBe('help');
+    },
+  );
+});

@@ -1,0 +1,261 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type Archive, openArchive, type TaskOutcome, type VariantRow } from '../archive/archive.ts';
+import { defineDomain, type Split, type Task } from '../domains/define-domain.ts';
+import { lineageOf, writeEvalsFolder } from './evals-folder.ts';
+import type { DomainTasks } from './evaluate.ts';
+
+const row = (id: number, parent: number | null): VariantRow => ({
+  id,
+  parent_id: parent,
+  commit_sha: null,
+  state: 'done',
+  status: 'done',
+  valid_parent: true,
+  failure_reason: null,
+  diff_stat: null,
+  task_code_hash: null,
+  selection_reason: null,
+  created_at: '2025-01-01T00:00:00.000Z',
+  finished_at: null,
+});
+
+describe('lineageOf', () => {
+  // 0 ─┬─ 1 ── 2 ── 4
+  //    └─ 3
+  const tree = [row(0, null), row(1, 0), row(2, 1), row(3, 0), row(4, 2)];
+
+  it.each([
+    ['the root', tree, 0, [0]],
+    ['a child of the root', tree, 3, [0, 3]],
+    ['a grandchild', tree, 2, [0, 1, 2]],
+    ['a deep descendant', tree, 4, [0, 1, 2, 4]],
+    ['an unknown id', tree, 9, [9]],
+    ['a parent missing from the list', [row(5, 4)], 5, [4, 5]],
+    ['a cycle stops instead of looping', [row(0, 1), row(1, 0)], 1, [0, 1]],
+  ])('%s', (_name, variants, id, expected) => {
+    expect(lineageOf(variants, id)).toEqual(expected);
+  });
+});
+
+/**
+ * Every val and test string is unique and greppable, so a leak anywhere in the folder is found:
+ * task ids, gold answers, predictions, raw outputs and the scores of val and test evaluations.
+ */
+const tasksOf = (split: Split, prefix: string): Task[] =>
+  [1, 2, 3].map((i) => ({
+    id: `${prefix}-TASK-${i}`,
+    input: { riddle: `${split} riddle ${i}` },
+    answer: `${prefix}-GOLD-${i}`,
+  }));
+
+const riddles = defineDomain({
+  name: 'riddles',
+  description: 'Riddles with one-word answers.',
+  splits: ['train', 'val', 'test'],
+  load: () => [],
+  answerSchema: z.string(),
+  score: (prediction, task) => (prediction === task.answer ? 1 : 0),
+});
+const domains: DomainTasks[] = [
+  {
+    domain: riddles,
+    splits: {
+      train: tasksOf('train', 'TRAIN'),
+      val: tasksOf('val', 'VALSECRET'),
+      test: tasksOf('test', 'TESTSECRET'),
+    },
+  },
+];
+const secretScores = { val: 0.31415926, test: 0.27182818 };
+
+let dir: string;
+let archive: Archive;
+
+function record(variantId: number, split: Split, outcomes: TaskOutcome[]): void {
+  const tasks = domains[0]!.splits[split]!;
+  archive.putTaskResults(
+    outcomes.map((outcome, i) => {
+      const task = tasks[i]!;
+      const prediction =
+        outcome === 'correct' ? task.answer : `${split.toUpperCase()}-PREDICTION-${variantId}-${i}`;
+      return {
+        variantId,
+        domain: 'riddles',
+        split,
+        taskId: task.id,
+        outcome,
+        prediction: outcome === 'parse_failure' ? undefined : prediction,
+        rawOutput: `${split.toUpperCase()}-RAW-OUTPUT <json>{"response": "${prediction}"}</json>`,
+        score: outcome === 'correct' ? 1 : 0,
+        error: outcome === 'error' ? `${split} worker crashed` : null,
+        latencyMs: 10,
+        costUsd: 0,
+        reused: false,
+        codeHash: 'h',
+        taskModel: 'sim',
+      };
+    }),
+  );
+  const correct = outcomes.filter((o) => o === 'correct').length;
+  for (const stage of ['staged', 'full'] as const) {
+    const staged = stage === 'staged';
+    archive.putEvaluation({
+      variant_id: variantId,
+      domain: 'riddles',
+      split,
+      stage,
+      score: split === 'train' ? (staged ? 0.99 : correct / outcomes.length) : secretScores[split],
+      n_tasks: staged ? 1 : outcomes.length,
+      n_total: outcomes.length,
+      correct,
+      wrong: outcomes.length - correct,
+      parse_failures: 0,
+      errors: 0,
+    });
+  }
+}
+
+/** Relative path → contents of every file under `root`. */
+function readTree(root: string): Map<string, string> {
+  const files = readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  return new Map(
+    files.map((e) => {
+      const full = path.join(e.parentPath, e.name);
+      return [path.relative(root, full), readFileSync(full, 'utf8')];
+    }),
+  );
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'evals-folder-'));
+  archive = openArchive(path.join(dir, 'archive.sqlite'));
+  // 0 ─┬─ 1 ── 2 ── 4      the MetaAgent of variant 4 improves variant 2
+  //    └─ 3
+  for (const [id, parent] of [
+    [0, null],
+    [1, 0],
+    [2, 1],
+    [3, 0],
+  ] as const) {
+    archive.insertVariant({ id, parentId: parent, state: 'done' });
+    archive.updateVariant(id, { state: 'done', validParent: true, diffStat: JSON.stringify({ files: id }) });
+    record(id, 'train', ['correct', 'wrong', 'parse_failure']);
+    record(id, 'val', ['wrong', 'wrong', 'correct']);
+    record(id, 'test', ['correct', 'wrong', 'error']);
+  }
+  record(2, 'train', ['correct', 'correct', 'error']);
+  archive.insertVariant({ id: 4, parentId: 2, state: 'editing' });
+  writeEvalsFolder(path.join(dir, 'evals'), archive, 2, domains);
+});
+
+afterEach(() => {
+  archive.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('writeEvalsFolder', () => {
+  it('holds a summary, the lineage and train results of the lineage only', () => {
+    expect([...readTree(path.join(dir, 'evals')).keys()].sort()).toEqual([
+      'lineage.json',
+      'summary.md',
+      'variant-0/riddles/summary.json',
+      'variant-0/riddles/train.jsonl',
+      'variant-1/riddles/summary.json',
+      'variant-1/riddles/train.jsonl',
+      'variant-2/riddles/summary.json',
+      'variant-2/riddles/train.jsonl',
+    ]);
+  });
+
+  it('never shows val or test results or gold answers', () => {
+    const everything = [...readTree(path.join(dir, 'evals')).values()].join('\n');
+    const secrets = [
+      ...['val', 'test'].flatMap((split) =>
+        domains[0]!.splits[split as Split]!.flatMap((t) => [t.id, String(t.answer), JSON.stringify(t.input)]),
+      ),
+      'VAL-PREDICTION',
+      'TEST-PREDICTION',
+      'VAL-RAW-OUTPUT',
+      'TEST-RAW-OUTPUT',
+      'val worker crashed',
+      'test worker crashed',
+      String(secretScores.val),
+      String(secretScores.test),
+      'SECRET',
+    ];
+    for (const secret of secrets) expect(everything, secret).not.toContain(secret);
+  });
+
+  it('lists the lineage from the root to the parent, with train scores of full evaluations', () => {
+    const lineage = JSON.parse(readFileSync(path.join(dir, 'evals', 'lineage.json'), 'utf8')) as {
+      id: number;
+      parent: number | null;
+      diffStat: unknown;
+      train: Record<string, number>;
+    }[];
+    expect(lineage.map((v) => [v.id, v.parent, v.diffStat])).toEqual([
+      [0, null, { files: 0 }],
+      [1, 0, { files: 1 }],
+      [2, 1, { files: 2 }],
+    ]);
+    expect(lineage.map((v) => v.train.riddles)).toEqual([1 / 3, 1 / 3, 2 / 3]);
+  });
+
+  it('writes one line per train task with input, prediction, expected answer and outcome', () => {
+    const file = path.join(dir, 'evals', 'variant-0', 'riddles', 'train.jsonl');
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toMatchObject([
+      {
+        task_id: 'TRAIN-TASK-1',
+        input: { riddle: 'train riddle 1' },
+        prediction: 'TRAIN-GOLD-1',
+        expected: 'TRAIN-GOLD-1',
+        correct: true,
+        parse_error: false,
+        error: null,
+      },
+      {
+        task_id: 'TRAIN-TASK-2',
+        prediction: 'TRAIN-PREDICTION-0-1',
+        expected: 'TRAIN-GOLD-2',
+        correct: false,
+        parse_error: false,
+      },
+      {
+        task_id: 'TRAIN-TASK-3',
+        prediction: null,
+        expected: 'TRAIN-GOLD-3',
+        correct: false,
+        parse_error: true,
+      },
+    ]);
+    expect(lines[1]!.output).toContain('TRAIN-RAW-OUTPUT');
+  });
+
+  it.each([
+    [0, { tasks: 3, correct: 1, wrong: 1, parse_failures: 1, errors: 0, score: 1 / 3 }],
+    [2, { tasks: 3, correct: 2, wrong: 0, parse_failures: 0, errors: 1, score: 2 / 3 }],
+  ])('summarises the train results of variant %i per domain', (id, expected) => {
+    const file = path.join(dir, 'evals', `variant-${id}`, 'riddles', 'summary.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      domain: 'riddles',
+      description: 'Riddles with one-word answers.',
+      ...expected,
+    });
+  });
+
+  it('says in summary.md which variant descends from which', () => {
+    const summary = readFileSync(path.join(dir, 'evals', 'summary.md'), 'utf8');
+    expect(summary).toContain('## variant 0 (initial agent)');
+    expect(summary).toContain('## variant 2 (parent 1)');
+    expect(summary).toContain('- riddles: 2/3 correct, 0 wrong, 0 unparseable, 1 errors');
+    expect(summary).not.toContain('variant 3');
+  });
+});
