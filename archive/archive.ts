@@ -59,11 +59,8 @@ export const EvaluationRow = z.object({
 });
 export type EvaluationRow = z.infer<typeof EvaluationRow>;
 
-export interface TaskResultInput {
-  variantId: number;
-  domain: string;
-  split: string;
-  taskId: string;
+/** What a TaskAgent's answer to one task came to: stored per variant and cached across variants. */
+export interface TaskOutcomeRecord {
   outcome: TaskOutcome;
   prediction: unknown;
   rawOutput: string;
@@ -71,6 +68,13 @@ export interface TaskResultInput {
   error: string | null;
   latencyMs: number | null;
   costUsd: number;
+}
+
+export interface TaskResultInput extends TaskOutcomeRecord {
+  variantId: number;
+  domain: string;
+  split: string;
+  taskId: string;
   reused: boolean;
   codeHash: string;
   taskModel: string;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { TASK_OUTCOMES, type TaskOutcome } from './archive.ts';
+import { TASK_OUTCOMES, type TaskOutcomeRecord } from './archive.ts';
 
 /**
  * Task results shared by every run under one `--out` folder, keyed by what determines them:
@@ -16,15 +16,7 @@ export interface CacheKey {
   seed: number;
 }
 
-export interface CachedResult {
-  outcome: TaskOutcome;
-  prediction: unknown;
-  rawOutput: string;
-  score: number;
-  error: string | null;
-  latencyMs: number | null;
-  costUsd: number;
-}
+export type CachedResult = TaskOutcomeRecord;
 
 const Row = z.object({
   outcome: z.enum(TASK_OUTCOMES),

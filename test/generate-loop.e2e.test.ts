@@ -4,27 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../harness/run.ts';
 import { runCli } from './run-cli.ts';
 
-interface Summary {
-  runId: string;
-  runDir: string;
-  model: string;
-  simulated: boolean;
-  generations: number;
-  variants: {
-    id: number;
-    parent: number | null;
-    commit: string | null;
-    status: string;
-    validParent: boolean;
-    score: number | null;
-    scores: Record<string, { train?: number; val?: number }>;
-  }[];
-  best: { id: number; score: number } | null;
-  costUsd: number;
-  llmCalls: number;
-}
+type Summary = RunSummary;
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-e2e-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
