@@ -11,9 +11,8 @@ import { resolveModel } from './llm/registry.ts';
 import { loadSimScript } from './llm/sim/script.ts';
 
 const SIM_BANNER =
-  'Model: sim (SIMULATED). No API key is set, so the offline simulated model answers every call: the loop,\n' +
-  'git lineage and archive are real, the scores show how selection works, not how good a real model is.\n' +
-  'Set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model, to use a real model.';
+  'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
+  'archive are real; the scores show how selection works, not how good a real model is.';
 
 function checkModel(id: string): string | null {
   const resolved = resolveModel(id);

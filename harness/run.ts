@@ -19,6 +19,7 @@ import { createVariantRepo } from './variant-repo.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const HARNESS_VERSION = '0.1.0';
+const MAX_HARNESS_ERRORS_IN_A_ROW = 3;
 
 export interface RunSummary {
   runId: string;
@@ -136,6 +137,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
 
     const limit = pLimit(config.parallel);
     let nextId = 1;
+    let harnessErrors = 0;
     const budgetReached = (): boolean => config.budgetUsd !== null && gateway.spentUsd() >= config.budgetUsd;
     await Promise.all(
       Array.from({ length: config.generations }, () =>
@@ -146,7 +148,23 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
           if (ctx.stopReason !== null) return;
           const id = nextId++;
           const parent = pickParent(ctx, id);
-          await runGeneration(ctx, id, parent.id, parent.reason);
+          try {
+            await runGeneration(ctx, id, parent.id, parent.reason);
+            harnessErrors = 0;
+          } catch (error) {
+            // One generation's harness failure (git, disk, a process that cannot start) is recorded and
+            // the run goes on; several in a row mean the machine is broken, so the run stops.
+            const message = error instanceof Error ? error.message : String(error);
+            archive.updateVariant(id, {
+              state: 'failed',
+              status: 'failed',
+              failureReason: `harness error: ${message}`,
+            });
+            archive.logEvent(id, 'harness_error', { message });
+            deps.progress(`variant ${id}: harness error: ${message}`);
+            if (++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW) throw error;
+          }
+          deps.progress(progressLine(ctx, id, gateway.spentUsd()));
         }),
       ),
     );
@@ -185,6 +203,22 @@ function interrupt(archive: Archive, signal: NodeJS.Signals, progress: (line: st
   archive.close();
   progress(
     `Interrupted by ${signal}: stopped ${killed} agent process(es); finished variants are kept in ${archive.file}.`,
+  );
+}
+
+/** One line after each generation: how it ended, the best so far, and the spend. */
+function progressLine(ctx: RunContext, id: number, spentUsd: number): string {
+  const variant = ctx.archive.getVariant(id);
+  const domains = ctx.domains.map((d) => d.domain);
+  const score = variant?.state === 'done' ? selectionScore(ctx.archive.listEvaluations(id), domains) : null;
+  const best = candidates(ctx).reduce<Candidate | null>(
+    (b, c) => (b === null || c.score > b.score ? c : b),
+    null,
+  );
+  return (
+    `generation ${id}/${ctx.config.generations}: ${variant?.status ?? 'unknown'}` +
+    (score === null ? '' : ` score ${score.toFixed(3)}`) +
+    ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}) | spent $${spentUsd.toFixed(4)}`
   );
 }
 
