@@ -25,8 +25,8 @@ describe('sim scripted mode', () => {
     'ok.json',
     JSON.stringify({
       meta: [
-        ['gen 0 done'],
         [{ content: 'listing', toolCalls: [{ name: 'bash', input: { command: 'ls' } }] }, 'all done'],
+        ['gen 2 done'],
       ],
       task: ['<json>{"response": 1}</json>', { content: 'no idea' }],
     }),
@@ -65,9 +65,9 @@ describe('sim scripted mode', () => {
       ok: true,
       response: { message: { content: 'all done' }, stopReason: 'end' },
     });
-    expect(await sim.complete({ messages: START }, meta(0))).toMatchObject({
+    expect(await sim.complete({ messages: START }, meta(2))).toMatchObject({
       ok: true,
-      response: { message: { content: 'gen 0 done' } },
+      response: { message: { content: 'gen 2 done' } },
     });
   });
 
@@ -86,11 +86,11 @@ describe('sim scripted mode', () => {
     expect(!missing.ok && missing.error.message).toMatch(/no meta replies for generation 5/);
     const exhausted = await sim.complete(
       {
-        messages: [...START, { role: 'assistant', content: 'gen 0 done' }, { role: 'user', content: 'more' }],
+        messages: [...START, { role: 'assistant', content: 'gen 2 done' }, { role: 'user', content: 'more' }],
       },
-      meta(0),
+      meta(2),
     );
-    expect(!exhausted.ok && exhausted.error.message).toMatch(/generation 0 has 1 meta replies/);
+    expect(!exhausted.ok && exhausted.error.message).toMatch(/generation 2 has 1 meta replies/);
   });
 
   it('cycles task replies in call order', async () => {

@@ -108,8 +108,9 @@ export function createSimModel(opts: SimModelOptions): SimModel {
 }
 
 function scriptedMeta(meta: ParsedSimReply[][], req: ChatRequest, ctx: CallContext): ReplyOrError {
-  const generation = ctx.variantId ?? 0;
-  const replies = meta[generation];
+  // The first list is generation 1, the one that creates variant 1.
+  const generation = ctx.variantId ?? 1;
+  const replies = meta[generation - 1];
   const index = assistantCount(req.messages);
   const reply = replies?.[index];
   if (reply === undefined) {
