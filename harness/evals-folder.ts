@@ -65,7 +65,7 @@ export function writeEvalsFolder(
           correct: r.outcome === 'correct',
           parse_error: r.outcome === 'parse_failure',
           error: r.error,
-          output: r.raw_output?.slice(0, 4000) ?? '',
+          output: r.raw_output?.slice(0, 2000) ?? '',
         }),
       );
       const folder = path.join(dir, `variant-${id}`, domain.name);

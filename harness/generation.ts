@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { agentCommand, agentEnv } from './agent-process.ts';
 import { writeEvalsFolder } from './evals-folder.ts';
@@ -130,10 +130,12 @@ export async function runGeneration(
   try {
     ctx.archive.updateVariant(id, { state: 'editing' });
     await ctx.repo.addWorktree(parentCommit, worktree);
+    // What the MetaAgent is shown; removed once it is done, since the archive holds all of it.
     const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
     writeEvalsFolder(evalsDir, ctx.archive, parentId, ctx.domains);
-
-    const edit = await runMetaAgent(ctx, id, worktree, evalsDir, logs);
+    const edit = await runMetaAgent(ctx, id, worktree, evalsDir, logs).finally(() =>
+      rmSync(evalsDir, { recursive: true, force: true }),
+    );
     if (!edit.ok) return fail('failed', edit.reason, edit.infrastructure);
 
     const committed = await ctx.repo.commitWorktree(
