@@ -1,5 +1,6 @@
 import { reportError } from './cli/errors.ts';
 import { type LoopConfig, loopHelp, parseLoopArgs } from './cli/loop-args.ts';
+import { createProgress } from './cli/progress.ts';
 import { renderSummary } from './cli/summary-table.ts';
 import { UsageError } from './cli/usage-error.ts';
 import { assertWritableDir } from './cli/writable.ts';
@@ -66,9 +67,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { config, runId, sandbox, simulated, script, domains } = prepared;
-  const progress = (line: string): void => {
-    if (!config.quiet) process.stderr.write(`${line}\n`);
-  };
+  const display = createProgress(process.stderr, config.quiet);
+  const progress = display.line;
   if (simulated && !config.quiet) process.stderr.write(`${SIM_BANNER}\n`);
   progress(
     sandbox.kind === 'bwrap'
@@ -84,7 +84,9 @@ export async function main(argv: string[]): Promise<number> {
       cacheable: script === undefined,
       startGateway: gatewayFactory({ seed: config.seed, domains, script, budgetUsd: config.budgetUsd }),
       progress,
+      status: display.status,
     });
+    display.done();
     process.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
     return 0;
   } catch (error) {

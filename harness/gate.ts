@@ -31,8 +31,15 @@ export async function typecheck(worktree: string, logFile: string): Promise<Gate
   if (result.exitCode === 0) return { ok: true };
   return {
     ok: false,
-    reason: result.timedOut ? 'typecheck timed out' : `typecheck failed: ${lastLines(result.tail, 3)}`,
+    reason: result.timedOut ? 'typecheck timed out' : `typecheck failed: ${firstErrors(result.tail)}`,
   };
+}
+
+/** The first few compiler errors on one line; the whole output is in the gate log. */
+function firstErrors(output: string): string {
+  const errors = output.split('\n').filter((line) => line.includes('error TS'));
+  const shown = errors.slice(0, 3).join('; ');
+  return errors.length > 3 ? `${shown}; and ${errors.length - 3} more` : shown || lastLines(output, 3);
 }
 
 /** Loads an entry point with `--check`: it must import everything it needs and exit 0. */

@@ -54,10 +54,12 @@ async function evaluateVariant(
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,
     concurrency: ctx.config.evalWorkers,
+    onTask: (done: number, total: number) => ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`),
   };
   if (!ctx.config.skipStagedEval && id !== 0) {
     ctx.archive.updateVariant(id, { state: 'staged' });
     const staged = await evaluateStage(target, ctx.domains, 'staged', false);
+    ctx.status('');
     const failing = [...staged].filter(([, score]) => !(score > 0));
     ctx.progress(`variant ${id}: staged ${formatScores(staged)}`);
     if (failing.length > 0) {
@@ -67,6 +69,7 @@ async function evaluateVariant(
   }
   ctx.archive.updateVariant(id, { state: 'full' });
   const full = await evaluateStage(target, ctx.domains, 'full', ctx.config.evalTest);
+  ctx.status('');
   ctx.progress(`variant ${id}: full ${formatScores(full)}`);
   return 'evaluated';
 }

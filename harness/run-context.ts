@@ -36,6 +36,8 @@ export interface RunContext {
   /** Whether task replies may be cached across variants (not for scripted replies). */
   cacheable: boolean;
   progress(line: string): void;
+  /** A transient status (tasks done), shown in place on a terminal. */
+  status(text: string): void;
   /** Set once the budget is reached or the user interrupts: no new generation starts. */
   stopReason: string | null;
 }

@@ -80,6 +80,7 @@ export interface RunDeps {
     onCall: (row: LlmCallInput) => void,
   ): Promise<TokenIssuer & { close(): Promise<void> }>;
   progress(line: string): void;
+  status(text: string): void;
 }
 
 /**
@@ -130,6 +131,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       sandbox: deps.sandbox,
       cacheable: deps.cacheable,
       progress: deps.progress,
+      status: deps.status,
       stopReason: null,
     };
     await evaluateInitial(ctx);
