@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { reportError } from './cli/errors.ts';
 import { type LoopConfig, loopHelp, parseLoopArgs } from './cli/loop-args.ts';
 import { createProgress } from './cli/progress.ts';
@@ -20,11 +21,22 @@ function checkModel(id: string): string | null {
   return resolved.ok ? null : `${resolved.error.message} List them with: hyperagents models.`;
 }
 
+function assertGitInstalled(): void {
+  try {
+    execFileSync('git', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new UsageError(
+      'git is not installed: every agent variant is a git commit. Install git and run again.',
+    );
+  }
+}
+
 /** Validates everything that can be checked before the run folder is written. */
 async function prepare(argv: string[]) {
   const config = await parseLoopArgs(argv, { domains: listDomainNames(), checkModel, defaultModel: 'sim' });
   if (config === 'help') return 'help' as const;
   assertWritableDir(config.out, '--out');
+  assertGitInstalled();
   const runId = config.runId ?? defaultRunId();
   if (runExists(config.out, runId)) {
     throw new UsageError(`A run named "${runId}" already exists in ${config.out}. Choose another --run-id.`);
