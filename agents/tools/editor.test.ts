@@ -119,6 +119,14 @@ describe('editor str_replace', () => {
   });
 });
 
+describe('editor insert at the end of a file that ends with a newline', () => {
+  it('keeps the final newline', async () => {
+    await writeFile(join(root, 'end.txt'), 'a\nb\n');
+    await run({ command: 'insert', path: 'end.txt', insert_line: 2, new_str: '- c.' });
+    expect(await bytes('end.txt')).toBe('a\nb\n- c.\n');
+  });
+});
+
 describe('editor insert', () => {
   it('inserts after a line, at the top and at the end', async () => {
     await writeFile(join(root, 'a.txt'), 'one\ntwo\n');

@@ -294,7 +294,9 @@ function insertAfterLine(text: string, line: number, newStr: string): string {
     offset = next === -1 ? text.length : next + 1;
   }
   if (offset === text.length && text !== '' && !text.endsWith('\n')) return text + eol + inserted;
-  const needsEol = offset < text.length && !inserted.endsWith('\n');
+  // The inserted text becomes whole lines: it ends with a line break unless it is the last line of a
+  // file that had none (that file's missing final newline is kept as it was).
+  const needsEol = !inserted.endsWith('\n') && (offset < text.length || text.endsWith('\n'));
   return text.slice(0, offset) + inserted + (needsEol ? eol : '') + text.slice(offset);
 }
 
