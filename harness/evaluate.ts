@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import type { Archive, TaskResultInput } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../domains/define-domain.ts';
+import { resultCacheIdentity } from '../llm/registry.ts';
 import { gradeOutput, tally } from './grading.ts';
 import type { TaskPool } from './task-workers.ts';
 
@@ -114,7 +115,7 @@ async function runTask(
     domain: domain.name,
     split,
     taskId: task.id,
-    taskModel: target.taskModel,
+    taskModel: resultCacheIdentity(target.taskModel),
     seed: target.seed,
   };
   const base = {
@@ -126,7 +127,11 @@ async function runTask(
     taskModel: target.taskModel,
   };
   const cached = target.cacheable ? target.cache.get(key) : undefined;
-  if (cached !== undefined) return { ...base, ...cached, reused: true };
+  if (cached !== undefined) {
+    // Graded again: the cache keeps what the model said, and grading is the harness's, which may change.
+    const graded = gradeOutput(domain, task, cached.rawOutput);
+    return { ...base, ...cached, ...graded, reused: true };
+  }
 
   const reply = await target.pool.run({
     id: task.id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeMatches, costUsd, levenshtein, resolveModel } from './registry.ts';
+import { closeMatches, costUsd, levenshtein, resolveModel, resultCacheIdentity } from './registry.ts';
 
 describe('registry', () => {
   it('resolves sim', () => {
@@ -44,5 +44,12 @@ describe('registry', () => {
       reasoning: 50_000,
     };
     expect(costUsd({ price }, usage)).toBeCloseTo(3 + 1.5 + 0.6, 10);
+  });
+});
+
+describe('resultCacheIdentity', () => {
+  it('names the sim with its revision, so results of an older sim are not reused', () => {
+    expect(resultCacheIdentity('sim')).toBe('sim@1');
+    expect(resultCacheIdentity('local/unknown')).toBe('local/unknown');
   });
 });

@@ -26,6 +26,8 @@ export interface ModelRecord {
   /** Spends hidden reasoning tokens / takes a reasoning effort. */
   reasoning: boolean;
   simulated: boolean;
+  /** Changes when the model's answers change (the sim's tables); cached results of another revision are not reused. */
+  revision?: string;
 }
 
 export const MODELS: readonly ModelRecord[] = Object.freeze([
@@ -40,6 +42,7 @@ export const MODELS: readonly ModelRecord[] = Object.freeze([
     temperature: true,
     reasoning: false,
     simulated: true,
+    revision: '1',
   },
 ]);
 
@@ -67,6 +70,12 @@ export function resolveModel(id: string): ResolveModelResult {
       suggestions,
     },
   };
+}
+
+/** The model's identity for reusing cached task results: its id, and its revision where it has one. */
+export function resultCacheIdentity(id: string): string {
+  const model = BY_ID.get(id);
+  return model?.revision === undefined ? id : `${id}@${model.revision}`;
 }
 
 /** Cost in USD of `usage` at the model's prices (see `Usage`: the four token kinds are disjoint). */

@@ -1,6 +1,8 @@
 /**
  * The sim's strategy phrases (contracts: "Sim strategy phrases"). Matched case-insensitively and
  * whitespace-normalized anywhere in a request's system and user text. Pure data plus tiny lookups.
+ * Changing what the sim answers means bumping the sim's `revision` in llm/registry.ts, so task results
+ * cached from the old tables are not reused.
  */
 
 /** Effect on P(correct) per domain; '*' applies to every domain not named. */
