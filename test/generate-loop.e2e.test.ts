@@ -156,3 +156,22 @@ describe('generate-loop refuses bad input with exit code 2 and writes nothing', 
     expect(readdirSync(tmp).filter((f) => f.startsWith('bad-'))).toEqual([]);
   });
 });
+
+describe('results of an unchanged TaskAgent are reused', () => {
+  it('a second run in the same --out folder evaluates the initial agent without calling the model', async () => {
+    const out = path.join(tmp, 'reuse');
+    const args = ['--domains', 'arithmetic', '--generations', '0', '--out', out, '--json', '--quiet'];
+    const first = await runCli('generate-loop', [...args, '--run-id', 'setup']);
+    const second = await runCli('generate-loop', [...args, '--run-id', 'later']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    const [a, b] = [JSON.parse(first.stdout) as RunSummary, JSON.parse(second.stdout) as RunSummary];
+    expect(a.llmCalls).toBe(80);
+    expect(b.llmCalls).toBe(0);
+    expect(b.variants[0]!.score).toBe(a.variants[0]!.score);
+    const db = new Database(path.join(b.runDir, 'archive.sqlite'), { readonly: true });
+    const rows = db.prepare('SELECT COUNT(*) AS n, SUM(reused) AS reused FROM task_results').get();
+    db.close();
+    expect(rows).toEqual({ n: 80, reused: 80 });
+  });
+});
