@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { type ResolvedSandbox, type SandboxPolicy, wrapCommand } from './sandbox.ts';
 
 /** The tsx loader from the project's own node_modules: agent code runs as TypeScript, no build step. */
@@ -40,5 +39,3 @@ export function agentCommand(
   );
   return { ...wrapped, cwd: policy.workdir };
 }
-
-export const tsxLoaderPath = (): string => fileURLToPath(TSX_LOADER);
