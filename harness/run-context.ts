@@ -24,7 +24,6 @@ export interface RunContext {
   config: LoopConfig;
   runId: string;
   runDir: string;
-  projectRoot: string;
   nodeModules: string;
   archive: Archive;
   cache: EvalCache;

@@ -120,7 +120,6 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       config,
       runId,
       runDir,
-      projectRoot: PROJECT_ROOT,
       nodeModules,
       archive,
       cache,
