@@ -6,6 +6,8 @@ export interface ProviderResponse {
   usage: Usage;
   /** Cost the provider itself determined (billed cost, or the sim's nominal price); else the registry's. */
   costUsd?: number;
+  /** What adaptation changed in the request (see `adaptRequest`), for the response and the ledger. */
+  adapted?: string[];
 }
 
 export interface ProviderError {
@@ -14,6 +16,8 @@ export interface ProviderError {
   retryable: boolean;
   /** Upstream HTTP status, when there was one. */
   status?: number;
+  /** How long the provider asked us to wait (`retry-after` / `retry-after-ms`), in ms. */
+  retryAfterMs?: number;
 }
 
 export type ProviderResult = { ok: true; response: ProviderResponse } | { ok: false; error: ProviderError };

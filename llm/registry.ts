@@ -26,6 +26,19 @@ export interface ModelRecord {
   /** Spends hidden reasoning tokens / takes a reasoning effort. */
   reasoning: boolean;
   simulated: boolean;
+  /** Which field carries the output-token cap on the OpenAI chat wire (o-series and GPT-5: `max_completion_tokens`). */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Role of the system prompt on the OpenAI chat wire (reasoning models: `developer`). Others carry it apart. */
+  systemRole: 'system' | 'developer';
+  /**
+   * How the provider caches prompts: `auto` (OpenAI, nothing to do), `explicit` (Anthropic: the layer marks
+   * the stable prefix with `cache_control`), `implicit` (Gemini 2.5+), `none`.
+   */
+  caching: 'auto' | 'explicit' | 'implicit' | 'none';
+  /** Where the model family is superseded, the id to move to (shown by `hyperagents models`). */
+  successor?: string;
+  /** OpenAI-compatible server for `local/*` models. */
+  baseUrl?: string;
   /** Changes when the model's answers change (the sim's tables); cached results of another revision are not reused. */
   revision?: string;
 }
@@ -42,6 +55,9 @@ export const MODELS: readonly ModelRecord[] = Object.freeze([
     temperature: true,
     reasoning: false,
     simulated: true,
+    maxTokensField: 'max_tokens',
+    systemRole: 'system',
+    caching: 'none',
     revision: '1',
   },
 ]);

@@ -85,6 +85,8 @@ export const ChatResponseSchema = z.object({
   costUsd: z.number().nonnegative(),
   model: z.string(),
   latencyMs: z.number().nonnegative(),
+  /** What was changed to fit the model, e.g. `temperature dropped: o3 does not accept it`. */
+  adapted: z.array(z.string()).optional(),
 });
 export type ChatResponse = z.infer<typeof ChatResponseSchema>;
 
@@ -97,6 +99,7 @@ export const ErrorTypeSchema = z.enum([
   'context_overflow',
   'provider_error',
   'timeout',
+  'unreachable',
   'internal',
 ]);
 export type ErrorType = z.infer<typeof ErrorTypeSchema>;
@@ -111,6 +114,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   rate_limit: 429,
   provider_error: 502,
   timeout: 504,
+  unreachable: 502,
   internal: 500,
 };
 

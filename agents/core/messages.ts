@@ -52,6 +52,7 @@ export const modelErrorTypeSchema = z.enum([
   'context_overflow',
   'provider_error',
   'timeout',
+  'unreachable',
   'internal',
 ]);
 export type ModelErrorType = z.infer<typeof modelErrorTypeSchema>;

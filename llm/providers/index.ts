@@ -1,0 +1,66 @@
+import type { ModelProvider } from '../provider.ts';
+import type { ModelRecord } from '../registry.ts';
+import { createAnthropicProvider } from './anthropic.ts';
+import { createGoogleProvider } from './google.ts';
+import { createOpenAIProvider } from './openai.ts';
+import type { ProviderOptions } from './options.ts';
+
+export { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+
+/** A provider for a real (non-sim) model: one attempt per call; wrap it with `withRetries`. */
+export function createProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
+  switch (model.api) {
+    case 'openai-chat':
+    case 'openai-responses':
+      return createOpenAIProvider(model, opts);
+    case 'anthropic-messages':
+      return createAnthropicProvider(model, opts);
+    case 'google-genai':
+      return createGoogleProvider(model, opts);
+    case 'sim':
+      throw new Error('the sim model is created with createSimModel, not createProvider');
+  }
+}
+
+/** The environment variables each provider reads: key, and base-URL override. */
+export const PROVIDER_ENV: Readonly<
+  Record<'openai' | 'anthropic' | 'google' | 'local', { key?: string; baseUrl: string; label: string }>
+> = {
+  openai: { key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', label: 'OpenAI' },
+  anthropic: { key: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL', label: 'Anthropic' },
+  google: { key: 'GEMINI_API_KEY', baseUrl: 'GOOGLE_GEMINI_BASE_URL', label: 'Google Gemini' },
+  local: { baseUrl: 'HYPERAGENTS_LOCAL_BASE_URL', label: 'local server' },
+};
+
+/** Where `local/*` models are served when no base URL is given: ollama's default. */
+export const DEFAULT_LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
+
+export type ProviderSettings = { ok: true; options: ProviderOptions } | { ok: false; message: string };
+
+/**
+ * Key and base URL for a model, from the `--base-url` flag, then the environment (which includes `.env`,
+ * see `loadEnv`). A hosted model without a key is an error that names the variable to set.
+ */
+export function providerSettings(
+  model: ModelRecord,
+  env: Readonly<Record<string, string | undefined>>,
+  flags: { baseUrl?: string; timeoutMs?: number } = {},
+): ProviderSettings {
+  if (model.provider === 'sim') return { ok: false, message: 'the sim model needs no provider settings' };
+  const spec = PROVIDER_ENV[model.provider];
+  const fromEnv = env[spec.baseUrl]?.trim() || undefined;
+  const baseUrl =
+    flags.baseUrl ??
+    (model.provider === 'local' ? (model.baseUrl ?? fromEnv ?? DEFAULT_LOCAL_BASE_URL) : fromEnv);
+  const timeout = flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs };
+  if (spec.key === undefined)
+    return { ok: true, options: { apiKey: 'local', ...(baseUrl ? { baseUrl } : {}), ...timeout } };
+  const apiKey =
+    env[spec.key]?.trim() || (model.provider === 'google' ? env.GOOGLE_API_KEY?.trim() : undefined);
+  if (!apiKey)
+    return {
+      ok: false,
+      message: `${model.id} needs an API key: set ${spec.key} in the environment or in a .env file in the current folder.`,
+    };
+  return { ok: true, options: { apiKey, ...(baseUrl ? { baseUrl } : {}), ...timeout } };
+}
