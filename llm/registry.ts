@@ -37,6 +37,8 @@ export interface ModelRecord {
   caching: 'auto' | 'explicit' | 'implicit' | 'none';
   /** Where the model family is superseded, the id to move to (shown by `hyperagents models`). */
   successor?: string;
+  /** The name the provider's API knows the model by, when not the part of `id` after `provider/`. */
+  apiName?: string;
   /** OpenAI-compatible server for `local/*` models. */
   baseUrl?: string;
   /** Changes when the model's answers change (the sim's tables); cached results of another revision are not reused. */
@@ -86,6 +88,11 @@ export function resolveModel(id: string): ResolveModelResult {
       suggestions,
     },
   };
+}
+
+/** The model name sent on the wire: `apiName`, else the id without its `provider/` prefix. */
+export function wireModelName(model: Pick<ModelRecord, 'id' | 'apiName'>): string {
+  return model.apiName ?? model.id.slice(model.id.indexOf('/') + 1);
 }
 
 /** The model's identity for reusing cached task results: its id, and its revision where it has one. */
