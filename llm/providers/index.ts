@@ -1,5 +1,6 @@
 import type { ModelProvider } from '../provider.ts';
 import type { ModelRecord } from '../registry.ts';
+import { type RetryOptions, withRetries } from '../retry.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { createGoogleProvider } from './google.ts';
 import { createOpenAIProvider } from './openai.ts';
@@ -63,4 +64,20 @@ export function providerSettings(
       message: `${model.id} needs an API key: set ${spec.key} in the environment or in a .env file in the current folder.`,
     };
   return { ok: true, options: { apiKey, ...(baseUrl ? { baseUrl } : {}), ...timeout } };
+}
+
+export type ConnectResult = { ok: true; provider: ModelProvider } | { ok: false; message: string };
+
+/**
+ * The provider a run or `hyperagents chat` uses for a real model: key and base URL resolved, one attempt per
+ * call wrapped in the layer's retry policy. Fails (with a message naming the variable to set) before any call.
+ */
+export function connectModel(
+  model: ModelRecord,
+  env: Readonly<Record<string, string | undefined>>,
+  flags: { baseUrl?: string; timeoutMs?: number; retry?: RetryOptions } = {},
+): ConnectResult {
+  const settings = providerSettings(model, env, flags);
+  if (!settings.ok) return settings;
+  return { ok: true, provider: withRetries(createProvider(model, settings.options), flags.retry) };
 }
