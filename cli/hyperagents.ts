@@ -1,6 +1,7 @@
 import { listDomainNames, loadDomain } from '../domains/discover.ts';
 import { main as generateLoop } from '../generate-loop.ts';
 import { closeMatches, MODELS } from '../llm/registry.ts';
+import { chat } from './chat.ts';
 import { reportError } from './errors.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -8,6 +9,7 @@ const HELP = `hyperagents <command> [options]
 
 Commands:
   generate-loop ...   evolve agent variants (same as the generate-loop command; --help for options)
+  chat --model ID ... send one prompt to a model (checks keys and endpoints; --help for options)
   domains [--json]    list the benchmark domains (folders under domains/)
   models [--json]     list the models you can pass to --model
 
@@ -45,6 +47,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'generate-loop':
         return await generateLoop(rest);
+      case 'chat':
+        return await chat(rest);
       case 'domains':
         await domains(json);
         return 0;
@@ -58,10 +62,10 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${HELP}\n`);
         return command === undefined ? 2 : 0;
       default: {
-        const near = closeMatches(command, ['generate-loop', 'domains', 'models']);
+        const near = closeMatches(command, ['generate-loop', 'chat', 'domains', 'models']);
         throw new UsageError(
           `Unknown command "${command}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
-            'Commands: generate-loop, domains, models. Run hyperagents --help.',
+            'Commands: generate-loop, chat, domains, models. Run hyperagents --help.',
         );
       }
     }
