@@ -1,6 +1,7 @@
 import { listDomainNames, loadDomain } from '../domains/discover.ts';
 import { main as generateLoop } from '../generate-loop.ts';
-import { closeMatches, MODELS } from '../llm/registry.ts';
+import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
+import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
 import { chat } from './chat.ts';
 import { reportError } from './errors.ts';
 import { UsageError } from './usage-error.ts';
@@ -11,7 +12,7 @@ Commands:
   generate-loop ...   evolve agent variants (same as the generate-loop command; --help for options)
   chat --model ID ... send one prompt to a model (checks keys and endpoints; --help for options)
   domains [--json]    list the benchmark domains (folders under domains/)
-  models [--json]     list the models you can pass to --model
+  models [--json]     list the models you can pass to --model: limits, prices, tool support
 
 Run "hyperagents <command> --help" for a command's options.`;
 
@@ -27,17 +28,48 @@ async function domains(json: boolean): Promise<void> {
       process.stdout.write(`${r.name.padEnd(14)} ${r.description} (splits: ${r.splits.join(', ')})\n`);
 }
 
+/** The registry as a table (or, with --json, every record with every field). */
 function models(json: boolean): void {
   if (json) {
     process.stdout.write(`${JSON.stringify(MODELS)}\n`);
     return;
   }
-  for (const m of MODELS) {
-    const note = m.simulated
-      ? 'offline simulated model, no key needed'
-      : `${m.provider}, context ${m.contextWindow}`;
-    process.stdout.write(`${m.id.padEnd(32)} ${note}\n`);
-  }
+  const local = resolveModel('local/<name>');
+  const price = (n: number) =>
+    n === 0 ? '0' : n.toFixed(Math.max(2, (String(n).split('.')[1] ?? '').length));
+  const row = (m: ModelRecord, notes: string[]) => [
+    m.id,
+    m.provider,
+    m.contextWindow.toLocaleString('en-US'),
+    m.maxOutput.toLocaleString('en-US'),
+    m.price.input === 0 && m.price.output === 0 ? 'free' : `${price(m.price.input)}/${price(m.price.output)}`,
+    m.nativeTools ? 'native' : 'text',
+    notes.join(', '),
+  ];
+  const rows = [
+    ['MODEL', 'PROVIDER', 'CONTEXT', 'MAX OUT', '$/M IN/OUT', 'TOOLS', 'NOTES'],
+    ...MODELS.map((m) =>
+      row(m, [
+        ...(m.simulated ? ['simulated (offline, no key needed)'] : []),
+        ...(m.reasoning ? ['reasoning'] : []),
+        ...(m.successor ? [`successor: ${m.successor}`] : []),
+      ]),
+    ),
+    ...(local.ok
+      ? [
+          row(local.model, [
+            `any model on an OpenAI-compatible server (ollama, llama.cpp, vLLM): --base-url or ${PROVIDER_ENV.local.baseUrl}, default ${DEFAULT_LOCAL_BASE_URL}`,
+          ]),
+        ]
+      : []),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)));
+  for (const r of rows) process.stdout.write(`${line(r).join('  ').trimEnd()}\n`);
+  process.stdout.write(
+    '\nPrices are $ per million tokens. Tools "text": the agents describe tools in the prompt and read <json> ' +
+      'blocks back.\n',
+  );
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,4 +1,4 @@
-import type { Usage } from './types.ts';
+import type { ReasoningEffort, Usage } from './types.ts';
 
 /** Dollars per million tokens. */
 export interface ModelPrice {
@@ -43,8 +43,72 @@ export interface ModelRecord {
   baseUrl?: string;
   /** Changes when the model's answers change (the sim's tables); cached results of another revision are not reused. */
   revision?: string;
+  /**
+   * The reasoning efforts the model takes, where it does not take them all (o3 rejects `minimal`);
+   * `adaptRequest` moves any other effort to the nearest higher one it takes.
+   */
+  reasoningEfforts?: readonly ReasoningEffort[];
 }
 
+const OPENAI = {
+  provider: 'openai',
+  api: 'openai-chat',
+  nativeTools: true,
+  simulated: false,
+  caching: 'auto',
+} as const;
+/** GPT-4o and GPT-4.1: temperature, `max_tokens`, `system`. */
+const OPENAI_CLASSIC = {
+  ...OPENAI,
+  temperature: true,
+  reasoning: false,
+  maxTokensField: 'max_tokens',
+  systemRole: 'system',
+} as const;
+/** o-series and GPT-5 family (research/llm-sdks.md §1.1): no temperature, `max_completion_tokens`, `developer`. */
+const OPENAI_REASONING = {
+  ...OPENAI,
+  temperature: false,
+  reasoning: true,
+  maxTokensField: 'max_completion_tokens',
+  systemRole: 'developer',
+} as const;
+/**
+ * Anthropic and Google carry the system prompt and the output cap in fields of their own, so `systemRole` and
+ * `maxTokensField` (which describe the OpenAI chat wire) keep their plain values.
+ */
+const ANTHROPIC = {
+  provider: 'anthropic',
+  api: 'anthropic-messages',
+  contextWindow: 200_000,
+  nativeTools: true,
+  temperature: true,
+  simulated: false,
+  maxTokensField: 'max_tokens',
+  systemRole: 'system',
+  caching: 'explicit',
+} as const;
+const GOOGLE = {
+  provider: 'google',
+  api: 'google-genai',
+  contextWindow: 1_048_576,
+  maxOutput: 65_536,
+  nativeTools: true,
+  temperature: true,
+  reasoning: true,
+  simulated: false,
+  maxTokensField: 'max_tokens',
+  systemRole: 'system',
+  caching: 'implicit',
+} as const;
+const LOW_TO_HIGH: readonly ReasoningEffort[] = ['low', 'medium', 'high'];
+
+/**
+ * The models the harness knows, as plain data. Prices are $ per million tokens, taken from the providers'
+ * price lists in 2026-11. `cacheWrite` is the input price where writing the cache costs nothing extra
+ * (OpenAI, Gemini) and 1.25x input for Anthropic's 5-minute cache; `cacheRead` is the listed cached-input
+ * price (Anthropic: 0.1x input). Gemini prices are the tier for prompts up to 200k tokens.
+ */
 export const MODELS: readonly ModelRecord[] = Object.freeze([
   {
     id: 'sim',
@@ -62,7 +126,187 @@ export const MODELS: readonly ModelRecord[] = Object.freeze([
     caching: 'none',
     revision: '1',
   },
-]);
+  {
+    id: 'openai/gpt-4o',
+    ...OPENAI_CLASSIC,
+    contextWindow: 128_000,
+    maxOutput: 16_384,
+    price: { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 2.5 },
+    successor: 'openai/gpt-4.1',
+  },
+  {
+    id: 'openai/gpt-4o-mini',
+    ...OPENAI_CLASSIC,
+    contextWindow: 128_000,
+    maxOutput: 16_384,
+    price: { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0.15 },
+    successor: 'openai/gpt-4.1-mini',
+  },
+  {
+    id: 'openai/gpt-4.1',
+    ...OPENAI_CLASSIC,
+    contextWindow: 1_047_576,
+    maxOutput: 32_768,
+    price: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2 },
+  },
+  {
+    id: 'openai/gpt-4.1-mini',
+    ...OPENAI_CLASSIC,
+    contextWindow: 1_047_576,
+    maxOutput: 32_768,
+    price: { input: 0.4, output: 1.6, cacheRead: 0.1, cacheWrite: 0.4 },
+  },
+  {
+    id: 'openai/o3',
+    ...OPENAI_REASONING,
+    contextWindow: 200_000,
+    maxOutput: 100_000,
+    price: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2 },
+    reasoningEfforts: LOW_TO_HIGH,
+    successor: 'openai/gpt-5.2',
+  },
+  {
+    id: 'openai/o3-mini',
+    ...OPENAI_REASONING,
+    contextWindow: 200_000,
+    maxOutput: 100_000,
+    price: { input: 1.1, output: 4.4, cacheRead: 0.55, cacheWrite: 1.1 },
+    reasoningEfforts: LOW_TO_HIGH,
+    successor: 'openai/gpt-5-mini',
+  },
+  {
+    id: 'openai/o4-mini',
+    ...OPENAI_REASONING,
+    contextWindow: 200_000,
+    maxOutput: 100_000,
+    price: { input: 1.1, output: 4.4, cacheRead: 0.275, cacheWrite: 1.1 },
+    reasoningEfforts: LOW_TO_HIGH,
+    successor: 'openai/gpt-5-mini',
+  },
+  {
+    id: 'openai/gpt-5',
+    ...OPENAI_REASONING,
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    price: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 },
+    successor: 'openai/gpt-5.2',
+  },
+  {
+    id: 'openai/gpt-5-mini',
+    ...OPENAI_REASONING,
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    price: { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0.25 },
+  },
+  {
+    id: 'openai/gpt-5-nano',
+    ...OPENAI_REASONING,
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    price: { input: 0.05, output: 0.4, cacheRead: 0.005, cacheWrite: 0.05 },
+  },
+  {
+    id: 'openai/gpt-5.1',
+    ...OPENAI_REASONING,
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    price: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 },
+    reasoningEfforts: LOW_TO_HIGH,
+    successor: 'openai/gpt-5.2',
+  },
+  {
+    id: 'openai/gpt-5.2',
+    ...OPENAI_REASONING,
+    contextWindow: 400_000,
+    maxOutput: 128_000,
+    price: { input: 1.75, output: 14, cacheRead: 0.175, cacheWrite: 1.75 },
+    reasoningEfforts: LOW_TO_HIGH,
+  },
+  {
+    id: 'anthropic/claude-sonnet-4-5',
+    ...ANTHROPIC,
+    apiName: 'claude-sonnet-4-5-20250929',
+    maxOutput: 64_000,
+    price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+    reasoning: true,
+    // The Anthropic SDK lists claude-sonnet-4-5 as reaching end-of-life on 2026-11-30.
+    successor: 'anthropic/claude-sonnet-4-6',
+  },
+  {
+    id: 'anthropic/claude-sonnet-4-6',
+    ...ANTHROPIC,
+    maxOutput: 64_000,
+    price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+    reasoning: true,
+  },
+  {
+    id: 'anthropic/claude-opus-4-5',
+    ...ANTHROPIC,
+    apiName: 'claude-opus-4-5-20251101',
+    maxOutput: 64_000,
+    price: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+    reasoning: true,
+  },
+  {
+    id: 'anthropic/claude-opus-4-1',
+    ...ANTHROPIC,
+    apiName: 'claude-opus-4-1-20250805',
+    maxOutput: 32_000,
+    price: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
+    reasoning: true,
+    successor: 'anthropic/claude-opus-4-5',
+  },
+  {
+    id: 'anthropic/claude-haiku-4-5',
+    ...ANTHROPIC,
+    apiName: 'claude-haiku-4-5-20251001',
+    maxOutput: 64_000,
+    price: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+    reasoning: true,
+  },
+  {
+    id: 'anthropic/claude-3-5-sonnet',
+    ...ANTHROPIC,
+    apiName: 'claude-3-5-sonnet-20241022',
+    maxOutput: 8192,
+    price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+    reasoning: false,
+    successor: 'anthropic/claude-sonnet-4-6',
+  },
+  {
+    id: 'anthropic/claude-3-haiku',
+    ...ANTHROPIC,
+    apiName: 'claude-3-haiku-20240307',
+    maxOutput: 4096,
+    // Anthropic lists these rounded to the cent: 0.30 and 0.03 (1.25x and 0.1x of 0.25).
+    price: { input: 0.25, output: 1.25, cacheRead: 0.03, cacheWrite: 0.3 },
+    reasoning: false,
+    successor: 'anthropic/claude-haiku-4-5',
+  },
+  {
+    id: 'google/gemini-3-pro-preview',
+    ...GOOGLE,
+    price: { input: 2, output: 12, cacheRead: 0.2, cacheWrite: 2 },
+    // Gemini 3 takes a thinking level, low or high.
+    reasoningEfforts: ['low', 'high'],
+  },
+  {
+    id: 'google/gemini-2.5-pro',
+    ...GOOGLE,
+    price: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 1.25 },
+    successor: 'google/gemini-3-pro-preview',
+  },
+  {
+    id: 'google/gemini-2.5-flash',
+    ...GOOGLE,
+    price: { input: 0.3, output: 2.5, cacheRead: 0.03, cacheWrite: 0.3 },
+  },
+  {
+    id: 'google/gemini-2.5-flash-lite',
+    ...GOOGLE,
+    price: { input: 0.1, output: 0.4, cacheRead: 0.01, cacheWrite: 0.1 },
+  },
+] satisfies ModelRecord[]);
 
 const BY_ID = new Map(MODELS.map((m) => [m.id, m]));
 
@@ -70,24 +314,99 @@ export function knownModelIds(): string[] {
   return MODELS.map((m) => m.id);
 }
 
+/** Limits of a model on a local server that the defaults get wrong; see `resolveModel`. */
+export interface LocalModelOptions {
+  /** Tokens; default 32 768. Set it to the server's context size (ollama `num_ctx`, llama.cpp `-c`). */
+  contextWindow?: number;
+  /** Tokens; default 8192, or the context window when that is smaller. */
+  maxOutput?: number;
+  /** The server returns structured tool calls (default false: agents use the `<json>` text protocol). */
+  nativeTools?: boolean;
+  /** The server's OpenAI-compatible API root, e.g. `http://127.0.0.1:8080/v1`. */
+  baseUrl?: string;
+}
+
+export const LOCAL_DEFAULT_CONTEXT_WINDOW = 32_768;
+export const LOCAL_DEFAULT_MAX_OUTPUT = 8192;
+const LOCAL_PREFIX = 'local/';
+/** Prefixes people write for a local server; each is answered with `local/<name>`. */
+const LOCAL_SERVER_PREFIXES = ['ollama/', 'llamacpp/', 'llama.cpp/', 'llama-server/', 'vllm/', 'lmstudio/'];
+
 export type ResolveModelResult =
   | { ok: true; model: ModelRecord }
   | { ok: false; error: { type: 'unknown_model'; message: string; suggestions: string[] } };
 
-/** Looks a model id up; an unknown id yields an error naming close matches and every known id. */
-export function resolveModel(id: string): ResolveModelResult {
+/**
+ * Looks a model id up. `local/<name>` is any model on an OpenAI-compatible server (ollama, llama.cpp, vLLM):
+ * its record is built here, free, with the `<json>` text protocol for tools unless `local` says otherwise.
+ * `local` applies to `local/*` ids only; a hosted model's limits are the table's. An unknown id yields an
+ * error naming close matches and every known id. Ids always name their provider: a bare `gpt-4o` is not
+ * taken for `openai/gpt-4o` (it is suggested), so the ledger and the archive spell each model one way.
+ */
+export function resolveModel(id: string, local: LocalModelOptions = {}): ResolveModelResult {
   const model = BY_ID.get(id);
   if (model) return { ok: true, model };
-  const suggestions = closeMatches(id, knownModelIds());
+  if (id.startsWith(LOCAL_PREFIX)) return localModel(id, local);
+  const suggestions = suggestionsFor(id);
   const didYouMean = suggestions.length > 0 ? ` Did you mean ${suggestions.join(' or ')}?` : '';
+  return unknownModel(
+    `Unknown model "${id}".${didYouMean} Known models: ${knownModelIds().join(', ')}. ` +
+      'A model on a local OpenAI-compatible server (ollama, llama.cpp, vLLM) is local/<name>, e.g. ' +
+      'local/qwen2.5-coder:7b; "hyperagents models" describes each model.',
+    suggestions,
+  );
+}
+
+function localModel(id: string, opts: LocalModelOptions): ResolveModelResult {
+  const name = id.slice(LOCAL_PREFIX.length).trim();
+  if (name === '')
+    return unknownModel(
+      `"${id}" names no model: write local/<name> with the name your server knows the model by, e.g. ` +
+        'local/qwen2.5-coder:7b (ollama list shows the names on an ollama server).',
+      [],
+    );
+  for (const key of ['contextWindow', 'maxOutput'] as const) {
+    const value = opts[key];
+    if (value !== undefined && !(Number.isInteger(value) && value > 0))
+      throw new RangeError(`${key} for ${id} must be a positive whole number of tokens, got ${value}`);
+  }
+  const contextWindow = opts.contextWindow ?? LOCAL_DEFAULT_CONTEXT_WINDOW;
   return {
-    ok: false,
-    error: {
-      type: 'unknown_model',
-      message: `Unknown model "${id}".${didYouMean} Known models: ${knownModelIds().join(', ')}.`,
-      suggestions,
+    ok: true,
+    model: {
+      id: `${LOCAL_PREFIX}${name}`,
+      provider: 'local',
+      api: 'openai-chat',
+      contextWindow,
+      maxOutput: opts.maxOutput ?? Math.min(LOCAL_DEFAULT_MAX_OUTPUT, contextWindow),
+      price: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      nativeTools: opts.nativeTools ?? false,
+      temperature: true,
+      reasoning: false,
+      simulated: false,
+      maxTokensField: 'max_tokens',
+      systemRole: 'system',
+      caching: 'none',
+      ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
     },
   };
+}
+
+/** Exact matches of a bare or API name (`gpt-4o`, `claude-3-haiku-20240307`), a local server's prefix, else close matches. */
+function suggestionsFor(id: string): string[] {
+  const wanted = id.toLowerCase();
+  const serverPrefix = LOCAL_SERVER_PREFIXES.find((p) => wanted.startsWith(p));
+  if (serverPrefix !== undefined && id.length > serverPrefix.length)
+    return [`${LOCAL_PREFIX}${id.slice(serverPrefix.length)}`];
+  const exact = MODELS.filter((m) => {
+    const names = [m.id.slice(m.id.indexOf('/') + 1), m.apiName, m.apiName && `${m.provider}/${m.apiName}`];
+    return names.some((n) => n?.toLowerCase() === wanted);
+  });
+  return exact.length > 0 ? exact.map((m) => m.id) : closeMatches(id, knownModelIds());
+}
+
+function unknownModel(message: string, suggestions: string[]): ResolveModelResult {
+  return { ok: false, error: { type: 'unknown_model', message, suggestions } };
 }
 
 /** The model name sent on the wire: `apiName`, else the id without its `provider/` prefix. */
@@ -113,7 +432,10 @@ export function costUsd(model: Pick<ModelRecord, 'price'>, usage: Usage): number
   );
 }
 
-/** Candidates within a small edit distance of `id` (whole id or the part after `provider/`), best first. */
+/**
+ * Candidates within a small edit distance of `id` (whole id or the part after `provider/`), best first; only
+ * those about as close as the best, so one clear typo gets one answer.
+ */
 export function closeMatches(id: string, candidates: readonly string[], max = 3): string[] {
   const wanted = id.toLowerCase();
   const scored = candidates.map((c) => {
@@ -121,7 +443,9 @@ export function closeMatches(id: string, candidates: readonly string[], max = 3)
     const bare = lower.slice(lower.indexOf('/') + 1);
     return { c, d: Math.min(levenshtein(wanted, lower), levenshtein(wanted, bare)) };
   });
-  const limit = Math.max(2, Math.floor(wanted.length / 3));
+  const best = Math.min(...scored.map((s) => s.d));
+  const typed = wanted.slice(wanted.indexOf('/') + 1);
+  const limit = Math.min(best + 1, Math.max(2, Math.floor(typed.length / 3)));
   return scored
     .filter((s) => s.d <= limit)
     .sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))

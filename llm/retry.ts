@@ -1,11 +1,13 @@
 import type { ModelProvider, ProviderError, ProviderResult } from './provider.ts';
 import type { CallContext, ChatRequest } from './types.ts';
 
-/** DESIGN §4: exponential backoff with jitter, at most `maxWaitMs` per wait and `totalMs` in all. */
+/** DESIGN §4: exponential backoff with jitter, at most `maxWaitMs` per wait and `totalMs` in all (ms). */
 export interface RetryPolicy {
   /** First wait before jitter (doubles each retry). */
   baseMs: number;
+  /** Longest single wait, `retry-after` included. */
   maxWaitMs: number;
+  /** No retry is started whose wait would end later than this after the first attempt began. */
   totalMs: number;
 }
 
@@ -23,14 +25,21 @@ export interface RetryInfo {
 
 export interface RetryOptions {
   policy?: Partial<RetryPolicy>;
-  /** Injected for tests; resolves early (without error) when the signal aborts. */
+  /** Waits `ms`; resolves early (without error) when the signal aborts. Injected by tests. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** In [0, 1), for jitter. */
   random?: () => number;
+  /** Clock in ms, for the total cap. */
   now?: () => number;
+  /** Told before each wait. */
   onRetry?: (info: RetryInfo) => void;
 }
 
-/** How long to wait before retry number `attempt` (1-based): `retry-after` when given, else backoff with jitter. */
+/**
+ * How long to wait before retry number `attempt` (1-based), in ms: the provider's `retry-after` when given,
+ * else `baseMs` doubling per attempt; either way at most `maxWaitMs`. The backoff is jittered to between
+ * half and all of that, so callers that failed together do not retry together.
+ */
 export function retryDelay(
   attempt: number,
   error: ProviderError,
@@ -38,8 +47,8 @@ export function retryDelay(
   random: () => number,
 ): number {
   if (error.retryAfterMs !== undefined) return Math.min(Math.max(0, error.retryAfterMs), policy.maxWaitMs);
-  const exponential = policy.baseMs * 2 ** (attempt - 1);
-  return Math.min(policy.maxWaitMs, exponential * (0.5 + random() / 2));
+  const backoff = Math.min(policy.maxWaitMs, policy.baseMs * 2 ** (attempt - 1));
+  return backoff * (0.5 + random() / 2);
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -55,9 +64,15 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+function plural(n: number): string {
+  return `${n} attempt${n === 1 ? '' : 's'}`;
+}
+
 /**
- * Wraps a provider so retryable failures are tried again per the policy. The final failure's message says
- * how many attempts were made. Never throws (the wrapped provider must not either).
+ * Wraps a provider so retryable failures are tried again per the policy (DESIGN §4): never auth errors or
+ * context overflow, which providers mark not retryable. A failure after more than one attempt says how many
+ * were made; giving up at `totalMs` keeps the error's type. When the caller's signal aborts, no further
+ * attempt is made. Never throws (the wrapped provider must not either).
  */
 export function withRetries(provider: ModelProvider, options: RetryOptions = {}): ModelProvider {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.policy };
@@ -67,23 +82,25 @@ export function withRetries(provider: ModelProvider, options: RetryOptions = {})
   return {
     async complete(req: ChatRequest, ctx: CallContext, signal?: AbortSignal): Promise<ProviderResult> {
       const started = now();
+      const fail = (error: ProviderError, note?: string): ProviderResult => ({
+        ok: false,
+        error: note === undefined ? error : { ...error, message: `${error.message} (${note})` },
+      });
       for (let attempt = 1; ; attempt++) {
         const result = await provider.complete(req, ctx, signal);
-        if (result.ok || !result.error.retryable || signal?.aborted) return result;
+        if (result.ok) return result;
+        const after = attempt === 1 ? undefined : `after ${plural(attempt)}`;
+        if (!result.error.retryable || signal?.aborted) return fail(result.error, after);
         const waitMs = retryDelay(attempt, result.error, policy, random);
-        if (now() - started + waitMs > policy.totalMs) {
-          const seconds = Math.round((now() - started) / 1000);
-          return {
-            ok: false,
-            error: {
-              ...result.error,
-              message: `${result.error.message} (gave up after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${seconds} s)`,
-            },
-          };
-        }
+        const elapsedMs = now() - started;
+        if (elapsedMs + waitMs > policy.totalMs)
+          return fail(result.error, `gave up after ${plural(attempt)} in ${Math.round(elapsedMs / 1000)} s`);
         options.onRetry?.({ attempt, waitMs, error: result.error });
         await sleep(waitMs, signal);
-        if (signal?.aborted) return result;
+        if (signal?.aborted) {
+          const message = `the call was cancelled while waiting to retry; the last error was: ${result.error.message}`;
+          return fail({ type: 'internal', retryable: false, message }, `after ${plural(attempt)}`);
+        }
       }
     },
   };

@@ -12,14 +12,6 @@ describe('the hyperagents command', () => {
     );
   });
 
-  it('lists the models, saying which one is simulated', async () => {
-    const text = await runCli('hyperagents', ['models']);
-    expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^sim\s+offline simulated model/m);
-    const json = await runCli('hyperagents', ['models', '--json']);
-    expect(JSON.parse(json.stdout)).toContainEqual(expect.objectContaining({ id: 'sim', simulated: true }));
-  });
-
   it('answers an unknown command with exit code 2 and the commands it knows', async () => {
     const result = await runCli('hyperagents', ['domians']);
     expect(result.code).toBe(2);
