@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { reportError } from './cli/errors.ts';
 import { type LoopConfig, loopHelp, parseLoopArgs } from './cli/loop-args.ts';
 import { createProgress } from './cli/progress.ts';
@@ -9,6 +11,9 @@ import { listDomainNames } from './domains/discover.ts';
 import { gatewayFactory } from './harness/gateway-wiring.ts';
 import { defaultRunId, loadDomainTasks, runExists, runLoop } from './harness/run.ts';
 import { resolveSandbox } from './harness/sandbox.ts';
+import { loadEnv } from './llm/env.ts';
+import { providerSettings } from './llm/providers/index.ts';
+import { loadReplayBook, type ReplayBook } from './llm/recorder.ts';
 import { resolveModel } from './llm/registry.ts';
 import { loadSimScript } from './llm/sim/script.ts';
 
@@ -31,10 +36,48 @@ function assertGitInstalled(): void {
   }
 }
 
+/** Every real model the run calls needs its key; replayed runs call none. */
+function assertKeys(config: LoopConfig, env: Readonly<Record<string, string | undefined>>): void {
+  if (config.replay !== null) return;
+  for (const id of new Set([config.metaModel, config.taskModel])) {
+    const resolved = resolveModel(id);
+    if (!resolved.ok || resolved.model.simulated) continue;
+    const settings = providerSettings(resolved.model, env);
+    if (!settings.ok) throw new UsageError(settings.message);
+  }
+}
+
+function assertRecordable(file: string): void {
+  if (existsSync(file)) {
+    throw new UsageError(
+      `--record ${file} already exists. A recording is written to a new file: choose another name, or ` +
+        'delete the old recording first.',
+    );
+  }
+  assertWritableDir(path.dirname(file), '--record');
+}
+
+function openReplay(file: string): ReplayBook {
+  if (!existsSync(file)) {
+    throw new UsageError(
+      `--replay ${file}: no such file. Give a recording written by an earlier run with --record FILE.`,
+    );
+  }
+  try {
+    return loadReplayBook(file);
+  } catch (error) {
+    throw new UsageError(`--replay: ${(error as Error).message}`);
+  }
+}
+
 /** Validates everything that can be checked before the run folder is written. */
 async function prepare(argv: string[]) {
   const config = await parseLoopArgs(argv, { domains: listDomainNames(), checkModel, defaultModel: 'sim' });
   if (config === 'help') return 'help' as const;
+  const env = loadEnv();
+  assertKeys(config, env);
+  if (config.record !== null) assertRecordable(config.record);
+  const replay = config.replay === null ? null : openReplay(config.replay);
   assertWritableDir(config.out, '--out');
   assertGitInstalled();
   const runId = config.runId ?? defaultRunId();
@@ -64,7 +107,7 @@ async function prepare(argv: string[]) {
     }
   }
   const domains = await loadDomainTasks(config);
-  return { config, runId, sandbox, simulated, script, domains };
+  return { config, runId, sandbox, simulated, script, domains, env, replay };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -78,10 +121,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${await loopHelp()}\n`);
     return 0;
   }
-  const { config, runId, sandbox, simulated, script, domains } = prepared;
+  const { config, runId, sandbox, simulated, script, domains, env, replay } = prepared;
   const display = createProgress(process.stderr, config.quiet);
   const progress = display.line;
   if (simulated && !config.quiet) process.stderr.write(`${SIM_BANNER}\n`);
+  if (replay !== null) {
+    progress(
+      `Replay: every model call is answered from ${replay.file} (${replay.size} recorded calls); no model is called.`,
+    );
+  }
+  if (config.record !== null) progress(`Recording every model response to ${config.record}.`);
   progress(
     sandbox.kind === 'bwrap'
       ? 'Sandbox: bubblewrap (agents see only their worktree, no network but the gateway, no keys).'
@@ -93,13 +142,32 @@ export async function main(argv: string[]): Promise<number> {
       domains,
       sandbox,
       simulated,
-      cacheable: script === undefined,
-      startGateway: gatewayFactory({ seed: config.seed, domains, script, budgetUsd: config.budgetUsd }),
+      // Recorded and replayed runs call the model for every task, so the recording is complete and the
+      // replay answers them all; a cache from other runs would skip calls.
+      cacheable: script === undefined && config.record === null && replay === null,
+      startGateway: gatewayFactory({
+        seed: config.seed,
+        domains,
+        models: [config.metaModel, config.taskModel],
+        script,
+        sim: config.sim,
+        budgetUsd: config.budgetUsd,
+        record: config.record,
+        replay,
+        env,
+      }),
       progress,
       status: display.status,
     });
     display.done();
     process.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
+    // A budget stop is a normal end (exit code 0); the last line says so even with --quiet or --json.
+    if (summary.stopped !== null) {
+      process.stderr.write(
+        `generate-loop: ${summary.stopped}. The run stopped cleanly: a call that could have taken the spend ` +
+          'over the budget was refused. Raise --budget-usd to let a run go further.\n',
+      );
+    }
     return 0;
   } catch (error) {
     return reportError(error, 'generate-loop');

@@ -76,8 +76,8 @@ describe('migrating an empty database', () => {
       'task_results',
       'variants',
     ]);
-    expect(migrations(archive).map((m) => m.name)).toEqual(['001-initial']);
-    expect(MIGRATIONS.map((m) => m.name)).toEqual(['001-initial']);
+    expect(migrations(archive).map((m) => m.name)).toEqual(['001-initial', '002-ledger-details']);
+    expect(MIGRATIONS.map((m) => m.name)).toEqual(['001-initial', '002-ledger-details']);
   });
 
   it('uses the WAL journal and enforces foreign keys', () => {

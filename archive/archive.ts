@@ -109,6 +109,14 @@ export interface LlmCallInput {
   latencyMs: number;
   status: string;
   error?: string | undefined;
+  /** Provider attempts: 1 plus retries; 0 when no provider was called (refused or replayed). Default 1. */
+  attempts?: number | undefined;
+  /** The errors that were retried before the call's outcome. */
+  retried?: string[] | undefined;
+  /** Answered from a recording (`--replay`) instead of a model. */
+  replayed?: boolean | undefined;
+  /** What was changed in the request to fit the model. */
+  adapted?: string[] | undefined;
 }
 
 const now = (): string => new Date().toISOString();
@@ -249,6 +257,10 @@ export function openArchive(file: string) {
               .all(variantId);
       return rows.map((row) => EvaluationRow.parse(row));
     },
+    /** Drops a stage's evaluation rows of a variant: a stage cut short must not read as a score. */
+    discardEvaluations(variantId: number, stage: EvaluationRow['stage']): void {
+      db.prepare('DELETE FROM evaluations WHERE variant_id = ? AND stage = ?').run(variantId, stage);
+    },
     putTaskResults,
     listTaskResults(variantId: number, filter: { domain?: string; split?: string } = {}): TaskResultRow[] {
       return db
@@ -268,8 +280,9 @@ export function openArchive(file: string) {
     insertLlmCall(c: LlmCallInput): void {
       db.prepare(
         `INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
-           cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error, attempts, retried, replayed,
+           adapted)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         c.ts,
         c.variantId,
@@ -284,6 +297,10 @@ export function openArchive(file: string) {
         c.latencyMs,
         c.status,
         c.error ?? null,
+        c.attempts ?? 1,
+        c.retried === undefined || c.retried.length === 0 ? null : JSON.stringify(c.retried),
+        c.replayed ? 1 : 0,
+        c.adapted === undefined || c.adapted.length === 0 ? null : JSON.stringify(c.adapted),
       );
     },
     llmTotals(): { calls: number; costUsd: number } {

@@ -92,4 +92,13 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    name: '002-ledger-details',
+    sql: `
+      ALTER TABLE llm_calls ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE llm_calls ADD COLUMN retried TEXT;
+      ALTER TABLE llm_calls ADD COLUMN replayed INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE llm_calls ADD COLUMN adapted TEXT;
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type LoopConfig, parseLoopArgs } from './loop-args.ts';
+import { type LoopConfig, loopHelp, parseLoopArgs } from './loop-args.ts';
 import { UsageError } from './usage-error.ts';
 
 const known = {
@@ -77,8 +77,57 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--run-id .hidden', /^--run-id may hold only/],
     ['--run-id a/b', /^--run-id may hold only/],
     ['--frobnicate', /^Unknown argument: frobnicate\.? Run generate-loop --help for the options\.$/],
+    [
+      '--record a.jsonl --replay b.jsonl',
+      /^--record and --replay cannot be used together: record a run with --record FILE first, then repeat it with --replay FILE\.$/,
+    ],
+    ['--replay', /^Not enough arguments following: replay/],
+    [
+      '--sim-fault-rate 2',
+      /^--sim-fault-rate is the share of calls that fail, from 0 to below 1 \(0\.1: one call in ten\), not 2\.$/,
+    ],
+    ['--sim-fault-rate 1', /^--sim-fault-rate is the share of calls that fail, from 0 to below 1/],
+    ['--sim-fault-rate -0.1', /^--sim-fault-rate is the share of calls that fail/],
+    ['--sim-fault-rate lots', /^--sim-fault-rate is the share of calls that fail, .* not NaN\.$/],
+    [
+      '--sim-fault-rate 0.1 --sim-faults 429,503',
+      /^--sim-faults: unknown fault "503"; the sim can inject 429, 500, 529, timeout, truncated, malformed\.$/,
+    ],
+    [
+      '--sim-faults 429',
+      /^--sim-faults chooses which failures --sim-fault-rate injects: give a --sim-fault-rate above 0/,
+    ],
+    [
+      '--sim-latency-ms fast',
+      /^--sim-latency-ms: "fast" is not a latency: unknown form\. Give a number of milliseconds/,
+    ],
+    [
+      '--sim-latency-ms 400-100',
+      /^--sim-latency-ms: "400-100" is not a latency: the range starts above its end\./,
+    ],
+    ['--sim-price-per-mtok -1', /^--sim-price-per-mtok must be an amount of USD of 0 or more, not -1\.$/],
+    ['--sim-retry-ms 0.5', /^--sim-retry-ms must be a whole number of at least 0, not 0\.5\.$/],
+    [
+      '--replay rec.jsonl --sim-latency-ms 200',
+      /^--replay answers every call from the recording, so --sim-latency-ms would have no effect: drop it\.$/,
+    ],
+    [
+      '--replay rec.jsonl --sim-script s.json',
+      /^--replay answers every call .* so --sim-script would have no effect/,
+    ],
   ])('--domains arithmetic %s', async (line, message) => {
     expect(await usageError(`--domains arithmetic ${line}`)).toMatch(message);
+  });
+
+  it.each([
+    ['--sim-latency-ms 200', 'sim-latency-ms'],
+    ['--sim-fault-rate 0.1', 'sim-fault-rate'],
+    ['--sim-price-per-mtok 3', 'sim-price-per-mtok'],
+    ['--sim-retry-ms 5', 'sim-retry-ms'],
+  ])('%j needs the simulated model', async (line, flag) => {
+    expect(await usageError(`--domains arithmetic --model big ${line}`, withModels)).toBe(
+      `--${flag} sets up the simulated model, which this run does not use: add --model sim, or drop it.`,
+    );
   });
 
   it.each([
@@ -116,6 +165,15 @@ describe('parseLoopArgs accepts good input', () => {
       freezeMeta: false,
       taskTimeoutSec: 300,
       metaTimeoutSec: 3600,
+      record: null,
+      replay: null,
+      sim: {
+        latency: null,
+        faultRate: 0,
+        faults: ['429', '500', '529', 'timeout', 'truncated', 'malformed'],
+        pricePerMTok: 0,
+        retryMs: 1000,
+      },
     } satisfies LoopConfig);
     expect(path.isAbsolute((config as LoopConfig).out)).toBe(true);
   });
@@ -142,6 +200,35 @@ describe('parseLoopArgs accepts good input', () => {
     ['--domains arithmetic --sim-script replies.json', { simScript: path.resolve('replies.json') }],
     ['--domains arithmetic --json --quiet --freeze-meta', { json: true, quiet: true, freezeMeta: true }],
     ['--domains arithmetic --task-timeout 5 --meta-timeout 60', { taskTimeoutSec: 5, metaTimeoutSec: 60 }],
+    [
+      '--domains arithmetic --record runs/calls.jsonl',
+      { record: path.resolve('runs/calls.jsonl'), replay: null },
+    ],
+    ['--domains arithmetic --replay /tmp/calls.jsonl', { record: null, replay: '/tmp/calls.jsonl' }],
+    [
+      '--domains arithmetic --sim-latency-ms 200',
+      { sim: expect.objectContaining({ latency: { kind: 'fixed', ms: 200 } }) },
+    ],
+    [
+      '--domains arithmetic --sim-latency-ms 100-400',
+      { sim: expect.objectContaining({ latency: { kind: 'uniform', minMs: 100, maxMs: 400 } }) },
+    ],
+    [
+      '--domains arithmetic --sim-latency-ms lognormal:200',
+      { sim: expect.objectContaining({ latency: { kind: 'lognormal', medianMs: 200, sigma: 0.5 } }) },
+    ],
+    [
+      '--domains arithmetic --sim-fault-rate 0.2 --sim-faults 429,timeout --sim-retry-ms 0',
+      { sim: expect.objectContaining({ faultRate: 0.2, faults: ['429', 'timeout'], retryMs: 0 }) },
+    ],
+    [
+      '--domains arithmetic --sim-price-per-mtok 2.5 --budget-usd 1',
+      { budgetUsd: 1, sim: expect.objectContaining({ pricePerMTok: 2.5 }) },
+    ],
+    [
+      '--domains arithmetic --meta-model big --sim-fault-rate 0.1',
+      { metaModel: 'big', taskModel: 'sim', sim: expect.objectContaining({ faultRate: 0.1 }) },
+    ],
   ])('%j', async (line, expected) => {
     expect(await parse(line, withModels)).toMatchObject(expected);
   });
@@ -152,4 +239,18 @@ describe('parseLoopArgs accepts good input', () => {
       expect(await parse(line)).toBe('help');
     },
   );
+});
+
+describe('generate-loop --help', () => {
+  it('explains the budget stop, record and replay, and every knob of the simulated model', async () => {
+    const help = (await loopHelp()).replace(/\s+/g, ' ');
+    expect(help).toMatch(/--budget-usd .*refused.* exit code 0, with "budget reached: \$X of \$Y spent"/);
+    expect(help).toMatch(/--record .*repeated offline with --replay/);
+    expect(help).toMatch(/--replay .*no key, no network, no cost\. Give the same options and --seed/);
+    expect(help).toMatch(/--sim-latency-ms .*\(200\).*\(100-400\).*lognormal:MEDIAN\[:SIGMA\]/);
+    expect(help).toMatch(/--sim-fault-rate .*retried like real failures/);
+    expect(help).toMatch(/--sim-faults .*429 \(rate limit, asks to wait\).*timeout, truncated and malformed/);
+    expect(help).toMatch(/--sim-price-per-mtok .*--budget-usd and costs work offline/);
+    expect(help).toMatch(/--sim-retry-ms .*what a simulated 429 asks to wait/);
+  });
 });

@@ -3,6 +3,14 @@ import yargs from 'yargs';
 import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
 import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
 import { closeMatches } from '../llm/registry.ts';
+import {
+  FAULT_KINDS,
+  type FaultKind,
+  LATENCY_SPEC_HELP,
+  type LatencySpec,
+  parseFaultKinds,
+  parseLatencySpec,
+} from '../llm/sim/faults.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface LoopConfig {
@@ -28,7 +36,27 @@ export interface LoopConfig {
   freezeMeta: boolean;
   taskTimeoutSec: number;
   metaTimeoutSec: number;
+  /** Append every model response to this JSON Lines file. */
+  record: string | null;
+  /** Answer every model call from this recording; no model is called. */
+  replay: string | null;
+  sim: SimConfig;
 }
+
+/** The simulated model's knobs (DESIGN §5), for benchmarks, fault tests and offline budgets. */
+export interface SimConfig {
+  /** Delay per call; null: none. */
+  latency: LatencySpec | null;
+  /** Share of calls that fail like a real provider's, in [0, 1). */
+  faultRate: number;
+  faults: FaultKind[];
+  /** Nominal $ per million tokens, input and output. */
+  pricePerMTok: number;
+  /** First wait before a simulated fault is retried (doubles each retry); what a simulated 429 asks. */
+  retryMs: number;
+}
+
+export const DEFAULT_SIM_RETRY_MS = 1000;
 
 export const LOOP_USAGE = `generate-loop --domains <name[,name...]> [options]
 
@@ -100,7 +128,10 @@ function builder(argv: string[]) {
     .option('budget-usd', {
       type: 'number',
       requiresArg: true,
-      describe: 'stop the run before model spend exceeds this',
+      describe:
+        'most USD the run may spend on models. A call that could take the spend over it is refused; the ' +
+        'generation under way is then recorded as failed (not scored) and the run ends normally, exit code 0, ' +
+        'with "budget reached: $X of $Y spent"',
     })
     .option('out', {
       type: 'string',
@@ -129,6 +160,57 @@ function builder(argv: string[]) {
       type: 'string',
       requiresArg: true,
       describe: 'replay scripted replies from a JSON file (with --model sim)',
+    })
+    .option('record', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'save every model response to FILE (JSON Lines; a new file) so the run can be repeated offline with ' +
+        '--replay. Task results cached by earlier runs are not reused, so every call is recorded',
+    })
+    .option('replay', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'answer every model call from FILE, written by a run with --record, instead of calling a model: no key, ' +
+        'no network, no cost. Give the same options and --seed as the recorded run; a call it lacks fails',
+    })
+    .option('sim-latency-ms', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        `simulated model: delay per call, ${LATENCY_SPEC_HELP}; a lognormal's MEDIAN is in ms and SIGMA ` +
+        '(default 0.5) widens the spread. Drawn from --seed',
+    })
+    .option('sim-fault-rate', {
+      type: 'number',
+      requiresArg: true,
+      default: 0,
+      describe:
+        'simulated model: share of calls (0 to below 1) that fail the way real providers do; they are retried ' +
+        'like real failures, so the scores do not change',
+    })
+    .option('sim-faults', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'which failures --sim-fault-rate injects, comma-separated: 429 (rate limit, asks to wait), 500 and 529 ' +
+        `(server errors), timeout, truncated and malformed (a cut-off or broken reply). Default: all, ${FAULT_KINDS.join(',')}`,
+    })
+    .option('sim-price-per-mtok', {
+      type: 'number',
+      requiresArg: true,
+      default: 0,
+      describe:
+        'simulated model: a nominal price in USD per million tokens, so --budget-usd and costs work offline',
+    })
+    .option('sim-retry-ms', {
+      type: 'number',
+      requiresArg: true,
+      default: DEFAULT_SIM_RETRY_MS,
+      describe:
+        'simulated model: first wait in ms before a simulated failure is retried (doubling each time), and what a ' +
+        'simulated 429 asks to wait; small values make fault tests fast',
     })
     .option('freeze-meta', {
       type: 'boolean',
@@ -240,6 +322,33 @@ export async function parseLoopArgs(
     throw new UsageError('--sim-script replays replies of the simulated model: use it with --model sim.');
   }
 
+  const record = parsed.record ?? null;
+  const replay = parsed.replay ?? null;
+  if (record !== null && replay !== null) {
+    throw new UsageError(
+      '--record and --replay cannot be used together: record a run with --record FILE first, then repeat it ' +
+        'with --replay FILE.',
+    );
+  }
+  const sim = simConfig(parsed);
+  const simKnobs = [
+    sim.latency !== null && 'sim-latency-ms',
+    sim.faultRate > 0 && 'sim-fault-rate',
+    sim.pricePerMTok > 0 && 'sim-price-per-mtok',
+    sim.retryMs !== DEFAULT_SIM_RETRY_MS && 'sim-retry-ms',
+  ].filter((name) => name !== false);
+  if (simKnobs.length > 0 && metaModel !== 'sim' && taskModel !== 'sim') {
+    throw new UsageError(
+      `--${simKnobs[0]} sets up the simulated model, which this run does not use: add --model sim, or drop it.`,
+    );
+  }
+  if (replay !== null && (simKnobs.length > 0 || simScript !== null)) {
+    throw new UsageError(
+      `--replay answers every call from the recording, so --${simKnobs[0] ?? 'sim-script'} would have no ` +
+        'effect: drop it.',
+    );
+  }
+
   return {
     domains: [...new Set(domains)],
     metaModel,
@@ -265,5 +374,51 @@ export async function parseLoopArgs(
     freezeMeta: parsed['freeze-meta'],
     taskTimeoutSec: integer('task-timeout', parsed['task-timeout'], 1),
     metaTimeoutSec: integer('meta-timeout', parsed['meta-timeout'], 1),
+    record: record === null ? null : path.resolve(record),
+    replay: replay === null ? null : path.resolve(replay),
+    sim,
+  };
+}
+
+function simConfig(parsed: {
+  'sim-latency-ms'?: string | undefined;
+  'sim-fault-rate': number;
+  'sim-faults'?: string | undefined;
+  'sim-price-per-mtok': number;
+  'sim-retry-ms': number;
+}): SimConfig {
+  let latency: LatencySpec | null = null;
+  if (parsed['sim-latency-ms'] !== undefined) {
+    const spec = parseLatencySpec(parsed['sim-latency-ms']);
+    if (!spec.ok) throw new UsageError(`--sim-latency-ms: ${spec.message}`);
+    latency = spec.value;
+  }
+  const rate = parsed['sim-fault-rate'];
+  if (!(rate >= 0 && rate < 1)) {
+    throw new UsageError(
+      `--sim-fault-rate is the share of calls that fail, from 0 to below 1 (0.1: one call in ten), not ${rate}.`,
+    );
+  }
+  let faults: FaultKind[] = [...FAULT_KINDS];
+  if (parsed['sim-faults'] !== undefined) {
+    const kinds = parseFaultKinds(parsed['sim-faults']);
+    if (!kinds.ok) throw new UsageError(`--sim-faults: ${kinds.message}.`);
+    if (rate === 0) {
+      throw new UsageError(
+        '--sim-faults chooses which failures --sim-fault-rate injects: give a --sim-fault-rate above 0 too.',
+      );
+    }
+    faults = kinds.value;
+  }
+  const price = parsed['sim-price-per-mtok'];
+  if (!(price >= 0 && Number.isFinite(price))) {
+    throw new UsageError(`--sim-price-per-mtok must be an amount of USD of 0 or more, not ${price}.`);
+  }
+  return {
+    latency,
+    faultRate: rate,
+    faults,
+    pricePerMTok: price,
+    retryMs: integer('sim-retry-ms', parsed['sim-retry-ms'], 0),
   };
 }

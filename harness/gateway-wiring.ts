@@ -1,42 +1,98 @@
 import path from 'node:path';
 import type { LlmCallInput } from '../archive/archive.ts';
-import { startGateway } from '../llm/gateway.ts';
+import type { SimConfig } from '../cli/loop-args.ts';
+import { countRetry, startGateway } from '../llm/gateway.ts';
 import type { ModelProvider } from '../llm/provider.ts';
+import { connectModel } from '../llm/providers/index.ts';
+import { createNormalizer, createRecordWriter, type ReplayBook, runPlaceholders } from '../llm/recorder.ts';
+import { type ModelRecord, resolveModel } from '../llm/registry.ts';
+import { withRetries } from '../llm/retry.ts';
 import type { ParsedSimScript } from '../llm/sim/script.ts';
 import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
 import type { DomainTasks } from './evaluate.ts';
-import type { RunDeps } from './run.ts';
+import { PROJECT_ROOT, type RunDeps } from './run.ts';
 
-/**
- * The gateway factory for a run: the simulated model, told every task and its gold answer (they stay in
- * this process), and providers for real models once they are registered.
- */
-export function gatewayFactory(opts: {
+export interface GatewayPlan {
   seed: number;
   domains: readonly DomainTasks[];
+  /** The models the run uses (meta and task); tokens may use only these. */
+  models: readonly string[];
   script: ParsedSimScript | undefined;
+  sim: SimConfig;
   budgetUsd: number | null;
-}): RunDeps['startGateway'] {
+  /** Append every response to this file. */
+  record: string | null;
+  /** Answer every call from this recording; then no provider is created. */
+  replay: ReplayBook | null;
+  /** Where keys and base URLs come from (the environment with `.env` under it, see `loadEnv`). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The gateway factory for a run: providers for the run's models (the simulated model told every task and
+ * its gold answer, which stay in this process; real models through `connectModel`), each retried by the
+ * layer's policy so that the sim's injected faults are retried like real ones.
+ */
+export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
   return async (runDir: string, onCall: (row: LlmCallInput) => void) => {
-    const sim: SimModel = createSimModel({
-      seed: opts.seed,
-      domains: opts.domains.map((d) => d.domain.name),
-      ...(opts.script === undefined ? {} : { script: opts.script }),
-    });
-    for (const { domain, splits } of opts.domains) {
-      sim.registerTasks(domain.name, [
-        ...(splits.train ?? []),
-        ...(splits.val ?? []),
-        ...(splits.test ?? []),
-      ]);
-    }
-    const providers = (id: string): ModelProvider | undefined => (id === 'sim' ? sim : undefined);
-    const gateway = await startGateway({
+    const served = plan.replay === null ? connectAll(plan) : new Map<string, Served>();
+    const normalizer = createNormalizer(
+      runPlaceholders({ runDir, runId: path.basename(runDir), projectRoot: PROJECT_ROOT }),
+    );
+    return startGateway({
       socketPath: path.join(runDir, 'gateway.sock'),
-      providers,
+      providers: (id) => served.get(id)?.provider,
+      models: plan.models,
+      records: (id) => served.get(id)?.record,
       onCall,
-      ...(opts.budgetUsd === null ? {} : { budgetUsd: opts.budgetUsd }),
+      normalizer,
+      ...(plan.budgetUsd === null ? {} : { budgetUsd: plan.budgetUsd }),
+      ...(plan.record === null ? {} : { record: createRecordWriter(plan.record) }),
+      ...(plan.replay === null ? {} : { replay: plan.replay }),
     });
-    return gateway;
   };
+}
+
+/** A model the run serves: its provider, and its record (the sim's carries the nominal price). */
+interface Served {
+  provider: ModelProvider;
+  record: ModelRecord;
+}
+
+/** One provider per model of the run. The caller checked the keys; a missing one here is a bug. */
+function connectAll(plan: GatewayPlan): Map<string, Served> {
+  const served = new Map<string, Served>();
+  for (const id of new Set(plan.models)) {
+    if (id === 'sim') {
+      const sim = simModel(plan);
+      const provider = withRetries(sim, { policy: { baseMs: plan.sim.retryMs }, onRetry: countRetry });
+      served.set(id, { provider, record: sim.model });
+      continue;
+    }
+    const resolved = resolveModel(id);
+    if (!resolved.ok) throw new Error(resolved.error.message);
+    const connected = connectModel(resolved.model, plan.env, { retry: { onRetry: countRetry } });
+    if (!connected.ok) throw new Error(connected.message);
+    served.set(id, { provider: connected.provider, record: resolved.model });
+  }
+  return served;
+}
+
+function simModel(plan: GatewayPlan): SimModel {
+  const sim = createSimModel({
+    seed: plan.seed,
+    domains: plan.domains.map((d) => d.domain.name),
+    ...(plan.script === undefined ? {} : { script: plan.script }),
+    pricePerMTok: plan.sim.pricePerMTok,
+    knobs: {
+      ...(plan.sim.latency === null ? {} : { latency: plan.sim.latency }),
+      faultRate: plan.sim.faultRate,
+      faults: plan.sim.faults,
+      retryAfterMs: plan.sim.retryMs,
+    },
+  });
+  for (const { domain, splits } of plan.domains) {
+    sim.registerTasks(domain.name, [...(splits.train ?? []), ...(splits.val ?? []), ...(splits.test ?? [])]);
+  }
+  return sim;
 }

@@ -11,6 +11,9 @@ import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export type VariantStatus = 'evaluated' | 'staged_only' | 'rejected' | 'failed';
 
+/** How an evaluation ended: with a status, or cut short by the run's budget (then nothing is scored). */
+type Evaluated = { kind: 'done'; status: VariantStatus } | { kind: 'cut'; reason: string };
+
 const TASK_ENTRY = 'agents/task/main.ts';
 const META_ENTRY = 'agents/meta/main.ts';
 
@@ -35,15 +38,24 @@ function startPool(ctx: RunContext, id: number, worktree: string, token: string)
 }
 
 /**
+ * Once the gateway refused a call for the budget, whatever was under way is incomplete: its failed calls
+ * are not wrong answers. Returns the failure reason then, else null.
+ */
+function budgetCut(ctx: RunContext, step: string): string | null {
+  if (!ctx.gateway.budgetReached()) return null;
+  return `stopped by the budget during ${step}: the run's --budget-usd was reached, so this variant is incomplete and not scored`;
+}
+
+/**
  * Evaluates a checked-out variant: staged sample first (unless skipped), then the full evaluation if
- * every domain's staged score is above zero. Returns the status the variant ends with.
+ * every domain's staged score is above zero. A stage the budget cut short leaves no evaluation rows.
  */
 async function evaluateVariant(
   ctx: RunContext,
   id: number,
   pool: TaskPool,
   codeHash: string,
-): Promise<VariantStatus> {
+): Promise<Evaluated> {
   const target = {
     archive: ctx.archive,
     cache: ctx.cache,
@@ -60,18 +72,28 @@ async function evaluateVariant(
     ctx.archive.updateVariant(id, { state: 'staged' });
     const staged = await evaluateStage(target, ctx.domains, 'staged', false);
     ctx.status('');
+    const cut = budgetCut(ctx, 'the staged evaluation');
+    if (cut !== null) {
+      ctx.archive.discardEvaluations(id, 'staged');
+      return { kind: 'cut', reason: cut };
+    }
     const failing = [...staged].filter(([, score]) => !(score > 0));
     ctx.progress(`variant ${id}: staged ${formatScores(staged)}`);
     if (failing.length > 0) {
       ctx.archive.logEvent(id, 'staged_gate', { failing: failing.map(([d]) => d) });
-      return 'staged_only';
+      return { kind: 'done', status: 'staged_only' };
     }
   }
   ctx.archive.updateVariant(id, { state: 'full' });
   const full = await evaluateStage(target, ctx.domains, 'full', ctx.config.evalTest);
   ctx.status('');
+  const cut = budgetCut(ctx, 'the full evaluation');
+  if (cut !== null) {
+    ctx.archive.discardEvaluations(id, 'full');
+    return { kind: 'cut', reason: cut };
+  }
   ctx.progress(`variant ${id}: full ${formatScores(full)}`);
-  return 'evaluated';
+  return { kind: 'done', status: 'evaluated' };
 }
 
 const formatScores = (scores: Map<string, number>): string =>
@@ -93,8 +115,12 @@ export async function evaluateInitial(ctx: RunContext): Promise<void> {
   });
   const pool = startPool(ctx, 0, worktree, token);
   try {
-    const status = await evaluateVariant(ctx, 0, pool, codeHash);
-    ctx.archive.updateVariant(0, { state: 'done', status, validParent: true });
+    const evaluated = await evaluateVariant(ctx, 0, pool, codeHash);
+    if (evaluated.kind === 'cut') {
+      ctx.archive.updateVariant(0, { state: 'failed', status: 'failed', failureReason: evaluated.reason });
+      ctx.archive.logEvent(0, 'failed', { status: 'failed', reason: evaluated.reason });
+      ctx.progress(`variant 0: failed: ${evaluated.reason}`);
+    } else ctx.archive.updateVariant(0, { state: 'done', status: evaluated.status, validParent: true });
   } finally {
     await pool.close();
     ctx.gateway.revokeToken(token);
@@ -139,6 +165,8 @@ export async function runGeneration(
     const edit = await runMetaAgent(ctx, id, worktree, evalsDir, logs).finally(() =>
       rmSync(evalsDir, { recursive: true, force: true }),
     );
+    const cutEditing = budgetCut(ctx, "the MetaAgent's edit");
+    if (cutEditing !== null) return fail('failed', cutEditing);
     if (!edit.ok) return fail('failed', edit.reason, edit.infrastructure);
 
     const committed = await ctx.repo.commitWorktree(
@@ -170,10 +198,13 @@ export async function runGeneration(
     });
     pool = startPool(ctx, id, worktree, taskToken);
     const smoke = await smokeTest(ctx, pool);
+    const cutSmoke = budgetCut(ctx, 'the smoke task');
+    if (cutSmoke !== null) return fail('failed', cutSmoke);
     if (!smoke.ok) return fail('rejected', smoke.reason);
 
-    const status = await evaluateVariant(ctx, id, pool, ctx.archive.getVariant(id)!.task_code_hash!);
-    ctx.archive.updateVariant(id, { state: 'done', status, validParent: true });
+    const evaluated = await evaluateVariant(ctx, id, pool, ctx.archive.getVariant(id)!.task_code_hash!);
+    if (evaluated.kind === 'cut') return fail('failed', evaluated.reason);
+    ctx.archive.updateVariant(id, { state: 'done', status: evaluated.status, validParent: true });
   } finally {
     await pool?.close();
     if (taskToken !== undefined) ctx.gateway.revokeToken(taskToken);

@@ -17,6 +17,10 @@ export interface TokenIssuer {
   }): string;
   revokeToken(token: string): void;
   spentUsd(): number;
+  /** True once the gateway refused a call for the budget: the run is stopping. */
+  budgetReached(): boolean;
+  /** Calls that found no recorded response (with --replay). */
+  replayMisses(): number;
 }
 
 /** Everything one run's generations share. */

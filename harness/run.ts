@@ -139,13 +139,15 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
     const limit = pLimit(config.parallel);
     let nextId = 1;
     let harnessErrors = 0;
-    const budgetReached = (): boolean => config.budgetUsd !== null && gateway.spentUsd() >= config.budgetUsd;
+    const budgetStop = (): void => {
+      if (ctx.stopReason === null && gateway.budgetReached())
+        ctx.stopReason = budgetMessage(gateway.spentUsd(), config.budgetUsd);
+    };
+    budgetStop();
     await Promise.all(
       Array.from({ length: config.generations }, () =>
         limit(async () => {
-          if (ctx.stopReason === null && budgetReached()) {
-            ctx.stopReason = `the budget of $${config.budgetUsd} was reached ($${gateway.spentUsd().toFixed(4)} spent)`;
-          }
+          budgetStop();
           if (ctx.stopReason !== null) return;
           const id = nextId++;
           const parent = pickParent(ctx, id);
@@ -166,9 +168,22 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
             if (++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW) throw error;
           }
           deps.progress(progressLine(ctx, id, gateway.spentUsd()));
+          budgetStop();
         }),
       ),
     );
+    if (gateway.budgetReached()) {
+      // Calls in flight when the budget stopped the run have settled since: report the final spend.
+      ctx.stopReason = budgetMessage(gateway.spentUsd(), config.budgetUsd);
+      archive.logEvent(null, 'budget_reached', { spentUsd: gateway.spentUsd(), budgetUsd: config.budgetUsd });
+    }
+    const misses = gateway.replayMisses();
+    if (misses > 0) {
+      deps.progress(
+        `replay: ${misses} call(s) had no recorded response in ${config.replay}; they failed, so this run ` +
+          'differs from the recorded one.',
+      );
+    }
     if (config.freezeMeta) await repo.removeWorktree(path.join(runDir, 'worktrees', 'frozen-meta'));
     archive.finishRun(ctx.stopReason === null ? 'done' : 'stopped');
     return summarize(ctx, deps.simulated);
@@ -205,6 +220,11 @@ function interrupt(archive: Archive, signal: NodeJS.Signals, progress: (line: st
   progress(
     `Interrupted by ${signal}: stopped ${killed} agent process(es); finished variants are kept in ${archive.file}.`,
   );
+}
+
+/** The stop reason, and the final line, of a run the budget ended. */
+function budgetMessage(spentUsd: number, budgetUsd: number | null): string {
+  return `budget reached: $${spentUsd.toFixed(4)} of $${(budgetUsd ?? 0).toFixed(4)} spent`;
 }
 
 /** One line after each generation: how it ended, the best so far, and the spend. */

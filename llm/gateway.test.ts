@@ -1,12 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Gateway, type GatewayOptions, startGateway } from './gateway.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  countRetry,
+  type Gateway,
+  type GatewayLedgerRow,
+  type GatewayOptions,
+  startGateway,
+} from './gateway.ts';
+import type { ModelProvider } from './provider.ts';
+import { createNormalizer, createRecordWriter, loadReplayBook, runPlaceholders } from './recorder.ts';
+import type { ModelRecord } from './registry.ts';
+import { withRetries } from './retry.ts';
 import { createSimModel } from './sim/sim-model.ts';
-import { ChatResponseSchema, GatewayErrorBodySchema, type LedgerRow, ModelsResponseSchema } from './types.ts';
+import { ChatResponseSchema, GatewayErrorBodySchema, ModelsResponseSchema } from './types.ts';
 
 interface Reply {
   status: number;
@@ -60,7 +70,7 @@ const CHAT = JSON.stringify({
 
 let dir: string;
 let gateway: Gateway | undefined;
-let rows: LedgerRow[];
+let rows: GatewayLedgerRow[];
 
 async function start(
   extra: Partial<GatewayOptions> = {},
@@ -107,6 +117,8 @@ describe('gateway', () => {
         costUsd: 0,
         latencyMs: expect.any(Number),
         status: 'ok',
+        attempts: 1,
+        replayed: false,
       },
     ]);
     expect(lstatSync(gw.socketPath).mode & 0o777).toBe(0o600);
@@ -179,21 +191,6 @@ describe('gateway', () => {
     });
   });
 
-  it('refuses calls with 402 once the budget is spent', async () => {
-    const sim = createSimModel({ seed: 1, domains: [], pricePerMTok: 100_000 });
-    const gw = await start({ budgetUsd: 0.5 }, sim);
-    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
-    const first = await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT });
-    expect(first.status).toBe(200);
-    expect(gw.spentUsd()).toBeGreaterThanOrEqual(0.5);
-    const second = await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT });
-    expect(second.status).toBe(402);
-    expect(errorOf(second)).toMatchObject({ type: 'budget_exceeded', retryable: false });
-    expect(errorOf(second).message).toMatch(/budget of \$0\.5000 is used up/);
-    expect(rows.map((r) => r.status)).toEqual(['ok', 'budget_exceeded']);
-    expect(rows[0]!.costUsd).toBe(gw.spentUsd());
-  });
-
   it('answers a body over 20 MB with 413 and keeps serving', async () => {
     const gw = await start();
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
@@ -245,5 +242,262 @@ describe('gateway', () => {
     });
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
     expect((await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT })).status).toBe(200);
+  });
+});
+
+const chatWith = (extra: Record<string, unknown>, system = 'You are terse.') =>
+  JSON.stringify({
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: 'hello' },
+    ],
+    ...extra,
+  });
+
+const OK_USAGE = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+
+/** A provider at the model boundary whose calls wait until the test lets them finish. */
+function heldProvider(costUsd: number) {
+  const waiting: (() => void)[] = [];
+  let calls = 0;
+  const provider: ModelProvider = {
+    async complete() {
+      calls++;
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      return {
+        ok: true,
+        response: { message: { content: 'done' }, stopReason: 'end', usage: OK_USAGE, costUsd },
+      };
+    },
+  };
+  return {
+    provider,
+    calls: () => calls,
+    held: () => waiting.length,
+    release: () => {
+      for (const resume of waiting.splice(0)) resume();
+    },
+  };
+}
+
+/** The sim's registry record at a nominal price in $ per million tokens. */
+function pricedSim(pricePerMTok: number): ModelRecord {
+  return createSimModel({ seed: 1, domains: [], pricePerMTok }).model;
+}
+
+describe('gateway budget', () => {
+  it('refuses a call that could take the spend over the budget, and every call after it', async () => {
+    const sim = createSimModel({ seed: 1, domains: [], pricePerMTok: 1000 });
+    const gw = await start({ budgetUsd: 0.5, records: (id) => (id === 'sim' ? sim.model : undefined) }, sim);
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const small = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({ maxTokens: 100 }) });
+    expect(small.status).toBe(200);
+    expect(gw.budgetReached()).toBe(false);
+    // No maxTokens: up to 8192 output tokens at $1000 per million could cost about $8.
+    const big = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({}) });
+    expect(big.status).toBe(402);
+    expect(errorOf(big)).toMatchObject({ type: 'budget_exceeded', retryable: false });
+    expect(errorOf(big).message).toMatch(
+      /budget of \$0\.5000 \(--budget-usd\) is reached: \$0\.0\d+ spent, and this call could cost up to \$8\.2\d+ \(about \d+ input and up to 8192 output tokens at sim's prices\)\. The run stops here/,
+    );
+    expect(gw.budgetReached()).toBe(true);
+    const after = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({ maxTokens: 100 }) });
+    expect(after.status).toBe(402);
+    expect(errorOf(after).message).toMatch(/is reached \(\$0\.0\d+ spent\) and the run is stopping/);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ['ok', 1],
+      ['budget_exceeded', 0],
+      ['budget_exceeded', 0],
+    ]);
+    expect(rows[0]!.costUsd).toBeGreaterThan(0);
+    expect(rows[0]!.costUsd).toBe(gw.spentUsd());
+  });
+
+  it('holds the maximum cost of calls in progress, so parallel calls cannot overshoot together', async () => {
+    const slow = heldProvider(0.01);
+    const record = pricedSim(1000);
+    // Each call may cost about $1.04 (1000 output tokens + its input): two fit in $2.5, a third does not.
+    const gw = await start({ budgetUsd: 2.5, records: () => record, providers: () => slow.provider });
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const body = chatWith({ maxTokens: 1000 });
+    const first = call(gw.url, 'POST', '/v1/chat', { token, body });
+    const second = call(gw.url, 'POST', '/v1/chat', { token, body });
+    await vi.waitFor(() => expect(slow.held()).toBe(2));
+    const third = await call(gw.url, 'POST', '/v1/chat', { token, body });
+    expect(third.status).toBe(402);
+    expect(errorOf(third).message).toMatch(/\$0\.0000 spent and \$2\.0\d+ held by calls in progress/);
+    slow.release();
+    expect([(await first).status, (await second).status]).toEqual([200, 200]);
+    expect(slow.calls()).toBe(2);
+    expect(gw.spentUsd()).toBeCloseTo(0.02, 10);
+  });
+
+  it('counts the spend without refusing anything when the run has no budget', async () => {
+    const sim = createSimModel({ seed: 1, domains: [], pricePerMTok: 1_000_000 });
+    const gw = await start({ records: () => sim.model }, sim);
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    for (let i = 0; i < 3; i++)
+      expect((await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT })).status).toBe(200);
+    expect(gw.spentUsd()).toBeGreaterThan(3);
+    expect(gw.budgetReached()).toBe(false);
+  });
+});
+
+describe('gateway ledger details', () => {
+  it('counts the attempts of a call its provider retried, and what was retried', async () => {
+    let failures = 2;
+    const flaky: ModelProvider = {
+      async complete() {
+        if (failures-- > 0)
+          return {
+            ok: false,
+            error: { type: 'rate_limit', message: 'slow down', retryable: true, retryAfterMs: 0 },
+          };
+        return { ok: true, response: { message: { content: 'ok' }, stopReason: 'end', usage: OK_USAGE } };
+      },
+    };
+    const gw = await start({
+      providers: () => withRetries(flaky, { policy: { baseMs: 0 }, onRetry: countRetry }),
+    });
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'meta', model: 'sim' });
+    expect((await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT })).status).toBe(200);
+    expect(rows[0]).toMatchObject({
+      status: 'ok',
+      attempts: 3,
+      replayed: false,
+      retried: ['rate_limit: slow down', 'rate_limit: slow down'],
+    });
+  });
+
+  it('reports what adaptation changed, in the reply and the ledger', async () => {
+    const gw = await start();
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const reply = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({ maxTokens: 50_000 }) });
+    const note = "maxTokens clamped from 50000 to 32000, sim's output limit";
+    expect(ChatResponseSchema.parse(reply.body).adapted).toEqual([note]);
+    expect(rows[0]!.adapted).toEqual([note]);
+  });
+});
+
+describe('gateway models per token', () => {
+  const echo: ModelRecord = {
+    ...pricedSim(0),
+    id: 'local/echo',
+    provider: 'local',
+    nativeTools: false,
+    simulated: false,
+    contextWindow: 8000,
+    maxOutput: 1000,
+  };
+
+  it('lists each token its own model first, then the other models the run serves, and nothing else', async () => {
+    const sim = createSimModel({ seed: 1, domains: [] });
+    const gw = await start({
+      models: ['sim', 'local/echo'],
+      records: (id) => (id === 'local/echo' ? echo : undefined),
+      providers: (id) => (id === 'sim' || id === 'local/echo' ? sim : undefined),
+    });
+    const list = async (model: string) => {
+      const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model });
+      const reply = await call(gw.url, 'GET', '/v1/models', { token });
+      return ModelsResponseSchema.parse(reply.body).models.map((m) => [m.id, m.nativeTools, m.simulated]);
+    };
+    expect(await list('sim')).toEqual([
+      ['sim', true, true],
+      ['local/echo', false, false],
+    ]);
+    expect(await list('local/echo')).toEqual([
+      ['local/echo', false, false],
+      ['sim', true, true],
+    ]);
+  });
+
+  it('refuses a registry model the run does not serve, naming the ones it does', async () => {
+    const gw = await start({ models: ['sim'] });
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const listed = await call(gw.url, 'GET', '/v1/models', { token });
+    expect(ModelsResponseSchema.parse(listed.body).models.map((m) => m.id)).toEqual(['sim']);
+    const reply = await call(gw.url, 'POST', '/v1/chat', {
+      token,
+      body: chatWith({ model: 'openai/gpt-4o' }),
+    });
+    expect(reply.status).toBe(400);
+    expect(errorOf(reply).message).toBe(
+      'model "openai/gpt-4o" is not available in this run; use one of: sim',
+    );
+  });
+});
+
+describe('gateway record and replay', () => {
+  /** A model that answers with the paths it was shown, as a real MetaAgent's model would. */
+  const echoSystem: ModelProvider = {
+    async complete(req) {
+      const system = req.messages[0]?.content ?? '';
+      return {
+        ok: true,
+        response: { message: { content: `I will edit ${system}` }, stopReason: 'end', usage: OK_USAGE },
+      };
+    },
+  };
+
+  it('replays a recorded run in another run folder without calling any model', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'gw-rec-'));
+    const file = join(base, 'calls.jsonl');
+    const [runA, runB] = [join(base, 'out-a', 'run-1'), join(base, 'out-b', 'run-2')];
+    const normalizerOf = (runDir: string, runId: string) =>
+      createNormalizer(runPlaceholders({ runDir, runId, projectRoot: '/project' }));
+    const worktree = (runDir: string) => chatWith({}, `${runDir}/worktrees/variant-1/agents/task/prompt.md`);
+
+    const recorder = await start({
+      providers: () => echoSystem,
+      record: createRecordWriter(file),
+      normalizer: normalizerOf(runA, 'run-1'),
+    });
+    const meta = recorder.issueToken({ runId: 'run-1', variantId: 1, role: 'meta', model: 'sim' });
+    const recorded = await call(recorder.url, 'POST', '/v1/chat', { token: meta, body: worktree(runA) });
+    expect(ChatResponseSchema.parse(recorded.body).message.content).toBe(
+      `I will edit ${runA}/worktrees/variant-1/agents/task/prompt.md`,
+    );
+    await recorder.close();
+    const line = JSON.parse(readFileSync(file, 'utf8')) as {
+      key: string;
+      request: unknown;
+      response: { message: { content: string } };
+    };
+    expect(line.response.message.content).toBe(
+      'I will edit <RUN_DIR>/worktrees/variant-1/agents/task/prompt.md',
+    );
+
+    let providerCalls = 0;
+    const replayer = await start({
+      providers: () => {
+        providerCalls++;
+        return undefined;
+      },
+      models: ['sim'],
+      replay: loadReplayBook(file),
+      normalizer: normalizerOf(runB, 'run-2'),
+      budgetUsd: 0.000001,
+    });
+    const token = replayer.issueToken({ runId: 'run-2', variantId: 1, role: 'meta', model: 'sim' });
+    const replayed = await call(replayer.url, 'POST', '/v1/chat', { token, body: worktree(runB) });
+    expect(replayed.status).toBe(200);
+    expect(ChatResponseSchema.parse(replayed.body)).toMatchObject({
+      message: { content: `I will edit ${runB}/worktrees/variant-1/agents/task/prompt.md` },
+      costUsd: 0,
+    });
+    expect(rows).toEqual([
+      expect.objectContaining({ status: 'ok', replayed: true, attempts: 0, costUsd: 0 }),
+    ]);
+
+    const asTask = replayer.issueToken({ runId: 'run-2', variantId: 1, role: 'task', model: 'sim' });
+    const miss = await call(replayer.url, 'POST', '/v1/chat', { token: asTask, body: worktree(runB) });
+    expect(miss.status).toBe(502);
+    expect(errorOf(miss)).toMatchObject({ type: 'provider_error', retryable: false });
+    expect(errorOf(miss).message).toContain(`no recorded response for this task request in ${file}`);
+    expect(replayer.replayMisses()).toBe(1);
+    expect(providerCalls).toBe(0);
+    expect(replayer.spentUsd()).toBe(0);
+    rmSync(base, { recursive: true, force: true });
   });
 });

@@ -1,17 +1,34 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { adaptRequest } from './adapt.ts';
+import { createBudget, maxCallCost } from './budget.ts';
+import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts';
 import type { ModelProvider, ProviderResult } from './provider.ts';
-import { costUsd, knownModelIds, type ModelRecord, resolveModel } from './registry.ts';
+import {
+  type Normalizer,
+  normalizeRequest,
+  type RecordedResponse,
+  type RecordWriter,
+  type ReplayBook,
+  requestKey,
+} from './recorder.ts';
+import {
+  costUsd,
+  knownModelIds,
+  type ModelRecord,
+  type ResolveModelResult,
+  resolveModel,
+} from './registry.ts';
+import type { RetryInfo } from './retry.ts';
 import {
   type CallContext,
   type ChatRequest,
   ChatRequestSchema,
   type ChatResponse,
-  ERROR_STATUS,
   type ErrorType,
   formatIssues,
-  type GatewayErrorBody,
   type LedgerRow,
   type ModelsResponse,
   type Role,
@@ -26,10 +43,34 @@ export interface GatewayOptions {
   tcp?: boolean;
   /** The provider serving a model id, or undefined when the run may not use that model. */
   providers: (modelId: string) => ModelProvider | undefined;
+  /**
+   * The model ids the run serves, when that is not simply every id `providers` serves (in replay mode no
+   * provider exists). Tokens may use these.
+   */
+  models?: readonly string[];
+  /** Model records that replace the registry's: the sim with its nominal price prices the budget. */
+  records?: (modelId: string) => ModelRecord | undefined;
   /** Receives one ledger row per authenticated call. Must not throw (a throw is logged and ignored). */
-  onCall: (row: LedgerRow) => void;
-  /** Calls are refused once the run has spent this many USD. */
+  onCall: (row: GatewayLedgerRow) => void;
+  /** The run's spending limit in USD: a call that could take the spend over it is refused. */
   budgetUsd?: number;
+  /** Appends every successful response to a recording. */
+  record?: RecordWriter;
+  /** Answers every call from a recording; no provider is called. */
+  replay?: ReplayBook;
+  /** Replaces run-specific text for recording keys (see `runPlaceholders`); default: none. */
+  normalizer?: Normalizer;
+}
+
+/** A ledger row with what the gateway knows beyond the wire: retries, replay, adaptation. */
+export interface GatewayLedgerRow extends LedgerRow {
+  /** Provider attempts made: 1 plus retries; 0 when no provider was called (refused, replayed). */
+  attempts: number;
+  replayed: boolean;
+  /** What adaptation changed in the request (`adaptRequest` notes). */
+  adapted?: string[];
+  /** The errors that were retried, as `type: message`. */
+  retried?: string[];
 }
 
 /** What a token may do: it identifies run, variant and role, and names the default model. */
@@ -50,17 +91,43 @@ export interface Gateway {
   issueToken(grant: TokenGrant): string;
   revokeToken(token: string): void;
   spentUsd(): number;
+  /** True once a call was refused for the budget; every later call is refused too. */
+  budgetReached(): boolean;
+  /** Calls that found no recorded response in replay mode. */
+  replayMisses(): number;
   close(): Promise<void>;
 }
 
-export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+interface CallTrace {
+  attempts: number;
+  retried: string[];
+}
+
+const traces = new AsyncLocalStorage<CallTrace>();
+
+/**
+ * Give this to `withRetries` as `onRetry` for providers a gateway serves: it counts the retries of the call
+ * under way, for the ledger. Outside a gateway call it does nothing.
+ */
+export function countRetry(info: RetryInfo): void {
+  const trace = traces.getStore();
+  if (trace === undefined) return;
+  trace.attempts++;
+  trace.retried.push(`${info.error.type}: ${info.error.message}`);
+}
+
+const IDENTITY: Normalizer = { normalize: (v) => v, restore: (v) => v };
+
+export { MAX_BODY_BYTES } from './gateway-http.ts';
 
 /** Starts the LLM gateway (wire protocol: contracts "Wire protocol of the LLM gateway"). */
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const tokens = new Map<string, TokenGrant>();
-  let spent = 0;
+  const budget = createBudget(opts.budgetUsd);
+  const normalizer = opts.normalizer ?? IDENTITY;
+  let misses = 0;
 
-  const record = (row: LedgerRow) => {
+  const ledger = (row: GatewayLedgerRow) => {
     try {
       opts.onCall(row);
     } catch (error) {
@@ -68,21 +135,28 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     }
   };
 
+  const resolve = (id: string): ResolveModelResult => {
+    const own = opts.records?.(id);
+    return own ? { ok: true, model: own } : resolveModel(id);
+  };
+  const serves = (id: string): boolean =>
+    opts.models ? opts.models.includes(id) : safeProvider(opts, id) !== undefined;
+
   const availableModels = (first: string): ModelRecord[] => {
-    const ids = [first, ...knownModelIds().filter((id) => id !== first && safeProvider(opts, id))];
-    return ids.flatMap((id) => {
-      const resolved = resolveModel(id);
+    const others = (opts.models ?? knownModelIds()).filter((id) => id !== first && serves(id));
+    return [first, ...others].flatMap((id) => {
+      const resolved = resolve(id);
       return resolved.ok ? [resolved.model] : [];
     });
   };
 
-  const chat = async (grant: TokenGrant, body: ChatRequest, res: ServerResponse, row: Row): Promise<void> => {
+  const chat = async (grant: TokenGrant, call: Call, res: ServerResponse): Promise<void> => {
+    const { body, row } = call;
     const modelId = body.model ?? grant.model;
     row.model = modelId;
-    const resolved = resolveModel(modelId);
+    const resolved = resolve(modelId);
     if (!resolved.ok) return fail(res, row, 'unknown_model', resolved.error.message);
-    const provider = safeProvider(opts, modelId);
-    if (!provider) {
+    if (!serves(modelId)) {
       const allowed = availableModels(grant.model).map((m) => m.id);
       return fail(
         res,
@@ -91,38 +165,115 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         `model "${modelId}" is not available in this run; use one of: ${allowed.join(', ')}`,
       );
     }
-    if (opts.budgetUsd !== undefined && spent >= opts.budgetUsd) {
-      return fail(
-        res,
-        row,
-        'budget_exceeded',
-        `the run's budget of $${opts.budgetUsd.toFixed(4)} is used up ($${spent.toFixed(4)} spent); no more model calls are allowed in this run`,
-      );
+    const model = resolved.model;
+    const req: ChatRequest = { ...body, model: modelId };
+    const recorded =
+      opts.record || opts.replay ? normalizeRequest(grant.role, modelId, body, normalizer) : null;
+    const key = recorded === null ? '' : requestKey(recorded);
+    if (opts.replay) {
+      const hit = opts.replay.next(key);
+      if (hit === undefined) {
+        misses++;
+        return fail(
+          res,
+          row,
+          'provider_error',
+          `no recorded response for this ${grant.role} request in ${opts.replay.file} (replay mode calls no ` +
+            'model). The run asked something the recorded run did not: replay with the same options and ' +
+            '--seed as the recording, and record again after changing the agents or the harness.',
+        );
+      }
+      return answer(res, row, normalizer.restore(hit), { costUsd: 0, attempts: 0, replayed: true });
+    }
+    const reservation = budget.reserve(maxCallCost(model, req, call.chars), modelId);
+    if (!reservation.ok) return fail(res, row, 'budget_exceeded', reservation.message);
+    const provider = safeProvider(opts, modelId);
+    if (!provider) {
+      reservation.settle(0);
+      return fail(res, row, 'unknown_model', `model "${modelId}" has no provider in this run`);
     }
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
     const ctx: CallContext = { runId: grant.runId, variantId: grant.variantId, role: grant.role };
-    const result = await safeComplete(provider, { ...body, model: modelId }, ctx, controller.signal);
+    const trace: CallTrace = { attempts: 1, retried: [] };
+    const result = await traces.run(trace, () => safeComplete(provider, req, ctx, controller.signal));
+    if (!result.ok) {
+      reservation.settle(0);
+      return fail(res, row, result.error.type, result.error.message, result.error.retryable, trace);
+    }
+    const cost = result.response.costUsd ?? costUsd(model, result.response.usage);
+    reservation.settle(cost);
+    const adapted = result.response.adapted ?? adaptRequest(model, req).adapted;
+    const response: RecordedResponse = {
+      message: result.response.message,
+      stopReason: result.response.stopReason,
+      usage: result.response.usage,
+      costUsd: cost,
+      ...(adapted.length > 0 ? { adapted } : {}),
+    };
+    if (opts.record && recorded !== null) {
+      try {
+        opts.record.append({ key, request: recorded, response: normalizer.normalize(response) });
+      } catch (error) {
+        process.stderr.write(
+          `gateway: could not append to ${opts.record.file}: ${(error as Error).message}\n`,
+        );
+      }
+    }
+    answer(res, row, response, { costUsd: cost, attempts: trace.attempts, replayed: false, trace });
+  };
+
+  const answer = (
+    res: ServerResponse,
+    row: Row,
+    reply: RecordedResponse,
+    how: { costUsd: number; attempts: number; replayed: boolean; trace?: CallTrace },
+  ): void => {
     const latencyMs = Date.now() - row.started;
-    if (!result.ok) return fail(res, row, result.error.type, result.error.message, result.error.retryable);
-    const { message, stopReason, usage } = result.response;
-    const cost = result.response.costUsd ?? costUsd(resolved.model, usage);
-    spent += cost;
-    record({ ...ledgerBase(row), usage, costUsd: cost, latencyMs, status: 'ok' });
-    const response: ChatResponse = { message, stopReason, usage, costUsd: cost, model: modelId, latencyMs };
+    const { message, stopReason, usage, adapted } = reply;
+    ledger({
+      ...ledgerBase(row),
+      usage,
+      costUsd: how.costUsd,
+      latencyMs,
+      status: 'ok',
+      attempts: how.attempts,
+      replayed: how.replayed,
+      ...(adapted ? { adapted } : {}),
+      ...(how.trace && how.trace.retried.length > 0 ? { retried: how.trace.retried } : {}),
+    });
+    const response: ChatResponse = {
+      message,
+      stopReason,
+      usage,
+      costUsd: how.costUsd,
+      model: row.model,
+      latencyMs,
+      ...(adapted ? { adapted } : {}),
+    };
     sendJson(res, 200, response);
   };
 
-  const fail = (res: ServerResponse, row: Row, type: ErrorType, message: string, retryable = false): void => {
-    record({
+  const fail = (
+    res: ServerResponse,
+    row: Row,
+    type: ErrorType,
+    message: string,
+    retryable = false,
+    trace?: CallTrace,
+  ): void => {
+    ledger({
       ...ledgerBase(row),
       usage: { ...ZERO_USAGE },
       costUsd: 0,
       latencyMs: Date.now() - row.started,
       status: type,
       error: message,
+      attempts: trace?.attempts ?? 0,
+      replayed: false,
+      ...(trace && trace.retried.length > 0 ? { retried: trace.retried } : {}),
     });
     sendError(res, type, message, retryable);
   };
@@ -180,7 +331,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (!parsed.success) {
       return fail(res, row, 'bad_request', `invalid chat request:\n${formatIssues(parsed.error.issues)}`);
     }
-    await chat(grant, parsed.data, res, row);
+    await chat(grant, { body: parsed.data, chars: body.text.length, row }, res);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -211,14 +362,16 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     socketPath,
     ...(tcpUrl ? { tcpUrl } : {}),
     issueToken(grant) {
-      const resolved = resolveModel(grant.model);
+      const resolved = resolve(grant.model);
       if (!resolved.ok) throw new Error(resolved.error.message);
       const token = `hat_${randomBytes(24).toString('base64url')}`;
       tokens.set(token, { ...grant });
       return token;
     },
     revokeToken: (token) => void tokens.delete(token),
-    spentUsd: () => spent,
+    spentUsd: () => budget.spentUsd(),
+    budgetReached: () => budget.reached(),
+    replayMisses: () => misses,
     async close() {
       tokens.clear();
       await Promise.all([closeServer(unixServer), tcpServer ? closeServer(tcpServer) : undefined]);
@@ -232,6 +385,13 @@ interface Row {
   started: number;
   grant: TokenGrant;
   model: string;
+}
+
+/** A parsed chat request, its size in characters (for the cost estimate) and its ledger row. */
+interface Call {
+  body: ChatRequest;
+  chars: number;
+  row: Row;
 }
 
 function ledgerBase(row: Row) {
@@ -266,46 +426,4 @@ async function safeComplete(
       error: { type: 'internal', message: `provider threw: ${(error as Error).message}`, retryable: true },
     };
   }
-}
-
-type Body = { kind: 'ok'; text: string } | { kind: 'too_large' } | { kind: 'aborted' };
-
-/** Reads the body up to MAX_BODY_BYTES; beyond that the rest is drained and dropped. */
-function readBody(req: IncomingMessage): Promise<Body> {
-  return new Promise((resolve) => {
-    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      req.resume();
-      resolve({ kind: 'too_large' });
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.off('data', onData);
-        req.resume();
-        chunks.length = 0;
-        resolve({ kind: 'too_large' });
-      } else chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
-    req.on('error', () => resolve({ kind: 'aborted' }));
-    req.on('close', () => {
-      if (!req.complete) resolve({ kind: 'aborted' });
-    });
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, type: ErrorType, message: string, retryable = false): void {
-  const body: GatewayErrorBody = { error: { type, message, retryable } };
-  sendJson(res, ERROR_STATUS[type], body);
 }

@@ -1,6 +1,7 @@
 import { type ModelProvider, type ProviderResult, providerError } from '../provider.ts';
 import { costUsd, type ModelRecord, resolveModel } from '../registry.ts';
 import type { CallContext, ChatRequest, StopReason, ToolCall } from '../types.ts';
+import { createCallPlanner, type SimKnobs } from './faults.ts';
 import { metaAction } from './meta-role.ts';
 import { type ParsedSimReply, type ParsedSimScript, parseSimScript, type SimScript } from './script.ts';
 import { type SimTask, TaskBook, taskReply } from './task-role.ts';
@@ -15,8 +16,12 @@ export interface SimModelOptions {
   script?: SimScript;
   /** Nominal $ per million input and output tokens (default 0), so budgets can be exercised offline. */
   pricePerMTok?: number;
-  /** Fixed delay per call in ms (default 0); honours the abort signal. */
+  /** Fixed delay per call in ms (default 0); honours the abort signal. Shorthand for `knobs.latency`. */
   latencyMs?: number;
+  /** Latency distribution and injected faults (DESIGN §5 knobs). */
+  knobs?: SimKnobs;
+  /** Injected for tests: waits `ms`, resolving false when the signal aborts first. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<boolean>;
 }
 
 export interface SimModel extends ModelProvider {
@@ -42,6 +47,12 @@ export function createSimModel(opts: SimModelOptions): SimModel {
   const script: ParsedSimScript | undefined = opts.script ? parseSimScript(opts.script) : undefined;
   const book = new TaskBook();
   const cursors = { task: 0, select: 0 };
+  const knobs: SimKnobs = {
+    ...(opts.latencyMs ? { latency: { kind: 'fixed', ms: opts.latencyMs } } : {}),
+    ...opts.knobs,
+  };
+  const plan = createCallPlanner(opts.seed, knobs);
+  const wait = opts.sleep ?? sleep;
 
   const cycle = (replies: ParsedSimReply[], role: 'task' | 'select'): Reply => {
     const reply = replies[cursors[role]++ % replies.length]!;
@@ -94,9 +105,11 @@ export function createSimModel(opts: SimModelOptions): SimModel {
             `the request is about ${inputTokens} tokens, over the sim's context window of ${model.contextWindow}`,
           );
         }
-        if (opts.latencyMs && !(await sleep(opts.latencyMs, signal))) {
+        const call = plan(req, ctx);
+        if (call.latencyMs > 0 && !(await wait(call.latencyMs, signal))) {
           return providerError('timeout', 'the call was aborted', true);
         }
+        if (call.fault) return { ok: false, error: call.fault };
         const chosen = replyFor(req, ctx);
         if (!chosen.ok) return chosen.result;
         return { ok: true, response: toResponse(req, chosen.reply, inputTokens, model) };
