@@ -1,4 +1,13 @@
-export { type ContextBudget, contextBudgetChars, fitContext } from './core/context.ts';
+export {
+  CHARS_PER_TOKEN,
+  type ContextBudget,
+  contextBudgetChars,
+  DEFAULT_ANSWER_TOKENS,
+  fitContext,
+  type TrimmedContext,
+  totalChars,
+  trimContext,
+} from './core/context.ts';
 export {
   createGatewayModel,
   type GatewayConfig,
@@ -17,6 +26,7 @@ export {
 } from './core/loop.ts';
 export type {
   Message,
+  ModelCallOptions,
   ModelError,
   ModelErrorType,
   ModelFn,
@@ -24,6 +34,7 @@ export type {
   ModelReply,
   ModelRequest,
   ModelResult,
+  ReasoningEffort,
   StopReason,
   ToolCall,
   ToolSpec,

@@ -3,21 +3,42 @@ import { TOOL_RESULT_PREFIX } from './tool-protocol.ts';
 import { truncateMiddle } from './truncate.ts';
 
 /**
- * Fits a conversation into a small context window. Keeps the system prompt and the first user message
- * (the task); shortens old tool outputs first (oldest first); then drops the oldest whole turns (an
- * assistant message with the results that follow it, so a call is never separated from its result) and
- * says so in the task message. The newest turn is always kept. Returns a new list; never mutates.
+ * Fitting a conversation into a small context window. Sizes are counted in characters and converted
+ * from tokens with `CHARS_PER_TOKEN`. What is always kept: the system prompt, the task (the first user
+ * message) and the newest turn. What goes first: the middle of old tool outputs, then the oldest whole
+ * turns. A turn is an assistant message with everything that follows it up to the next assistant message
+ * (its tool results, a cut-off notice), so a tool call is never separated from its result.
  */
 
-export type ContextBudget = { maxChars: number; keepRecentMessages?: number; shortToolOutputChars?: number };
+export type ContextBudget = {
+  /** Characters the request's messages may take in all (see `contextBudgetChars`). */
+  maxChars: number;
+  /** Tool outputs in this many newest messages (and in the newest turn) are shortened last. Default 4. */
+  keepRecentMessages?: number;
+  /** What an old tool output is shortened to, in characters. Default 400. */
+  shortToolOutputChars?: number;
+};
 
-/** Character budget for a context window in tokens (about 4 characters a token), leaving room to answer. */
-export function contextBudgetChars(
-  contextWindow: number,
-  maxOutputTokens = Math.floor(contextWindow / 4),
-): number {
-  const inputTokens = Math.max(256, contextWindow - maxOutputTokens);
-  return Math.floor(inputTokens * 4 * 0.9);
+/**
+ * Characters per token, the factor k in `chars ~ tokens * k`. English prose averages about 4 characters
+ * a token with the GPT, Claude and Gemini tokenizers, code and JSON about 3 to 3.5; the lower end is taken
+ * so that a trimmed request does not overflow the window.
+ */
+export const CHARS_PER_TOKEN = 3.5;
+
+/** Share of the character budget actually used; the rest covers message framing and estimation error. */
+const SAFETY_MARGIN = 0.9;
+
+/** Output tokens the gateway reserves when a request names no `maxTokens` (its default output cap). */
+export const DEFAULT_ANSWER_TOKENS = 8192;
+
+/**
+ * Character budget for the input of a request to a model with `contextWindow` tokens, after reserving
+ * `answerTokens` for the reply (default: `DEFAULT_ANSWER_TOKENS`; never more than half the window).
+ */
+export function contextBudgetChars(contextWindow: number, answerTokens = DEFAULT_ANSWER_TOKENS): number {
+  const reserved = Math.min(answerTokens, Math.floor(contextWindow / 2));
+  return Math.floor((contextWindow - reserved) * CHARS_PER_TOKEN * SAFETY_MARGIN);
 }
 
 export function messageChars(message: Message): number {
@@ -26,32 +47,62 @@ export function messageChars(message: Message): number {
   return message.content.length + calls;
 }
 
-function totalChars(messages: Message[]): number {
+export function totalChars(messages: readonly Message[]): number {
   return messages.reduce((sum, m) => sum + messageChars(m), 0);
 }
 
+export type TrimmedContext = {
+  messages: Message[];
+  /** Size of `messages` in characters. */
+  chars: number;
+  /** False when even the minimum (system, task, newest turn with shortened outputs) is over budget. */
+  fits: boolean;
+  /** Messages of old turns left out. */
+  dropped: number;
+};
+
+/** `trimContext` without the report: the messages to send (possibly still over budget). */
 export function fitContext(messages: Message[], budget: ContextBudget): Message[] {
-  if (totalChars(messages) <= budget.maxChars) return messages;
+  return trimContext(messages, budget).messages;
+}
+
+/** Trims `messages` to `budget.maxChars`: a new list, or the input itself when it fits; never mutates. */
+export function trimContext(messages: Message[], budget: ContextBudget): TrimmedContext {
+  const fullSize = totalChars(messages);
+  if (fullSize <= budget.maxChars) return { messages, chars: fullSize, fits: true, dropped: 0 };
+  const shortChars = budget.shortToolOutputChars ?? 400;
   const pinnedCount = pinnedPrefixLength(messages);
   const pinned = messages.slice(0, pinnedCount);
-  const rest = messages.slice(pinnedCount).map((m) => ({ ...m }));
-  const keepRecent = budget.keepRecentMessages ?? 4;
-  const shortChars = budget.shortToolOutputChars ?? 400;
-
-  for (let i = 0; i < rest.length - keepRecent && totalChars([...pinned, ...rest]) > budget.maxChars; i++) {
-    rest[i] = shortenToolOutput(rest[i]!, shortChars);
-  }
-
-  const turns = groupTurns(rest);
+  const turns = groupTurns(messages.slice(pinnedCount));
   let dropped = 0;
-  while (turns.length > 1 && totalChars([...pinned, ...turns.flat()]) > budget.maxChars) {
-    dropped += turns.shift()!.length;
+  const assemble = () => [...withOmissionNote(pinned, dropped), ...turns.flat()];
+  const excess = () => totalChars(assemble()) - budget.maxChars;
+
+  // 1. The middle of old tool outputs, oldest first.
+  const recentFrom = Math.min(
+    turns.flat().length - (budget.keepRecentMessages ?? 4),
+    turns.slice(0, -1).flat().length,
+  );
+  let index = 0;
+  for (const turn of turns) {
+    for (let i = 0; i < turn.length && index < recentFrom && excess() > 0; i++, index++) {
+      turn[i] = shortenToolOutput(turn[i]!, shortChars);
+    }
   }
-  const kept = turns.flat();
-  if (totalChars([...pinned, ...kept]) > budget.maxChars) {
-    for (let i = 0; i < kept.length; i++) kept[i] = shortenToolOutput(kept[i]!, shortChars);
+  // 2. The oldest whole turns; the newest one stays.
+  while (turns.length > 1 && excess() > 0) dropped += turns.shift()!.length;
+  // 3. What is left: cut the remaining tool outputs just enough (at least down to `shortChars`).
+  for (const turn of turns) {
+    for (let i = 0; i < turn.length && excess() > 0; i++) {
+      const content = toolOutputOf(turn[i]!);
+      if (content === undefined) continue;
+      const target = Math.max(shortChars, content.length - excess() - 100);
+      turn[i] = shortenToolOutput(turn[i]!, target);
+    }
   }
-  return [...withOmissionNote(pinned, dropped), ...kept];
+  const trimmed = assemble();
+  const chars = totalChars(trimmed);
+  return { messages: trimmed, chars, fits: chars <= budget.maxChars, dropped };
 }
 
 /** Leading system messages plus the first user message. */
@@ -73,20 +124,32 @@ function groupTurns(messages: Message[]): Message[][] {
   return turns;
 }
 
+/** The tool output a message carries (a native tool message, or a text-protocol result), if any. */
+function toolOutputOf(message: Message): string | undefined {
+  if (message.role === 'tool') return message.content;
+  return message.role === 'user' ? parseTextResult(message.content)?.tool_output : undefined;
+}
+
+function parseTextResult(content: string): { tool_name?: unknown; tool_output: string } | undefined {
+  if (!content.startsWith(TOOL_RESULT_PREFIX)) return undefined;
+  try {
+    const result = JSON.parse(content.slice(TOOL_RESULT_PREFIX.length)) as Record<string, unknown>;
+    return typeof result.tool_output === 'string'
+      ? { ...result, tool_output: result.tool_output }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Replaces the middle of a tool output with a note; a text-protocol result stays valid JSON. */
 function shortenToolOutput(message: Message, maxChars: number): Message {
   if (message.role === 'tool') return { ...message, content: truncateMiddle(message.content, maxChars) };
-  if (message.role === 'user' && message.content.startsWith(TOOL_RESULT_PREFIX)) {
-    try {
-      const result = JSON.parse(message.content.slice(TOOL_RESULT_PREFIX.length)) as Record<string, unknown>;
-      if (typeof result.tool_output === 'string') {
-        const shortened = { ...result, tool_output: truncateMiddle(result.tool_output, maxChars) };
-        return { ...message, content: TOOL_RESULT_PREFIX + JSON.stringify(shortened) };
-      }
-    } catch {
-      return { ...message, content: truncateMiddle(message.content, maxChars) };
-    }
-  }
-  return message;
+  if (message.role !== 'user') return message;
+  const result = parseTextResult(message.content);
+  if (result === undefined || result.tool_output.length <= maxChars) return message;
+  const shortened = { ...result, tool_output: truncateMiddle(result.tool_output, maxChars) };
+  return { ...message, content: TOOL_RESULT_PREFIX + JSON.stringify(shortened) };
 }
 
 function withOmissionNote(pinned: Message[], dropped: number): Message[] {

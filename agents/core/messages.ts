@@ -13,12 +13,16 @@ export type Message = SystemMessage | UserMessage | AssistantMessage | ToolResul
 /** A tool as the model sees it; `inputSchema` is a JSON Schema object. */
 export type ToolSpec = { name: string; description: string; inputSchema: Record<string, unknown> };
 
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+
+/** Body of `POST /v1/chat`. `model` omitted = the token's assigned model. */
 export type ModelRequest = {
   model?: string;
   messages: Message[];
   tools?: ToolSpec[];
   temperature?: number;
   maxTokens?: number;
+  reasoning?: ReasoningEffort;
 };
 
 const usageSchema = z.object({
@@ -39,6 +43,8 @@ export const modelReplySchema = z.object({
   costUsd: z.number(),
   model: z.string(),
   latencyMs: z.number(),
+  /** What the gateway changed to fit the model, e.g. `temperature dropped: o3 does not accept it`. */
+  adapted: z.array(z.string()).optional(),
 });
 export type ModelReply = z.infer<typeof modelReplySchema>;
 export type StopReason = ModelReply['stopReason'];
@@ -67,8 +73,14 @@ export type ModelError = z.infer<typeof modelErrorSchema>;
 /** What a model call returns: failures are data, never exceptions. */
 export type ModelResult = { ok: true; reply: ModelReply } | { ok: false; error: ModelError };
 
-/** A model as the agent loop sees it. Must not throw. */
-export type ModelFn = (request: ModelRequest) => Promise<ModelResult>;
+/** Per-call options; `signal` aborts when the caller stops waiting (e.g. the loop's wall-time limit). */
+export type ModelCallOptions = { signal?: AbortSignal };
+
+/**
+ * A model as the agent loop sees it. Must not throw: failures come back as `{ ok: false, error }` (the
+ * loop still turns a throw into an `error` outcome, as a safety net).
+ */
+export type ModelFn = (request: ModelRequest, options?: ModelCallOptions) => Promise<ModelResult>;
 
 export const modelInfoSchema = z.object({
   id: z.string(),

@@ -1,13 +1,17 @@
+import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 /**
  * The safety gate every tool call passes before it runs. This is advice inside the agent (it stops
  * obvious mistakes and tells the model why); the sandbox around the process is the real boundary.
+ * Rules for `bash` read the command the way a shell splits it (quotes, `;`, `&&`, pipes, `$(...)`,
+ * `sh -c`, heredocs), so `echo "curl"` or `grep wget notes.txt` are not mistaken for network use.
  */
 
 export type ToolCallRequest = { name: string; input: unknown };
 export type SafetyContext = { root: string };
 export type SafetyDecision = { allow: true } | { allow: false; reason: string };
+/** Decides whether a call may run. Must not throw (the loop treats a throw as a denial). */
 export type BeforeToolCall = (call: ToolCallRequest, ctx: SafetyContext) => SafetyDecision;
 
 /** A deny rule matched against a call's text (the command for `bash`, the JSON input otherwise). */
@@ -16,6 +20,10 @@ export type DenyPattern = { pattern: RegExp; reason: string; tool?: string };
 export type SafetyPolicyOptions = {
   /** Checked after the built-in rules. */
   denyPatterns?: DenyPattern[];
+  /** Allow network tools (curl, ssh, ...), package installs and plain `git push`. Default false. */
+  allowNetwork?: boolean;
+  /** Places outside the working root that bash may write to (default: the temp dir); /dev/null always. */
+  writablePaths?: string[];
   /** Runs first; a decision it returns is final, `undefined` falls through to the rules. */
   override?: (call: ToolCallRequest, ctx: SafetyContext) => SafetyDecision | undefined;
 };
@@ -26,31 +34,88 @@ const NETWORK_COMMANDS = new Set([
   'nc',
   'ncat',
   'netcat',
+  'socat',
   'ssh',
   'scp',
   'sftp',
   'telnet',
   'ftp',
+  'aria2c',
 ]);
+/** Package managers and the subcommands that download packages. */
+const INSTALLERS: Record<string, Set<string>> = {
+  pip: new Set(['install', 'download']),
+  pip3: new Set(['install', 'download']),
+  pipx: new Set(['install', 'run']),
+  uv: new Set(['pip', 'add', 'sync']),
+  npm: new Set(['install', 'i', 'ci', 'add', 'update', 'exec']),
+  pnpm: new Set(['install', 'i', 'add', 'update', 'dlx']),
+  yarn: new Set(['install', 'add', 'upgrade', 'dlx']),
+  bun: new Set(['install', 'i', 'add', 'x']),
+  'apt-get': new Set(['install', 'update', 'upgrade']),
+  apt: new Set(['install', 'update', 'upgrade']),
+  yum: new Set(['install']),
+  dnf: new Set(['install']),
+  apk: new Set(['add']),
+  brew: new Set(['install']),
+  gem: new Set(['install']),
+  cargo: new Set(['install']),
+  go: new Set(['get', 'install']),
+};
 const POWER_COMMANDS = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-const COMMAND_PREFIXES = new Set(['sudo', 'exec', 'nohup', 'time', 'env', 'command', 'xargs', 'nice']);
-const DANGEROUS_TARGET = /^(\/|~|\$HOME|\$\{HOME\}|\.\.)(\/\.\.)*\/?\*?$/;
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
+/** Words that run the command after them; the value lists options that take an argument. */
+const COMMAND_PREFIXES = new Map<string, string[]>([
+  ['sudo', ['-u', '-g', '-C', '-D', '-h', '-p']],
+  ['doas', ['-u']],
+  ['exec', ['-a']],
+  ['nohup', []],
+  ['time', ['-f', '-o']],
+  ['env', ['-u', '-C', '-S']],
+  ['command', []],
+  ['builtin', []],
+  ['nice', ['-n']],
+  ['ionice', ['-c', '-n']],
+  ['stdbuf', ['-i', '-o', '-e']],
+  ['timeout', ['-s', '-k', '--signal', '--kill-after']],
+  ['xargs', ['-I', '-n', '-P', '-L', '-d', '-s', '-a', '-E']],
+  ['{', []],
+  ['!', []],
+  ['if', []],
+  ['then', []],
+  ['else', []],
+  ['elif', []],
+  ['do', []],
+  ['while', []],
+  ['until', []],
+]);
+/** `/`, `/*`, `~`, `$HOME`, `..` and the like: recursive rm/chmod/chown of these is never wanted. */
+const SYSTEM_TARGET = /^(\/|~|\$HOME|\$\{HOME\}|\.\.)(\/\.\.)*\/?\*?$/;
+/** The whole working directory. */
+const WORKDIR_TARGET = /^(\.|\.\/|\*|\.\/\*|\.\*)$/;
+const SAFE_DEVICES = /^\/dev\/(null|zero|u?random|stdout|stderr|stdin|tty|fd\/\d+)$/;
+const DISK_DEVICE = /^\/dev\/(sd|nvme|hd|vd|xvd|mmcblk|disk|loop|md|dm-)/;
 
-const COMMAND_PATTERNS: DenyPattern[] = [
+const RAW_PATTERNS: DenyPattern[] = [
   { pattern: /:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}/, reason: 'fork bomb' },
   { pattern: /\b(\w+)\(\)\s*\{[^}]*\b\1\s*\|\s*\1\s*&/, reason: 'fork bomb' },
-  { pattern: /\bmkfs(\.\w+)?\b/, reason: 'formatting a file system (mkfs)' },
-  { pattern: /\bdd\b[^\n;|&]*\bof=\/dev\//, reason: 'dd writing to a device' },
-  { pattern: />\s*\/dev\/(sd|nvme|hd|vd|xvd)\w*/, reason: 'writing to a disk device' },
 ];
 
+/** What `commandProblem` checks a command against. */
+export type CommandRules = { root: string; allowNetwork: boolean; writable: string[] };
+
+/** The temp dir: scratch space outside the root that bash may write to by default. */
+const defaultWritable = () => [...new Set([tmpdir(), '/tmp'])];
+
 export function createSafetyPolicy(options: SafetyPolicyOptions = {}): BeforeToolCall {
+  const writable = options.writablePaths ?? defaultWritable();
   return (call, ctx) => {
     const overridden = options.override?.(call, ctx);
     if (overridden) return overridden;
     const text = callText(call);
+    const rules: CommandRules = { root: ctx.root, allowNetwork: options.allowNetwork ?? false, writable };
     const reason =
-      (call.name === 'bash' ? commandProblem(text) : undefined) ??
+      (call.name === 'bash' ? commandProblem(text, rules) : undefined) ??
       (call.name === 'editor' ? pathProblem(call.input, ctx.root) : undefined) ??
       options.denyPatterns?.find(
         (d) => (d.tool === undefined || d.tool === call.name) && d.pattern.test(text),
@@ -67,50 +132,345 @@ function callText(call: ToolCallRequest): string {
   return JSON.stringify(call.input) ?? '';
 }
 
-/** Why a shell command is denied, or undefined when it is allowed. */
-export function commandProblem(command: string): string | undefined {
-  const matched = COMMAND_PATTERNS.find((d) => d.pattern.test(command));
-  if (matched) return matched.reason;
-  for (const segment of command.split(/;|&&|\|\||\||&|\n|\$\(|`|\(|\)/)) {
-    const words = segment.trim().split(/\s+/).filter(Boolean).map(unquote);
-    while (words.length > 0 && (COMMAND_PREFIXES.has(words[0]!) || /^\w+=/.test(words[0]!))) words.shift();
-    const [name = '', ...args] = words;
-    const program = name.split('/').pop() ?? name;
-    if (NETWORK_COMMANDS.has(program)) return `network tool (${program}); there is no network access`;
-    if (POWER_COMMANDS.has(program)) return `${program} would stop the machine`;
-    if (program === 'rm' && isRecursive(args) && args.some((a) => DANGEROUS_TARGET.test(a))) {
-      return 'recursive rm of /, ~ or a parent directory';
-    }
-    if (program === 'chmod' && isRecursive(args) && args.some((a) => DANGEROUS_TARGET.test(a))) {
-      return 'recursive chmod of /, ~ or a parent directory';
-    }
-    if (program === 'git' && gitSubcommand(args) === 'push') return 'git push (publishing is not allowed)';
+/**
+ * Why a shell command is denied, or undefined when it is allowed. `root` is the working root (default:
+ * the current directory); writes outside it are denied unless under `writable`.
+ */
+export function commandProblem(command: string, rules: Partial<CommandRules> = {}): string | undefined {
+  const full: CommandRules = {
+    root: rules.root ?? process.cwd(),
+    allowNetwork: rules.allowNetwork ?? false,
+    writable: rules.writable ?? defaultWritable(),
+  };
+  const raw = RAW_PATTERNS.find((d) => d.pattern.test(command));
+  if (raw) return raw.reason;
+  for (const parsed of parseShell(command)) {
+    const problem = simpleCommandProblem(parsed, full);
+    if (problem) return problem;
   }
   return undefined;
 }
 
-function unquote(word: string): string {
-  return word.replace(/^['"]|['"]$/g, '');
+function simpleCommandProblem(parsed: ShellCommand, rules: CommandRules): string | undefined {
+  for (const target of parsed.redirects) {
+    const problem = writeProblem(target, rules);
+    if (problem) return problem;
+  }
+  const [name = '', ...args] = stripPrefixes(parsed.words);
+  const program = name.split('/').pop() ?? name;
+  const operands = args.filter((a) => !a.startsWith('-'));
+  if (SHELLS.has(program) || program === 'eval') {
+    const flag = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
+    const script = program === 'eval' ? args.join(' ') : flag === -1 ? undefined : args[flag + 1];
+    for (const text of [...(script === undefined ? [] : [script]), ...parsed.heredocs]) {
+      const problem = commandProblem(text, rules);
+      if (problem) return problem;
+    }
+  }
+  if (!rules.allowNetwork) {
+    if (NETWORK_COMMANDS.has(program)) return `network tool (${program}); there is no network access`;
+    const installer = installProblem(program, args);
+    if (installer) return installer;
+  }
+  if (POWER_COMMANDS.has(program)) return `${program} would stop the machine`;
+  if (program === 'systemctl' && operands.some((a) => POWER_COMMANDS.has(a)))
+    return 'systemctl would stop the machine';
+  if (/^mkfs(\.\w+)?$|^mke2fs$|^mkswap$|^wipefs$/.test(program))
+    return `formatting a file system (${program})`;
+  if (program === 'dd') {
+    const output = args.find((a) => a.startsWith('of='))?.slice(3);
+    if (output?.startsWith('/dev/') && !SAFE_DEVICES.test(output)) return 'dd writing to a device';
+  }
+  if ((program === 'rm' || program === 'chmod' || program === 'chown') && isRecursive(args)) {
+    if (operands.some((a) => SYSTEM_TARGET.test(a)))
+      return `recursive ${program} of /, ~ or a parent directory`;
+    if (program === 'rm' && operands.some((a) => WORKDIR_TARGET.test(a)))
+      return 'recursive rm of the whole working directory; name what you want removed';
+  }
+  if (program === 'git') {
+    const problem = gitProblem(args, rules.allowNetwork);
+    if (problem) return problem;
+  }
+  for (const target of writeTargets(program, args)) {
+    const problem = writeProblem(target, rules);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Drops `VAR=value`, `sudo`, `env`, `timeout 10` and the like in front of the real command. */
+function stripPrefixes(words: string[]): string[] {
+  let i = 0;
+  while (i < words.length) {
+    const word = words[i]!;
+    if (/^[A-Za-z_]\w*=/.test(word)) {
+      i++;
+      continue;
+    }
+    const valued = COMMAND_PREFIXES.get(word);
+    if (valued === undefined || (word === 'command' && /^-[vV]$/.test(words[i + 1] ?? ''))) break;
+    i++;
+    while (i < words.length && (words[i]!.startsWith('-') || /^[A-Za-z_]\w*=/.test(words[i]!)))
+      i += valued.includes(words[i]!) ? 2 : 1;
+    if (word === 'timeout' && i < words.length) i++;
+  }
+  return words.slice(i);
+}
+
+function installProblem(program: string, args: string[]): string | undefined {
+  const operands = args.filter((a) => !a.startsWith('-'));
+  if (/^python[\d.]*$/.test(program) && args[0] === '-m' && /^pip\d?$/.test(args[1] ?? '')) {
+    return installProblem('pip', args.slice(2));
+  }
+  const subcommands = INSTALLERS[program];
+  if (subcommands && operands[0] !== undefined && subcommands.has(operands[0])) {
+    return `${program} ${operands[0]} needs the network, which is not available; use what is already installed`;
+  }
+  return undefined;
+}
+
+function gitProblem(args: string[], allowNetwork: boolean): string | undefined {
+  const at = gitSubcommandIndex(args);
+  const sub = at === undefined ? undefined : args[at];
+  const rest = at === undefined ? [] : args.slice(at + 1);
+  if (sub === 'push') {
+    const force = rest.some(
+      (a) => /^(-f|--force|--force-with-lease.*|--mirror|--delete|-d)$/.test(a) || a.startsWith('+'),
+    );
+    if (force) return 'git push --force rewrites published history';
+    if (!allowNetwork) return 'git push (publishing is not allowed, and there is no network access)';
+  }
+  if (!allowNetwork && (sub === 'fetch' || sub === 'pull')) return `git ${sub} needs the network`;
+  if (!allowNetwork && sub === 'clone' && rest.some((a) => /^[\w+]+:\/\/|^[\w.-]+@[\w.-]+:/.test(a)))
+    return 'git clone of a remote repository needs the network';
+  return undefined;
+}
+
+function gitSubcommandIndex(args: string[]): number | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-C' || arg === '-c' || arg === '--git-dir' || arg === '--work-tree') i++;
+    else if (!arg.startsWith('-')) return i;
+  }
+  return undefined;
 }
 
 function isRecursive(args: string[]): boolean {
   return args.some((a) => /^-[a-zA-Z]*[rR]/.test(a) || a === '--recursive');
 }
 
-function gitSubcommand(args: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '-C' || arg === '-c' || arg === '--git-dir' || arg === '--work-tree') i++;
-    else if (!arg.startsWith('-')) return arg;
+/** Paths a command obviously writes to (its operands are file names it creates, changes or deletes). */
+function writeTargets(program: string, args: string[]): string[] {
+  const operands = args.filter((a) => !a.startsWith('-'));
+  switch (program) {
+    case 'tee':
+    case 'rm':
+    case 'rmdir':
+    case 'touch':
+    case 'mkdir':
+    case 'truncate':
+    case 'shred':
+    case 'unlink':
+      return operands;
+    case 'chmod':
+    case 'chown':
+      return operands.slice(1);
+    case 'cp':
+    case 'mv':
+    case 'install':
+    case 'ln':
+    case 'rsync':
+      return operands.slice(-1);
+    case 'sed':
+    case 'perl':
+      return inPlaceFiles(args);
+    case 'dd':
+      return args.filter((a) => a.startsWith('of=')).map((a) => a.slice(3));
+    default:
+      return [];
   }
-  return undefined;
+}
+
+/** The files `sed -i` / `perl -pi` edit: operands that are not the script. */
+function inPlaceFiles(args: string[]): string[] {
+  if (!args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) return [];
+  const scriptFlag = (a: string | undefined) => a === '-e' || a === '-f' || a === '--expression';
+  const files = args.filter((a, i) => !a.startsWith('-') && !scriptFlag(args[i - 1]));
+  return args.some((a) => scriptFlag(a)) ? files : files.slice(1);
+}
+
+/** Why writing to `target` is denied: a disk device, or a path outside the root and the writable places. */
+function writeProblem(target: string, rules: CommandRules): string | undefined {
+  if (DISK_DEVICE.test(target)) return `writing to a disk device (${target})`;
+  if (SAFE_DEVICES.test(target) || target.startsWith('/proc/self/fd/')) return undefined;
+  const home = /^(~|\$HOME|\$\{HOME\})(?=\/|$)/;
+  if (!isAbsolute(target) && !home.test(target)) return undefined;
+  const path = resolve(target.replace(home, homedir()));
+  if (isInside(path, rules.root) || rules.writable.some((dir) => isInside(path, dir))) return undefined;
+  return `writing to ${target}, outside the working root ${rules.root}`;
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 function pathProblem(input: unknown, root: string): string | undefined {
   const path = (input as { path?: unknown } | undefined)?.path;
   if (typeof path !== 'string') return undefined;
-  const resolved = resolve(root, path);
-  const rel = relative(resolve(root), resolved);
-  if (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) return undefined;
+  if (isInside(resolve(root, path), root)) return undefined;
   return `path ${path} is outside the working root ${root}`;
+}
+
+/** One simple command of a shell line: words with quotes removed, output redirect targets, heredoc bodies. */
+export type ShellCommand = { words: string[]; redirects: string[]; heredocs: string[] };
+
+/**
+ * Splits a shell line into simple commands the way a POSIX shell would, closely enough for the rules
+ * above: quotes and backslashes; `;` `&&` `||` `|` `&` newlines and parentheses; `$(...)`, backquotes and
+ * `<(...)` parsed as commands of their own (also inside double quotes); redirects (`>`, `>>`, `&>`, `2>`;
+ * `>&2` is no file); heredoc bodies kept apart (they are data, not commands); comments. Never throws.
+ */
+export function parseShell(text: string): ShellCommand[] {
+  const commands: ShellCommand[] = [];
+  const fresh = (): ShellCommand => ({ words: [], redirects: [], heredocs: [] });
+  let current = fresh();
+  let word: string | undefined;
+  let pending: 'write' | 'read' | 'heredoc' | 'heredoc-' | undefined;
+  const heredocs: { delimiter: string; strip: boolean; command: ShellCommand }[] = [];
+  const append = (part: string) => {
+    word = (word ?? '') + part;
+  };
+  const finishWord = () => {
+    if (word === undefined) return;
+    if (pending === 'write') current.redirects.push(word);
+    else if (pending === 'heredoc' || pending === 'heredoc-')
+      heredocs.push({ delimiter: word, strip: pending === 'heredoc-', command: current });
+    else if (pending !== 'read') current.words.push(word);
+    pending = undefined;
+    word = undefined;
+  };
+  const finishCommand = () => {
+    finishWord();
+    if (current.words.length > 0 || current.redirects.length > 0) commands.push(current);
+    current = fresh();
+  };
+  const substitute = (start: number, end: number) => {
+    commands.push(...parseShell(text.slice(start, end)));
+    append(text.slice(start, end));
+  };
+
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    const next = text[i + 1];
+    if (c === "'") {
+      const end = indexOrEnd(text, "'", i + 1);
+      append(text.slice(i + 1, end));
+      i = end + 1;
+    } else if (c === '"') {
+      let j = i + 1;
+      let part = '';
+      while (j < text.length && text[j] !== '"') {
+        if (text[j] === '\\') {
+          part += text[j + 1] ?? '';
+          j += 2;
+        } else if (text[j] === '$' && text[j + 1] === '(') {
+          const end = closingParen(text, j + 2);
+          substitute(j + 2, end);
+          j = end + 1;
+        } else if (text[j] === '`') {
+          const end = indexOrEnd(text, '`', j + 1);
+          substitute(j + 1, end);
+          j = end + 1;
+        } else part += text[j++];
+      }
+      append(part);
+      i = j + 1;
+    } else if (c === '\\') {
+      if (next !== '\n') append(next ?? '');
+      i += 2;
+    } else if ((c === '$' || c === '<' || c === '>') && next === '(') {
+      const end = closingParen(text, i + 2);
+      substitute(i + 2, end);
+      i = end + 1;
+    } else if (c === '`') {
+      const end = indexOrEnd(text, '`', i + 1);
+      substitute(i + 1, end);
+      i = end + 1;
+    } else if (c === '#' && word === undefined) {
+      i = indexOrEnd(text, '\n', i);
+    } else if (c === ' ' || c === '\t') {
+      finishWord();
+      i++;
+    } else if (c === '\n') {
+      finishCommand();
+      i = readHeredocBodies(text, i + 1, heredocs.splice(0));
+    } else if (c === '>' || (c === '&' && next === '>')) {
+      if (word !== undefined && /^\d+$/.test(word)) word = undefined;
+      finishWord();
+      i += c === '&' ? 2 : 1;
+      if (text[i] === '>' || text[i] === '|') i++;
+      if (c === '>' && text[i] === '&' && /[\d-]/.test(text[i + 1] ?? '')) {
+        i = i + 1 + (/^(\d+|-)/.exec(text.slice(i + 1))?.[0].length ?? 0);
+      } else {
+        if (c === '>' && text[i] === '&') i++;
+        pending = 'write';
+      }
+    } else if (c === '<') {
+      if (word !== undefined && /^\d+$/.test(word)) word = undefined;
+      finishWord();
+      const op = /^<(<<|<-|<|&[\d-]*)?/.exec(text.slice(i))?.[0] ?? '<';
+      i += op.length;
+      pending =
+        op === '<<' ? 'heredoc' : op === '<<-' ? 'heredoc-' : op.startsWith('<&') ? undefined : 'read';
+    } else if (';&|()'.includes(c)) {
+      finishCommand();
+      i++;
+    } else {
+      append(c);
+      i++;
+    }
+  }
+  finishCommand();
+  return commands;
+}
+
+function indexOrEnd(text: string, search: string, from: number): number {
+  const at = text.indexOf(search, from);
+  return at === -1 ? text.length : at;
+}
+
+/** Index of the `)` that closes a group opened just before `from` (quotes skipped), or the text's end. */
+function closingParen(text: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') i = indexOrEnd(text, c, i + 1);
+    else if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return text.length;
+}
+
+/** Moves the bodies of heredocs opened on the previous line into their commands; returns where to go on. */
+function readHeredocBodies(
+  text: string,
+  from: number,
+  pending: { delimiter: string; strip: boolean; command: ShellCommand }[],
+): number {
+  let at = from;
+  for (const heredoc of pending) {
+    const body: string[] = [];
+    while (at < text.length) {
+      const end = indexOrEnd(text, '\n', at);
+      const line = text.slice(at, end);
+      at = end + 1;
+      if ((heredoc.strip ? line.replace(/^\t+/, '') : line) === heredoc.delimiter) break;
+      body.push(line);
+    }
+    heredoc.command.heredocs.push(body.join('\n'));
+  }
+  return at;
 }
