@@ -23,7 +23,10 @@ export type ToolFactory = (ctx: ToolContext) => Tool | Promise<Tool>;
 
 export type InputCheck<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
-/** Validates tool input; problems are listed one per field, e.g. `command: Invalid option: ...`. */
+/**
+ * Validates tool input. Problems are listed one per field, located from the input's root, e.g.
+ * `input.command: expected one of "view"|"create"`, `input.view_range[1]: expected number, received string`.
+ */
 export function validateToolInput<T>(tool: Tool<T>, input: unknown): InputCheck<T> {
   const parsed = tool.inputSchema.safeParse(input);
   if (parsed.success) return { ok: true, value: parsed.data };
@@ -32,8 +35,8 @@ export function validateToolInput<T>(tool: Tool<T>, input: unknown): InputCheck<
 
 export function formatIssues(error: z.ZodError): string[] {
   return error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
-    return `${path === '' ? '(input)' : path}: ${issue.message}`;
+    const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
+    return `input${path}: ${issue.message.replace(/^Invalid input: /, '')}`;
   });
 }
 
@@ -59,10 +62,15 @@ export function isTool(value: unknown): value is Tool {
 
 export type LoadToolsOptions = { onWarning?: (message: string) => void };
 
+/** What model APIs accept as a tool name (OpenAI's rule, the strictest of the providers). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 /**
- * Discovers tools in `dir`: every `*.ts` file (tests excluded) whose default export is a Tool or a
- * factory `(ctx) => Tool`. Files that fail to load or export something else are skipped with a warning.
- * Tools come back sorted by file name.
+ * Discovers tools in `dir`: every `*.ts` file (tests and `.d.ts` excluded) that exports a tool. The
+ * default export may be a Tool or a factory `(ctx) => Tool`; named exports count when they are Tool
+ * objects (named functions are never called: `createBashTool` and the like take options of their own).
+ * A file that fails to load or exports no usable tool is skipped with a warning that names it, so one
+ * broken file costs only its own tools. Tools come back sorted by file name.
  */
 export async function loadTools(
   dir: string,
@@ -75,20 +83,63 @@ export async function loadTools(
     .sort();
   const tools: Tool[] = [];
   for (const file of files) {
+    const path = join(dir, file);
+    let found: Tool[];
     try {
-      const module = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
-      const exported = module.default;
-      const tool = typeof exported === 'function' ? await (exported as ToolFactory)(ctx) : exported;
-      if (!isTool(tool)) {
-        warn(`loadTools: ${file} does not default-export a tool or a tool factory; skipped`);
-      } else if (tools.some((t) => t.name === tool.name)) {
-        warn(`loadTools: ${file} defines tool "${tool.name}" again; skipped`);
-      } else {
-        tools.push(tool);
-      }
+      found = await toolsOf((await import(pathToFileURL(path).href)) as Record<string, unknown>, ctx);
     } catch (error) {
-      warn(`loadTools: ${file} failed to load: ${error instanceof Error ? error.message : String(error)}`);
+      const message = error instanceof Error ? error.message : String(error);
+      warn(
+        `loadTools: skipped ${path}: it failed to load: ${message}\nFix the error, or move the file out of ${dir}.`,
+      );
+      continue;
+    }
+    if (found.length === 0) {
+      warn(
+        `loadTools: skipped ${path}: it exports no tool. A tool file exports (default or named) an object with name, description, inputSchema (zod) and run, or default-exports a function (ctx) => such an object.`,
+      );
+    }
+    for (const tool of found) {
+      const problem = toolProblem(tool, tools);
+      if (!problem) {
+        tools.push(tool);
+        continue;
+      }
+      warn(`loadTools: skipped tool "${tool.name}" of ${path}: ${problem}`);
+      await tool.close?.().catch(() => undefined);
     }
   }
   return tools;
+}
+
+/** The default export (a tool, or a factory called with `ctx`) first, then named tool objects by name. */
+async function toolsOf(module: Record<string, unknown>, ctx: ToolContext): Promise<Tool[]> {
+  const found: Tool[] = [];
+  for (const [key, value] of Object.entries(module).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const candidate =
+      key === 'default' && typeof value === 'function' ? await (value as ToolFactory)(ctx) : value;
+    if (isTool(candidate) && !found.includes(candidate)) {
+      if (key === 'default') found.unshift(candidate);
+      else found.push(candidate);
+    }
+  }
+  return found;
+}
+
+function toolProblem(tool: Tool, loaded: Tool[]): string | undefined {
+  if (!TOOL_NAME.test(tool.name)) {
+    return 'its name must be 1 to 64 letters, digits, "_" or "-" (model APIs reject other names).';
+  }
+  if (loaded.some((t) => t.name === tool.name)) {
+    return 'a tool of that name was already loaded from an earlier file; give one of them another name.';
+  }
+  let type: unknown;
+  try {
+    type = toToolSpec(tool).inputSchema.type;
+  } catch (error) {
+    return `its inputSchema cannot be described as JSON Schema for the model: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return type === 'object'
+    ? undefined
+    : 'its inputSchema must be a z.object(...) (tool input is always a JSON object).';
 }

@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import type { Tool, ToolContext } from '../core/tool.ts';
 
-export type EditorToolOptions = { root: string; maxViewLines?: number; maxViewChars?: number };
+export type EditorToolOptions = {
+  root: string;
+  maxViewLines?: number;
+  maxViewChars?: number;
+  /** Longer lines are shown cut, with a note; the file itself is never cut. */
+  maxLineChars?: number;
+};
 
 const inputSchema = z.object({
   command: z.enum(['view', 'create', 'str_replace', 'insert', 'undo_edit']),
@@ -28,52 +34,59 @@ export type EditorTool = Tool<EditorInput>;
 /** Raised for problems the model should fix; the message is what it reads. */
 class EditorError extends Error {}
 
+/** One edit of a file: its bytes before (`null`: it did not exist) and after. */
+type Edit = { before: Buffer | null; after: Buffer };
+
 const SNIPPET_CONTEXT = 4;
+const BOM = '\uFEFF';
 
 export function createEditorTool(options: EditorToolOptions): EditorTool {
-  const maxViewLines = options.maxViewLines ?? 400;
-  const maxViewChars = options.maxViewChars ?? 20_000;
+  const limits = {
+    lines: options.maxViewLines ?? 400,
+    chars: options.maxViewChars ?? 20_000,
+    lineChars: options.maxLineChars ?? 2000,
+  };
   const rootPromise = realpath(options.root);
-  /** Previous contents per real path; `null` means the file did not exist. */
-  const history = new Map<string, (Buffer | null)[]>();
+  /** Edits per real path, oldest first. */
+  const history = new Map<string, Edit[]>();
 
-  const remember = (file: string, previous: Buffer | null) => {
-    const stack = history.get(file) ?? [];
-    stack.push(previous);
-    history.set(file, stack);
+  const write = async (file: string, before: Buffer | null, text: string) => {
+    const after = Buffer.from(text, 'utf8');
+    await writeFile(file, after);
+    history.set(file, [...(history.get(file) ?? []), { before, after }]);
   };
 
   const commands = {
     view: async (input: EditorInput, file: string) => {
       const info = await stat(file).catch(() => undefined);
-      if (!info)
+      if (!info) {
         throw new EditorError(
           `${input.path} does not exist. View the parent directory to see what is there.`,
         );
+      }
       if (info.isDirectory()) return listDirectory(file, input.path);
-      const text = await readText(file, input.path);
-      return viewFile(text, input, maxViewLines, maxViewChars);
+      const { text } = await readText(file, input.path);
+      return viewFile(text, input, limits);
     },
     create: async (input: EditorInput, file: string) => {
-      if (input.file_text === undefined)
+      if (input.file_text === undefined) {
         throw new EditorError('create needs file_text (the content of the new file).');
+      }
       if (await exists(file)) {
         throw new EditorError(
           `${input.path} already exists. Use str_replace or insert to change it (view it first).`,
         );
       }
       await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, input.file_text);
-      remember(file, null);
-      return `Created ${input.path} (${countLines(input.file_text)} lines).`;
+      await write(file, null, input.file_text);
+      return `Created ${input.path} (${plural(countLines(input.file_text), 'line')}).`;
     },
     str_replace: async (input: EditorInput, file: string) => {
       if (!input.old_str) throw new EditorError('str_replace needs a non-empty old_str.');
-      const original = await readText(file, input.path);
-      const edit = findUnique(original, input.old_str, input.new_str ?? '', input.path);
-      const updated = original.slice(0, edit.at) + edit.newStr + original.slice(edit.at + edit.oldStr.length);
-      await writeFile(file, updated);
-      remember(file, Buffer.from(original, 'utf8'));
+      const { text, bytes } = await readText(file, input.path);
+      const edit = findUnique(text, input.old_str, input.new_str ?? '', input.path);
+      const updated = text.slice(0, edit.at) + edit.newStr + text.slice(edit.at + edit.oldStr.length);
+      await write(file, bytes, updated);
       const firstLine = lineOf(updated, edit.at);
       const lastLine = firstLine + countLines(edit.newStr) - 1;
       return `Edited ${input.path}. The edited part now reads:\n${snippet(updated, firstLine, lastLine)}\nCheck that this is what you intended.`;
@@ -82,28 +95,36 @@ export function createEditorTool(options: EditorToolOptions): EditorTool {
       if (input.insert_line === undefined || input.new_str === undefined) {
         throw new EditorError('insert needs insert_line (0 = top) and new_str.');
       }
-      const original = await readText(file, input.path);
-      const lineCount = countLines(original);
+      const { text, bytes } = await readText(file, input.path);
+      const lineCount = countLines(text);
       if (input.insert_line < 0 || input.insert_line > lineCount) {
         throw new EditorError(
-          `insert_line ${input.insert_line} is out of range: ${input.path} has ${lineCount} lines. Use a value from 0 to ${lineCount}.`,
+          `insert_line ${input.insert_line} is out of range: ${input.path} has ${plural(lineCount, 'line')}. Use a value from 0 to ${lineCount}.`,
         );
       }
-      const updated = insertAfterLine(original, input.insert_line, input.new_str);
-      await writeFile(file, updated);
-      remember(file, Buffer.from(original, 'utf8'));
+      const updated = insertAfterLine(text, input.insert_line, input.new_str);
+      await write(file, bytes, updated);
       const lastLine = input.insert_line + Math.max(1, countLines(input.new_str));
       return `Inserted into ${input.path}. The edited part now reads:\n${snippet(updated, input.insert_line + 1, lastLine)}\nCheck that this is what you intended.`;
     },
     undo_edit: async (input: EditorInput, file: string) => {
-      const previous = history.get(file)?.pop();
-      if (previous === undefined) throw new EditorError(`There is no edit of ${input.path} to undo.`);
-      if (previous === null) {
-        await rm(file, { force: true });
+      const edits = history.get(file) ?? [];
+      const last = edits.at(-1);
+      if (!last) throw new EditorError(`There is no edit of ${input.path} to undo.`);
+      const current = await readFile(file).catch(() => null);
+      if (!current?.equals(last.after)) {
+        throw new EditorError(
+          `${input.path} was changed outside the editor since its last edit, so undo would lose those changes. View it and fix it with str_replace instead.`,
+        );
+      }
+      edits.pop();
+      if (last.before === null) {
+        await rm(file);
         return `Undid the creation of ${input.path}; the file is removed.`;
       }
-      await writeFile(file, previous);
-      return `Undid the last edit of ${input.path}.`;
+      await writeFile(file, last.before);
+      const left = edits.length === 0 ? 'no earlier edits' : plural(edits.length, 'earlier edit');
+      return `Undid the last edit of ${input.path} (${left} left to undo).`;
     },
   } satisfies Record<EditorInput['command'], (input: EditorInput, file: string) => Promise<string>>;
 
@@ -131,21 +152,33 @@ async function resolveInRoot(realRoot: string, givenRoot: string, path: string):
   const lexical = resolve(realRoot, path);
   const underGivenRoot = isAbsolute(path) && isInside(resolve(givenRoot), lexical);
   const absolute = underGivenRoot ? join(realRoot, relative(resolve(givenRoot), lexical)) : lexical;
+  if (!isInside(realRoot, absolute)) {
+    throw new EditorError(`${path} is outside the working root ${givenRoot}. Use a path inside it.`);
+  }
   const real = await realpathOfPossiblyMissing(absolute);
   if (!isInside(realRoot, real)) {
-    throw new EditorError(`${path} is outside the working root ${givenRoot}. Use a path inside it.`);
+    throw new EditorError(
+      `${path} leads outside the working root ${givenRoot} through a symbolic link (to ${real}). Use a path inside the root that is not a link to elsewhere.`,
+    );
   }
   return real;
 }
 
-/** realpath of the deepest existing ancestor, with the missing rest appended. */
-async function realpathOfPossiblyMissing(path: string): Promise<string> {
+/**
+ * The real path, following every symlink on the way, also when the path or some of its folders do not
+ * exist yet (a link to a missing target is followed to where it points).
+ */
+async function realpathOfPossiblyMissing(path: string, depth = 0): Promise<string> {
   const missing: string[] = [];
   let current = path;
   for (;;) {
     try {
       return join(await realpath(current), ...missing);
     } catch {
+      const target = await readlink(current).catch(() => undefined);
+      if (target !== undefined && depth < 40) {
+        return realpathOfPossiblyMissing(join(resolve(dirname(current), target), ...missing), depth + 1);
+      }
       const parent = dirname(current);
       if (parent === current) return path;
       missing.unshift(basename(current));
@@ -166,29 +199,36 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-async function readText(file: string, shownPath: string): Promise<string> {
+async function readText(file: string, shownPath: string): Promise<{ text: string; bytes: Buffer }> {
   const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT')
+    if (error.code === 'ENOENT') {
       throw new EditorError(`${shownPath} does not exist. Use create to make a new file.`);
-    if (error.code === 'EISDIR')
+    }
+    if (error.code === 'EISDIR') {
       throw new EditorError(`${shownPath} is a directory; only view works on directories.`);
+    }
     throw error;
   });
+  // Node keeps a byte order mark as U+FEFF at the start, so it is written back as it was.
   const text = bytes.toString('utf8');
   if (!Buffer.from(text, 'utf8').equals(bytes)) {
     throw new EditorError(
       `${shownPath} is not UTF-8 text; the editor only handles text files. Use bash to inspect it.`,
     );
   }
-  return text;
+  return { text, bytes };
 }
 
-/** Lines as displayed (line endings removed). A final newline does not start another line. */
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Lines as displayed (line endings and a BOM removed). A final newline does not start another line. */
 function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  if (text === '' || text === BOM) return [];
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
   if (text.endsWith('\n')) lines.pop();
-  return lines;
+  return lines.map((l) => l.replace(/\r$/, ''));
 }
 
 export function countLines(text: string): number {
@@ -199,31 +239,39 @@ function numbered(lines: string[], firstLine: number): string {
   return lines.map((line, i) => `${String(firstLine + i).padStart(6)}\t${line}`).join('\n');
 }
 
-function viewFile(text: string, input: EditorInput, maxLines: number, maxChars: number): string {
+function cutLine(line: string, lineNumber: number, maxChars: number, shownPath: string): string {
+  if (line.length <= maxChars) return line;
+  return `${line.slice(0, maxChars)} [... line ${lineNumber} goes on for ${line.length - maxChars} more characters; see them with bash, e.g. sed -n '${lineNumber}p' ${shownPath} | cut -c ${maxChars + 1}-${maxChars * 2}]`;
+}
+
+type ViewLimits = { lines: number; chars: number; lineChars: number };
+
+function viewFile(text: string, input: EditorInput, limits: ViewLimits): string {
   const lines = splitLines(text);
   if (lines.length === 0) return `${input.path} is empty.`;
+  const count = lines.length;
   let [start, end] = input.view_range ?? [1, -1];
-  if (start < 1 || start > lines.length) {
+  if (end === -1) end = count;
+  if (start < 1 || start > count || end < start) {
     throw new EditorError(
-      `view_range start ${start} is out of range: ${input.path} has ${lines.length} lines.`,
+      `view_range [${start}, ${end}] does not fit ${input.path}, which has ${plural(count, 'line')}. Use [start, end] with 1 <= start <= end <= ${count}, or end -1 for the end of the file.`,
     );
   }
-  if (end === -1 || end > lines.length) end = lines.length;
-  if (end < start)
-    throw new EditorError(`view_range end ${end} is before start ${start}. Use [start, end] or [start, -1].`);
-  let shownEnd = input.view_range ? end : Math.min(end, start + maxLines - 1);
+  end = Math.min(end, count);
+  const shown: string[] = [];
   let chars = 0;
-  for (let n = start; n <= shownEnd; n++) {
-    chars += (lines[n - 1]?.length ?? 0) + 8;
-    if (chars > maxChars && n > start) {
-      shownEnd = n - 1;
-      break;
-    }
+  const lastAllowed = input.view_range ? end : Math.min(end, start + limits.lines - 1);
+  for (let n = start; n <= lastAllowed; n++) {
+    const line = cutLine(lines[n - 1] ?? '', n, limits.lineChars, input.path);
+    chars += line.length + 8;
+    if (chars > limits.chars && shown.length > 0) break;
+    shown.push(line);
   }
-  const body = numbered(lines.slice(start - 1, shownEnd), start);
+  const body = numbered(shown, start);
+  const shownEnd = start + shown.length - 1;
   if (shownEnd >= end) return body;
   const next = shownEnd + 1;
-  return `${body}\n[${input.path} has ${lines.length} lines; this shows lines ${start}-${shownEnd}. To see more, view with view_range [${next}, ${Math.min(lines.length, next + maxLines - 1)}].]`;
+  return `${body}\n[${input.path} has ${count} lines; this shows lines ${start}-${shownEnd}. To see more, view with view_range [${next}, ${Math.min(count, next + limits.lines - 1)}].]`;
 }
 
 async function listDirectory(dir: string, shownPath: string, maxEntries = 1000): Promise<string> {
@@ -239,6 +287,8 @@ async function listDirectory(dir: string, shownPath: string, maxEntries = 1000):
     }
   };
   await walk(dir, '', 1);
+  if (entries.length === 0)
+    return `${shownPath} is an empty directory (hidden files and node_modules aside).`;
   const shown = entries.slice(0, maxEntries);
   const more = entries.length > maxEntries ? `\n[${entries.length - maxEntries} more entries not shown]` : '';
   return `Files and directories in ${shownPath}, two levels deep (hidden files and node_modules left out):\n${shown.join('\n')}${more}`;
@@ -256,21 +306,35 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
+/** CRLF when every line break of `text` is one; LF otherwise (also for mixed files). */
+function isCrlf(text: string): boolean {
+  return text.includes('\r\n') && !/(^|[^\r])\n/.test(text);
+}
+
+function toCrlf(text: string): string {
+  return text.replace(/\r?\n/g, '\r\n');
+}
+
 /**
- * The single place `oldStr` occurs. When it is not found as given in a CRLF file, it is tried with CRLF
- * line endings (and `newStr` converted the same way), so the file keeps its line endings.
+ * The single place `oldStr` occurs. In a file with CRLF line endings, `oldStr` is also tried with CRLF
+ * and `newStr` gets the file's line endings, so the file keeps them.
  */
 function findUnique(text: string, oldStr: string, newStr: string, shownPath: string) {
-  let found = occurrences(text, oldStr);
   let [o, n] = [oldStr, newStr];
-  if (found.length === 0 && text.includes('\r\n') && !oldStr.includes('\r')) {
+  let found = occurrences(text, o);
+  if (found.length === 0 && text.includes('\r\n') && /(^|[^\r])\n/.test(oldStr)) {
     [o, n] = [toCrlf(oldStr), toCrlf(newStr)];
     found = occurrences(text, o);
+  } else if (isCrlf(text)) {
+    n = toCrlf(newStr);
   }
   if (found.length === 0) {
-    throw new EditorError(
-      `old_str was not found in ${shownPath}. It must match the file exactly, including whitespace and indentation; view the file and copy the text without the line numbers.`,
-    );
+    const near = looseLine(text, oldStr);
+    const hint =
+      near === undefined
+        ? 'It must match the file exactly, including whitespace and indentation; view the file and copy the text without the line numbers.'
+        : `It does occur at line ${near} if the spaces and tabs at the start and end of each line are ignored: copy the indentation exactly as the file has it (view it to see).`;
+    throw new EditorError(`old_str was not found in ${shownPath}. ${hint}`);
   }
   if (found.length > 1) {
     const lines = found.map((at) => lineOf(text, at)).join(', ');
@@ -281,22 +345,30 @@ function findUnique(text: string, oldStr: string, newStr: string, shownPath: str
   return { at: found[0]!, oldStr: o, newStr: n };
 }
 
-function toCrlf(text: string): string {
-  return text.replace(/\r?\n/g, '\r\n');
+/** The line where `needle` occurs when whitespace around every line is ignored, if it does. */
+function looseLine(text: string, needle: string): number | undefined {
+  const loose = (s: string) =>
+    s
+      .split('\n')
+      .map((l) => l.trim())
+      .join('\n');
+  const at = loose(text).indexOf(loose(needle).trim());
+  return at === -1 || needle.trim() === '' ? undefined : lineOf(loose(text), at);
 }
 
 function insertAfterLine(text: string, line: number, newStr: string): string {
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const inserted = eol === '\r\n' && !newStr.includes('\r') ? toCrlf(newStr) : newStr;
-  let offset = 0;
+  const eol = isCrlf(text) ? '\r\n' : '\n';
+  const inserted = eol === '\r\n' ? toCrlf(newStr) : newStr;
+  let offset = text.startsWith(BOM) ? BOM.length : 0;
   for (let n = 0; n < line; n++) {
     const next = text.indexOf('\n', offset);
     offset = next === -1 ? text.length : next + 1;
   }
-  if (offset === text.length && text !== '' && !text.endsWith('\n')) return text + eol + inserted;
+  const body = text.slice(text.startsWith(BOM) ? BOM.length : 0);
+  if (offset === text.length && body !== '' && !text.endsWith('\n')) return text + eol + inserted;
   // The inserted text becomes whole lines: it ends with a line break unless it is the last line of a
   // file that had none (that file's missing final newline is kept as it was).
-  const needsEol = !inserted.endsWith('\n') && (offset < text.length || text.endsWith('\n'));
+  const needsEol = !inserted.endsWith('\n');
   return text.slice(0, offset) + inserted + (needsEol ? eol : '') + text.slice(offset);
 }
 
