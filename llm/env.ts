@@ -3,8 +3,8 @@ import path from 'node:path';
 import { parseEnv } from 'node:util';
 
 /**
- * The environment with `.env` (in `dir`) underneath it: variables already set win. `.env` is read, never
- * written into `process.env`, so agent processes never inherit keys from it.
+ * The environment with `.env` (in `dir`) underneath it: variables already set (and not empty) win. `.env`
+ * is read, never written into `process.env`, so agent processes never inherit keys from it.
  */
 export function loadEnv(
   dir = process.cwd(),
@@ -16,5 +16,6 @@ export function loadEnv(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  return { ...fromFile, ...env };
+  const set = Object.entries(env).filter(([, value]) => value !== undefined && value !== '');
+  return { ...fromFile, ...Object.fromEntries(set) };
 }

@@ -15,10 +15,11 @@ export function runCli(
   bin: 'generate-loop' | 'hyperagents',
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  cwd: string = PROJECT_ROOT,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', `${bin}.mjs`), ...args], {
-      cwd: PROJECT_ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
