@@ -1,19 +1,42 @@
+import { benchBashTool } from './bash-tool.ts';
 import { benchEvalWorkers } from './eval-workers.ts';
+import { benchGateway } from './gateway.ts';
 
 /**
- * `npm run bench`: measurements side by side in one run, reported as ratios, because absolute times on a
- * shared machine are noisy.
+ * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
+ * times on a shared machine are noisy. Names: eval-workers, bash, gateway (default: all).
  */
-const latencyMs = 200;
-console.log(
-  `Evaluation of 40 arithmetic tasks, TaskAgent worker processes, model latency ${latencyMs} ms per call`,
-);
-const results = await benchEvalWorkers([1, 4, 8], latencyMs);
-const base = results[0]!;
-for (const r of results) {
-  const speedup = base.seconds / r.seconds;
-  console.log(
-    `  --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
-      `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s  ${speedup.toFixed(2)}x the 1-worker speed`,
-  );
+const BENCHES: Record<string, () => Promise<void>> = {
+  'eval-workers': async () => {
+    const latencyMs = 200;
+    console.log(
+      `Evaluation of 40 arithmetic tasks, TaskAgent worker processes, model latency ${latencyMs} ms per call`,
+    );
+    const results = await benchEvalWorkers([1, 4, 8], latencyMs);
+    const base = results[0]!;
+    for (const r of results) {
+      const speedup = base.seconds / r.seconds;
+      console.log(
+        `  --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
+          `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s  ${speedup.toFixed(2)}x the 1-worker speed`,
+      );
+    }
+  },
+  bash: async () => {
+    for (const line of await benchBashTool()) console.log(line);
+  },
+  gateway: async () => {
+    for (const line of await benchGateway()) console.log(line);
+  },
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark ${unknown.join(', ')}. Known: ${Object.keys(BENCHES).join(', ')}.`);
+  process.exit(2);
+}
+for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHES)) {
+  await BENCHES[name]!();
+  console.log('');
 }
