@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createGatewayModel } from '../agents/core/gateway-client.ts';
 import {
   countRetry,
   type Gateway,
@@ -232,6 +233,19 @@ describe('gateway', () => {
     expect(Buffer.byteLength(gw.socketPath)).toBeLessThanOrEqual(100);
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
     expect((await call(gw.url, 'GET', '/v1/models', { token })).status).toBe(200);
+  });
+
+  it('cancels the provider call when the agent gives up on it (wall time), and logs it', async () => {
+    const gw = await start({}, createSimModel({ seed: 1, domains: ['arithmetic'], latencyMs: 60_000 }));
+    const token = gw.issueToken({ runId: 'run-a', variantId: 1, role: 'meta', model: 'sim' });
+    const model = createGatewayModel({ url: gw.url, token });
+    const controller = new AbortController();
+    const pending = model({ messages: [{ role: 'user', content: 'hello' }] }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const result = await pending;
+    expect(result).toMatchObject({ ok: false, error: { message: 'the model call was cancelled' } });
+    await vi.waitFor(() => expect(rows).toHaveLength(1));
+    expect(rows[0]?.status).not.toBe('ok');
   });
 
   it('keeps serving when the ledger callback throws', async () => {

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { z } from 'zod';
 import {
+  type ModelCallOptions,
   type ModelError,
   type ModelFn,
   type ModelInfo,
@@ -30,8 +31,8 @@ export function gatewayFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayCon
 }
 
 export function createGatewayModel(config: GatewayConfig): ModelFn {
-  return async (req: ModelRequest): Promise<ModelResult> => {
-    const response = await send(config, 'POST', '/v1/chat', req);
+  return async (req: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResult> => {
+    const response = await send(config, 'POST', '/v1/chat', req, options.signal);
     if (!response.ok) return response;
     const reply = modelReplySchema.safeParse(response.body);
     if (!reply.success) return { ok: false, error: malformed('chat reply', reply.error) };
@@ -66,7 +67,13 @@ function target(url: string): { socketPath: string } | { host: string; port: num
   return { host: parsed.hostname, port: Number(parsed.port || 80) };
 }
 
-function send(config: GatewayConfig, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Sent> {
+function send(
+  config: GatewayConfig,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<Sent> {
   return new Promise((resolve) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const fail = (type: ModelError['type'], message: string, retryable: boolean) =>
@@ -116,6 +123,14 @@ function send(config: GatewayConfig, method: 'GET' | 'POST', path: string, body?
         });
       },
     );
+    // Cancelling closes the connection; the gateway then aborts the provider call.
+    const cancel = () => {
+      fail('internal', 'the model call was cancelled', false);
+      req.destroy();
+    };
+    if (signal?.aborted) cancel();
+    else signal?.addEventListener('abort', cancel, { once: true });
+    req.on('close', () => signal?.removeEventListener('abort', cancel));
     req.on('timeout', () => {
       fail('timeout', `the gateway did not answer within ${timeoutMs} ms`, true);
       req.destroy();
