@@ -16,7 +16,7 @@ import type { ModelProvider, ProviderError, ProviderResult } from '../provider.t
 import type { ModelRecord } from '../registry.ts';
 import type { ErrorType, StopReason, ToolCall, Usage } from '../types.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
-import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+import { DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
 
 /** What a reply holds once read, streamed or not; tool input is JSON text when it came in fragments. */
 interface Reply {
@@ -48,9 +48,9 @@ export function createAnthropicProvider(model: ModelRecord, opts: ProviderOption
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
   const source: ErrorSource = {
-    label: 'Anthropic',
+    label: PROVIDER_ENV.anthropic.label,
     baseUrl: client.baseURL,
-    keyVariable: 'ANTHROPIC_API_KEY',
+    keyVariable: PROVIDER_ENV.anthropic.key,
   };
   const stream = opts.stream ?? true;
 

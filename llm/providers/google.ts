@@ -10,7 +10,7 @@ import type { ModelProvider, ProviderError, ProviderResult } from '../provider.t
 import type { ModelRecord } from '../registry.ts';
 import type { StopReason, ToolCall, Usage } from '../types.ts';
 import { encodeCallId, toGeminiRequest } from './google-request.ts';
-import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+import { DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
 
 const DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -34,9 +34,9 @@ export function createGoogleProvider(model: ModelRecord, opts: ProviderOptions):
     },
   });
   const source: ErrorSource = {
-    label: 'Google Gemini',
+    label: PROVIDER_ENV.google.label,
     baseUrl: opts.baseUrl ?? DEFAULT_BASE_URL,
-    keyVariable: 'GEMINI_API_KEY',
+    keyVariable: PROVIDER_ENV.google.key,
   };
   const stream = opts.stream === true;
 

@@ -4,9 +4,9 @@ import { type RetryOptions, withRetries } from '../retry.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { createGoogleProvider } from './google.ts';
 import { createOpenAIProvider } from './openai.ts';
-import type { ProviderOptions } from './options.ts';
+import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV, type ProviderOptions } from './options.ts';
 
-export { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+export { DEFAULT_LOCAL_BASE_URL, DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
 
 /** A provider for a real (non-sim) model: one attempt per call; wrap it with `withRetries`. */
 export function createProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
@@ -22,19 +22,6 @@ export function createProvider(model: ModelRecord, opts: ProviderOptions): Model
       throw new Error('the sim model is created with createSimModel, not createProvider');
   }
 }
-
-/** The environment variables each provider reads: key, and base-URL override. */
-export const PROVIDER_ENV: Readonly<
-  Record<'openai' | 'anthropic' | 'google' | 'local', { key?: string; baseUrl: string; label: string }>
-> = {
-  openai: { key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', label: 'OpenAI' },
-  anthropic: { key: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL', label: 'Anthropic' },
-  google: { key: 'GEMINI_API_KEY', baseUrl: 'GOOGLE_GEMINI_BASE_URL', label: 'Google Gemini' },
-  local: { baseUrl: 'HYPERAGENTS_LOCAL_BASE_URL', label: 'local server' },
-};
-
-/** Where `local/*` models are served when no base URL is given: ollama's default. */
-export const DEFAULT_LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
 
 export type ProviderSettings = { ok: true; options: ProviderOptions } | { ok: false; message: string };
 

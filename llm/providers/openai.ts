@@ -6,13 +6,11 @@ import type { ModelProvider, ProviderError, ProviderResult } from '../provider.t
 import { type ModelRecord, wireModelName } from '../registry.ts';
 import type { ChatRequest } from '../types.ts';
 import { type ChatReply, readChunks, readCompletion, toWireRequest } from './openai-wire.ts';
-import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+import { DEFAULT_LOCAL_BASE_URL, DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
 
 export { RAW_ARGUMENTS_KEY } from './openai-wire.ts';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** ollama's OpenAI-compatible root; `providerSettings` normally passes the base URL of `local/*` models. */
-const LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
 
 /** Error codes (OpenAI) and types (llama.cpp `llama-server`) that mean the prompt is too long. */
 const OVERFLOW_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
@@ -38,9 +36,9 @@ interface Source extends ErrorSource {
 export function createOpenAIProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
   const local = model.provider === 'local';
   const source: Source = {
-    label: local ? 'local server' : 'OpenAI',
-    baseUrl: opts.baseUrl ?? model.baseUrl ?? (local ? LOCAL_BASE_URL : OPENAI_BASE_URL),
-    ...(local ? {} : { keyVariable: 'OPENAI_API_KEY' }),
+    label: PROVIDER_ENV[local ? 'local' : 'openai'].label,
+    baseUrl: opts.baseUrl ?? model.baseUrl ?? (local ? DEFAULT_LOCAL_BASE_URL : OPENAI_BASE_URL),
+    ...(local ? {} : { keyVariable: PROVIDER_ENV.openai.key }),
     local,
     modelName: wireModelName(model),
   };
