@@ -23,7 +23,21 @@ const SIM_BANNER =
 
 function checkModel(id: string): string | null {
   const resolved = resolveModel(id);
-  return resolved.ok ? null : `${resolved.error.message} List them with: hyperagents models.`;
+  return resolved.ok ? null : resolved.error.message;
+}
+
+/** Without --model: the first provider whose key is set, in this order; else the simulated model. */
+export const DEFAULT_MODELS: readonly { model: string; key: string }[] = [
+  { model: 'anthropic/claude-sonnet-4-6', key: 'ANTHROPIC_API_KEY' },
+  { model: 'openai/gpt-5-mini', key: 'OPENAI_API_KEY' },
+  { model: 'google/gemini-2.5-flash', key: 'GEMINI_API_KEY' },
+];
+
+export function defaultModel(env: Readonly<Record<string, string | undefined>>): {
+  model: string;
+  key?: string;
+} {
+  return DEFAULT_MODELS.find((d) => env[d.key]) ?? { model: 'sim' };
 }
 
 function assertGitInstalled(): void {
@@ -72,9 +86,14 @@ function openReplay(file: string): ReplayBook {
 
 /** Validates everything that can be checked before the run folder is written. */
 async function prepare(argv: string[]) {
-  const config = await parseLoopArgs(argv, { domains: listDomainNames(), checkModel, defaultModel: 'sim' });
-  if (config === 'help') return 'help' as const;
   const env = loadEnv();
+  const fallback = defaultModel(env);
+  const config = await parseLoopArgs(argv, {
+    domains: listDomainNames(),
+    checkModel,
+    defaultModel: fallback.model,
+  });
+  if (config === 'help') return 'help' as const;
   assertKeys(config, env);
   if (config.record !== null) assertRecordable(config.record);
   const replay = config.replay === null ? null : openReplay(config.replay);
@@ -107,7 +126,12 @@ async function prepare(argv: string[]) {
     }
   }
   const domains = await loadDomainTasks(config);
-  return { config, runId, sandbox, simulated, script, domains, env, replay };
+  const chosen =
+    fallback.key !== undefined && [config.metaModel, config.taskModel].includes(fallback.model)
+      ? `Model: ${fallback.model}, chosen because ${fallback.key} is set. Pass --model to choose another ` +
+        '(--model sim runs offline at no cost; hyperagents models lists them).'
+      : null;
+  return { config, runId, sandbox, simulated, script, domains, env, replay, chosen };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -121,10 +145,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${await loopHelp()}\n`);
     return 0;
   }
-  const { config, runId, sandbox, simulated, script, domains, env, replay } = prepared;
+  const { config, runId, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
   const display = createProgress(process.stderr, config.quiet);
   const progress = display.line;
   if (simulated && !config.quiet) process.stderr.write(`${SIM_BANNER}\n`);
+  if (chosen !== null) process.stderr.write(`${chosen}\n`);
   if (replay !== null) {
     progress(
       `Replay: every model call is answered from ${replay.file} (${replay.size} recorded calls); no model is called.`,

@@ -75,7 +75,12 @@ function builder(argv: string[]) {
       array: true,
       describe: 'benchmark domains, comma-separated (see `hyperagents domains`)',
     })
-    .option('model', { type: 'string', requiresArg: true, describe: 'model for both roles, e.g. sim' })
+    .option('model', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'model for both roles, e.g. anthropic/claude-sonnet-4-6 or sim (hyperagents models lists them). Default: the first of Anthropic, OpenAI, Google whose key is set, else sim',
+    })
     .option('meta-model', {
       type: 'string',
       requiresArg: true,

@@ -25,5 +25,5 @@ else
 fi
 
 echo "Evaluating the initial agent on: ${domains}"
-npx generate-loop --domains "${domains}" --generations 0 --run-id "initial-$(date +%Y%m%d-%H%M%S)" --quiet
+npx generate-loop --domains "${domains}" --model sim --generations 0 --run-id "initial-$(date +%Y%m%d-%H%M%S)" --quiet
 echo "Setup done. Next: npx generate-loop --domains ${domains}"

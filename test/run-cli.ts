@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,17 +11,42 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * Provider keys and endpoints are never inherited from the developer's shell: a test that wants one passes
+ * it in `env`. (Likewise the default `cwd` is the temp folder, so a `.env` in the project is not read.)
+ */
+const PROVIDER_VARIABLES = [
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'OPENAI_BASE_URL',
+  'ANTHROPIC_BASE_URL',
+  'GOOGLE_GEMINI_BASE_URL',
+  'HYPERAGENTS_LOCAL_BASE_URL',
+];
+
+function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of PROVIDER_VARIABLES) delete merged[name];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
+}
+
 /** Runs one of the project's commands as a user would, through its bin script. */
 export function runCli(
   bin: 'generate-loop' | 'hyperagents',
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  cwd: string = PROJECT_ROOT,
+  cwd: string = tmpdir(),
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', `${bin}.mjs`), ...args], {
       cwd,
-      env: { ...process.env, ...env },
+      env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
