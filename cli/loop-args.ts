@@ -134,7 +134,8 @@ function builder(argv: string[]) {
       type: 'number',
       requiresArg: true,
       describe:
-        'most USD the run may spend on models. A call that could take the spend over it is refused; the ' +
+        'most USD the run may spend on models. Once the spend, plus what calls in progress may cost, plus a ' +
+        "call's input would pass it, the call is refused (so a run ends at most one reply over the budget); the " +
         'generation under way is then recorded as failed (not scored) and the run ends normally, exit code 0, ' +
         'with "budget reached: $X of $Y spent"',
     })

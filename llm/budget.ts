@@ -8,6 +8,8 @@ export const CHARS_PER_TOKEN = 4;
 export interface CallEstimate {
   /** Upper estimate of the call's cost in USD. */
   usd: number;
+  /** The part of it the input costs: known before the call, unlike the output. */
+  inputUsd: number;
   inputTokens: number;
   /** The most output tokens the call may produce (the adapted `maxTokens`). */
   outputTokens: number;
@@ -20,8 +22,9 @@ export interface CallEstimate {
 export function maxCallCost(model: ModelRecord, req: ChatRequest, requestChars: number): CallEstimate {
   const inputTokens = Math.ceil(requestChars / CHARS_PER_TOKEN);
   const outputTokens = adaptRequest(model, req).maxTokens;
-  const usd = (inputTokens * model.price.input + outputTokens * model.price.output) / 1_000_000;
-  return { usd, inputTokens, outputTokens };
+  const inputUsd = (inputTokens * model.price.input) / 1_000_000;
+  const usd = inputUsd + (outputTokens * model.price.output) / 1_000_000;
+  return { usd, inputUsd, inputTokens, outputTokens };
 }
 
 export type Reservation = { ok: true; settle(actualUsd: number): void } | { ok: false; message: string };
@@ -36,9 +39,12 @@ export interface Budget {
 }
 
 /**
- * A run's spending limit. Calls in progress hold their maximum cost, so parallel calls cannot overshoot
- * together: spent + held + this call's maximum must stay within the limit. Without a limit nothing is
- * refused and only the spend is counted.
+ * A run's spending limit. A call is refused when the spend so far, plus the maximum cost held by calls in
+ * progress, plus this call's input would go over the limit. Its output cannot be known in advance, so the
+ * run ends at most one call's output over the limit: each admitted call holds its maximum cost until it
+ * settles, so parallel calls cannot overshoot together. Reserving every call's full maximum instead would
+ * refuse a small budget outright (8192 output tokens at $15/M are $0.12 before anything is spent).
+ * Without a limit nothing is refused and only the spend is counted.
  */
 export function createBudget(limitUsd: number | undefined): Budget {
   let spent = 0;
@@ -50,7 +56,7 @@ export function createBudget(limitUsd: number | undefined): Budget {
     spentUsd: () => spent,
     reached: () => reached,
     reserve(estimate, model) {
-      if (limitUsd !== undefined && (reached || spent + held + estimate.usd > limitUsd)) {
+      if (limitUsd !== undefined && (reached || spent + held + estimate.inputUsd > limitUsd)) {
         const first = !reached;
         reached = true;
         return {
@@ -58,8 +64,8 @@ export function createBudget(limitUsd: number | undefined): Budget {
           message: first
             ? `The run's budget of ${money(limitUsd)} (--budget-usd) is reached: ${money(spent)} spent` +
               (held > 1e-9 ? ` and ${money(held)} held by calls in progress` : '') +
-              `, and this call could cost up to ${money(estimate.usd)} (about ${estimate.inputTokens} input and ` +
-              `up to ${estimate.outputTokens} output tokens at ${model}'s prices). The run stops here; ` +
+              `, and this call's input alone costs about ${money(estimate.inputUsd)} (about ` +
+              `${estimate.inputTokens} tokens at ${model}'s prices). The run stops here; ` +
               'raise --budget-usd to let it go further.'
             : `The run's budget of ${money(limitUsd)} (--budget-usd) is reached (${money(spent)} spent) and ` +
               'the run is stopping: no more model calls are allowed.',

@@ -300,19 +300,22 @@ function pricedSim(pricePerMTok: number): ModelRecord {
 }
 
 describe('gateway budget', () => {
-  it('refuses a call that could take the spend over the budget, and every call after it', async () => {
+  it('refuses a call whose input alone would take the spend over the budget, and every call after it', async () => {
     const sim = createSimModel({ seed: 1, domains: [], pricePerMTok: 1000 });
     const gw = await start({ budgetUsd: 0.5, records: (id) => (id === 'sim' ? sim.model : undefined) }, sim);
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
-    const small = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({ maxTokens: 100 }) });
+    // Up to 8192 output tokens at $1000 per million could cost $8, but only the input is known in advance:
+    // the call runs, and the run may end at most one call's output over the budget.
+    const small = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({}) });
     expect(small.status).toBe(200);
     expect(gw.budgetReached()).toBe(false);
-    // No maxTokens: up to 8192 output tokens at $1000 per million could cost about $8.
-    const big = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({}) });
+    // 4 MB of input is about a million tokens: $1000 before any output.
+    const long = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(4_000_000) }] });
+    const big = await call(gw.url, 'POST', '/v1/chat', { token, body: long });
     expect(big.status).toBe(402);
     expect(errorOf(big)).toMatchObject({ type: 'budget_exceeded', retryable: false });
     expect(errorOf(big).message).toMatch(
-      /budget of \$0\.5000 \(--budget-usd\) is reached: \$0\.0\d+ spent, and this call could cost up to \$8\.2\d+ \(about \d+ input and up to 8192 output tokens at sim's prices\)\. The run stops here/,
+      /budget of \$0\.5000 \(--budget-usd\) is reached: \$0\.0\d+ spent, and this call's input alone costs about \$1000\.\d+ \(about 1000\d+ tokens at sim's prices\)\. The run stops here/,
     );
     expect(gw.budgetReached()).toBe(true);
     const after = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({ maxTokens: 100 }) });
@@ -330,8 +333,9 @@ describe('gateway budget', () => {
   it('holds the maximum cost of calls in progress, so parallel calls cannot overshoot together', async () => {
     const slow = heldProvider(0.01);
     const record = pricedSim(1000);
-    // Each call may cost about $1.04 (1000 output tokens + its input): two fit in $2.5, a third does not.
-    const gw = await start({ budgetUsd: 2.5, records: () => record, providers: () => slow.provider });
+    // Each call may cost about $1.04 (1000 output tokens + its input) and holds that while it runs: with
+    // $2 two calls start, and a third is refused, because $2.08 is held and its input would go over.
+    const gw = await start({ budgetUsd: 2, records: () => record, providers: () => slow.provider });
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
     const body = chatWith({ maxTokens: 1000 });
     const first = call(gw.url, 'POST', '/v1/chat', { token, body });

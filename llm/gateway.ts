@@ -52,7 +52,7 @@ export interface GatewayOptions {
   records?: (modelId: string) => ModelRecord | undefined;
   /** Receives one ledger row per authenticated call. Must not throw (a throw is logged and ignored). */
   onCall: (row: GatewayLedgerRow) => void;
-  /** The run's spending limit in USD: a call that could take the spend over it is refused. */
+  /** The run's spending limit in USD (see `createBudget`: the run ends at most one call's output over it). */
   budgetUsd?: number;
   /** Appends every successful response to a recording. */
   record?: RecordWriter;
