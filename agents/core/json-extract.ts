@@ -1,10 +1,32 @@
 /**
  * Tolerant JSON extraction from model text. Never throws: text that cannot be read is skipped.
  *
- * Sources, in this order: `<json>...</json>` blocks, then ```json fences, then bare top-level `{...}`
- * objects; each source in order of appearance. A candidate that lies inside an earlier-claimed region
- * (a fence inside a tag block, an object inside a fence) is not reported twice.
+ * Sources, in this order: `<json>...</json>` blocks, then ```json (or ~~~json) fences, then bare
+ * top-level `{...}` objects; each source in order of appearance. A candidate that lies inside an
+ * earlier-claimed region (a fence inside a tag block, an object inside a fence) is not reported twice,
+ * and a bare object that would run across a tag block or fence is not taken.
+ *
+ * Cost is linear: searches are memoised, every parse stops at its first error, an object that was still
+ * open when a parse failed is not tried again (it would fail at the same place), and the search for
+ * objects has a work budget proportional to the text's length (see `Source`).
  */
+
+import {
+  type CutOffObject,
+  cutOffObjects,
+  isContainer,
+  isPlainObject,
+  isQuote,
+  isSpace,
+  isWordStart,
+  type ParsedValue,
+  parseValueAt,
+  readSource,
+  type Source,
+  skipSpace,
+} from './lenient-json.ts';
+
+export { type CutOffObject, isPlainObject, type LenientParse, parseLenientJson } from './lenient-json.ts';
 
 export type JsonSource = 'tag' | 'fence' | 'bare';
 
@@ -12,16 +34,18 @@ export type JsonCandidate = { source: JsonSource; start: number; end: number; va
 
 export type JsonScan = {
   candidates: JsonCandidate[];
-  /** Offset of a `<json>` tag that is never closed, if any. */
+  /** Offset of a `<json>` tag that was opened on JSON (or on nothing) and never closed, if any. */
   unclosedTagAt?: number;
-  /** Offset of the first top-level `{` whose object never closes (cut off), if any. */
-  unbalancedAt?: number;
+  /** Objects outside tag blocks that were cut off by the end of the text. */
+  cutOff: CutOffObject[];
 };
+
+type Region = { start: number; end: number };
 
 const TAG_OPEN = '<json>';
 const TAG_CLOSE = '</json>';
-const FENCE_OPEN = /```json[^\n`]*\n?/gi;
-const FENCE_CLOSE = '```';
+const JSON_FENCE = /(```|~~~)[ \t]*json[\w-]*[^\S\n]*\n?/gi;
+const ANY_FENCE_OPENER = /(?:```|~~~)[\w+-]*[^\S\n]*\n?/y;
 
 export function extractJsons(text: string): unknown[] {
   try {
@@ -32,244 +56,196 @@ export function extractJsons(text: string): unknown[] {
 }
 
 export function scanJson(text: string): JsonScan {
-  const claimed: [number, number][] = [];
-  const isClaimed = (at: number) => claimed.some(([s, e]) => at >= s && at < e);
-  const tagged: JsonCandidate[] = [];
-  const fenced: JsonCandidate[] = [];
-  const bare: JsonCandidate[] = [];
-  let unclosedTagAt: number | undefined;
+  const src = readSource(text);
+  const cutOff: CutOffObject[] = [];
+  const tags = scanTags(src);
+  const fences = scanFences(src, tags.regions, cutOff);
+  const claimed = mergeRegions([...tags.regions, ...fences.regions]);
+  const bare = findObjects(src, 0, text.length, claimed, cutOff).map(
+    ({ start, end, value }): JsonCandidate => ({ source: 'bare', start, end, values: [value] }),
+  );
+  const candidates = [...tags.candidates, ...fences.candidates, ...bare].filter((c) => c.values.length > 0);
+  return { candidates, unclosedTagAt: tags.unclosedTagAt, cutOff };
+}
 
-  for (let at = text.indexOf(TAG_OPEN); at !== -1; at = text.indexOf(TAG_OPEN, at + 1)) {
-    if (isClaimed(at)) continue;
+/**
+ * `<json>` blocks. A block ends at the first `</json>` after its JSON value (so a `</json>` inside a
+ * string does not end it). When the closing tag was forgotten, it ends at the next `<json>`, or after
+ * its value when prose follows. A tag never closed otherwise is cut off when it was opened on JSON or
+ * on nothing (its value, even if complete, is not taken: the reply stopped where `</json>` was due); on
+ * prose it is a mention.
+ */
+function scanTags(src: Source): { regions: Region[]; candidates: JsonCandidate[]; unclosedTagAt?: number } {
+  const { text } = src;
+  const regions: Region[] = [];
+  const candidates: JsonCandidate[] = [];
+  for (let at = src.next(TAG_OPEN, 0); at !== -1; ) {
     const contentStart = at + TAG_OPEN.length;
-    const contentEnd = findBlockEnd(text, contentStart, TAG_CLOSE);
-    if (contentEnd === -1) {
-      unclosedTagAt = at;
-      claimed.push([at, text.length]);
-      break;
+    const valueStart = skipFenceOpener(text, skipSpace(src, contentStart, text.length));
+    const first = parseValueAt(src, valueStart);
+    const after = first.ok ? first.end : first.at;
+    const close = src.next(TAG_CLOSE, after);
+    const open = src.next(TAG_OPEN, after);
+    if (close === -1 && open === -1) {
+      if (first.ok && isContainer(first.value) && !isCutClosing(text.slice(first.end))) {
+        regions.push({ start: at, end: first.end });
+        candidates.push({ source: 'tag', start: at, end: first.end, values: [first.value] });
+        break;
+      }
+      if (!'{["`~'.includes(text[valueStart] ?? '{')) {
+        at = src.next(TAG_OPEN, at + 1);
+        continue;
+      }
+      regions.push({ start: at, end: text.length });
+      return { regions, candidates, unclosedTagAt: at };
     }
-    const end = contentEnd + TAG_CLOSE.length;
-    claimed.push([at, end]);
-    tagged.push({ source: 'tag', start: at, end, values: parseBlock(text.slice(contentStart, contentEnd)) });
+    const closed = close !== -1 && (open === -1 || close < open);
+    const end = closed ? close + TAG_CLOSE.length : open;
+    const values = parseBlock(src, contentStart, closed ? close : open, closed);
+    regions.push({ start: at, end });
+    candidates.push({ source: 'tag', start: at, end, values });
+    at = src.next(TAG_OPEN, end);
   }
+  return { regions, candidates };
+}
 
-  for (const match of text.matchAll(FENCE_OPEN)) {
+/** ```json and ~~~json fences outside tag blocks. A fence never closed runs to the end of the text. */
+function scanFences(
+  src: Source,
+  tagRegions: Region[],
+  cutOff: CutOffObject[],
+): { regions: Region[]; candidates: JsonCandidate[] } {
+  const { text } = src;
+  const regions: Region[] = [];
+  const candidates: JsonCandidate[] = [];
+  const opener = new RegExp(JSON_FENCE.source, JSON_FENCE.flags);
+  for (let match = opener.exec(text); match; match = opener.exec(text)) {
     const at = match.index;
-    if (isClaimed(at)) continue;
+    const tag = regionAfter(tagRegions, at);
+    if (tag && tag.start <= at) {
+      opener.lastIndex = tag.end;
+      continue;
+    }
     const contentStart = at + match[0].length;
-    const found = findBlockEnd(text, contentStart, FENCE_CLOSE);
-    const contentEnd = found === -1 ? text.length : found;
-    const end = found === -1 ? text.length : found + FENCE_CLOSE.length;
-    claimed.push([at, end]);
-    fenced.push({
-      source: 'fence',
-      start: at,
-      end,
-      values: parseBlock(text.slice(contentStart, contentEnd)),
-    });
+    const first = parseValueAt(src, skipSpace(src, contentStart, text.length));
+    const close = src.next(match[1]!, first.ok ? first.end : first.at);
+    const closed = close !== -1;
+    const end = closed ? close + 3 : text.length;
+    const values = parseBlock(src, contentStart, closed ? close : text.length, closed, tagRegions, cutOff);
+    regions.push({ start: at, end });
+    candidates.push({ source: 'fence', start: at, end, values });
+    opener.lastIndex = end;
   }
-
-  let unbalancedAt: number | undefined;
-  for (let at = text.indexOf('{'); at !== -1; at = text.indexOf('{', at + 1)) {
-    const region = claimed.find(([s, e]) => at >= s && at < e);
-    if (region) {
-      at = region[1] - 1;
-      continue;
-    }
-    const end = matchBalanced(text, at);
-    if (end === -1) {
-      unbalancedAt ??= at;
-      continue;
-    }
-    const parsed = parseLenientJson(text.slice(at, end));
-    if (parsed.ok && isPlainObject(parsed.value)) {
-      bare.push({ source: 'bare', start: at, end, values: [parsed.value] });
-      at = end - 1;
-    }
-  }
-
-  const candidates = [...tagged, ...fenced, ...bare].filter((c) => c.values.length > 0);
-  return { candidates, unclosedTagAt, unbalancedAt };
+  return { regions, candidates };
 }
 
 /**
- * End offset of a block's content: the first `close` marker after the JSON value that starts the block
- * (so a marker inside a string of that value does not end it), or after `from` when no value starts there.
- * -1 when the block is never closed.
+ * The values of a block's content: the whole content as one value (a closed block may also be missing
+ * its last closing brackets), else every object inside it.
  */
-function findBlockEnd(text: string, from: number, close: string): number {
-  let valueStart = from;
-  while (valueStart < text.length && /\s/.test(text[valueStart]!)) valueStart++;
-  const opener = text[valueStart];
-  if (opener === '{' || opener === '[') {
-    const valueEnd = matchBalanced(text, valueStart);
-    if (valueEnd !== -1) {
-      const after = text.indexOf(close, valueEnd);
-      if (after !== -1) return after;
+function parseBlock(
+  src: Source,
+  from: number,
+  to: number,
+  closed: boolean,
+  excluded: Region[] = [],
+  cutOff?: CutOffObject[],
+): unknown[] {
+  const { text } = src;
+  const start = skipFenceOpener(text, skipSpace(src, from, to));
+  let end = to;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  if (closed && /^(```|~~~)$/.test(text.slice(Math.max(start, end - 3), end))) end -= 3;
+  const whole = (looseQuotes: boolean): ParsedValue | undefined => {
+    const parsed = parseValueAt(src, start, { end, autoClose: closed, looseQuotes });
+    if (!parsed.ok) {
+      if (!looseQuotes && parsed.atEnd && end === text.length) cutOff?.push(...cutOffObjects(parsed.open));
+      return undefined;
     }
-  }
-  return text.indexOf(close, from);
-}
-
-/** Parses a block's content as one value, else every balanced object inside it. */
-function parseBlock(content: string): unknown[] {
-  const whole = parseLenientJson(content.trim());
-  if (whole.ok) return [whole.value];
-  const values: unknown[] = [];
-  for (let at = content.indexOf('{'); at !== -1; at = content.indexOf('{', at + 1)) {
-    const end = matchBalanced(content, at);
-    if (end === -1) continue;
-    const parsed = parseLenientJson(content.slice(at, end));
-    if (parsed.ok) {
-      values.push(parsed.value);
-      at = end - 1;
-    }
-  }
-  return values;
+    const region = regionAfter(excluded, start);
+    const overlaps = region !== undefined && region.start < parsed.end;
+    return skipSpace(src, parsed.end, end) < end || overlaps ? undefined : parsed;
+  };
+  const parsed = whole(false) ?? whole(true);
+  if (parsed) return [parsed.value];
+  return findObjects(src, start, end, excluded, end === text.length ? cutOff : undefined).map((o) => o.value);
 }
 
 /**
- * Index just past the bracket that closes the one at `start`, or -1 if it never closes. Aware of
- * double- and single-quoted strings (with escapes) and of // and /* *\/ comments.
+ * Every plain object in `text[from, to)` outside the excluded regions, in order. An object that is
+ * still open when its parse fails is not tried again; objects cut off at the end of the text go to
+ * `cutOff`.
  */
-export function matchBalanced(text: string, start: number): number {
-  let depth = 0;
-  let i = start;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"' || c === "'") {
-      i = skipString(text, i);
+function findObjects(
+  src: Source,
+  from: number,
+  to: number,
+  excluded: Region[],
+  cutOff?: CutOffObject[],
+): { start: number; end: number; value: Record<string, unknown> }[] {
+  const found: { start: number; end: number; value: Record<string, unknown> }[] = [];
+  const failed = new Set<number>();
+  let at = src.next('{', from);
+  while (at !== -1 && at < to && src.budget > 0) {
+    const region = regionAfter(excluded, at);
+    if (region && region.start <= at) {
+      at = src.next('{', region.end);
       continue;
     }
-    if (c === '/' && text[i + 1] === '/') {
-      const newline = text.indexOf('\n', i);
-      i = newline === -1 ? text.length : newline;
-      continue;
+    if (!failed.has(at) && startsObject(src, at + 1, to)) {
+      const parsed = parseValueAt(src, at, { end: to });
+      src.budget -= (parsed.ok ? parsed.end : parsed.at) - at;
+      if (parsed.ok) {
+        if (isPlainObject(parsed.value) && !(region && region.start < parsed.end)) {
+          found.push({ start: at, end: parsed.end, value: parsed.value });
+          at = src.next('{', parsed.end);
+          continue;
+        }
+      } else {
+        for (const container of parsed.open) failed.add(container.start);
+        if (parsed.atEnd && to === src.text.length) cutOff?.push(...cutOffObjects(parsed.open));
+      }
     }
-    if (c === '/' && text[i + 1] === '*') {
-      const close = text.indexOf('*/', i + 2);
-      i = close === -1 ? text.length : close + 2;
-      continue;
-    }
-    if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-    i++;
+    at = src.next('{', at + 1);
   }
-  return -1;
+  return found;
 }
 
-/** Index just past the closing quote of the string starting at `start` (text length if unterminated). */
-function skipString(text: string, start: number): number {
-  const quote = text[start];
-  let i = start + 1;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '\\') i += 2;
-    else if (c === quote) return i + 1;
-    else i++;
-  }
-  return text.length;
+/** Whether the `{` before `i` can open an object: it is followed by a key, `}` or a comment. */
+function startsObject(src: Source, i: number, to: number): boolean {
+  const c = src.text[skipSpace(src, i, to)];
+  return c !== undefined && (c === '}' || c === '/' || isQuote(c) || isWordStart(c.charCodeAt(0)));
 }
 
-export type LenientParse = { ok: true; value: unknown } | { ok: false };
-
-/**
- * JSON.parse, and on failure a second try after repairing common slips: comments, trailing commas,
- * single-quoted strings, unquoted keys, raw newlines in strings, Python's True/False/None.
- */
-export function parseLenientJson(source: string): LenientParse {
-  try {
-    return { ok: true, value: JSON.parse(source) };
-  } catch {
-    try {
-      return { ok: true, value: JSON.parse(repairJson(source)) };
-    } catch {
-      return { ok: false };
-    }
+/** The first region (sorted, disjoint) that ends after `at`. */
+function regionAfter(regions: Region[], at: number): Region | undefined {
+  let low = 0;
+  let high = regions.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (regions[mid]!.end <= at) low = mid + 1;
+    else high = mid;
   }
+  return regions[low];
 }
 
-const PYTHON_WORDS: Record<string, string> = { True: 'true', False: 'false', None: 'null' };
-
-function repairJson(src: string): string {
-  let out = '';
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i]!;
-    if (c === '"' || c === "'") {
-      const end = skipString(src, i);
-      out += requoteString(src.slice(i, end));
-      i = end;
-    } else if (c === '/' && (src[i + 1] === '/' || src[i + 1] === '*')) {
-      i = skipComment(src, i);
-    } else if (c === ',') {
-      const next = src[skipSpaceAndComments(src, i + 1)];
-      if (next !== '}' && next !== ']') out += c;
-      i++;
-    } else if (/[-\d.]/.test(c)) {
-      const number = /^[-+\d.eE]+/.exec(src.slice(i))![0];
-      out += number;
-      i += number.length;
-    } else if (/[A-Za-z_$]/.test(c)) {
-      const word = /^[\w$]+/.exec(src.slice(i))![0];
-      i += word.length;
-      if (src[skipSpaceAndComments(src, i)] === ':') out += JSON.stringify(word);
-      else out += PYTHON_WORDS[word] ?? word;
-    } else {
-      out += c;
-      i++;
-    }
+function mergeRegions(regions: Region[]): Region[] {
+  const merged: Region[] = [];
+  for (const region of [...regions].sort((a, b) => a.start - b.start)) {
+    const last = merged[merged.length - 1];
+    if (last && region.start < last.end) last.end = Math.max(last.end, region.end);
+    else merged.push({ ...region });
   }
-  return out;
+  return merged;
 }
 
-function skipComment(src: string, i: number): number {
-  if (src[i + 1] === '/') {
-    const newline = src.indexOf('\n', i);
-    return newline === -1 ? src.length : newline;
-  }
-  const close = src.indexOf('*/', i + 2);
-  return close === -1 ? src.length : close + 2;
+/** Whether `rest` is what a reply cut off after a block's value ends with: a start of "```</json>". */
+function isCutClosing(rest: string): boolean {
+  const closing = rest.trim().replace(/^(`{1,3}|~{1,3})\s*/, '');
+  return TAG_CLOSE.startsWith(closing);
 }
 
-function skipSpaceAndComments(src: string, i: number): number {
-  let at = i;
-  while (at < src.length) {
-    if (/\s/.test(src[at]!)) at++;
-    else if (src[at] === '/' && (src[at + 1] === '/' || src[at + 1] === '*')) at = skipComment(src, at);
-    else break;
-  }
-  return at;
-}
-
-/** Rewrites a single- or double-quoted string literal as a valid JSON string literal. */
-function requoteString(literal: string): string {
-  const quote = literal[0];
-  const closed = literal.length >= 2 && literal.endsWith(quote!);
-  const body = literal.slice(1, closed ? -1 : undefined);
-  let out = '"';
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c === '\\') {
-      const next = body[i + 1];
-      i++;
-      if (next === undefined) out += '\\\\';
-      else if (next === "'") out += "'";
-      else if ('"\\/bfnrtu'.includes(next)) out += `\\${next}`;
-      else out += `\\\\${next}`;
-    } else if (c === '"') out += '\\"';
-    else if (c === '\n') out += '\\n';
-    else if (c === '\r') out += '\\r';
-    else if (c === '\t') out += '\\t';
-    else if (c < ' ') out += `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    else out += c;
-  }
-  return `${out}"`;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function skipFenceOpener(text: string, i: number): number {
+  ANY_FENCE_OPENER.lastIndex = i;
+  return ANY_FENCE_OPENER.test(text) ? ANY_FENCE_OPENER.lastIndex : i;
 }
