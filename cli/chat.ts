@@ -10,6 +10,7 @@ import { connectModel } from '../llm/providers/index.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 import { ChatResponseSchema, GatewayErrorBodySchema, type Message } from '../llm/types.ts';
+import { parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 export const CHAT_USAGE = `hyperagents chat --model <id> [options] "prompt"
@@ -74,20 +75,7 @@ export async function parseChatArgs(
   argv: string[],
   stdinText?: () => Promise<string>,
 ): Promise<ChatConfig | 'help'> {
-  let parsed: Awaited<ReturnType<ReturnType<typeof builder>['parseAsync']>>;
-  try {
-    parsed = await builder(argv)
-      .fail((message: string) => {
-        throw new UsageError(message);
-      })
-      .parseAsync();
-  } catch (error) {
-    if (error instanceof UsageError) {
-      const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-      throw new UsageError(`${sentence} Run hyperagents chat --help for the options.`);
-    }
-    throw error;
-  }
+  const parsed = await parseOrExplain(builder(argv), 'hyperagents chat');
   if (parsed.help === true) return 'help';
   const model = parsed.model;
   if (model === undefined)

@@ -11,6 +11,7 @@ import {
   parseFaultKinds,
   parseLatencySpec,
 } from '../llm/sim/faults.ts';
+import { parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface LoopConfig {
@@ -264,20 +265,7 @@ export async function parseLoopArgs(
   argv: string[],
   known: { domains: readonly string[]; checkModel: (id: string) => string | null; defaultModel: string },
 ): Promise<LoopConfig | 'help'> {
-  let parsed: Awaited<ReturnType<ReturnType<typeof builder>['parseAsync']>>;
-  try {
-    parsed = await builder(argv)
-      .fail((message: string) => {
-        throw new UsageError(message);
-      })
-      .parseAsync();
-  } catch (error) {
-    if (error instanceof UsageError) {
-      const sentence = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-      throw new UsageError(`${sentence} Run generate-loop --help for the options.`);
-    }
-    throw error;
-  }
+  const parsed = await parseOrExplain(builder(argv), 'generate-loop');
   if (parsed.help === true) return 'help';
 
   const domains = (parsed.domains ?? [])

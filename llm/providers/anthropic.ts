@@ -16,6 +16,7 @@ import type { ModelProvider, ProviderError, ProviderResult } from '../provider.t
 import type { ModelRecord } from '../registry.ts';
 import type { ErrorType, StopReason, ToolCall, Usage } from '../types.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
+import { isRecord, tryJson } from './json.ts';
 import { DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
 
 /** What a reply holds once read, streamed or not; tool input is JSON text when it came in fragments. */
@@ -244,17 +245,9 @@ export function normalizeUsage(u: Partial<WireUsage>): Usage {
 
 const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
 
+/** A tool call's streamed input: empty means no arguments. */
 function parseJson(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return text.trim() === '' ? {} : tryJson(text);
 }
 
 /** What an `error` event in the middle of a stream means (the HTTP status was 200 by then). */

@@ -6,6 +6,7 @@ import type {
 import type { AdaptedRequest } from '../adapt.ts';
 import { wireModelName } from '../registry.ts';
 import type { AssistantReply, Message, StopReason, ToolCall, Usage } from '../types.ts';
+import { isRecord, tryJson } from './json.ts';
 
 /**
  * Key under which a tool call's `input` keeps arguments the model sent as something other than a JSON
@@ -212,18 +213,6 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('');
-}
-
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function preview(value: unknown): string {
