@@ -2,11 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { costUsd, resolveModel } from '../llm/registry.ts';
+import { costUsd } from '../llm/registry.ts';
 import * as anthropic from '../llm/testing/fake-anthropic.ts';
 import * as google from '../llm/testing/fake-google.ts';
 import * as openai from '../llm/testing/fake-openai.ts';
 import { type FakeServer, type FakeStep, startFakeServer } from '../llm/testing/fake-server.ts';
+import { registeredModel } from '../llm/testing/models.ts';
 import { ChatResponseSchema } from '../llm/types.ts';
 import { runCli } from './run-cli.ts';
 
@@ -152,9 +153,7 @@ function parsedResponse(stdout: string) {
 }
 
 function priced(id: string, usage: Parameters<typeof costUsd>[1]): number {
-  const model = resolveModel(id);
-  if (!model.ok) throw new Error(model.error.message);
-  return costUsd(model.model, usage);
+  return costUsd(registeredModel(id), usage);
 }
 
 describe('hyperagents chat: adapted parameters, usage and cost per provider', () => {

@@ -15,6 +15,7 @@ import {
   toolCallReply,
 } from '../testing/fake-anthropic.ts';
 import { type FakeServer, startFakeServer } from '../testing/fake-server.ts';
+import { registeredModel } from '../testing/models.ts';
 import type { CallContext, ChatRequest, Message, ToolSpec } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { planThinking } from './anthropic-request.ts';
@@ -25,22 +26,7 @@ const KEY = 'sk-ant-test-key';
 
 /** A Claude Sonnet record (prices per million tokens); tests override what they exercise. */
 function testModel(overrides: Partial<ModelRecord> = {}): ModelRecord {
-  return {
-    id: 'anthropic/claude-sonnet-4-6',
-    provider: 'anthropic',
-    api: 'anthropic-messages',
-    contextWindow: 200_000,
-    maxOutput: 64_000,
-    price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-    nativeTools: true,
-    temperature: true,
-    reasoning: true,
-    simulated: false,
-    maxTokensField: 'max_tokens',
-    systemRole: 'system',
-    caching: 'none',
-    ...overrides,
-  };
+  return registeredModel('anthropic/claude-sonnet-4-6', { caching: 'none', ...overrides });
 }
 
 const HAIKU_3 = testModel({

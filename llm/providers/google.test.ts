@@ -11,6 +11,7 @@ import {
   toolCallReply,
 } from '../testing/fake-google.ts';
 import { type FakeServer, startFakeServer } from '../testing/fake-server.ts';
+import { registeredModel } from '../testing/models.ts';
 import type { CallContext, ChatRequest, Message } from '../types.ts';
 import { createGoogleProvider } from './google.ts';
 import { PLACEHOLDER_THOUGHT_SIGNATURE } from './google-request.ts';
@@ -19,22 +20,7 @@ import type { ProviderOptions } from './options.ts';
 const CTX: CallContext = { runId: 'run-1', variantId: 3, role: 'task' };
 
 function testModel(overrides: Partial<ModelRecord> = {}): ModelRecord {
-  return {
-    id: 'google/gemini-2.5-flash',
-    provider: 'google',
-    api: 'google-genai',
-    contextWindow: 1_048_576,
-    maxOutput: 65_536,
-    price: { input: 0.3, output: 2.5, cacheRead: 0.03, cacheWrite: 0 },
-    nativeTools: true,
-    temperature: true,
-    reasoning: true,
-    simulated: false,
-    maxTokensField: 'max_tokens',
-    systemRole: 'system',
-    caching: 'implicit',
-    ...overrides,
-  };
+  return registeredModel('google/gemini-2.5-flash', overrides);
 }
 
 /** The parts of a generateContent request body the tests look at. */

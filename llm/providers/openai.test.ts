@@ -13,6 +13,7 @@ import {
   toolCallReply,
 } from '../testing/fake-openai.ts';
 import { type FakeServer, startFakeServer } from '../testing/fake-server.ts';
+import { registeredModel } from '../testing/models.ts';
 import type { CallContext, ChatRequest } from '../types.ts';
 import { createOpenAIProvider, RAW_ARGUMENTS_KEY } from './openai.ts';
 import type { ProviderOptions } from './options.ts';
@@ -20,22 +21,7 @@ import type { ProviderOptions } from './options.ts';
 const ctx: CallContext = { runId: 'run-1', variantId: 0, role: 'task' };
 
 function testModel(overrides: Partial<ModelRecord> = {}): ModelRecord {
-  return {
-    id: 'openai/gpt-4o',
-    provider: 'openai',
-    api: 'openai-chat',
-    contextWindow: 128_000,
-    maxOutput: 16_384,
-    price: { input: 2.5, output: 10, cacheRead: 1.25, cacheWrite: 0 },
-    nativeTools: true,
-    temperature: true,
-    reasoning: false,
-    simulated: false,
-    maxTokensField: 'max_tokens',
-    systemRole: 'system',
-    caching: 'auto',
-    ...overrides,
-  };
+  return registeredModel('openai/gpt-4o', overrides);
 }
 
 const gpt4o = testModel();
