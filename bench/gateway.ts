@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createGatewayModel } from '../agents/core/gateway-client.ts';
 import { openArchive } from '../archive/archive.ts';
-import { countRetry, startGateway } from '../llm/gateway.ts';
+import { startGateway } from '../llm/gateway.ts';
 import { withRetries } from '../llm/retry.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 import type { CallContext, ChatRequest } from '../llm/types.ts';
@@ -30,7 +30,7 @@ export async function benchGateway(calls = 2000, warmUp = 200): Promise<string[]
   };
   const sim = createSimModel({ seed: 0, domains: ['arithmetic'] });
   sim.registerTasks('arithmetic', [task]);
-  const provider = withRetries(sim, { onRetry: countRetry });
+  const provider = withRetries(sim);
   const gateway = await startGateway({
     socketPath: path.join(dir, 'gateway.sock'),
     providers: () => provider,

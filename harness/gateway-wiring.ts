@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { LlmCallInput } from '../archive/archive.ts';
 import type { SimConfig } from '../cli/loop-args.ts';
-import { countRetry, startGateway } from '../llm/gateway.ts';
+import { startGateway } from '../llm/gateway.ts';
 import type { ModelProvider } from '../llm/provider.ts';
 import { connectModel } from '../llm/providers/index.ts';
 import { createNormalizer, createRecordWriter, type ReplayBook, runPlaceholders } from '../llm/recorder.ts';
@@ -65,13 +65,13 @@ function connectAll(plan: GatewayPlan): Map<string, Served> {
   for (const id of new Set(plan.models)) {
     if (id === 'sim') {
       const sim = simModel(plan);
-      const provider = withRetries(sim, { policy: { baseMs: plan.sim.retryMs }, onRetry: countRetry });
+      const provider = withRetries(sim, { policy: { baseMs: plan.sim.retryMs } });
       served.set(id, { provider, record: sim.model });
       continue;
     }
     const resolved = resolveModel(id);
     if (!resolved.ok) throw new Error(resolved.error.message);
-    const connected = connectModel(resolved.model, plan.env, { retry: { onRetry: countRetry } });
+    const connected = connectModel(resolved.model, plan.env);
     if (!connected.ok) throw new Error(connected.message);
     served.set(id, { provider: connected.provider, record: resolved.model });
   }

@@ -1,6 +1,4 @@
-import { adaptRequest } from './adapt.ts';
 import type { ModelRecord } from './registry.ts';
-import type { ChatRequest } from './types.ts';
 
 /** Characters per token for estimates before a call (the usual ~4 for English text and code). */
 export const CHARS_PER_TOKEN = 4;
@@ -17,11 +15,10 @@ export interface CallEstimate {
 
 /**
  * The most a call may cost: its input estimated from the request's size (`requestChars`, e.g. the body's
- * length) at the model's input price, plus the adapted output cap at its output price.
+ * length) at the model's input price, plus its output cap (`adaptRequest(...).maxTokens`) at its output price.
  */
-export function maxCallCost(model: ModelRecord, req: ChatRequest, requestChars: number): CallEstimate {
+export function maxCallCost(model: ModelRecord, outputTokens: number, requestChars: number): CallEstimate {
   const inputTokens = Math.ceil(requestChars / CHARS_PER_TOKEN);
-  const outputTokens = adaptRequest(model, req).maxTokens;
   const inputUsd = (inputTokens * model.price.input) / 1_000_000;
   const usd = inputUsd + (outputTokens * model.price.output) / 1_000_000;
   return { usd, inputUsd, inputTokens, outputTokens };

@@ -5,13 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGatewayModel } from '../agents/core/gateway-client.ts';
-import {
-  countRetry,
-  type Gateway,
-  type GatewayLedgerRow,
-  type GatewayOptions,
-  startGateway,
-} from './gateway.ts';
+import { type Gateway, type GatewayLedgerRow, type GatewayOptions, startGateway } from './gateway.ts';
 import type { ModelProvider } from './provider.ts';
 import { createNormalizer, createRecordWriter, loadReplayBook, runPlaceholders } from './recorder.ts';
 import type { ModelRecord } from './registry.ts';
@@ -375,7 +369,7 @@ describe('gateway ledger details', () => {
       },
     };
     const gw = await start({
-      providers: () => withRetries(flaky, { policy: { baseMs: 0 }, onRetry: countRetry }),
+      providers: () => withRetries(flaky, { policy: { baseMs: 0 } }),
     });
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'meta', model: 'sim' });
     expect((await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT })).status).toBe(200);

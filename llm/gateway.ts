@@ -1,11 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { adaptRequest } from './adapt.ts';
 import { createBudget, maxCallCost } from './budget.ts';
 import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts';
-import type { ModelProvider, ProviderResult } from './provider.ts';
+import type { ModelProvider, ProviderResult, RetryTrace } from './provider.ts';
 import {
   type Normalizer,
   normalizeRequest,
@@ -21,7 +20,6 @@ import {
   type ResolveModelResult,
   resolveModel,
 } from './registry.ts';
-import type { RetryInfo } from './retry.ts';
 import {
   type CallContext,
   type ChatRequest,
@@ -98,24 +96,6 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-interface CallTrace {
-  attempts: number;
-  retried: string[];
-}
-
-const traces = new AsyncLocalStorage<CallTrace>();
-
-/**
- * Give this to `withRetries` as `onRetry` for providers a gateway serves: it counts the retries of the call
- * under way, for the ledger. Outside a gateway call it does nothing.
- */
-export function countRetry(info: RetryInfo): void {
-  const trace = traces.getStore();
-  if (trace === undefined) return;
-  trace.attempts++;
-  trace.retried.push(`${info.error.type}: ${info.error.message}`);
-}
-
 const IDENTITY: Normalizer = { normalize: (v) => v, restore: (v) => v };
 
 export { MAX_BODY_BYTES } from './gateway-http.ts';
@@ -185,7 +165,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }
       return answer(res, row, normalizer.restore(hit), { costUsd: 0, attempts: 0, replayed: true });
     }
-    const reservation = budget.reserve(maxCallCost(model, req, call.chars), modelId);
+    const fitted = adaptRequest(model, req);
+    const reservation = budget.reserve(maxCallCost(model, fitted.maxTokens, call.chars), modelId);
     if (!reservation.ok) return fail(res, row, 'budget_exceeded', reservation.message);
     const provider = safeProvider(opts, modelId);
     if (!provider) {
@@ -197,15 +178,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       if (!res.writableFinished) controller.abort();
     });
     const ctx: CallContext = { runId: grant.runId, variantId: grant.variantId, role: grant.role };
-    const trace: CallTrace = { attempts: 1, retried: [] };
-    const result = await traces.run(trace, () => safeComplete(provider, req, ctx, controller.signal));
+    const result = await safeComplete(provider, req, ctx, controller.signal);
+    const trace: RetryTrace = result.trace ?? { attempts: 1, retried: [] };
     if (!result.ok) {
       reservation.settle(0);
       return fail(res, row, result.error.type, result.error.message, result.error.retryable, trace);
     }
     const cost = result.response.costUsd ?? costUsd(model, result.response.usage);
     reservation.settle(cost);
-    const adapted = result.response.adapted ?? adaptRequest(model, req).adapted;
+    const adapted = result.response.adapted ?? fitted.adapted;
     const response: RecordedResponse = {
       message: result.response.message,
       stopReason: result.response.stopReason,
@@ -229,7 +210,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     res: ServerResponse,
     row: Row,
     reply: RecordedResponse,
-    how: { costUsd: number; attempts: number; replayed: boolean; trace?: CallTrace },
+    how: { costUsd: number; attempts: number; replayed: boolean; trace?: RetryTrace },
   ): void => {
     const latencyMs = Date.now() - row.started;
     const { message, stopReason, usage, adapted } = reply;
@@ -262,7 +243,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     type: ErrorType,
     message: string,
     retryable = false,
-    trace?: CallTrace,
+    trace?: RetryTrace,
   ): void => {
     ledger({
       ...ledgerBase(row),

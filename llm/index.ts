@@ -1,6 +1,5 @@
 export { type Budget, type CallEstimate, createBudget, maxCallCost } from './budget.ts';
 export {
-  countRetry,
   type Gateway,
   type GatewayLedgerRow,
   type GatewayOptions,

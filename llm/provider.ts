@@ -20,7 +20,19 @@ export interface ProviderError {
   retryAfterMs?: number;
 }
 
-export type ProviderResult = { ok: true; response: ProviderResponse } | { ok: false; error: ProviderError };
+/** What `withRetries` adds to a result: how many attempts the call took, and why the earlier ones failed. */
+export interface RetryTrace {
+  attempts: number;
+  /** `type: message` of each failed attempt that was retried. */
+  retried: string[];
+}
+
+export type ProviderResult = (
+  | { ok: true; response: ProviderResponse }
+  | { ok: false; error: ProviderError }
+) & {
+  trace?: RetryTrace;
+};
 
 /**
  * One model backend. `req.model` is already resolved to a registry id.

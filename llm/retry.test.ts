@@ -88,7 +88,13 @@ describe('retryDelay', () => {
 describe('withRetries', () => {
   it('retries retryable failures until the call succeeds, backing off between tries', async () => {
     const h = harness([fail(overloaded), fail(rateLimited()), ok], () => 0);
-    expect(await h.wrapped.complete(req, ctx)).toBe(ok);
+    expect(await h.wrapped.complete(req, ctx)).toEqual({
+      ...ok,
+      trace: {
+        attempts: 3,
+        retried: [`provider_error: ${overloaded.message}`, `rate_limit: ${rateLimited().message}`],
+      },
+    });
     expect(h.calls()).toBe(3);
     expect(h.waits).toEqual([500, 1000]);
     expect(h.retries.map((r) => [r.attempt, r.waitMs, r.error.type])).toEqual([
@@ -114,7 +120,10 @@ describe('withRetries', () => {
     ],
   ] as const)('never retries %s, and leaves its message alone', async (_name, error) => {
     const h = harness([fail(error), ok]);
-    expect(await h.wrapped.complete(req, ctx)).toEqual(fail(error));
+    expect(await h.wrapped.complete(req, ctx)).toEqual({
+      ...fail(error),
+      trace: { attempts: 1, retried: [] },
+    });
     expect(h.calls()).toBe(1);
     expect(h.waits).toEqual([]);
   });
@@ -127,9 +136,10 @@ describe('withRetries', () => {
     };
     const h = harness([fail(overloaded), fail(overloaded), fail(auth)]);
     const result = await h.wrapped.complete(req, ctx);
-    expect(result).toEqual(
+    expect(result).toMatchObject(
       fail({ ...auth, message: 'OpenAI refused the API key (HTTP 401) (after 3 attempts)' }),
     );
+    expect(result.trace?.attempts).toBe(3);
   });
 
   it('gives up before waiting past 600 s in all, saying after how many attempts and how long', async () => {
@@ -140,9 +150,11 @@ describe('withRetries', () => {
     expect(h.waits).toHaveLength(14);
     expect(h.elapsed()).toBeLessThanOrEqual(600_000);
     expect(Math.round(h.elapsed() / 1000)).toBe(543);
-    expect(result).toEqual(
+    expect(result).toMatchObject(
       fail({ ...overloaded, message: `${overloaded.message} (gave up after 15 attempts in 543 s)` }),
     );
+    expect(result.trace).toMatchObject({ attempts: 15 });
+    expect(result.trace?.retried).toHaveLength(14);
   });
 
   it('takes a shorter total from the policy', async () => {
@@ -186,7 +198,7 @@ describe('withRetries', () => {
     );
     const result = await wrapped.complete(req, ctx, controller.signal);
     expect(calls).toBe(1);
-    expect(result).toEqual(
+    expect(result).toMatchObject(
       fail({
         type: 'internal',
         retryable: false,
@@ -199,7 +211,7 @@ describe('withRetries', () => {
     const controller = new AbortController();
     const h = harness([fail(overloaded), ok], undefined, () => controller.abort());
     const result = await h.wrapped.complete(req, ctx, controller.signal);
-    expect(result).toEqual(fail(overloaded));
+    expect(result).toEqual({ ...fail(overloaded), trace: { attempts: 1, retried: [] } });
     expect(h.calls()).toBe(1);
   });
 

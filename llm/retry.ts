@@ -82,24 +82,32 @@ export function withRetries(provider: ModelProvider, options: RetryOptions = {})
   return {
     async complete(req: ChatRequest, ctx: CallContext, signal?: AbortSignal): Promise<ProviderResult> {
       const started = now();
-      const fail = (error: ProviderError, note?: string): ProviderResult => ({
+      const retried: string[] = [];
+      const trace = (attempts: number) => ({ attempts, retried });
+      const fail = (error: ProviderError, attempts: number, note?: string): ProviderResult => ({
         ok: false,
         error: note === undefined ? error : { ...error, message: `${error.message} (${note})` },
+        trace: trace(attempts),
       });
       for (let attempt = 1; ; attempt++) {
         const result = await provider.complete(req, ctx, signal);
-        if (result.ok) return result;
+        if (result.ok) return { ...result, trace: trace(attempt) };
         const after = attempt === 1 ? undefined : `after ${plural(attempt)}`;
-        if (!result.error.retryable || signal?.aborted) return fail(result.error, after);
+        if (!result.error.retryable || signal?.aborted) return fail(result.error, attempt, after);
         const waitMs = retryDelay(attempt, result.error, policy, random);
         const elapsedMs = now() - started;
         if (elapsedMs + waitMs > policy.totalMs)
-          return fail(result.error, `gave up after ${plural(attempt)} in ${Math.round(elapsedMs / 1000)} s`);
+          return fail(
+            result.error,
+            attempt,
+            `gave up after ${plural(attempt)} in ${Math.round(elapsedMs / 1000)} s`,
+          );
+        retried.push(`${result.error.type}: ${result.error.message}`);
         options.onRetry?.({ attempt, waitMs, error: result.error });
         await sleep(waitMs, signal);
         if (signal?.aborted) {
           const message = `the call was cancelled while waiting to retry; the last error was: ${result.error.message}`;
-          return fail({ type: 'internal', retryable: false, message }, `after ${plural(attempt)}`);
+          return fail({ type: 'internal', retryable: false, message }, attempt, `after ${plural(attempt)}`);
         }
       }
     },

@@ -182,7 +182,9 @@ describe('the sim model with knobs', () => {
     });
     for (let i = 0; i < 10; i++) {
       const [want, got] = [await clean.complete(request(1), ctx), await retried.complete(request(1), ctx)];
-      expect(got).toEqual(want);
+      const { trace, ...reply } = got;
+      expect(reply).toEqual(want);
+      expect(trace?.retried).toHaveLength(trace!.attempts - 1);
     }
     expect(retries.length).toBeGreaterThan(0);
   });
