@@ -26,9 +26,10 @@ export function createProvider(model: ModelRecord, opts: ProviderOptions): Model
   let loaded: Promise<ModelProvider> | undefined;
   return {
     async complete(req, ctx, signal) {
+      loaded ??= load();
       let provider: ModelProvider;
       try {
-        provider = await (loaded ??= load());
+        provider = await loaded;
       } catch (error) {
         return providerError(
           'internal',
