@@ -38,6 +38,8 @@ export const VariantRow = z.object({
   diff_stat: z.string().nullable(),
   task_code_hash: z.string().nullable(),
   selection_reason: z.string().nullable(),
+  /** The score parent selection ranks this variant by (DESIGN §6); null until it is evaluated. */
+  selection_score: z.number().nullable(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });
@@ -204,6 +206,7 @@ export function openArchive(file: string) {
         failureReason: string | null;
         diffStat: string;
         taskCodeHash: string;
+        selectionScore: number | null;
       }>,
     ): void {
       const columns: Record<string, string> = {
@@ -214,6 +217,7 @@ export function openArchive(file: string) {
         failureReason: 'failure_reason',
         diffStat: 'diff_stat',
         taskCodeHash: 'task_code_hash',
+        selectionScore: 'selection_score',
       };
       const sets: string[] = [];
       const values: unknown[] = [];

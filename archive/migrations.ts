@@ -101,4 +101,10 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE llm_calls ADD COLUMN adapted TEXT;
     `,
   },
+  {
+    name: '003-selection-score',
+    sql: `
+      ALTER TABLE variants ADD COLUMN selection_score REAL;
+    `,
+  },
 ];

@@ -19,6 +19,7 @@ const row = (id: number, parent: number | null): VariantRow => ({
   diff_stat: null,
   task_code_hash: null,
   selection_reason: null,
+  selection_score: null,
   created_at: '2025-01-01T00:00:00.000Z',
   finished_at: null,
 });

@@ -7,6 +7,7 @@ import { checkDiff, type GateResult, loadsEntryPoint, typecheck } from './gate.t
 import { runToCompletion } from './processes.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
 import type { SandboxPolicy } from './sandbox.ts';
+import { selectionScore } from './scoring.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export type VariantStatus = 'evaluated' | 'staged_only' | 'rejected' | 'failed';
@@ -96,6 +97,13 @@ async function evaluateVariant(
   return { kind: 'done', status: 'evaluated' };
 }
 
+/** The selection score, stored once so that every reader ranks variants the same way. */
+const storedScore = (ctx: RunContext, id: number): number | null =>
+  selectionScore(
+    ctx.archive.listEvaluations(id),
+    ctx.domains.map((d) => d.domain),
+  );
+
 const formatScores = (scores: Map<string, number>): string =>
   [...scores].map(([d, s]) => `${d}=${s.toFixed(3)}`).join(' ');
 
@@ -120,7 +128,15 @@ export async function evaluateInitial(ctx: RunContext): Promise<void> {
       ctx.archive.updateVariant(0, { state: 'failed', status: 'failed', failureReason: evaluated.reason });
       ctx.archive.logEvent(0, 'failed', { status: 'failed', reason: evaluated.reason });
       ctx.progress(`variant 0: failed: ${evaluated.reason}`);
-    } else ctx.archive.updateVariant(0, { state: 'done', status: evaluated.status, validParent: true });
+    } else {
+      const score = storedScore(ctx, 0);
+      ctx.archive.updateVariant(0, {
+        state: 'done',
+        status: evaluated.status,
+        validParent: true,
+        selectionScore: score,
+      });
+    }
   } finally {
     await pool.close();
     ctx.gateway.revokeToken(token);
@@ -204,7 +220,12 @@ export async function runGeneration(
 
     const evaluated = await evaluateVariant(ctx, id, pool, ctx.archive.getVariant(id)!.task_code_hash!);
     if (evaluated.kind === 'cut') return fail('failed', evaluated.reason);
-    ctx.archive.updateVariant(id, { state: 'done', status: evaluated.status, validParent: true });
+    ctx.archive.updateVariant(id, {
+      state: 'done',
+      status: evaluated.status,
+      validParent: true,
+      selectionScore: storedScore(ctx, id),
+    });
   } finally {
     await pool?.close();
     if (taskToken !== undefined) ctx.gateway.revokeToken(taskToken);

@@ -13,7 +13,7 @@ import type { DomainTasks } from './evaluate.ts';
 import { evaluateInitial, runGeneration } from './generation.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
-import { scoresBySplit, selectionScore } from './scoring.ts';
+import { scoresBySplit } from './scoring.ts';
 import { type Candidate, selectParent } from './selection.ts';
 import { createVariantRepo } from './variant-repo.ts';
 
@@ -230,8 +230,7 @@ function budgetMessage(spentUsd: number, budgetUsd: number | null): string {
 /** One line after each generation: how it ended, the best so far, and the spend. */
 function progressLine(ctx: RunContext, id: number, spentUsd: number): string {
   const variant = ctx.archive.getVariant(id);
-  const domains = ctx.domains.map((d) => d.domain);
-  const score = variant?.state === 'done' ? selectionScore(ctx.archive.listEvaluations(id), domains) : null;
+  const score = variant?.state === 'done' ? variant.selection_score : null;
   const best = candidates(ctx).reduce<Candidate | null>(
     (b, c) => (b === null || c.score > b.score ? c : b),
     null,
@@ -244,13 +243,12 @@ function progressLine(ctx: RunContext, id: number, spentUsd: number): string {
 }
 
 /** Candidates are valid variants with a score; their children are counted over the whole archive. */
-export function candidates(ctx: Pick<RunContext, 'archive' | 'domains'>): Candidate[] {
+export function candidates(ctx: Pick<RunContext, 'archive'>): Candidate[] {
   const variants = ctx.archive.listVariants();
-  const domains = ctx.domains.map((d) => d.domain);
   const out: Candidate[] = [];
   for (const v of variants) {
     if (!v.valid_parent || v.state !== 'done') continue;
-    const score = selectionScore(ctx.archive.listEvaluations(v.id), domains);
+    const score = v.selection_score;
     if (score === null) continue;
     out.push({ id: v.id, score, children: variants.filter((c) => c.parent_id === v.id).length });
   }
@@ -264,7 +262,6 @@ function pickParent(ctx: RunContext, id: number): { id: number; reason: string }
 }
 
 function summarize(ctx: RunContext, simulated: boolean): RunSummary {
-  const domains = ctx.domains.map((d) => d.domain);
   const variants = ctx.archive.listVariants().map((v) => {
     const evaluations = ctx.archive.listEvaluations(v.id);
     return {
@@ -273,7 +270,7 @@ function summarize(ctx: RunContext, simulated: boolean): RunSummary {
       commit: v.commit_sha,
       status: v.status,
       validParent: v.valid_parent,
-      score: v.state === 'done' ? selectionScore(evaluations, domains) : null,
+      score: v.state === 'done' ? v.selection_score : null,
       scores: scoresBySplit(evaluations),
       failureReason: v.failure_reason,
     };
