@@ -1,0 +1,116 @@
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
+import path from 'node:path';
+
+/** A run id as it may appear in a URL or on a command line: one plain folder name, no path. */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+export type RunLookup =
+  | { ok: true; dir: string; id: string }
+  | { ok: false; reason: string; known: string[] };
+
+const isPlainDir = (p: string): boolean => {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+const isPlainFile = (p: string): boolean => {
+  try {
+    return lstatSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** The run folders directly under `runsDir` (real folders holding an archive.sqlite), sorted by name. */
+export function listRunIds(runsDir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(runsDir);
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((name) => RUN_ID.test(name) && isPlainDir(path.join(runsDir, name)))
+    .filter((name) => isPlainFile(path.join(runsDir, name, 'archive.sqlite')))
+    .sort();
+}
+
+/**
+ * A run named by id: a folder directly under `runsDir`. Rejects anything that could lead elsewhere
+ * (separators, `..`, encoded forms already decoded into either, symbolic links), so a name taken from
+ * a URL can only ever open a run inside `runsDir`.
+ */
+export function runById(runsDir: string, id: string): RunLookup {
+  const known = listRunIds(runsDir);
+  if (!RUN_ID.test(id) || id === '..' || !known.includes(id)) {
+    return { ok: false, reason: `no run "${id}" in ${runsDir}`, known };
+  }
+  const root = realpathSync(runsDir);
+  const dir = realpathSync(path.join(runsDir, id));
+  if (path.dirname(dir) !== root) return { ok: false, reason: `no run "${id}" in ${runsDir}`, known };
+  return { ok: true, dir, id };
+}
+
+/** A run named on the command line: an id under `runsDir`, or a run folder given by path. */
+export function findRun(runsDir: string, ref: string): RunLookup {
+  const byId = RUN_ID.test(ref) ? runById(runsDir, ref) : null;
+  if (byId?.ok) return byId;
+  if (isPlainFile(path.join(ref, 'archive.sqlite'))) {
+    const dir = realpathSync(ref);
+    return { ok: true, dir, id: path.basename(dir) };
+  }
+  return {
+    ok: false,
+    reason: `no run "${ref}": it is neither a run id in ${runsDir} nor a folder holding archive.sqlite`,
+    known: listRunIds(runsDir),
+  };
+}
+
+/**
+ * Reads a file inside a run folder written by agents (logs/...): refuses symbolic links anywhere
+ * below the run folder and files over `maxBytes`, since an agent could have planted either.
+ * Returns null when the file is missing or refused.
+ */
+export function readAgentFile(
+  runDir: string,
+  relative: readonly string[],
+  maxBytes = 8 * 1024 * 1024,
+): string | null {
+  let at = runDir;
+  for (const part of relative.slice(0, -1)) {
+    at = path.join(at, part);
+    if (!isPlainDir(at)) return null;
+  }
+  const file = path.join(at, relative.at(-1) ?? '');
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > maxBytes) return null;
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}

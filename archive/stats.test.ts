@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bestSoFar,
+  bootstrapMedianCI,
+  curveArea,
+  mannWhitneyU,
+  median,
+  midranks,
+  normalCdf,
+  quantile,
+} from './stats.ts';
+
+describe('median', () => {
+  it.each([
+    [[], null],
+    [[3], 3],
+    [[3, 1], 2],
+    [[5, 1, 3], 3],
+    [[0.4, 0.4, 0.9, 0.1], 0.4],
+    [[2, 2, 2, 2], 2],
+  ])('median(%j) = %j', (xs, expected) => expect(median(xs)).toBe(expected));
+});
+
+describe('quantile (type 7, as numpy)', () => {
+  it.each([
+    [[1, 2, 3, 4], 0.025, 1.075],
+    [[1, 2, 3, 4], 0.975, 3.925],
+    [[1, 2, 3, 4], 0.5, 2.5],
+    [[7], 0.3, 7],
+  ])('quantile(%j, %d) = %d', (xs, q, expected) => expect(quantile(xs, q)).toBeCloseTo(expected, 12));
+});
+
+describe('bootstrapMedianCI', () => {
+  it('is null for no values and zero-width for one value or all-equal values', () => {
+    expect(bootstrapMedianCI([])).toBeNull();
+    expect(bootstrapMedianCI([0.5])).toEqual({ estimate: 0.5, low: 0.5, high: 0.5 });
+    expect(bootstrapMedianCI([0.3, 0.3, 0.3])).toEqual({ estimate: 0.3, low: 0.3, high: 0.3 });
+  });
+
+  it('gives the same interval for the same seed and brackets the median within the data range', () => {
+    const xs = [0.2, 0.4, 0.45, 0.5, 0.55, 0.6, 0.9];
+    const a = bootstrapMedianCI(xs, { seed: 7 })!;
+    expect(bootstrapMedianCI(xs, { seed: 7 })).toEqual(a);
+    expect(a.estimate).toBe(0.5);
+    expect(a.low).toBeLessThanOrEqual(0.5);
+    expect(a.high).toBeGreaterThanOrEqual(0.5);
+    expect(a.low).toBeGreaterThanOrEqual(0.2);
+    expect(a.high).toBeLessThanOrEqual(0.9);
+    expect(a.high - a.low).toBeGreaterThan(0);
+  });
+
+  it('for two values, covers both (each resample median is one of x, mean, y)', () => {
+    const ci = bootstrapMedianCI([0, 1], { seed: 3, resamples: 4000 })!;
+    expect(ci).toEqual({ estimate: 0.5, low: 0, high: 1 });
+  });
+});
+
+describe('bestSoFar and curveArea', () => {
+  it.each([
+    [[], [], null],
+    [[0.4, 0.3, 0.6, 0.5], [0.4, 0.4, 0.6, 0.6], 0.5],
+    [[null, 0.2, null, 0.1], [null, 0.2, 0.2, 0.2], 0.15],
+    [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], 0.5],
+  ])('%j → %j, area %j', (scores, curve, area) => {
+    expect(bestSoFar(scores)).toEqual(curve);
+    const got = curveArea(bestSoFar(scores));
+    if (area === null) expect(got).toBeNull();
+    else expect(got).toBeCloseTo(area, 12);
+  });
+});
+
+describe('midranks', () => {
+  it.each([
+    [
+      [10, 30, 20],
+      [1, 3, 2],
+    ],
+    [
+      [1, 2, 2, 3],
+      [1, 2.5, 2.5, 4],
+    ],
+    [
+      [5, 5, 5],
+      [2, 2, 2],
+    ],
+  ])('midranks(%j) = %j', (xs, ranks) => expect(midranks(xs)).toEqual(ranks));
+});
+
+// p-values: reference values enumerated over every assignment of the pooled midranks (exact) and from
+// scipy.stats.mannwhitneyu(method="asymptotic", use_continuity=True) (normal).
+describe('mannWhitneyU', () => {
+  it.each([
+    [[4, 5, 6], [1, 2, 3], 'greater', 9, 0.05],
+    [[4, 5, 6], [1, 2, 3], 'less', 9, 1],
+    [[1, 2], [2, 3], 'greater', 0.5, 1],
+    [[1, 2], [2, 3], 'less', 0.5, 1 / 3],
+    [[0.5, 0.7, 0.7, 0.9], [0.5, 0.6, 0.7], 'greater', 8.5, 0.2857142857142857],
+    [[0.5, 0.7, 0.7, 0.9], [0.5, 0.6, 0.7], 'less', 8.5, 0.8857142857142857],
+    [[0.8, 0.8, 0.8], [0.8, 0.8, 0.8], 'greater', 4.5, 1],
+    [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3, 5], 'greater', 6.5, 0.9567099567099567],
+    [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3, 5], 'less', 6.5, 0.0735930735930736],
+  ] as const)('exact: a=%j b=%j %s → U=%d p=%d', (a, b, alternative, u, p) => {
+    const test = mannWhitneyU(a, b, alternative)!;
+    expect(test.method).toBe('exact');
+    expect(test.u).toBe(u);
+    expect(test.p).toBeCloseTo(p, 12);
+  });
+
+  const a = [
+    0.1, 0.2, 0.8, 0.6, 0.1, 0.4, 0.5, 0.2, 0.7, 0.1, 0.4, 0.5, 0.4, 0.6, 0.7, 1.0, 0.3, 0.6, 0.7, 0.3, 0.0,
+    1.0, 0.3, 0.3, 0.9,
+  ];
+  const b = [
+    0.5, 0.4, 0.7, -0.1, 0.6, 0.3, 0.0, 0.6, 0.8, 0.1, 0.5, 0.2, 0.6, 0.6, 0.1, 0.7, 0.6, 0.6, 0.7, 0.3, 0.7,
+    0.8,
+  ];
+  it.each([
+    ['greater', 0.5975659865115354],
+    ['less', 0.4107682635452609],
+  ] as const)('normal approximation with ties (25 + 22 values), %s', (alternative, p) => {
+    const test = mannWhitneyU(a, b, alternative)!;
+    expect(test.method).toBe('normal');
+    expect(test.u).toBe(264);
+    expect(test.p).toBeCloseTo(p, 6);
+  });
+
+  it('is null when a sample is empty', () => {
+    expect(mannWhitneyU([], [1])).toBeNull();
+    expect(mannWhitneyU([1], [])).toBeNull();
+  });
+});
+
+describe('normalCdf', () => {
+  it.each([
+    [0, 0.5],
+    [1.959963984540054, 0.975],
+    [-1, 0.15865525393145707],
+  ])('Φ(%d) = %d', (z, p) => expect(normalCdf(z)).toBeCloseTo(p, 6));
+});

@@ -1,0 +1,132 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { openArchive } from '../archive.ts';
+import { seededRandom } from '../stats.ts';
+
+export interface SyntheticRunOptions {
+  id: string;
+  variants: number;
+  seed?: number;
+  domains?: string[];
+  /** How the run ended; `running` leaves it open as if still going. */
+  status?: 'running' | 'done' | 'stopped' | 'failed';
+  /** Added to every score: lets a comparison tell two groups of runs apart. */
+  lift?: number;
+  model?: string;
+}
+
+/**
+ * Writes a run archive directly through the archive API, without running agents: a tree of
+ * `variants` variants with scores, task results, model calls and events. For tests, screenshots and
+ * benchmarks of the readers. Deterministic in `seed`. Returns the run folder.
+ */
+export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions): string {
+  const {
+    id,
+    variants,
+    seed = 1,
+    domains = ['arithmetic'],
+    status = 'done',
+    lift = 0,
+    model = 'sim',
+  } = options;
+  const dir = path.join(runsDir, id);
+  mkdirSync(dir, { recursive: true });
+  const archive = openArchive(path.join(dir, 'archive.sqlite'));
+  const random = seededRandom(seed);
+  archive.createRun({
+    id,
+    harnessVersion: 'synthetic',
+    seed,
+    metaModel: model,
+    taskModel: model,
+    simulated: model === 'sim',
+    domains,
+    config: { generations: variants - 1, domains },
+  });
+  const scores = new Map<number, number>();
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  archive.db.transaction(() => {
+    for (let v = 0; v < variants; v++) {
+      const parent = v === 0 ? null : Math.floor(random() * v);
+      archive.insertVariant({ id: v, parentId: parent, state: 'selected', selectionReason: 'synthetic' });
+      const roll = random();
+      if (v > 0 && roll < 0.12) {
+        archive.updateVariant(v, {
+          state: 'failed',
+          status: 'rejected',
+          failureReason: 'gate: typecheck failed',
+        });
+        continue;
+      }
+      if (v > 0 && roll < 0.18) {
+        archive.updateVariant(v, {
+          state: 'failed',
+          status: 'failed',
+          failureReason: 'MetaAgent timed out after 600 s',
+        });
+        continue;
+      }
+      const base = parent === null ? 0.3 : (scores.get(parent) ?? 0.3);
+      const score = Math.min(1, Math.max(0, base + lift / Math.max(1, v) + (random() - 0.45) * 0.1));
+      scores.set(v, score);
+      for (const domain of domains) {
+        for (const split of ['train', 'val'] as const) {
+          const n = 20;
+          const correct = Math.round(score * n);
+          archive.putEvaluation({
+            variant_id: v,
+            domain,
+            split,
+            stage: 'full',
+            score: correct / n,
+            n_tasks: n,
+            n_total: n,
+            correct,
+            wrong: n - correct,
+            parse_failures: 0,
+            errors: 0,
+          });
+          archive.putTaskResults(
+            Array.from({ length: n }, (_, t) => ({
+              variantId: v,
+              domain,
+              split,
+              taskId: `${split}-${t}`,
+              outcome: t < correct ? ('correct' as const) : ('wrong' as const),
+              prediction: t,
+              rawOutput: `{"response": ${t}}`,
+              score: t < correct ? 1 : 0,
+              error: null,
+              latencyMs: 100 + t,
+              costUsd: 0.0001,
+              reused: false,
+              codeHash: `h${v}`,
+              taskModel: model,
+            })),
+          );
+        }
+      }
+      archive.insertLlmCall({
+        ts: new Date(start + v * 60_000).toISOString(),
+        variantId: v,
+        role: v === 0 ? 'task' : 'meta',
+        model,
+        usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+        costUsd: 0.01 + random() * 0.01,
+        latencyMs: 500,
+        status: 'ok',
+      });
+      archive.logEvent(v, 'evaluated', { score });
+      archive.updateVariant(v, {
+        state: 'done',
+        status: 'evaluated',
+        validParent: true,
+        selectionScore: score,
+      });
+    }
+  })();
+  if (status !== 'running') archive.finishRun(status);
+  archive.close();
+  return dir;
+}
