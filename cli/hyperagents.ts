@@ -2,6 +2,7 @@ import { listDomainNames, loadDomain } from '../domains/discover.ts';
 import { main as generateLoop } from '../generate-loop.ts';
 import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
 import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
+import { archiveCommand } from './archive.ts';
 import { chat } from './chat.ts';
 import { reportError } from './errors.ts';
 import { UsageError } from './usage-error.ts';
@@ -13,6 +14,9 @@ Commands:
   chat --model ID ... send one prompt to a model (checks keys and endpoints; --help for options)
   domains [--json]    list the benchmark domains (folders under domains/)
   models [--json]     list the models you can pass to --model: limits, prices, tool support
+  archive list|show|diff|lineage|best|tasks|export ...   browse run archives (--json everywhere)
+  serve [--port N] [--runs DIR]   the archive browser on http://127.0.0.1
+  report RUN [RUN ...] -o FILE    the browser's pages as one self-contained HTML file
 
 Run "hyperagents <command> --help" for a command's options.`;
 
@@ -81,6 +85,8 @@ export async function main(argv: string[]): Promise<number> {
         return await generateLoop(rest);
       case 'chat':
         return await chat(rest);
+      case 'archive':
+        return await archiveCommand(rest);
       case 'domains':
         await domains(json);
         return 0;
@@ -94,10 +100,18 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${HELP}\n`);
         return command === undefined ? 2 : 0;
       default: {
-        const near = closeMatches(command, ['generate-loop', 'chat', 'domains', 'models']);
+        const near = closeMatches(command, [
+          'generate-loop',
+          'chat',
+          'domains',
+          'models',
+          'archive',
+          'serve',
+          'report',
+        ]);
         throw new UsageError(
           `Unknown command "${command}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
-            'Commands: generate-loop, chat, domains, models. Run hyperagents --help.',
+            'Commands: generate-loop, chat, domains, models, archive, serve, report. Run hyperagents --help.',
         );
       }
     }

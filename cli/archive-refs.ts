@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { type ArchiveReader, openArchiveReader, type VariantView } from '../archive/read.ts';
+import { findRun } from '../archive/run-folder.ts';
+import { UsageError } from './usage-error.ts';
+
+/** `RUN:VARIANT` split at its last colon (a run folder path may hold colons); null when malformed. Pure. */
+export function parseVariantRef(ref: string): { run: string; variant: number } | null {
+  const at = ref.lastIndexOf(':');
+  if (at <= 0) return null;
+  const id = ref.slice(at + 1);
+  if (!/^\d+$/.test(id)) return null;
+  return { run: ref.slice(0, at), variant: Number(id) };
+}
+
+export interface OpenedRun {
+  id: string;
+  dir: string;
+  reader: ArchiveReader;
+}
+
+const listing = (known: readonly string[]): string =>
+  known.length === 0 ? 'There are no runs there.' : `Runs there: ${known.join(', ')}.`;
+
+/** Opens a run named by id (under `runsDir`) or by folder, or throws a UsageError naming the runs there. */
+export function openRun(runsDir: string, ref: string): OpenedRun {
+  const found = findRun(runsDir, ref);
+  if (!found.ok) {
+    throw new UsageError(
+      `${found.reason}. ${listing(found.known)} Pass a run id under --runs (default ./runs) or the path of a run folder.`,
+    );
+  }
+  try {
+    return {
+      id: found.id,
+      dir: found.dir,
+      reader: openArchiveReader(path.join(found.dir, 'archive.sqlite')),
+    };
+  } catch (error) {
+    throw new UsageError(
+      `${found.dir} holds no readable archive (${error instanceof Error ? error.message : String(error)}).`,
+    );
+  }
+}
+
+/** The variant `id` of a run, or a UsageError listing the variants it has. */
+export function variantOf(run: OpenedRun, id: number): VariantView {
+  const variant = run.reader.variant(id);
+  if (variant !== null) return variant;
+  const ids = run.reader.variants().map((v) => v.id);
+  const shown =
+    ids.length > 30 ? `${ids.slice(0, 30).join(', ')}, ... (${ids.length} in all)` : ids.join(', ');
+  throw new UsageError(
+    `Run ${run.id} has no variant ${id}. ${ids.length === 0 ? 'It has no variants yet.' : `Its variants: ${shown}.`}`,
+  );
+}
+
+/** Parses `RUN:VARIANT` and opens both, or throws a UsageError saying what is wrong. */
+export function openVariantRef(runsDir: string, ref: string): { run: OpenedRun; variant: VariantView } {
+  const parsed = parseVariantRef(ref);
+  if (parsed === null) {
+    throw new UsageError(
+      `"${ref}" is not RUN:VARIANT (for example 20260101-abc:3). List runs with hyperagents archive list.`,
+    );
+  }
+  const run = openRun(runsDir, parsed.run);
+  try {
+    return { run, variant: variantOf(run, parsed.variant) };
+  } catch (error) {
+    run.reader.close();
+    throw error;
+  }
+}

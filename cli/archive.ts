@@ -1,0 +1,387 @@
+import path from 'node:path';
+import yargs from 'yargs';
+import { openArchiveReader, type RunView, type Scores, type VariantView } from '../archive/read.ts';
+import { listRunIds } from '../archive/run-folder.ts';
+import { readMetaTranscript } from '../archive/transcript.ts';
+import { variantDiff } from '../archive/variant-diff.ts';
+import { exportCsv, exportJsonl } from './archive-export.ts';
+import { type OpenedRun, openRun, openVariantRef, variantOf } from './archive-refs.ts';
+import { parseOrExplain } from './parse-usage.ts';
+import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
+import { UsageError } from './usage-error.ts';
+
+export const ARCHIVE_USAGE = `hyperagents archive <command> [options]
+
+Commands:
+  list [RUN]                       the runs under --runs; with RUN, its variants
+  show RUN:VARIANT                 one variant: scores, change, the MetaAgent's summary, failure reason
+  diff RUN:VARIANT [[RUN:]VARIANT] the variant's change against its parent, or against another variant
+  lineage RUN:VARIANT              the path from variant 0 with score changes
+  best [RUN ...] [--domain D] [--split S] [--top N]   the best variants over runs
+  tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
+  export RUN --format jsonl|csv    every variant of a run, to stdout
+
+A run is a run id under --runs (default ./runs) or the path of a run folder.
+Options: --runs DIR, --json (machine-readable output).`;
+
+const SUBCOMMANDS = ['list', 'show', 'diff', 'lineage', 'best', 'tasks', 'export'] as const;
+
+async function parse(argv: string[]) {
+  return parseOrExplain(
+    yargs(argv)
+      .scriptName('hyperagents archive')
+      .usage(ARCHIVE_USAGE)
+      .version(false)
+      .option('runs', { type: 'string', default: './runs', requiresArg: true, describe: 'folder of runs' })
+      .option('json', { type: 'boolean', default: false })
+      .option('domain', { type: 'string', requiresArg: true })
+      .option('split', { type: 'string', requiresArg: true })
+      .option('failed', { type: 'boolean', default: false })
+      .option('top', { type: 'number', default: 10, requiresArg: true })
+      .option('format', { type: 'string', choices: ['jsonl', 'csv'], requiresArg: true })
+      .strictOptions()
+      .help(),
+    'hyperagents archive',
+  );
+}
+
+const out = (text: string): void => {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+};
+const printJson = (value: unknown): void => out(JSON.stringify(value, null, 2));
+
+/** `hyperagents archive ...`: reads run archives only, never writes. Returns the exit code. */
+export async function archiveCommand(argv: string[]): Promise<number> {
+  const args = await parse(argv);
+  if (args.help === true) return 0;
+  const [sub, ...positional] = args._.map(String);
+  const runsDir = path.resolve(args.runs);
+  const need = (n: number, what: string): string[] => {
+    if (positional.length < n)
+      throw new UsageError(`archive ${sub} needs ${what}. Run hyperagents archive --help.`);
+    return positional;
+  };
+  switch (sub) {
+    case 'list':
+      if (positional[0] === undefined) listRuns(runsDir, args.json);
+      else withRun(runsDir, positional[0], (run) => listVariants(run, args.json));
+      return 0;
+    case 'show':
+      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => show(run, v, args.json));
+    case 'diff':
+      return diff(runsDir, need(1, 'RUN:VARIANT')[0]!, positional[1], args.json);
+    case 'lineage':
+      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => lineage(run, v, args.json));
+    case 'best':
+      best(runsDir, positional, { domain: args.domain, split: args.split, top: args.top }, args.json);
+      return 0;
+    case 'tasks':
+      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) =>
+        tasks(run, v, { failedOnly: args.failed, domain: args.domain, split: args.split }, args.json),
+      );
+    case 'export': {
+      const [ref] = need(1, 'RUN');
+      if (args.format === undefined)
+        throw new UsageError('archive export needs --format jsonl or --format csv.');
+      const format = args.format;
+      withRun(runsDir, ref!, (run) =>
+        out(format === 'csv' ? exportCsv(run.reader) : exportJsonl(run.reader)),
+      );
+      return 0;
+    }
+    case undefined:
+      out(ARCHIVE_USAGE);
+      return 2;
+    default:
+      throw new UsageError(`Unknown archive command "${sub}". Commands: ${SUBCOMMANDS.join(', ')}.`);
+  }
+}
+
+function withRun<T>(runsDir: string, ref: string, body: (run: OpenedRun) => T): T {
+  const run = openRun(runsDir, ref);
+  try {
+    return body(run);
+  } finally {
+    run.reader.close();
+  }
+}
+
+async function withVariant(
+  runsDir: string,
+  ref: string,
+  body: (run: OpenedRun, variant: VariantView) => number | Promise<number> | void,
+): Promise<number> {
+  const { run, variant } = openVariantRef(runsDir, ref);
+  try {
+    return (await body(run, variant)) ?? 0;
+  } finally {
+    run.reader.close();
+  }
+}
+
+function readRuns(runsDir: string): RunView[] {
+  const runs: RunView[] = [];
+  for (const id of listRunIds(runsDir)) {
+    try {
+      const reader = openArchiveReader(path.join(runsDir, id, 'archive.sqlite'));
+      try {
+        const run = reader.run();
+        if (run !== null) runs.push(run);
+      } finally {
+        reader.close();
+      }
+    } catch {
+      // A folder whose archive cannot be read is not a run to list.
+    }
+  }
+  return runs;
+}
+
+function listRuns(runsDir: string, json: boolean): void {
+  const runs = readRuns(runsDir);
+  if (json) return printJson(runs);
+  if (runs.length === 0) return out(`No runs in ${runsDir}. Start one with hyperagents generate-loop.`);
+  out(
+    renderTable(
+      ['run', 'state', 'model', 'domains', 'generations', 'best', 'spend'],
+      runs.map((r) => [
+        r.id,
+        r.state,
+        r.simulated ? `${r.model} (simulated)` : r.model,
+        r.domains.join(','),
+        r.generationsPlanned === null ? String(r.generations) : `${r.generations}/${r.generationsPlanned}`,
+        r.best === null ? '-' : `${fmtScore(r.best.score)} (variant ${r.best.id})`,
+        fmtUsd(r.costUsd),
+      ]),
+    ),
+  );
+}
+
+/** "domain split" column keys present in any variant, in a stable order. */
+export function scoreColumns(variants: readonly { scores: Scores }[]): { domain: string; split: string }[] {
+  const keys = new Map<string, { domain: string; split: string }>();
+  for (const v of variants)
+    for (const [domain, splits] of Object.entries(v.scores))
+      for (const split of Object.keys(splits)) keys.set(`${domain}\u0000${split}`, { domain, split });
+  return [...keys.values()].sort(
+    (a, b) => a.domain.localeCompare(b.domain) || a.split.localeCompare(b.split),
+  );
+}
+
+function listVariants(run: OpenedRun, json: boolean): void {
+  const variants = run.reader.variants();
+  if (json) return printJson({ run: run.reader.run(), variants });
+  const columns = scoreColumns(variants);
+  out(
+    renderTable(
+      ['id', 'parent', 'status', 'score', ...columns.map((c) => `${c.domain} ${c.split}`), 'cost'],
+      variants.map((v) => [
+        String(v.id),
+        v.parent === null ? '-' : String(v.parent),
+        v.outcome,
+        fmtScore(v.score),
+        ...columns.map((c) => fmtScore(v.scores[c.domain]?.[c.split]?.score)),
+        fmtUsd(v.costUsd),
+      ]),
+    ),
+  );
+}
+
+function show(run: OpenedRun, v: VariantView, json: boolean): void {
+  const parent = v.parent === null ? null : run.reader.variant(v.parent);
+  const transcript = readMetaTranscript(run.dir, v.id);
+  const meta =
+    transcript === null
+      ? null
+      : { status: transcript.status, summary: transcript.summary, toolCalls: transcript.toolCalls };
+  if (json)
+    return printJson({ run: run.id, variant: v, parentScore: parent?.score ?? null, metaAgent: meta });
+  const delta =
+    v.score !== null && parent?.score != null ? ` (${signed(v.score - parent.score)} on its parent)` : '';
+  const lines = [
+    `variant ${v.id} of run ${run.id}: ${v.outcome}, score ${fmtScore(v.score)}${delta}`,
+    `parent: ${v.parent === null ? 'none (the initial agent)' : v.parent}${v.selectionReason ? ` (${v.selectionReason})` : ''}`,
+    `commit: ${v.commit ?? 'none'}`,
+    `changed: ${v.changedFiles.length === 0 ? '-' : v.changedFiles.join(', ')}`,
+  ];
+  if (v.failureReason !== null) lines.push(`failure: ${v.failureReason}`);
+  lines.push(`cost: ${fmtUsd(v.costUsd)} in ${v.llmCalls} model call(s)`);
+  const columns = scoreColumns([v]);
+  if (columns.length > 0) {
+    lines.push(
+      '',
+      renderTable(
+        ['domain', 'split', 'stage', 'score', 'correct', 'wrong', 'parse failures', 'errors', 'tasks'],
+        columns.map(({ domain, split }) => {
+          const s = v.scores[domain]![split]!;
+          const cells = [s.correct, s.wrong, s.parseFailures, s.errors].map(String);
+          return [domain, split, s.stage, fmtScore(s.score), ...cells, `${s.nTasks}/${s.nTotal}`];
+        }),
+      ),
+    );
+  }
+  lines.push('');
+  if (meta === null)
+    lines.push(v.parent === null ? 'MetaAgent: none (the initial agent)' : 'MetaAgent: left no transcript');
+  else
+    lines.push(
+      `MetaAgent (${meta.status}, ${meta.toolCalls ?? '?'} tool calls): ${meta.summary ?? '(no summary)'}`,
+    );
+  out(lines.join('\n'));
+}
+
+const signed = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
+
+async function diff(runsDir: string, a: string, b: string | undefined, json: boolean): Promise<number> {
+  return withVariant(runsDir, a, async (run, v) => {
+    let base: VariantView;
+    if (b === undefined) {
+      if (v.parent === null)
+        throw new UsageError(
+          `Variant ${v.id} of run ${run.id} is the initial agent: it has no parent to diff against.`,
+        );
+      base = variantOf(run, v.parent);
+    } else if (/^\d+$/.test(b)) {
+      base = variantOf(run, Number(b));
+    } else {
+      const other = openVariantRef(runsDir, b);
+      base = other.variant;
+      if (other.run.dir !== run.dir) {
+        other.run.reader.close();
+        throw new UsageError(
+          "diff compares variants of one run (their commits live in that run's variants.git).",
+        );
+      }
+      other.run.reader.close();
+    }
+    const noCommit = [base, v].find((x) => x.commit === null);
+    if (noCommit !== undefined) {
+      throw new UsageError(
+        `Variant ${noCommit.id} of run ${run.id} has no commit${noCommit.failureReason ? ` (${noCommit.failureReason})` : ''}: there is no change to show.`,
+      );
+    }
+    const result = await variantDiff(run.dir, base.commit!, v.commit!);
+    if (!result.ok) {
+      process.stderr.write(`hyperagents archive diff: git could not diff the variants: ${result.reason}\n`);
+      return 1;
+    }
+    if (json) printJson({ run: run.id, from: base.id, to: v.id, patch: result.patch });
+    else out(result.patch === '' ? `variants ${base.id} and ${v.id} have the same code` : result.patch);
+    return 0;
+  });
+}
+
+function lineage(run: OpenedRun, v: VariantView, json: boolean): void {
+  const path = run.reader.lineage(v.id);
+  const rows = path.map((step, i) => {
+    const before = i === 0 ? null : path[i - 1]!.score;
+    return {
+      id: step.id,
+      parent: step.parent,
+      outcome: step.outcome,
+      score: step.score,
+      delta: step.score !== null && before !== null ? step.score - before : null,
+      changed: step.changedFiles,
+      summary: readMetaTranscript(run.dir, step.id)?.summary ?? null,
+    };
+  });
+  if (json) return printJson({ run: run.id, variant: v.id, lineage: rows });
+  out(
+    renderTable(
+      ['id', 'status', 'score', 'delta', 'changed', 'MetaAgent summary'],
+      rows.map((r) => [
+        String(r.id),
+        r.outcome,
+        fmtScore(r.score),
+        r.delta === null ? '-' : signed(r.delta),
+        r.changed.join(',') || '-',
+        (r.summary ?? '-').replace(/\s+/g, ' ').slice(0, 100),
+      ]),
+    ),
+  );
+}
+
+/**
+ * The score `best` ranks by: the stored selection score; with --domain, that domain's score on --split
+ * (default val, else train); with only --split, the mean over the run's domains on that split. Pure.
+ */
+export function rankScore(
+  v: VariantView,
+  domains: readonly string[],
+  by: { domain?: string | undefined; split?: string | undefined },
+): number | null {
+  if (v.score === null) return null;
+  if (by.domain !== undefined) {
+    const splits = v.scores[by.domain];
+    const s = by.split === undefined ? (splits?.val ?? splits?.train) : splits?.[by.split];
+    return s?.score ?? null;
+  }
+  if (by.split !== undefined) {
+    const values = domains.map((d) => v.scores[d]?.[by.split!]?.score);
+    if (values.length === 0 || values.some((x) => x === undefined)) return null;
+    return (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+  }
+  return v.score;
+}
+
+function best(
+  runsDir: string,
+  refs: string[],
+  by: { domain?: string | undefined; split?: string | undefined; top: number },
+  json: boolean,
+): void {
+  const ids = refs.length > 0 ? refs : listRunIds(runsDir);
+  const ranked: { run: string; model: string; variant: number; score: number; outcome: string }[] = [];
+  for (const ref of ids) {
+    withRun(runsDir, ref, (run) => {
+      const info = run.reader.run();
+      for (const v of run.reader.variants()) {
+        const score = rankScore(v, info?.domains ?? [], by);
+        if (score !== null)
+          ranked.push({ run: run.id, model: info?.model ?? '?', variant: v.id, score, outcome: v.outcome });
+      }
+    });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.run.localeCompare(b.run) || a.variant - b.variant);
+  const top = ranked.slice(0, Math.max(1, by.top));
+  if (json) return printJson(top);
+  if (top.length === 0) return out('No evaluated variants match.');
+  out(
+    renderTable(
+      ['run', 'variant', 'score', 'status', 'model'],
+      top.map((r) => [r.run, String(r.variant), fmtScore(r.score), r.outcome, r.model]),
+    ),
+  );
+}
+
+function tasks(
+  run: OpenedRun,
+  v: VariantView,
+  filter: { failedOnly: boolean; domain?: string | undefined; split?: string | undefined },
+  json: boolean,
+): void {
+  const rows = run.reader.taskResults(v.id, {
+    failedOnly: filter.failedOnly,
+    ...(filter.domain === undefined ? {} : { domain: filter.domain }),
+    ...(filter.split === undefined ? {} : { split: filter.split }),
+  });
+  if (json) return printJson(rows);
+  if (rows.length === 0)
+    return out(`Variant ${v.id} has no ${filter.failedOnly ? 'failed ' : ''}task results.`);
+  out(
+    renderTable(
+      ['domain', 'split', 'task', 'outcome', 'score', 'prediction', 'latency', 'cost', 'reused'],
+      rows.map((t) => [
+        t.domain,
+        t.split,
+        t.task_id,
+        t.outcome,
+        t.score.toFixed(2),
+        (t.prediction ?? '-').replace(/\s+/g, ' ').slice(0, 40),
+        t.latency_ms === null ? '-' : `${t.latency_ms} ms`,
+        fmtUsd(t.cost_usd),
+        t.reused ? 'yes' : '',
+      ]),
+    ),
+  );
+}
