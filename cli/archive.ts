@@ -67,18 +67,25 @@ export async function archiveCommand(argv: string[]): Promise<number> {
       else withRun(runsDir, positional[0], (run) => listVariants(run, args.json));
       return 0;
     case 'show':
-      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => show(run, v, args.json));
+      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => {
+        show(run, v, args.json);
+        return 0;
+      });
     case 'diff':
       return diff(runsDir, need(1, 'RUN:VARIANT')[0]!, positional[1], args.json);
     case 'lineage':
-      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => lineage(run, v, args.json));
+      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => {
+        lineage(run, v, args.json);
+        return 0;
+      });
     case 'best':
       best(runsDir, positional, { domain: args.domain, split: args.split, top: args.top }, args.json);
       return 0;
     case 'tasks':
-      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) =>
-        tasks(run, v, { failedOnly: args.failed, domain: args.domain, split: args.split }, args.json),
-      );
+      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => {
+        tasks(run, v, { failedOnly: args.failed, domain: args.domain, split: args.split }, args.json);
+        return 0;
+      });
     case 'export': {
       const [ref] = need(1, 'RUN');
       if (args.format === undefined)
@@ -109,11 +116,11 @@ function withRun<T>(runsDir: string, ref: string, body: (run: OpenedRun) => T): 
 async function withVariant(
   runsDir: string,
   ref: string,
-  body: (run: OpenedRun, variant: VariantView) => number | Promise<number> | void,
+  body: (run: OpenedRun, variant: VariantView) => number | Promise<number>,
 ): Promise<number> {
   const { run, variant } = openVariantRef(runsDir, ref);
   try {
-    return (await body(run, variant)) ?? 0;
+    return await body(run, variant);
   } finally {
     run.reader.close();
   }
@@ -139,8 +146,14 @@ function readRuns(runsDir: string): RunView[] {
 
 function listRuns(runsDir: string, json: boolean): void {
   const runs = readRuns(runsDir);
-  if (json) return printJson(runs);
-  if (runs.length === 0) return out(`No runs in ${runsDir}. Start one with hyperagents generate-loop.`);
+  if (json) {
+    printJson(runs);
+    return;
+  }
+  if (runs.length === 0) {
+    out(`No runs in ${runsDir}. Start one with hyperagents generate-loop.`);
+    return;
+  }
   out(
     renderTable(
       ['run', 'state', 'model', 'domains', 'generations', 'best', 'spend'],
@@ -170,7 +183,10 @@ export function scoreColumns(variants: readonly { scores: Scores }[]): { domain:
 
 function listVariants(run: OpenedRun, json: boolean): void {
   const variants = run.reader.variants();
-  if (json) return printJson({ run: run.reader.run(), variants });
+  if (json) {
+    printJson({ run: run.reader.run(), variants });
+    return;
+  }
   const columns = scoreColumns(variants);
   out(
     renderTable(
@@ -194,8 +210,10 @@ function show(run: OpenedRun, v: VariantView, json: boolean): void {
     transcript === null
       ? null
       : { status: transcript.status, summary: transcript.summary, toolCalls: transcript.toolCalls };
-  if (json)
-    return printJson({ run: run.id, variant: v, parentScore: parent?.score ?? null, metaAgent: meta });
+  if (json) {
+    printJson({ run: run.id, variant: v, parentScore: parent?.score ?? null, metaAgent: meta });
+    return;
+  }
   const delta =
     v.score !== null && parent?.score != null ? ` (${signed(v.score - parent.score)} on its parent)` : '';
   const lines = [
@@ -285,7 +303,10 @@ function lineage(run: OpenedRun, v: VariantView, json: boolean): void {
       summary: readMetaTranscript(run.dir, step.id)?.summary ?? null,
     };
   });
-  if (json) return printJson({ run: run.id, variant: v.id, lineage: rows });
+  if (json) {
+    printJson({ run: run.id, variant: v.id, lineage: rows });
+    return;
+  }
   out(
     renderTable(
       ['id', 'status', 'score', 'delta', 'changed', 'MetaAgent summary'],
@@ -344,8 +365,14 @@ function best(
   }
   ranked.sort((a, b) => b.score - a.score || a.run.localeCompare(b.run) || a.variant - b.variant);
   const top = ranked.slice(0, Math.max(1, by.top));
-  if (json) return printJson(top);
-  if (top.length === 0) return out('No evaluated variants match.');
+  if (json) {
+    printJson(top);
+    return;
+  }
+  if (top.length === 0) {
+    out('No evaluated variants match.');
+    return;
+  }
   out(
     renderTable(
       ['run', 'variant', 'score', 'status', 'model'],
@@ -365,9 +392,14 @@ function tasks(
     ...(filter.domain === undefined ? {} : { domain: filter.domain }),
     ...(filter.split === undefined ? {} : { split: filter.split }),
   });
-  if (json) return printJson(rows);
-  if (rows.length === 0)
-    return out(`Variant ${v.id} has no ${filter.failedOnly ? 'failed ' : ''}task results.`);
+  if (json) {
+    printJson(rows);
+    return;
+  }
+  if (rows.length === 0) {
+    out(`Variant ${v.id} has no ${filter.failedOnly ? 'failed ' : ''}task results.`);
+    return;
+  }
   out(
     renderTable(
       ['domain', 'split', 'task', 'outcome', 'score', 'prediction', 'latency', 'cost', 'reused'],

@@ -5,6 +5,8 @@ import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/reg
 import { archiveCommand } from './archive.ts';
 import { chat } from './chat.ts';
 import { reportError } from './errors.ts';
+import { reportCommand } from './report.ts';
+import { serveCommand } from './serve.ts';
 import { UsageError } from './usage-error.ts';
 
 const HELP = `hyperagents <command> [options]
@@ -87,6 +89,10 @@ export async function main(argv: string[]): Promise<number> {
         return await chat(rest);
       case 'archive':
         return await archiveCommand(rest);
+      case 'serve':
+        return await serveCommand(rest);
+      case 'report':
+        return await reportCommand(rest);
       case 'domains':
         await domains(json);
         return 0;

@@ -1,0 +1,57 @@
+import path from 'node:path';
+import yargs from 'yargs';
+import { startServer } from '../web/server.ts';
+import { domainTasks } from './domain-tasks.ts';
+import { parseOrExplain } from './parse-usage.ts';
+import { UsageError } from './usage-error.ts';
+
+const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
+
+The archive browser: every run under --runs, live while a run is going. Reads the archives only.`;
+
+/** `hyperagents serve`: runs until interrupted. */
+export async function serveCommand(argv: string[]): Promise<number> {
+  const args = await parseOrExplain(
+    yargs(argv)
+      .scriptName('hyperagents serve')
+      .usage(USAGE)
+      .version(false)
+      .option('port', { type: 'number', default: 8080, requiresArg: true })
+      .option('runs', { type: 'string', default: './runs', requiresArg: true })
+      .option('host', {
+        type: 'string',
+        default: '127.0.0.1',
+        requiresArg: true,
+        describe: 'address to bind',
+      })
+      .strictOptions()
+      .help(),
+    'hyperagents serve',
+  );
+  if (args.help === true) return 0;
+  if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
+    throw new UsageError(`--port must be a whole number from 0 to 65535, not ${args.port}.`);
+  }
+  const runsDir = path.resolve(args.runs);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({ runsDir, port: args.port, host: args.host, tasks: domainTasks() });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`Port ${args.port} is in use. Pick another with --port.`);
+    if (code === 'EADDRNOTAVAIL') throw new UsageError(`Cannot bind ${args.host}: no such local address.`);
+    throw error;
+  }
+  if (args.host !== '127.0.0.1' && args.host !== 'localhost' && args.host !== '::1') {
+    process.stderr.write(
+      `warning: serving on ${args.host}: anyone who can reach it can read these archives.\n`,
+    );
+  }
+  process.stdout.write(`Archive browser for ${runsDir} at ${server.url}/ (Ctrl-C to stop)\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  return 0;
+}

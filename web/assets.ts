@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
+const MODULES = path.join(WEB_DIR, '..', 'node_modules');
+
+/**
+ * Every file the pages load, by the name they are served under. A fixed list: an asset URL can name
+ * nothing else. Libraries come from the project's node_modules (no CDN; the pages work offline).
+ */
+export const ASSETS = {
+  'uPlot.min.css': path.join(MODULES, 'uplot', 'dist', 'uPlot.min.css'),
+  'diff2html.min.css': path.join(MODULES, 'diff2html', 'bundles', 'css', 'diff2html.min.css'),
+  'style.css': path.join(WEB_DIR, 'client', 'style.css'),
+  'uPlot.iife.min.js': path.join(MODULES, 'uplot', 'dist', 'uPlot.iife.min.js'),
+  'd3-hierarchy.min.js': path.join(MODULES, 'd3-hierarchy', 'dist', 'd3-hierarchy.min.js'),
+  'diff2html.min.js': path.join(MODULES, 'diff2html', 'bundles', 'js', 'diff2html.min.js'),
+  'util.js': path.join(WEB_DIR, 'client', 'util.js'),
+  'charts.js': path.join(WEB_DIR, 'client', 'charts.js'),
+  'tree.js': path.join(WEB_DIR, 'client', 'tree.js'),
+  'views.js': path.join(WEB_DIR, 'client', 'views.js'),
+  'app.js': path.join(WEB_DIR, 'client', 'app.js'),
+} as const;
+
+export type AssetName = keyof typeof ASSETS;
+
+export const STYLES: readonly AssetName[] = ['uPlot.min.css', 'diff2html.min.css', 'style.css'];
+/** In load order: libraries, then the page code that uses them. */
+export const SCRIPTS: readonly AssetName[] = [
+  'uPlot.iife.min.js',
+  'd3-hierarchy.min.js',
+  'diff2html.min.js',
+  'util.js',
+  'charts.js',
+  'tree.js',
+  'views.js',
+  'app.js',
+];
+
+export const isAsset = (name: string): name is AssetName => Object.hasOwn(ASSETS, name);
+
+const cache = new Map<AssetName, string>();
+export function readAsset(name: AssetName): string {
+  let text = cache.get(name);
+  if (text === undefined) {
+    text = readFileSync(ASSETS[name], 'utf8');
+    if (!name.endsWith('.js') || name.includes('.min.')) cache.set(name, text);
+  }
+  return text;
+}
+
+export const contentType = (name: AssetName): string =>
+  name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';

@@ -1,0 +1,44 @@
+// Charts drawn with uPlot (served from the project's node_modules).
+
+(() => {
+  const HA = window.HA;
+  const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf'];
+  HA.palette = (i) => PALETTE[i % PALETTE.length];
+
+  /**
+   * A chart in `el`. `x`: numbers; `series`: {label, values, color, kind: 'points'|'line'|'step', width, dash};
+   * `bands`: [[upperIndex, lowerIndex, fill]] (series indexes, 1-based as uPlot counts them).
+   */
+  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange }) => {
+    const width = Math.max(320, el.clientWidth || 720);
+    const uSeries = [{ label: xLabel }];
+    for (const s of series) {
+      const base = { label: s.label, stroke: s.color, width: s.width || 2, spanGaps: s.spanGaps !== false };
+      if (s.dash) base.dash = s.dash;
+      if (s.fill) base.fill = s.fill;
+      if (s.kind === 'points') {
+        uSeries.push({
+          ...base,
+          paths: () => null,
+          points: { show: true, size: 7, fill: s.color, stroke: s.color },
+        });
+      } else if (s.kind === 'step') {
+        uSeries.push({ ...base, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } });
+      } else {
+        uSeries.push({ ...base, points: { show: s.showPoints !== false, size: 6 } });
+      }
+    }
+    const opts = {
+      width,
+      height: 280,
+      scales: { x: { time: Boolean(time) }, y: yRange ? { range: yRange } : {} },
+      axes: [{ label: xLabel }, { label: yLabel }],
+      series: uSeries,
+      legend: { live: true },
+      cursor: { points: { size: 8 } },
+    };
+    if (bands) opts.bands = bands.map(([hi, lo, fill]) => ({ series: [hi, lo], fill }));
+    el.replaceChildren();
+    return new uPlot(opts, [x, ...series.map((s) => s.values)], el);
+  };
+})();

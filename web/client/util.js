@@ -1,0 +1,120 @@
+// Shared helpers of the archive pages. Text from agents and models only ever reaches the page as text
+// nodes or attribute values set through the DOM, never as markup.
+
+window.HA = window.HA || {};
+(() => {
+  const HA = window.HA;
+  const mode = document.body.dataset.mode === 'report' ? 'report' : 'serve';
+  HA.mode = mode;
+  const reportData =
+    mode === 'report' ? JSON.parse(document.getElementById('report-data').textContent || '{}') : null;
+
+  /** JSON for an API path: fetched from the server, or read from the data inlined in a report. */
+  HA.get = async (apiPath) => {
+    if (mode === 'report') {
+      const found = reportData.api[apiPath];
+      if (found === undefined)
+        throw new Error('This view is not part of the report (run hyperagents serve for it).');
+      return found;
+    }
+    const response = await fetch(`/api${apiPath}`, { headers: { accept: 'application/json' } });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    return body;
+  };
+  HA.reportRuns = () => (reportData ? reportData.runs : []);
+
+  /** A link to a page, as a path in served mode and as a #fragment in a report. */
+  HA.href = (pagePath) => (mode === 'report' ? `#${pagePath}` : pagePath);
+  HA.route = () => {
+    if (mode === 'report') {
+      const hash = location.hash.replace(/^#/, '');
+      return hash === '' ? '/' : hash;
+    }
+    return location.pathname + location.search;
+  };
+
+  /** Makes an element. Children: nodes, strings (as text), arrays, null/false (skipped). */
+  HA.h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
+  HA.s = (tag, attrs, ...children) =>
+    build(document.createElementNS('http://www.w3.org/2000/svg', tag), attrs, children);
+  function build(el, attrs, children) {
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+      else if (key === 'text') el.textContent = String(value);
+      else el.setAttribute(key, String(value));
+    }
+    append(el, children);
+    return el;
+  }
+  function append(el, children) {
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) append(el, child);
+      else if (child instanceof Node) el.appendChild(child);
+      else el.appendChild(document.createTextNode(String(child)));
+    }
+  }
+
+  HA.score = (s) => (s === null || s === undefined ? '–' : s.toFixed(3));
+  HA.usd = (n) => `$${(n || 0).toFixed(4)}`;
+  HA.signed = (n) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
+  /** Score to colour: red (0) through amber to green (1); grey when there is none. */
+  HA.scoreColor = (s) => (s === null || s === undefined ? '#bbb' : `hsl(${Math.round(s * 120)}, 70%, 45%)`);
+  HA.text = (value) =>
+    value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+
+  HA.badge = (label, kind) => HA.h('span', { class: `badge badge-${kind || label}` }, label);
+  HA.table = (header, rows, attrs) =>
+    HA.h(
+      'table',
+      attrs || {},
+      HA.h(
+        'thead',
+        {},
+        HA.h(
+          'tr',
+          {},
+          header.map((c) => HA.h('th', {}, c)),
+        ),
+      ),
+      HA.h(
+        'tbody',
+        {},
+        rows.map((r) =>
+          HA.h(
+            'tr',
+            {},
+            r.map((c) => HA.h('td', {}, c)),
+          ),
+        ),
+      ),
+    );
+  HA.section = (title, ...children) => HA.h('section', {}, HA.h('h2', {}, title), ...children);
+
+  /** The score of a variant as the filters ask: the stored selection score, or one domain and split. */
+  HA.pickScore = (variant, filter) => {
+    if (!filter || filter.domain === '') return variant.score;
+    if (variant.score === null) return null;
+    const s = variant.scores[filter.domain] && variant.scores[filter.domain][filter.split];
+    return s ? s.score : null;
+  };
+  HA.bestSoFar = (values) => {
+    let best = null;
+    return values.map((v) => {
+      if (v !== null && v !== undefined && (best === null || v > best)) best = v;
+      return best;
+    });
+  };
+  HA.lineage = (variants, id) => {
+    const byId = new Map(variants.map((v) => [v.id, v]));
+    const path = [];
+    let at = byId.get(id);
+    while (at && !path.includes(at.id)) {
+      path.unshift(at.id);
+      at = at.parent === null ? undefined : byId.get(at.parent);
+    }
+    return path;
+  };
+})();

@@ -1,0 +1,247 @@
+import path from 'node:path';
+import type { TaskResultRow } from '../archive/archive.ts';
+import {
+  type ArchiveReader,
+  openArchiveReader,
+  type RunView,
+  type SpendPoint,
+  type VariantView,
+} from '../archive/read.ts';
+import { listRunIds, runById } from '../archive/run-folder.ts';
+import {
+  bestSoFar,
+  bootstrapMedianCI,
+  curveArea,
+  type Interval,
+  mannWhitneyU,
+  type RankTest,
+} from '../archive/stats.ts';
+import { type MetaTranscript, readMetaTranscript } from '../archive/transcript.ts';
+
+/** A task's input and expected answer, from its domain; null when the domain cannot say. */
+export type TaskSource = (
+  domain: string,
+  split: string,
+) => Promise<ReadonlyMap<string, { input: unknown; answer: unknown }> | null>;
+
+/** Splits whose expected answers the pages show; test answers stay hidden (DESIGN §6). */
+const ANSWER_SPLITS = new Set(['train', 'val']);
+
+export interface RunPage {
+  run: RunView;
+  variants: VariantView[];
+  spend: SpendPoint[];
+}
+
+export interface TaskRow extends TaskResultRow {
+  input: unknown;
+  expected: unknown;
+}
+
+export interface VariantPage {
+  runId: string;
+  variant: VariantView;
+  parent: VariantView | null;
+  /** Every variant's id and score, to pick one to diff or compare against. */
+  others: { id: number; score: number | null; outcome: string }[];
+  lineage: number[];
+  tasks: TaskRow[];
+  llmCalls: ReturnType<ArchiveReader['llmCalls']>;
+  transcript: MetaTranscript | null;
+}
+
+export type Opened =
+  | { ok: true; id: string; dir: string; reader: ArchiveReader }
+  | { ok: false; known: string[] };
+
+/** Opens run `id` of `runsDir` read-only, refusing any id that would lead outside it. */
+export function openRunById(runsDir: string, id: string): Opened {
+  const found = runById(runsDir, id);
+  if (!found.ok) return { ok: false, known: found.known };
+  try {
+    return {
+      ok: true,
+      id: found.id,
+      dir: found.dir,
+      reader: openArchiveReader(path.join(found.dir, 'archive.sqlite')),
+    };
+  } catch {
+    return { ok: false, known: listRunIds(runsDir) };
+  }
+}
+
+export function withReader<T>(opened: Extract<Opened, { ok: true }>, body: (reader: ArchiveReader) => T): T {
+  try {
+    return body(opened.reader);
+  } finally {
+    opened.reader.close();
+  }
+}
+
+/** Every readable run under `runsDir`, by id. */
+export function listRuns(runsDir: string): RunView[] {
+  const runs: RunView[] = [];
+  for (const id of listRunIds(runsDir)) {
+    const opened = openRunById(runsDir, id);
+    if (!opened.ok) continue;
+    const run = withReader(opened, (r) => r.run());
+    if (run !== null) runs.push(run);
+  }
+  return runs;
+}
+
+export function runPage(reader: ArchiveReader): RunPage | null {
+  const run = reader.run();
+  if (run === null) return null;
+  return { run, variants: reader.variants(), spend: reader.spendOverTime() };
+}
+
+export async function variantPage(
+  reader: ArchiveReader,
+  runId: string,
+  runDir: string,
+  id: number,
+  tasks?: TaskSource,
+): Promise<VariantPage | null> {
+  const variant = reader.variant(id);
+  if (variant === null) return null;
+  const variants = reader.variants();
+  const results = reader.taskResults(id);
+  const sources = new Map<string, ReadonlyMap<string, { input: unknown; answer: unknown }> | null>();
+  if (tasks !== undefined) {
+    for (const key of new Set(results.map((t) => `${t.domain}\u0000${t.split}`))) {
+      const [domain, split] = key.split('\u0000') as [string, string];
+      sources.set(key, await tasks(domain, split).catch(() => null));
+    }
+  }
+  return {
+    runId,
+    variant,
+    parent: variant.parent === null ? null : (variants.find((v) => v.id === variant.parent) ?? null),
+    others: variants.map((v) => ({ id: v.id, score: v.score, outcome: v.outcome })),
+    lineage: reader.lineage(id).map((v) => v.id),
+    tasks: results.map((t) => {
+      const task = sources.get(`${t.domain}\u0000${t.split}`)?.get(t.task_id);
+      return {
+        ...t,
+        input: task?.input ?? null,
+        expected: task !== undefined && ANSWER_SPLITS.has(t.split) ? task.answer : null,
+      };
+    }),
+    llmCalls: reader.llmCalls(id),
+    transcript: readMetaTranscript(runDir, id),
+  };
+}
+
+export interface VariantComparison {
+  runId: string;
+  a: VariantView;
+  b: VariantView;
+  /** Tasks (domain, split, id) solved by one and not the other. */
+  onlyA: TaskResultRow[];
+  onlyB: TaskResultRow[];
+  both: number;
+  neither: number;
+}
+
+export function compareVariants(
+  reader: ArchiveReader,
+  runId: string,
+  a: number,
+  b: number,
+): VariantComparison | null {
+  const va = reader.variant(a);
+  const vb = reader.variant(b);
+  if (va === null || vb === null) return null;
+  const key = (t: TaskResultRow) => `${t.domain}\u0000${t.split}\u0000${t.task_id}`;
+  const tb = new Map(reader.taskResults(b).map((t) => [key(t), t]));
+  const onlyA: TaskResultRow[] = [];
+  const onlyB: TaskResultRow[] = [];
+  let both = 0;
+  let neither = 0;
+  for (const ta of reader.taskResults(a)) {
+    const other = tb.get(key(ta));
+    if (other === undefined) continue;
+    const okA = ta.outcome === 'correct';
+    const okB = other.outcome === 'correct';
+    if (okA && okB) both++;
+    else if (!okA && !okB) neither++;
+    else if (okA) onlyA.push(ta);
+    else onlyB.push(other);
+  }
+  return { runId, a: va, b: vb, onlyA, onlyB, both, neither };
+}
+
+/** What tells a run's condition apart from another's (seed and id aside): the label runs are grouped by. */
+export function conditionOf(run: RunView): string {
+  const config = (typeof run.config === 'object' && run.config !== null ? run.config : {}) as Record<
+    string,
+    unknown
+  >;
+  const parts = [run.model, run.domains.join('+')];
+  if (typeof config.parentSelection === 'string') parts.push(config.parentSelection);
+  if (config.freezeMeta === true) parts.push('freeze-meta');
+  return parts.join(' · ');
+}
+
+/** Scores per generation of a run (index = generation), null where the generation has no score. Pure. */
+export function scoresByGeneration(
+  variants: readonly Pick<VariantView, 'generation' | 'score'>[],
+): (number | null)[] {
+  const last = Math.max(-1, ...variants.map((v) => v.generation));
+  const scores: (number | null)[] = Array.from({ length: last + 1 }, () => null);
+  for (const v of variants) scores[v.generation] = v.score;
+  return scores;
+}
+
+export interface RunGroup {
+  label: string;
+  runs: { id: string; seed: number; curve: (number | null)[]; final: number | null; area: number | null }[];
+  /** Per generation: median of the runs' best-so-far and its bootstrap 95% interval. */
+  median: (Interval | null)[];
+}
+
+export interface RunComparison {
+  groups: RunGroup[];
+  /** Final best scores, first group against each other group: is the first one higher? */
+  tests: { a: string; b: string; test: RankTest | null }[];
+}
+
+/**
+ * Compares runs: grouped by condition (or by the groups given), the best score so far per generation,
+ * its median over each group's runs with a seeded bootstrap 95% interval, and a one-sided
+ * Mann–Whitney U test of the final scores of the first group against each other group. Pure.
+ */
+export function compareRuns(
+  runs: readonly { run: RunView; variants: readonly VariantView[] }[],
+  groupOf: (run: RunView) => string = conditionOf,
+): RunComparison {
+  const byLabel = new Map<string, RunGroup['runs']>();
+  for (const { run, variants } of runs) {
+    const curve = bestSoFar(scoresByGeneration(variants));
+    const list = byLabel.get(groupOf(run)) ?? [];
+    list.push({ id: run.id, seed: run.seed, curve, final: curve.at(-1) ?? null, area: curveArea(curve) });
+    byLabel.set(groupOf(run), list);
+  }
+  const groups: RunGroup[] = [...byLabel].map(([label, members]) => {
+    const length = Math.max(0, ...members.map((m) => m.curve.length));
+    const median = Array.from({ length }, (_, g) => {
+      const values = members
+        .map((m) => m.curve[Math.min(g, m.curve.length - 1)])
+        .filter((x): x is number => x != null);
+      return bootstrapMedianCI(values, { seed: 1 + g });
+    });
+    return { label, runs: members, median };
+  });
+  const finals = (g: RunGroup) => g.runs.map((r) => r.final).filter((x): x is number => x !== null);
+  const [first, ...rest] = groups;
+  const tests =
+    first === undefined
+      ? []
+      : rest.map((g) => ({
+          a: first.label,
+          b: g.label,
+          test: mannWhitneyU(finals(first), finals(g), 'greater'),
+        }));
+  return { groups, tests };
+}

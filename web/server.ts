@@ -1,0 +1,194 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { type Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { variantDiff } from '../archive/variant-diff.ts';
+import { contentType, isAsset, readAsset } from './assets.ts';
+import {
+  compareRuns,
+  compareVariants,
+  listRuns,
+  type Opened,
+  openRunById,
+  runPage,
+  type TaskSource,
+  variantPage,
+  withReader,
+} from './data.ts';
+import { renderShell } from './page.ts';
+
+export interface ServerOptions {
+  runsDir: string;
+  tasks?: TaskSource;
+  /** How often a live page's run is checked for changes, in ms. */
+  pollMs?: number;
+}
+
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+
+const VARIANT_ID = /^\d{1,9}$/;
+
+/**
+ * The archive browser's routes. Reads run archives only. Every path parameter is checked before use:
+ * a run must be a folder directly under `runsDir` (see runById), a variant a number, an asset a name
+ * from the fixed list; anything else is a 404 that names what exists.
+ */
+export function createApp(options: ServerOptions): Hono {
+  const { runsDir, tasks } = options;
+  const pollMs = options.pollMs ?? 1000;
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+  });
+
+  const unknownRun = (c: Context, opened: Extract<Opened, { ok: false }>) =>
+    c.json({ error: `no such run; runs: ${opened.known.join(', ') || 'none'}`, known: opened.known }, 404);
+  const unknownVariant = (c: Context, run: string) =>
+    c.json({ error: `run ${run} has no such variant` }, 404);
+  const shell = (c: Context) => c.html(renderShell({ mode: 'serve' }));
+
+  app.get('/', shell);
+  app.get('/compare', shell);
+  app.get('/runs/:run/*', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    opened.reader.close();
+    return shell(c);
+  });
+  app.get('/runs/:run', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    opened.reader.close();
+    return shell(c);
+  });
+
+  app.get('/assets/:name', (c) => {
+    const name = c.req.param('name');
+    if (!isAsset(name)) return c.text('no such asset', 404);
+    return c.body(readAsset(name), 200, { 'Content-Type': contentType(name), 'Cache-Control': 'no-cache' });
+  });
+
+  app.get('/api/runs', (c) => c.json(listRuns(runsDir)));
+
+  app.get('/api/runs/:run', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const page = withReader(opened, runPage);
+    return page === null ? c.json({ error: 'the run has not started writing yet' }, 404) : c.json(page);
+  });
+
+  app.get('/api/runs/:run/variants/:id', async (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const id = c.req.param('id');
+    if (!VARIANT_ID.test(id)) {
+      opened.reader.close();
+      return unknownVariant(c, opened.id);
+    }
+    try {
+      const page = await variantPage(opened.reader, opened.id, opened.dir, Number(id), tasks);
+      return page === null ? unknownVariant(c, opened.id) : c.json(page);
+    } finally {
+      opened.reader.close();
+    }
+  });
+
+  app.get('/api/runs/:run/diff/:from/:to', async (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const [from, to] = [c.req.param('from'), c.req.param('to')];
+    const commits = withReader(opened, (r) =>
+      [from, to].map((id) => (VARIANT_ID.test(id) ? (r.variant(Number(id))?.commit ?? null) : null)),
+    );
+    const [a, b] = commits;
+    if (a == null || b == null) return c.json({ error: 'one of the variants has no commit' }, 404);
+    const diff = await variantDiff(opened.dir, a, b);
+    return diff.ok ? c.json({ patch: diff.patch }) : c.json({ error: diff.reason }, 500);
+  });
+
+  app.get('/api/runs/:run/compare/:a/:b', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const [a, b] = [c.req.param('a'), c.req.param('b')];
+    if (!VARIANT_ID.test(a) || !VARIANT_ID.test(b)) {
+      opened.reader.close();
+      return unknownVariant(c, opened.id);
+    }
+    const comparison = withReader(opened, (r) => compareVariants(r, opened.id, Number(a), Number(b)));
+    return comparison === null ? unknownVariant(c, opened.id) : c.json(comparison);
+  });
+
+  app.get('/api/compare', (c) => {
+    const ids = (c.req.query('runs') ?? '').split(',').filter((s) => s !== '');
+    const runs = [];
+    for (const id of ids) {
+      const opened = openRunById(runsDir, id);
+      if (!opened.ok) return unknownRun(c, opened);
+      const page = withReader(opened, runPage);
+      if (page !== null) runs.push(page);
+    }
+    return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs) });
+  });
+
+  app.get('/api/runs/:run/events', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    return streamSSE(c, async (stream) => {
+      let closed = false;
+      stream.onAbort(() => {
+        closed = true;
+      });
+      let mark = '';
+      try {
+        while (!closed) {
+          const now = opened.reader.changeMark();
+          if (now !== mark) {
+            mark = now;
+            await stream.writeSSE({ event: 'change', data: now });
+          }
+          await stream.sleep(pollMs);
+        }
+      } finally {
+        opened.reader.close();
+      }
+    });
+  });
+
+  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  app.onError((error, c) => c.json({ error: error.message }, 500));
+  return app;
+}
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the browser on `host` (127.0.0.1 unless asked otherwise) and resolves once it listens. */
+export function startServer(
+  options: ServerOptions & { port?: number; host?: string },
+): Promise<RunningServer> {
+  const app = createApp(options);
+  const host = options.host ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const server = serve(
+      { fetch: app.fetch, port: options.port ?? 0, hostname: host },
+      (info: AddressInfo) => {
+        resolve({
+          url: `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`,
+          close: () =>
+            new Promise<void>((done) => {
+              if ('closeAllConnections' in server) server.closeAllConnections();
+              server.close(() => done());
+            }),
+        });
+      },
+    );
+    server.once('error', reject);
+  });
+}
