@@ -24,7 +24,7 @@ export function renderShell(page: PageMode): string {
   const title = 'hyperagents archive';
   if (page.mode === 'serve') {
     return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <title>${title}</title>
 ${STYLES.map((s) => `<link rel="stylesheet" href="/assets/${s}">`).join('\n')}
 </head><body data-mode="serve"><main id="app">Loading…</main>
@@ -32,7 +32,7 @@ ${SCRIPTS.map((s) => `<script src="/assets/${s}"></script>`).join('\n')}
 </body></html>`;
   }
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <title>${title} report</title>
 ${STYLES.map((s) => `<style>${readAsset(s).replace(/<\/(style)/gi, '<\\/$1')}</style>`).join('\n')}

@@ -10,9 +10,11 @@ export interface SyntheticRunOptions {
   domains?: string[];
   /** How the run ended; `running` leaves it open as if still going. */
   status?: 'running' | 'done' | 'stopped' | 'failed';
-  /** Added to every score: lets a comparison tell two groups of runs apart. */
+  /** Mean score change from parent to child (default 0.01): lets a comparison tell two groups of runs apart. */
   lift?: number;
   model?: string;
+  /** Merged into the stored run configuration (e.g. `{ parentSelection: 'latest' }`). */
+  config?: Record<string, unknown>;
 }
 
 /**
@@ -27,7 +29,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
     seed = 1,
     domains = ['arithmetic'],
     status = 'done',
-    lift = 0,
+    lift = 0.01,
     model = 'sim',
   } = options;
   const dir = path.join(runsDir, id);
@@ -42,7 +44,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
     taskModel: model,
     simulated: model === 'sim',
     domains,
-    config: { generations: variants - 1, domains },
+    config: { generations: variants - 1, domains, parentSelection: 'score_child_prop', ...options.config },
   });
   const scores = new Map<number, number>();
   const start = Date.parse('2026-01-01T00:00:00Z');
@@ -68,7 +70,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
         continue;
       }
       const base = parent === null ? 0.3 : (scores.get(parent) ?? 0.3);
-      const score = Math.min(1, Math.max(0, base + lift / Math.max(1, v) + (random() - 0.45) * 0.1));
+      const score = Math.min(1, Math.max(0, base + lift + (random() - 0.5) * 0.1));
       scores.set(v, score);
       for (const domain of domains) {
         for (const split of ['train', 'val'] as const) {

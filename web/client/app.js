@@ -29,7 +29,8 @@
     }
     const found = match(HA.route());
     if (!found) {
-      app.replaceChildren(
+      HA.fill(
+        app,
         HA.h('p', { class: 'error' }, 'No such page. '),
         HA.h('a', { href: HA.href('/') }, 'All runs'),
       );
@@ -41,7 +42,8 @@
         live(found.params.run);
       document.body.dataset.rendered = found.view;
     } catch (error) {
-      app.replaceChildren(
+      HA.fill(
+        app,
         HA.h('p', { class: 'error', id: 'error' }, error.message),
         HA.h('a', { href: HA.href('/') }, 'All runs'),
       );

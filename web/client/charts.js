@@ -9,7 +9,7 @@
    * A chart in `el`. `x`: numbers; `series`: {label, values, color, kind: 'points'|'line'|'step', width, dash};
    * `bands`: [[upperIndex, lowerIndex, fill]] (series indexes, 1-based as uPlot counts them).
    */
-  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange }) => {
+  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange, integerX }) => {
     const width = Math.max(320, el.clientWidth || 720);
     const uSeries = [{ label: xLabel }];
     for (const s of series) {
@@ -32,13 +32,16 @@
       width,
       height: 280,
       scales: { x: { time: Boolean(time) }, y: yRange ? { range: yRange } : {} },
-      axes: [{ label: xLabel }, { label: yLabel }],
+      axes: [
+        integerX ? { label: xLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : { label: xLabel },
+        { label: yLabel },
+      ],
       series: uSeries,
       legend: { live: true },
       cursor: { points: { size: 8 } },
     };
     if (bands) opts.bands = bands.map(([hi, lo, fill]) => ({ series: [hi, lo], fill }));
-    el.replaceChildren();
+    HA.fill(el);
     return new uPlot(opts, [x, ...series.map((s) => s.values)], el);
   };
 })();

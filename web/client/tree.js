@@ -9,7 +9,7 @@
    * grey squares, failed ones red-ringed, unfinished ones dashed; the lineage of the best is gold.
    */
   HA.tree = (el, variants, { runId, scoreOf, bestLineage }) => {
-    el.replaceChildren();
+    HA.fill(el);
     if (variants.length === 0) return;
     const ids = new Set(variants.map((v) => v.id));
     const rows = variants.filter((v) => v.parent === null || ids.has(v.parent));

@@ -48,6 +48,12 @@ window.HA = window.HA || {};
     append(el, children);
     return el;
   }
+  /** Replaces the content of `el` with `children` (same rules as HA.h). */
+  HA.fill = (el, ...children) => {
+    el.replaceChildren();
+    append(el, children);
+    return el;
+  };
   function append(el, children) {
     for (const child of children) {
       if (child === null || child === undefined || child === false) continue;
@@ -65,6 +71,14 @@ window.HA = window.HA || {};
   HA.text = (value) =>
     value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
+  /** A task input as people read it: the text of a one-field object, else its JSON. */
+  HA.inputText = (input) => {
+    if (input && typeof input === 'object' && !Array.isArray(input)) {
+      const values = Object.values(input);
+      if (values.length === 1 && typeof values[0] === 'string') return values[0];
+    }
+    return HA.text(input);
+  };
   HA.badge = (label, kind) => HA.h('span', { class: `badge badge-${kind || label}` }, label);
   HA.table = (header, rows, attrs) =>
     HA.h(

@@ -51,7 +51,8 @@
       HA.usd(r.costUsd),
       r.createdAt.replace('T', ' ').slice(0, 19),
     ]);
-    el.replaceChildren(
+    HA.fill(
+      el,
       h('h1', {}, 'Runs'),
       runs.length === 0
         ? h('p', {}, 'No runs yet. Start one with hyperagents generate-loop.')
@@ -164,7 +165,8 @@
         ]),
       { id: 'variants' },
     );
-    el.replaceChildren(
+    HA.fill(
+      el,
       h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / ', run.id),
       h(
         'h1',
@@ -205,6 +207,7 @@
     HA.chart(scoreChart, {
       x: gens,
       xLabel: 'generation',
+      integerX: true,
       yLabel: 'score',
       yRange: [0, 1],
       series: [
@@ -256,7 +259,8 @@
       try {
         const fromVariant = d.others.find((o) => o.id === from);
         if (from === null || !v.commit) {
-          diffBox.replaceChildren(
+          HA.fill(
+            diffBox,
             h(
               'p',
               {},
@@ -268,7 +272,8 @@
           return;
         }
         const { patch } = await HA.get(`${runPath(runId)}/diff/${from}/${v.id}`);
-        diffBox.replaceChildren(
+        HA.fill(
+          diffBox,
           h(
             'p',
             { class: 'muted' },
@@ -277,7 +282,7 @@
           diffView(patch),
         );
       } catch (error) {
-        diffBox.replaceChildren(h('p', { class: 'error' }, error.message));
+        HA.fill(diffBox, h('p', { class: 'error' }, error.message));
       }
     };
     const picker = h(
@@ -331,7 +336,7 @@
           t.domain,
           t.split,
           t.task_id,
-          h('div', { class: 'cell-text' }, HA.text(t.input)),
+          h('div', { class: 'cell-text' }, HA.inputText(t.input)),
           h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction),
           h('div', { class: 'cell-text' }, t.split === 'test' ? 'hidden (test split)' : HA.text(t.expected)),
           t.outcome === 'correct' ? '✓' : '✗',
@@ -343,22 +348,28 @@
           t.latency_ms === null ? '–' : `${t.latency_ms} ms`,
           HA.usd(t.cost_usd),
         ]);
-      tasksBox.replaceChildren(
-        HA.table(
-          [
-            'domain',
-            'split',
-            'task',
-            'input',
-            'prediction',
-            'expected',
-            'correct',
-            'failure',
-            'latency',
-            'cost',
-          ],
-          rows,
-          { id: 'tasks' },
+      HA.fill(
+        tasksBox,
+        h('p', { class: 'muted' }, `${rows.length} task(s)`),
+        h(
+          'div',
+          { class: 'scroll' },
+          HA.table(
+            [
+              'domain',
+              'split',
+              'task',
+              'input',
+              'prediction',
+              'expected',
+              'correct',
+              'failure',
+              'latency',
+              'cost',
+            ],
+            rows,
+            { id: 'tasks' },
+          ),
         ),
       );
     };
@@ -420,7 +431,8 @@
     );
     const tokens = d.llmCalls.reduce((n, c) => n + c.inputTokens + c.outputTokens, 0);
 
-    el.replaceChildren(
+    HA.fill(
+      el,
       h(
         'p',
         { class: 'crumbs' },
@@ -463,7 +475,10 @@
       ),
       HA.section('Tasks', h('label', {}, failedOnly, ' only tasks it did not solve'), tasksBox),
       HA.section('MetaAgent transcript', transcript),
-      HA.section(`Model calls (${d.llmCalls.length}, ${tokens} tokens)`, calls),
+      HA.section(
+        `Model calls (${d.llmCalls.length}, ${tokens} tokens)`,
+        h('div', { class: 'scroll' }, calls),
+      ),
     );
     await showDiff(v.parent);
   };
@@ -475,7 +490,8 @@
         ['domain', 'split', 'task', 'prediction'],
         rows.map((t) => [t.domain, t.split, t.task_id, t.prediction === null ? '–' : t.prediction]),
       );
-    el.replaceChildren(
+    HA.fill(
+      el,
       h(
         'p',
         { class: 'crumbs' },
@@ -567,7 +583,8 @@
       t.test ? t.test.p.toFixed(4) : '–',
       t.test ? t.test.method : 'too few runs',
     ]);
-    el.replaceChildren(
+    HA.fill(
+      el,
       h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / comparison'),
       h('h1', {}, `Comparison of ${d.runs.length} runs in ${groups.length} group(s)`),
       h(
@@ -587,6 +604,15 @@
         HA.table(['group A', 'group B', 'U', 'p', 'method'], testRows, { id: 'rank-tests' }),
       ),
     );
-    HA.chart(chart, { x, series, bands, xLabel: 'generation', yLabel: 'best score so far', yRange: [0, 1] });
+    HA.chart(chart, {
+      x,
+      series,
+      bands,
+      integerX: true,
+      xLabel: 'generation',
+      integerX: true,
+      yLabel: 'best score so far',
+      yRange: [0, 1],
+    });
   };
 })();
