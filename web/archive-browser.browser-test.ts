@@ -12,7 +12,7 @@ import { type RunningServer, startServer } from './server.ts';
 import { launchChromium } from './testing/chromium.ts';
 
 /** Screenshots land here, to be looked at after a run. */
-export const SCREENSHOTS = path.join(tmpdir(), 'hyperagents-browser-screenshots');
+const SCREENSHOTS = path.join(tmpdir(), 'hyperagents-browser-screenshots');
 
 const runs = mkdtempSync(path.join(tmpdir(), 'browser-runs-'));
 const HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';

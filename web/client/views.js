@@ -610,7 +610,6 @@
       bands,
       integerX: true,
       xLabel: 'generation',
-      integerX: true,
       yLabel: 'best score so far',
       yRange: [0, 1],
     });
