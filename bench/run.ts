@@ -1,10 +1,11 @@
+import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
 import { benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
 
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
- * times on a shared machine are noisy. Names: eval-workers, bash, gateway (default: all).
+ * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser (default: all).
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
@@ -27,6 +28,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   gateway: async () => {
     for (const line of await benchGateway()) console.log(line);
+  },
+  'archive-browser': async () => {
+    for (const line of await benchArchiveBrowser()) console.log(line);
   },
 };
 

@@ -53,7 +53,6 @@
 
   /** Redraws the run page whenever the archive changes, until the run is no longer running. */
   function live(runId) {
-    state.live = true;
     events = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
     let first = true;
     let drawing = Promise.resolve();
@@ -67,7 +66,6 @@
         document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
         if (run && run.state !== 'running') {
           events.close();
-          state.live = false;
           await HA.views.run(app, { run: runId }, state);
         }
       });

@@ -9,7 +9,7 @@
    * A chart in `el`. `x`: numbers; `series`: {label, values, color, kind: 'points'|'line'|'step', width, dash};
    * `bands`: [[upperIndex, lowerIndex, fill]] (series indexes, 1-based as uPlot counts them).
    */
-  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange, integerX }) => {
+  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange, integerX, legend }) => {
     const width = Math.max(320, el.clientWidth || 720);
     const uSeries = [{ label: xLabel }];
     for (const s of series) {
@@ -37,7 +37,7 @@
         { label: yLabel },
       ],
       series: uSeries,
-      legend: { live: true },
+      legend: { show: legend !== false, live: true },
       cursor: { points: { size: 8 } },
     };
     if (bands) opts.bands = bands.map(([hi, lo, fill]) => ({ series: [hi, lo], fill }));

@@ -8,7 +8,7 @@
    * Draws the variants as a tree (parent above child), nodes coloured by score; rejected variants are
    * grey squares, failed ones red-ringed, unfinished ones dashed; the lineage of the best is gold.
    */
-  HA.tree = (el, variants, { runId, scoreOf, bestLineage }) => {
+  HA.tree = (el, variants, { runId, scoreOf, bestLineage, range }) => {
     HA.fill(el);
     if (variants.length === 0) return;
     const ids = new Set(variants.map((v) => v.id));
@@ -23,8 +23,11 @@
       el.appendChild(h('p', { class: 'muted' }, `The tree cannot be drawn: ${error.message}`));
       return;
     }
+    const [low, high] = range || [0, 1];
+    const colorOf = (score) =>
+      score === null ? HA.scoreColor(null) : HA.scoreColor(high > low ? (score - low) / (high - low) : 1);
     const big = variants.length > 200;
-    const dx = big ? 12 : 30;
+    const dx = big ? 12 : 40;
     const dy = big ? 40 : 64;
     d3.tree().nodeSize([dx, dy])(root);
     let minX = Infinity;
@@ -70,7 +73,7 @@
           : s('circle', {
               r,
               class: `node-shape ${v.outcome}${onBest.has(v.id) ? ' on-best' : ''}`,
-              fill: v.outcome === 'failed' ? '#fff' : HA.scoreColor(score),
+              fill: v.outcome === 'failed' ? '#fff' : colorOf(score),
             });
       const label = big ? null : s('text', { x: r + 3, y: 4, class: 'node-label' }, String(v.id));
       const link = s(

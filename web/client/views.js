@@ -101,6 +101,8 @@
       if (sc !== null && (bestId === null || sc > scoreOf(byGen.get(bestId)))) bestId = v.id;
     }
     const bestLineage = bestId === null ? [] : HA.lineage(variants, bestId);
+    const scored = variants.map(scoreOf).filter((sc) => sc !== null);
+    const scoreRange = scored.length === 0 ? [0, 1] : [Math.min(...scored), Math.max(...scored)];
     const onLineage = new Set(bestLineage);
     const lineageValues = gens.map((g) => (onLineage.has(g) ? perGen[g] : null));
 
@@ -175,7 +177,7 @@
         stateBadge(run.state),
         ' ',
         simBadge(run),
-        state.live ? HA.badge('live', 'live') : null,
+        run.state === 'running' && HA.mode === 'serve' ? HA.badge('live', 'live') : null,
       ),
       h(
         'p',
@@ -197,7 +199,7 @@
         h(
           'p',
           { class: 'muted' },
-          'Colour: score (red 0 → green 1). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.',
+          `Colour: score, red ${HA.score(scoreRange[0])} (lowest) → green ${HA.score(scoreRange[1])} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.`,
         ),
         tree,
       ),
@@ -230,7 +232,7 @@
         },
       ],
     });
-    HA.tree(tree, variants, { runId: run.id, scoreOf, bestLineage });
+    HA.tree(tree, variants, { runId: run.id, scoreOf, bestLineage, range: scoreRange });
     return run;
   };
 
@@ -592,7 +594,18 @@
         { class: 'muted' },
         'Runs are grouped by condition (model, domains, parent selection, frozen MetaAgent). Bands: bootstrap 95% interval of the median.',
       ),
-      HA.section('Best score so far per generation', chart),
+      HA.section(
+        'Best score so far per generation',
+        h(
+          'p',
+          { class: 'legend' },
+          groups.map((g, i) =>
+            h('span', { style: `color:${HA.palette(i)}` }, `━ ${g.label} (median of ${g.runs.length}) `),
+          ),
+          h('span', { class: 'muted' }, '· shaded: 95% interval · dashed: single runs'),
+        ),
+        chart,
+      ),
       HA.section('Final scores', finals),
       HA.section(
         'Rank test',
@@ -608,6 +621,7 @@
       x,
       series,
       bands,
+      legend: false,
       integerX: true,
       xLabel: 'generation',
       yLabel: 'best score so far',
