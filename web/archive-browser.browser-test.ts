@@ -11,6 +11,16 @@ import { buildReport } from './report.ts';
 import { type RunningServer, startServer } from './server.ts';
 import { launchChromium } from './testing/chromium.ts';
 
+/** The little of the page's globals the predicates below read (this project compiles without the DOM types). */
+interface PageGlobals {
+  document: {
+    querySelectorAll(selector: string): { length: number };
+    querySelector(
+      selector: string,
+    ): { textContent: string | null; previousElementSibling: { textContent: string | null } | null } | null;
+  };
+}
+
 /** Screenshots land here, to be looked at after a run. */
 const SCREENSHOTS = path.join(tmpdir(), 'hyperagents-browser-screenshots');
 
@@ -180,8 +190,10 @@ describe('the archive browser in headless Chromium', () => {
     const page2 = await open(`${server.url}/runs/sim1/variants/2`);
     await page2.waitForSelector('#diff .d2h-file-wrapper');
     await page2.selectOption('#diff-against', '0');
-    await page2.waitForFunction(
-      "document.querySelector('#diff')?.previousElementSibling?.textContent?.includes('variant 0')",
+    await page2.waitForFunction(() =>
+      (globalThis as unknown as PageGlobals).document
+        .querySelector('#diff')
+        ?.previousElementSibling?.textContent?.includes('variant 0'),
     );
     expect(await page2.locator('#diff .d2h-file-wrapper').count()).toBeGreaterThan(0);
     await page2.selectOption('#compare-with', '0');
@@ -229,7 +241,9 @@ describe('the archive browser in headless Chromium', () => {
     await page.evaluate('window.__sameDocument = true');
     liveVariant(1, 0, 0.4);
     liveVariant(2, 1, 0.55);
-    await page.waitForFunction("document.querySelectorAll('#tree a.node').length === 3");
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#tree a.node').length === 3,
+    );
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
     expect(Number(await page.getAttribute('body', 'data-updates'))).toBeGreaterThan(0);
     await shot(page, 'run-live');
@@ -262,7 +276,9 @@ describe('the report, opened from disk', () => {
     await page.waitForSelector('body[data-rendered="run"] #tree a.node');
     expect(await page.locator('#score-chart canvas').count()).toBeGreaterThan(0);
     await page.locator('#tree a.node[data-variant="1"]').click();
-    await page.waitForFunction("document.querySelector('h1')?.textContent?.includes('Variant 1')");
+    await page.waitForFunction(() =>
+      (globalThis as unknown as PageGlobals).document.querySelector('h1')?.textContent?.includes('Variant 1'),
+    );
     await page.waitForSelector('#diff .d2h-file-wrapper');
     expect(await page.locator('#transcript').textContent()).toContain(HOSTILE);
     expect(await page.locator('#transcript script, #transcript img').count()).toBe(0);

@@ -9,6 +9,18 @@
   const stateBadge = (state) => HA.badge(state, state);
   const simBadge = (run) => (run.simulated ? HA.badge('simulated', 'sim') : null);
 
+  /** The trail above a page: all runs / the run / `here`. */
+  const crumbs = (runId, here) =>
+    h(
+      'p',
+      { class: 'crumbs' },
+      h('a', { href: HA.href('/') }, 'runs'),
+      ' / ',
+      h('a', { href: HA.href(runPath(runId)) }, runId),
+      ' / ',
+      here,
+    );
+
   HA.views = {};
 
   HA.views.runs = async (el) => {
@@ -435,15 +447,7 @@
 
     HA.fill(
       el,
-      h(
-        'p',
-        { class: 'crumbs' },
-        h('a', { href: HA.href('/') }, 'runs'),
-        ' / ',
-        h('a', { href: HA.href(runPath(runId)) }, runId),
-        ' / ',
-        `variant ${v.id}`,
-      ),
+      crumbs(runId, `variant ${v.id}`),
       h('h1', {}, `Variant ${v.id} `, HA.badge(v.outcome, v.outcome)),
       h(
         'p',
@@ -494,15 +498,7 @@
       );
     HA.fill(
       el,
-      h(
-        'p',
-        { class: 'crumbs' },
-        h('a', { href: HA.href('/') }, 'runs'),
-        ' / ',
-        h('a', { href: HA.href(runPath(runId)) }, runId),
-        ' / ',
-        `variant ${a} vs ${b}`,
-      ),
+      crumbs(runId, `variant ${a} vs ${b}`),
       h('h1', {}, `Variant ${a} vs variant ${b}`),
       h(
         'p',
