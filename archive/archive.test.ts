@@ -183,14 +183,14 @@ describe('variants', () => {
     ['a valid parent', { validParent: true }, { valid_parent: true }, false],
     [
       'done',
-      { state: 'done', status: 'done', validParent: true },
-      { state: 'done', status: 'done', valid_parent: true },
+      { state: 'done', status: 'evaluated', validParent: true },
+      { state: 'done', status: 'evaluated', valid_parent: true },
       true,
     ],
     [
       'failed with a reason',
-      { state: 'failed', status: 'gate_failed', failureReason: 'typecheck failed', validParent: false },
-      { state: 'failed', status: 'gate_failed', failure_reason: 'typecheck failed', valid_parent: false },
+      { state: 'failed', status: 'rejected', failureReason: 'typecheck failed', validParent: false },
+      { state: 'failed', status: 'rejected', failure_reason: 'typecheck failed', valid_parent: false },
       true,
     ],
     [
