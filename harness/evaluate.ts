@@ -75,6 +75,7 @@ export async function evaluateStage(
       .filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`))
       .map((job) =>
         limit(async () => {
+          if (target.signal?.aborted) return;
           const result = await evaluateTask(target, job.domain, job.split, job.task);
           if (target.signal?.aborted) return;
           target.archive.putTaskResults([result]);

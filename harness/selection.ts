@@ -93,7 +93,8 @@ export function selectionPool(
   generation: number,
   parallel: number,
 ): Candidate[] {
-  const horizon = generation - parallel;
+  // Variant 0 is always finished before generation 1 starts.
+  const horizon = Math.max(0, generation - parallel);
   const children = new Map<number, number>();
   const disqualified = new Set<number>();
   for (const v of variants) {
