@@ -4,12 +4,14 @@ import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts'
 import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
 import { chat } from './chat.ts';
 import { reportError } from './errors.ts';
+import { evalCommand } from './eval.ts';
 import { UsageError } from './usage-error.ts';
 
 const HELP = `hyperagents <command> [options]
 
 Commands:
   generate-loop ...   evolve agent variants (same as the generate-loop command; --help for options)
+  eval RUN:VARIANT --domains d [--split test]   evaluate one stored variant into its run's archive
   chat --model ID ... send one prompt to a model (checks keys and endpoints; --help for options)
   domains [--json]    list the benchmark domains (folders under domains/)
   models [--json]     list the models you can pass to --model: limits, prices, tool support
@@ -81,6 +83,8 @@ export async function main(argv: string[]): Promise<number> {
         return await generateLoop(rest);
       case 'chat':
         return await chat(rest);
+      case 'eval':
+        return await evalCommand(rest);
       case 'domains':
         await domains(json);
         return 0;
@@ -94,10 +98,10 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${HELP}\n`);
         return command === undefined ? 2 : 0;
       default: {
-        const near = closeMatches(command, ['generate-loop', 'chat', 'domains', 'models']);
+        const near = closeMatches(command, ['generate-loop', 'chat', 'eval', 'domains', 'models']);
         throw new UsageError(
           `Unknown command "${command}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
-            'Commands: generate-loop, chat, domains, models. Run hyperagents --help.',
+            'Commands: generate-loop, chat, eval, domains, models. Run hyperagents --help.',
         );
       }
     }

@@ -33,8 +33,10 @@ export function taskPolicy(ctx: RunContext, worktree: string): SandboxPolicy {
   };
 }
 
-export function openSession(ctx: RunContext, id: number): GenerationSession {
-  const worktree = worktreeDir(ctx, id);
+/** `worktreeName` replaces the generation's own worktree folder (for an evaluation beside a running run). */
+export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
+  const worktree =
+    worktreeName === undefined ? worktreeDir(ctx, id) : path.join(ctx.runDir, 'worktrees', worktreeName);
   const refusalsAtStart = {
     meta: ctx.archive.callCounts('meta', id).budgetRefusals,
     task: ctx.archive.callCounts('task', id).budgetRefusals,

@@ -18,7 +18,8 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-resume-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /**
- * Small runs whose evaluations take a few seconds (300 ms per simulated call, 2 workers), so that a kill
+ * Seeds are chosen so that the simulated TaskAgent answers the staged sample (one task per split) right,
+ * so children reach the full evaluation. Small runs whose evaluations take a few seconds (300 ms per simulated call, 2 workers), so that a kill
  * lands inside a step; full evaluation has tasks the staged one has not.
  */
 const runArgs = (generations: number, parallel: number, seed: number): string[] => [
@@ -95,7 +96,7 @@ function expectSameRun(
 
 describe('a run killed with SIGKILL and resumed ends as an uninterrupted run with the same seed', () => {
   it('serial: killed at every step of every generation', async () => {
-    const args = runArgs(2, 1, 3);
+    const args = runArgs(2, 1, 2);
     const baseline = await uninterrupted(args, path.join(tmp, 'serial-baseline'));
     const points = [{ variant: 0, state: 'full' }, ...stepsOf(baseline.runDir)];
     expect(points.length).toBeGreaterThanOrEqual(10);
@@ -111,7 +112,7 @@ describe('a run killed with SIGKILL and resumed ends as an uninterrupted run wit
   }, 3_600_000);
 
   it('--parallel 2: killed while two generations are in flight', async () => {
-    const args = runArgs(3, 2, 5);
+    const args = runArgs(3, 2, 4);
     const baseline = await uninterrupted(args, path.join(tmp, 'parallel-baseline'));
     const points = stepsOf(baseline.runDir).filter(
       (p) => p.variant >= 2 && ['editing', 'staged', 'full'].includes(p.state),
@@ -123,7 +124,7 @@ describe('a run killed with SIGKILL and resumed ends as an uninterrupted run wit
   }, 3_600_000);
 
   it('--parallel 3: a Ctrl-C stops cleanly, prints the resume command, and the resumed run matches', async () => {
-    const args = runArgs(3, 3, 7);
+    const args = runArgs(3, 3, 21);
     const baseline = await uninterrupted(args, path.join(tmp, 'three-baseline'));
     const out = path.join(tmp, 'three');
     const runDir = path.join(out, 'run');
