@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'runs/**'],
+    // The resume suite kills and resumes many runs: `npm run test:resume`.
+    exclude: ['node_modules/**', 'runs/**', 'test/resume.e2e.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

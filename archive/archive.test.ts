@@ -172,6 +172,34 @@ describe('variants', () => {
     expect(archive.getVariant(42)).toBeUndefined();
   });
 
+  it('moves a variant only from the step it is in, and logs the move with it', () => {
+    expect(archive.transitionVariant(1, 'selected', 'editing', {}, { note: 'a' })).toBe(true);
+    // A second process that still believes the variant is in `selected` cannot move it again.
+    expect(archive.transitionVariant(1, 'selected', 'editing')).toBe(false);
+    expect(archive.transitionVariant(1, 'gating', 'staged')).toBe(false);
+    expect(archive.transitionVariant(1, 'editing', 'gating', { commitSha: 'c1', taskCodeHash: 'h1' })).toBe(
+      true,
+    );
+    expect(archive.getVariant(1)).toMatchObject({ state: 'gating', commit_sha: 'c1', task_code_hash: 'h1' });
+    const moves = archive.db
+      .prepare('SELECT type, data FROM events WHERE variant_id = 1 ORDER BY id')
+      .all() as { type: string; data: string }[];
+    expect(moves.map((m) => [m.type, JSON.parse(m.data)])).toEqual([
+      ['editing', { from: 'selected', note: 'a' }],
+      ['gating', { from: 'editing' }],
+    ]);
+  });
+
+  it('stores the parent commit given at selection and the cause of a failure', () => {
+    archive.insertVariant({ id: 2, parentId: 0, state: 'selected', parentCommit: 'p0' });
+    archive.transitionVariant(2, 'selected', 'failed', { status: 'failed', failureCause: 'budget' });
+    expect(archive.getVariant(2)).toMatchObject({
+      parent_commit: 'p0',
+      failure_cause: 'budget',
+      status: 'failed',
+    });
+  });
+
   it.each([
     ['editing', { state: 'editing' }, { state: 'editing' }, false],
     [
@@ -183,14 +211,14 @@ describe('variants', () => {
     ['a valid parent', { validParent: true }, { valid_parent: true }, false],
     [
       'done',
-      { state: 'done', status: 'done', validParent: true },
-      { state: 'done', status: 'done', valid_parent: true },
+      { state: 'done', status: 'evaluated', validParent: true },
+      { state: 'done', status: 'evaluated', valid_parent: true },
       true,
     ],
     [
       'failed with a reason',
-      { state: 'failed', status: 'gate_failed', failureReason: 'typecheck failed', validParent: false },
-      { state: 'failed', status: 'gate_failed', failure_reason: 'typecheck failed', valid_parent: false },
+      { state: 'failed', status: 'rejected', failureReason: 'typecheck failed', validParent: false },
+      { state: 'failed', status: 'rejected', failure_reason: 'typecheck failed', valid_parent: false },
       true,
     ],
     [

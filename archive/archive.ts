@@ -4,8 +4,23 @@ import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { MIGRATIONS } from './migrations.ts';
 
+/**
+ * A variant's `state` is the step its generation is in (DESIGN §7): where a resumed run continues.
+ * Its `status` is the verdict once the generation has ended: what readers rank and filter by.
+ */
 export const VARIANT_STATES = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'] as const;
 export type VariantState = (typeof VARIANT_STATES)[number];
+export const FINAL_STATES: readonly VariantState[] = ['done', 'failed'];
+/** `pending` until the generation ends. */
+export const VARIANT_STATUSES = ['pending', 'evaluated', 'staged_only', 'rejected', 'failed'] as const;
+export type VariantStatus = (typeof VARIANT_STATUSES)[number];
+/**
+ * Why a generation failed, recorded when it fails: `agent` (the parent's MetaAgent failed by itself, which
+ * disqualifies the parent), `budget` (the gateway refused this variant's calls for the run's budget),
+ * `timeout` (a limit the harness set), `harness` (git, disk, a process that could not start).
+ */
+export const FAILURE_CAUSES = ['agent', 'budget', 'timeout', 'harness'] as const;
+export type FailureCause = (typeof FAILURE_CAUSES)[number];
 export const TASK_OUTCOMES = ['correct', 'wrong', 'parse_failure', 'error'] as const;
 export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
 
@@ -32,7 +47,7 @@ export const VariantRow = z.object({
   parent_id: z.number().nullable(),
   commit_sha: z.string().nullable(),
   state: z.enum(VARIANT_STATES),
-  status: z.string(),
+  status: z.enum(VARIANT_STATUSES),
   valid_parent: flag,
   failure_reason: z.string().nullable(),
   diff_stat: z.string().nullable(),
@@ -40,6 +55,9 @@ export const VariantRow = z.object({
   selection_reason: z.string().nullable(),
   /** The score parent selection ranks this variant by (DESIGN §6); null until it is evaluated. */
   selection_score: z.number().nullable(),
+  /** The commit the generation started from, stored when its parent is selected. */
+  parent_commit: z.string().nullable(),
+  failure_cause: z.enum(FAILURE_CAUSES).nullable(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });
@@ -123,6 +141,18 @@ export interface LlmCallInput {
 
 const now = (): string => new Date().toISOString();
 
+export type VariantPatch = Partial<{
+  state: VariantState;
+  status: VariantStatus;
+  commitSha: string;
+  validParent: boolean;
+  failureReason: string | null;
+  failureCause: FailureCause | null;
+  diffStat: string;
+  taskCodeHash: string;
+  selectionScore: number | null;
+}>;
+
 export type Archive = ReturnType<typeof openArchive>;
 
 /** Opens (creating if needed) a run's archive and brings its schema up to date. */
@@ -150,6 +180,39 @@ export function openArchive(file: string) {
       });
     }
   });
+
+  const columns: Record<keyof VariantPatch, string> = {
+    state: 'state',
+    status: 'status',
+    commitSha: 'commit_sha',
+    validParent: 'valid_parent',
+    failureReason: 'failure_reason',
+    failureCause: 'failure_cause',
+    diffStat: 'diff_stat',
+    taskCodeHash: 'task_code_hash',
+    selectionScore: 'selection_score',
+  };
+  /** Applies `patch`; with `from`, only while the variant is in that state. True when a row changed. */
+  function updateVariant(id: number, patch: VariantPatch, from?: VariantState): boolean {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [key, value] of Object.entries(patch)) {
+      const column = columns[key as keyof VariantPatch];
+      if (column === undefined || value === undefined) continue;
+      sets.push(`${column} = ?`);
+      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+    }
+    if (patch.state === 'done' || patch.state === 'failed') {
+      sets.push('finished_at = ?');
+      values.push(now());
+    }
+    if (sets.length === 0) return false;
+    const guard = from === undefined ? '' : ' AND state = ?';
+    const result = db
+      .prepare(`UPDATE variants SET ${sets.join(', ')} WHERE id = ?${guard}`)
+      .run(...values, id, ...(from === undefined ? [] : [from]));
+    return result.changes === 1;
+  }
 
   return {
     file,
@@ -183,6 +246,12 @@ export function openArchive(file: string) {
       const row = db.prepare('SELECT * FROM runs LIMIT 1').get();
       return row === undefined ? undefined : RunRow.parse(row);
     },
+    /** A resumed run: running again, with the configuration it now runs under. */
+    reopenRun(config: unknown): void {
+      db.prepare("UPDATE runs SET status = 'running', finished_at = NULL, config = ?").run(
+        JSON.stringify(config),
+      );
+    },
     finishRun(status: 'done' | 'failed' | 'stopped'): void {
       db.prepare('UPDATE runs SET status = ?, finished_at = ?').run(status, now());
     },
@@ -191,48 +260,40 @@ export function openArchive(file: string) {
       parentId: number | null;
       state: VariantState;
       selectionReason?: string;
+      parentCommit?: string | null;
     }): void {
       db.prepare(
-        `INSERT INTO variants (id, parent_id, state, selection_reason, created_at) VALUES (?, ?, ?, ?, ?)`,
-      ).run(v.id, v.parentId, v.state, v.selectionReason ?? null, now());
+        `INSERT INTO variants (id, parent_id, state, selection_reason, parent_commit, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      ).run(v.id, v.parentId, v.state, v.selectionReason ?? null, v.parentCommit ?? null, now());
     },
-    updateVariant(
-      id: number,
-      patch: Partial<{
-        state: VariantState;
-        status: string;
-        commitSha: string;
-        validParent: boolean;
-        failureReason: string | null;
-        diffStat: string;
-        taskCodeHash: string;
-        selectionScore: number | null;
-      }>,
-    ): void {
-      const columns: Record<string, string> = {
-        state: 'state',
-        status: 'status',
-        commitSha: 'commit_sha',
-        validParent: 'valid_parent',
-        failureReason: 'failure_reason',
-        diffStat: 'diff_stat',
-        taskCodeHash: 'task_code_hash',
-        selectionScore: 'selection_score',
-      };
-      const sets: string[] = [];
-      const values: unknown[] = [];
-      for (const [key, value] of Object.entries(patch)) {
-        const column = columns[key];
-        if (column === undefined || value === undefined) continue;
-        sets.push(`${column} = ?`);
-        values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
-      }
-      if (patch.state === 'done' || patch.state === 'failed') {
-        sets.push('finished_at = ?');
-        values.push(now());
-      }
-      if (sets.length === 0) return;
-      db.prepare(`UPDATE variants SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+    updateVariant,
+    /**
+     * Moves a variant from the step `from` to `to` with `patch`, and logs it, in one transaction. Applies only
+     * while the variant is still in `from`, so two processes can never both advance it: false when it was not.
+     */
+    transitionVariant: db.transaction(
+      (id: number, from: VariantState, to: VariantState, patch: VariantPatch = {}, event: unknown = {}) => {
+        const changed = updateVariant(id, { ...patch, state: to }, from);
+        if (!changed) return false;
+        db.prepare('INSERT INTO events (ts, variant_id, type, data) VALUES (?, ?, ?, ?)').run(
+          now(),
+          id,
+          to,
+          JSON.stringify({ from, ...(event as object) }),
+        );
+        return true;
+      },
+    ),
+    /** Model calls of one role in the ledger, and how many of them the gateway refused for the budget. */
+    callCounts(role: string, variantId?: number): { calls: number; budgetRefusals: number } {
+      const row = db
+        .prepare(
+          `SELECT COUNT(*) AS calls, COALESCE(SUM(status = 'budget_exceeded'), 0) AS refused FROM llm_calls
+           WHERE role = ? AND (? IS NULL OR variant_id = ?)`,
+        )
+        .get(role, variantId ?? null, variantId ?? null) as { calls: number; refused: number };
+      return { calls: row.calls, budgetRefusals: row.refused };
     },
     getVariant(id: number): VariantRow | undefined {
       const row = db.prepare('SELECT * FROM variants WHERE id = ?').get(id);

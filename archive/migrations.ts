@@ -107,4 +107,11 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE variants ADD COLUMN selection_score REAL;
     `,
   },
+  {
+    name: '005-generation-steps',
+    sql: `
+      ALTER TABLE variants ADD COLUMN parent_commit TEXT;
+      ALTER TABLE variants ADD COLUMN failure_cause TEXT;
+    `,
+  },
 ];

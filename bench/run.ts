@@ -2,10 +2,13 @@ import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
 import { benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
+import { benchGenerationsPerHour } from './generations-per-hour.ts';
+import { benchHarnessOverhead } from './harness-overhead.ts';
 
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
- * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser (default: all).
+ * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser,
+ * generations-per-hour, harness-overhead (default: all).
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
@@ -31,6 +34,17 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   'archive-browser': async () => {
     for (const line of await benchArchiveBrowser()) console.log(line);
+  },
+  'generations-per-hour': async () => {
+    const latencyMs = 500;
+    console.log(
+      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 10 tasks per split, 4 eval workers`,
+    );
+    for (const line of await benchGenerationsPerHour([1, 2, 4], 4, latencyMs)) console.log(line);
+  },
+  'harness-overhead': async () => {
+    console.log("The harness's own time per generation (no agents), by the parent's lineage depth");
+    for (const line of await benchHarnessOverhead([1, 200])) console.log(line);
   },
 };
 

@@ -5,14 +5,19 @@ import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/reg
 import { archiveCommand } from './archive.ts';
 import { chat } from './chat.ts';
 import { reportError } from './errors.ts';
+import { evalCommand } from './eval.ts';
 import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
 import { UsageError } from './usage-error.ts';
+
+/** Every command, for suggestions on a typo. */
+const COMMANDS = ['generate-loop', 'chat', 'eval', 'domains', 'models', 'archive', 'serve', 'report'];
 
 const HELP = `hyperagents <command> [options]
 
 Commands:
   generate-loop ...   evolve agent variants (same as the generate-loop command; --help for options)
+  eval RUN:VARIANT --domains d [--split test]   evaluate one stored variant into its run's archive
   chat --model ID ... send one prompt to a model (checks keys and endpoints; --help for options)
   domains [--json]    list the benchmark domains (folders under domains/)
   models [--json]     list the models you can pass to --model: limits, prices, tool support
@@ -93,6 +98,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serveCommand(rest);
       case 'report':
         return await reportCommand(rest);
+      case 'eval':
+        return await evalCommand(rest);
       case 'domains':
         await domains(json);
         return 0;
@@ -106,18 +113,10 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${HELP}\n`);
         return command === undefined ? 2 : 0;
       default: {
-        const near = closeMatches(command, [
-          'generate-loop',
-          'chat',
-          'domains',
-          'models',
-          'archive',
-          'serve',
-          'report',
-        ]);
+        const near = closeMatches(command, COMMANDS);
         throw new UsageError(
           `Unknown command "${command}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
-            'Commands: generate-loop, chat, domains, models, archive, serve, report. Run hyperagents --help.',
+            `Commands: ${COMMANDS.join(', ')}. Run hyperagents --help.`,
         );
       }
     }

@@ -174,6 +174,10 @@ describe('parseLoopArgs accepts good input', () => {
         pricePerMTok: 0,
         retryMs: 1000,
       },
+      editSelectParent: false,
+      resume: null,
+      from: null,
+      given: ['domains'],
     } satisfies LoopConfig);
     expect(path.isAbsolute((config as LoopConfig).out)).toBe(true);
   });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import yargs from 'yargs';
+import type { RunConfig, SimConfig } from '../harness/run-config.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
 import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
 import { closeMatches } from '../llm/registry.ts';
@@ -14,48 +15,22 @@ import {
 import { parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
-export interface LoopConfig {
-  domains: string[];
-  metaModel: string;
-  taskModel: string;
-  generations: number;
-  parallel: number;
-  evalWorkers: number;
-  evalSamples: number | null;
-  stagedSamples: number | null;
-  skipStagedEval: boolean;
-  evalTest: boolean;
-  parentSelection: ParentSelection;
-  budgetUsd: number | null;
+/**
+ * What the command line says: the run's configuration (the harness's schema) plus how this command prints and
+ * where the run lives. `from` and `resume` are resolved against the runs on disk by the command.
+ */
+export type LoopConfig = Omit<RunConfig, 'from'> & {
   out: string;
   runId: string | null;
-  sandbox: SandboxMode;
-  seed: number;
   json: boolean;
   quiet: boolean;
-  simScript: string | null;
-  freezeMeta: boolean;
-  taskTimeoutSec: number;
-  metaTimeoutSec: number;
-  /** Append every model response to this JSON Lines file. */
-  record: string | null;
-  /** Answer every model call from this recording; no model is called. */
-  replay: string | null;
-  sim: SimConfig;
-}
-
-/** The simulated model's knobs (DESIGN §5), for benchmarks, fault tests and offline budgets. */
-export interface SimConfig {
-  /** Delay per call; null: none. */
-  latency: LatencySpec | null;
-  /** Share of calls that fail like a real provider's, in [0, 1). */
-  faultRate: number;
-  faults: FaultKind[];
-  /** Nominal $ per million tokens, input and output. */
-  pricePerMTok: number;
-  /** First wait before a simulated fault is retried (doubles each retry); what a simulated 429 asks. */
-  retryMs: number;
-}
+  /** `--resume RUN`: a run id in --out, or a run folder. */
+  resume: string | null;
+  /** `--from RUN:VARIANT`, unresolved. */
+  from: string | null;
+  /** The options given on the command line (long names without dashes), so a resume can compare them. */
+  given: string[];
+};
 
 export const DEFAULT_SIM_RETRY_MS = 1000;
 
@@ -219,6 +194,26 @@ function builder(argv: string[]) {
         'simulated model: first wait in ms before a simulated failure is retried (doubling each time), and what a ' +
         'simulated 429 asks to wait; small values make fault tests fast',
     })
+    .option('resume', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'continue the run RUN (its id in --out, or its folder) at the step each generation was in, after Ctrl-C, a ' +
+        'kill or a reboot. Finished work is kept; --generations, --budget-usd and --parallel may be changed',
+    })
+    .option('from', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'transfer: start a new run whose variant 0 is the code of variant VARIANT of run RUN (RUN:VARIANT)',
+    })
+    .option('edit-select-parent', {
+      type: 'boolean',
+      default: false,
+      describe:
+        "each parent is chosen by the newest candidate's own agents/select-parent.ts (which the MetaAgent may " +
+        'edit); if it fails, --parent-selection chooses and the reason is recorded',
+    })
     .option('freeze-meta', {
       type: 'boolean',
       default: false,
@@ -272,7 +267,8 @@ export async function parseLoopArgs(
     .flatMap((d) => String(d).split(','))
     .map((d) => d.trim())
     .filter(Boolean);
-  if (domains.length === 0) {
+  const resume = parsed.resume ?? null;
+  if (domains.length === 0 && resume === null) {
     throw new UsageError(`--domains is required. Known domains: ${known.domains.join(', ')}.`);
   }
   for (const d of domains) {
@@ -371,7 +367,20 @@ export async function parseLoopArgs(
     record: record === null ? null : path.resolve(record),
     replay: replay === null ? null : path.resolve(replay),
     sim,
+    editSelectParent: parsed['edit-select-parent'],
+    resume,
+    from: parsed.from ?? null,
+    given: givenOptions(argv),
   };
+}
+
+/** Long option names on the command line, without dashes or values (`--no-x` counts as `x`). */
+export function givenOptions(argv: readonly string[]): string[] {
+  const names = argv
+    .filter((a) => a.startsWith('--') && a.length > 2)
+    .map((a) => a.slice(2).split('=')[0]!)
+    .map((a) => (a.startsWith('no-') ? a.slice(3) : a));
+  return [...new Set(names)];
 }
 
 function simConfig(parsed: {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Archive, VariantRow } from '../archive/archive.ts';
+import type { Archive, EvaluationRow, VariantRow } from '../archive/archive.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { scoresBySplit } from './scoring.ts';
 
@@ -14,6 +14,9 @@ export function lineageOf(variants: readonly VariantRow[], id: number): number[]
   }
   return chain;
 }
+
+/** The newest variants of the lineage that get a folder of task results; lineage.json lists them all. */
+export const LINEAGE_FOLDERS = 10;
 
 /**
  * Writes what the MetaAgent may read about its parent's lineage: train-split results per task (input,
@@ -30,9 +33,15 @@ export function writeEvalsFolder(
   mkdirSync(dir, { recursive: true });
   const variants = archive.listVariants();
   const lineage = lineageOf(variants, parentId);
+  const recent = new Set(lineage.slice(-LINEAGE_FOLDERS));
+  // One query for the whole lineage, not one per ancestor.
+  const evaluations = new Map<number, EvaluationRow[]>();
+  for (const e of archive.listEvaluations())
+    evaluations.set(e.variant_id, [...(evaluations.get(e.variant_id) ?? []), e]);
   const summary: string[] = [
     '# Evaluation results of your lineage (train split only)',
     '',
+    `The newest ${LINEAGE_FOLDERS} variants of the lineage are listed here; lineage.json lists all of them.`,
     'Each `variant-<id>/` folder holds, per domain, `summary.json` and `train.jsonl` (one task per line:',
     'input, prediction, expected, correct, parse_error, error). The last variant listed is the one you',
     'are improving. Scores are fractions of tasks solved.',
@@ -43,13 +52,15 @@ export function writeEvalsFolder(
     const variant = variants.find((v) => v.id === id);
     if (variant === undefined) continue;
     // Train only: the selection score is a val score, and val results never reach the MetaAgent.
-    const trainScores = scoresBySplit(archive.listEvaluations(id).filter((e) => e.split === 'train'));
+    const trainScores = scoresBySplit((evaluations.get(id) ?? []).filter((e) => e.split === 'train'));
     lineageRows.push({
       id,
       parent: variant.parent_id,
       diffStat: variant.diff_stat === null ? null : (JSON.parse(variant.diff_stat) as unknown),
       train: Object.fromEntries(Object.entries(trainScores).map(([domain, s]) => [domain, s.train])),
     });
+    // Older ancestors are listed in lineage.json only, so writing the folder takes the same time at any depth.
+    if (!recent.has(id)) continue;
     summary.push(
       `## variant ${id}${variant.parent_id === null ? ' (initial agent)' : ` (parent ${variant.parent_id})`}`,
     );

@@ -25,6 +25,10 @@ export interface EvaluationTarget {
   /** Whether model replies may be cached (false for scripted runs, whose replies depend on call order). */
   cacheable: boolean;
   concurrency: number;
+  /** Shared with other evaluations under way, so that together they run at most `concurrency` tasks. */
+  limit?: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Once aborted (the run was interrupted), results are not stored: their workers were stopped. */
+  signal?: AbortSignal;
   onTask?: (done: number, total: number) => void;
 }
 
@@ -62,20 +66,23 @@ export async function evaluateStage(
       .listTaskResults(target.variantId)
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.task_id}`),
   );
-  const limit = pLimit(target.concurrency);
+  const own = pLimit(target.concurrency);
+  const limit = target.limit ?? (<T>(run: () => Promise<T>) => own(run));
   let done = 0;
-  const fresh = await Promise.all(
+  // Each result is stored as it arrives, so a run killed mid-stage never pays for a finished task again.
+  await Promise.all(
     jobs
       .filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`))
       .map((job) =>
         limit(async () => {
-          const result = await runTask(target, job.domain, job.split, job.task);
+          if (target.signal?.aborted) return;
+          const result = await evaluateTask(target, job.domain, job.split, job.task);
+          if (target.signal?.aborted) return;
+          target.archive.putTaskResults([result]);
           target.onTask?.(++done, jobs.length - existing.size);
-          return result;
         }),
       ),
   );
-  target.archive.putTaskResults(fresh);
 
   const selection = new Map<string, number>();
   for (const { domain, splits } of domains) {
@@ -104,7 +111,7 @@ export async function evaluateStage(
   return selection;
 }
 
-async function runTask(
+async function evaluateTask(
   target: EvaluationTarget,
   domain: Domain,
   split: Split,

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { LlmCallInput } from '../archive/archive.ts';
-import type { SimConfig } from '../cli/loop-args.ts';
 import { startGateway } from '../llm/gateway.ts';
 import type { ModelProvider } from '../llm/provider.ts';
 import { connectModel } from '../llm/providers/index.ts';
@@ -10,7 +9,9 @@ import { withRetries } from '../llm/retry.ts';
 import type { ParsedSimScript } from '../llm/sim/script.ts';
 import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
 import type { DomainTasks } from './evaluate.ts';
-import { PROJECT_ROOT, type RunDeps } from './run.ts';
+import type { RunDeps } from './run.ts';
+import type { SimConfig } from './run-config.ts';
+import { PROJECT_ROOT } from './run-config.ts';
 
 export interface GatewayPlan {
   seed: number;
@@ -19,7 +20,6 @@ export interface GatewayPlan {
   models: readonly string[];
   script: ParsedSimScript | undefined;
   sim: SimConfig;
-  budgetUsd: number | null;
   /** Append every response to this file. */
   record: string | null;
   /** Answer every call from this recording; then no provider is created. */
@@ -34,7 +34,7 @@ export interface GatewayPlan {
  * layer's policy so that the sim's injected faults are retried like real ones.
  */
 export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
-  return async (runDir: string, onCall: (row: LlmCallInput) => void) => {
+  return async (runDir: string, onCall: (row: LlmCallInput) => void, budgetUsd: number | null) => {
     const served = plan.replay === null ? connectAll(plan) : new Map<string, Served>();
     const normalizer = createNormalizer(
       runPlaceholders({ runDir, runId: path.basename(runDir), projectRoot: PROJECT_ROOT }),
@@ -46,7 +46,7 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
       records: (id) => served.get(id)?.record,
       onCall,
       normalizer,
-      ...(plan.budgetUsd === null ? {} : { budgetUsd: plan.budgetUsd }),
+      ...(budgetUsd === null ? {} : { budgetUsd }),
       ...(plan.record === null ? {} : { record: createRecordWriter(plan.record) }),
       ...(plan.replay === null ? {} : { replay: plan.replay }),
     });

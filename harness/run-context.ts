@@ -1,7 +1,7 @@
 import type { Archive } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
-import type { LoopConfig } from '../cli/loop-args.ts';
 import type { DomainTasks } from './evaluate.ts';
+import type { RunConfig } from './run-config.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import type { VariantRepo } from './variant-repo.ts';
 
@@ -25,7 +25,7 @@ export interface TokenIssuer {
 
 /** Everything one run's generations share. */
 export interface RunContext {
-  config: LoopConfig;
+  config: RunConfig;
   runId: string;
   runDir: string;
   nodeModules: string;
@@ -41,8 +41,10 @@ export interface RunContext {
   progress(line: string): void;
   /** A transient status (tasks done), shown in place on a terminal. */
   status(text: string): void;
-  /** Set once the budget is reached or the user interrupts: no new generation starts. */
-  stopReason: string | null;
+  /** Aborted when the user interrupts: steps under way stop and record nothing, so a resume redoes them. */
+  signal: AbortSignal;
+  /** Bounds the tasks under way across all concurrent generations to `--eval-workers`. */
+  taskLimit: <T>(run: () => Promise<T>) => Promise<T>;
 }
 
 export const worktreeDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/worktrees/variant-${id}`;

@@ -1,47 +1,28 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
-import { type Archive, type LlmCallInput, openArchive } from '../archive/archive.ts';
+import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
-import type { LoopConfig } from '../cli/loop-args.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { loadDomain } from '../domains/discover.ts';
-import { createRng } from '../domains/rng.ts';
 import { killAll } from './child-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
-import { evaluateInitial, runGeneration } from './generation.ts';
+import { advanceGeneration, failVariant, isFinal } from './generation.ts';
+import { frozenMetaDir } from './meta-agent-run.ts';
+import { chooseParent } from './parent-choice.ts';
+import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
+import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
+import { progressLine, type RunSummary, summarize } from './run-summary.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
-import { scoresBySplit } from './scoring.ts';
-import { type Candidate, selectParent } from './selection.ts';
-import { createVariantRepo } from './variant-repo.ts';
+import { initialAgents } from './transfer.ts';
+import { createVariantRepo, openVariantRepo, type VariantRepo } from './variant-repo.ts';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const HARNESS_VERSION = '0.1.0';
+export { HARNESS_VERSION, PROJECT_ROOT } from './run-config.ts';
+export type { RunSummary } from './run-summary.ts';
+
 const MAX_HARNESS_ERRORS_IN_A_ROW = 3;
-
-export interface RunSummary {
-  runId: string;
-  runDir: string;
-  model: string;
-  simulated: boolean;
-  generations: number;
-  variants: {
-    id: number;
-    parent: number | null;
-    commit: string | null;
-    status: string;
-    validParent: boolean;
-    score: number | null;
-    scores: Record<string, Partial<Record<'train' | 'val' | 'test', number>>>;
-    failureReason: string | null;
-  }[];
-  best: { id: number; score: number } | null;
-  costUsd: number;
-  llmCalls: number;
-  stopped: string | null;
-}
 
 export function defaultRunId(now = new Date()): string {
   const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
@@ -52,7 +33,9 @@ export function defaultRunId(now = new Date()): string {
 }
 
 /** Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. */
-export async function loadDomainTasks(config: LoopConfig): Promise<DomainTasks[]> {
+export async function loadDomainTasks(
+  config: Pick<RunConfig, 'domains' | 'stagedSamples' | 'evalSamples'>,
+): Promise<DomainTasks[]> {
   const out: DomainTasks[] = [];
   for (const name of config.domains) {
     const loaded = await loadDomain(name);
@@ -74,48 +57,75 @@ export interface RunDeps {
   sandbox: ResolvedSandbox;
   simulated: boolean;
   cacheable: boolean;
-  /** Starts the gateway for this run (socket inside the run folder). */
+  /** Starts the gateway for this run (socket inside the run folder), allowed to spend `budgetUsd` more. */
   startGateway(
     runDir: string,
     onCall: (row: LlmCallInput) => void,
+    budgetUsd: number | null,
   ): Promise<TokenIssuer & { close(): Promise<void> }>;
   progress(line: string): void;
   status(text: string): void;
+  /** Aborted on Ctrl-C: the run stops cleanly and can be resumed. */
+  signal: AbortSignal;
+}
+
+export interface RunPlan {
+  config: RunConfig;
+  runId: string;
+  runDir: string;
+  /** The eval cache shared by the runs of one `--out` folder. */
+  cacheFile: string;
+  /**
+   * `new`: the run folder must not exist yet. `resume`: continue the run stored in `runDir` (the caller
+   * checked that no live process holds it and that `config` differs only where a resume may change it).
+   */
+  mode: 'new' | 'resume';
 }
 
 /**
- * Runs the whole loop: variant 0, then `generations` children, and returns the summary. The run folder
- * must not exist yet (the caller checked that, and everything else, before calling).
+ * Runs generations until `config.generations` children exist (or the budget or an interrupt stops the run)
+ * and returns the summary. Each generation advances through its steps; a resumed run continues every
+ * generation at the step it was in.
  */
-export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps): Promise<RunSummary> {
-  const runDir = path.join(config.out, runId);
+export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunSummary> {
+  const { config, runId, runDir } = plan;
+  if (plan.mode === 'resume') {
+    const orphans = killOrphans(runDir);
+    clearLeftovers(runDir);
+    if (orphans > 0)
+      deps.progress(`Stopped ${orphans} agent process(es) left running by the interrupted run.`);
+  }
   for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
+  lockRun(runDir);
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
-  const cache = openEvalCache(path.join(config.out, 'eval-cache.sqlite'));
-  const gateway = await deps.startGateway(runDir, (row) => archive.insertLlmCall(row));
-  const stopOnSignal = (signal: NodeJS.Signals): void => {
-    interrupt(archive, signal, deps.progress);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
+  const cache = openEvalCache(plan.cacheFile);
+  const spentBefore = archive.llmTotals().costUsd;
+  const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
+  let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
+  const onAbort = (): void => {
+    killAll();
   };
-  process.once('SIGINT', stopOnSignal);
-  process.once('SIGTERM', stopOnSignal);
+  deps.signal.addEventListener('abort', onAbort);
   try {
-    archive.createRun({
-      id: runId,
-      harnessVersion: HARNESS_VERSION,
-      seed: config.seed,
-      metaModel: config.metaModel,
-      taskModel: config.taskModel,
-      simulated: deps.simulated,
-      domains: config.domains,
-      config,
-    });
+    gateway = await deps.startGateway(runDir, (row) => archive.insertLlmCall(row), remaining);
+    if (plan.mode === 'new') {
+      archive.createRun({
+        id: runId,
+        harnessVersion: HARNESS_VERSION,
+        seed: config.seed,
+        metaModel: config.metaModel,
+        taskModel: config.taskModel,
+        simulated: deps.simulated,
+        domains: config.domains,
+        config,
+      });
+    } else {
+      archive.reopenRun(config);
+      archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore });
+    }
     const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
-    const { repo, rootCommit } = await createVariantRepo(
-      path.join(runDir, 'variants.git'),
-      path.join(PROJECT_ROOT, 'agents'),
-      nodeModules,
-    );
+    const taskLimit = pLimit(config.evalWorkers);
+    const { repo, rootCommit } = await variantZero(archive, runDir, config, nodeModules);
     const ctx: RunContext = {
       config,
       runId,
@@ -131,52 +141,24 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       cacheable: deps.cacheable,
       progress: deps.progress,
       status: deps.status,
-      stopReason: null,
+      signal: deps.signal,
+      taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
     };
-    await evaluateInitial(ctx);
-    if (config.freezeMeta) await repo.addWorktree(rootCommit, path.join(runDir, 'worktrees', 'frozen-meta'));
+    const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
+    await advanceGeneration(ctx, 0);
+    if (config.freezeMeta && !deps.signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
+    const failure = await schedule(ctx, spent);
+    if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
 
-    const limit = pLimit(config.parallel);
-    let nextId = 1;
-    let harnessErrors = 0;
-    const budgetStop = (): void => {
-      if (ctx.stopReason === null && gateway.budgetReached())
-        ctx.stopReason = budgetMessage(gateway.spentUsd(), config.budgetUsd);
-    };
-    budgetStop();
-    await Promise.all(
-      Array.from({ length: config.generations }, () =>
-        limit(async () => {
-          budgetStop();
-          if (ctx.stopReason !== null) return;
-          const id = nextId++;
-          const parent = pickParent(ctx, id);
-          try {
-            await runGeneration(ctx, id, parent.id, parent.reason);
-            harnessErrors = 0;
-          } catch (error) {
-            // One generation's harness failure (git, disk, a process that cannot start) is recorded and
-            // the run goes on; several in a row mean the machine is broken, so the run stops.
-            const message = error instanceof Error ? error.message : String(error);
-            archive.updateVariant(id, {
-              state: 'failed',
-              status: 'failed',
-              failureReason: `harness error: ${message}`,
-            });
-            archive.logEvent(id, 'harness_error', { message });
-            deps.progress(`variant ${id}: harness error: ${message}`);
-            if (++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW) throw error;
-          }
-          deps.progress(progressLine(ctx, id, gateway.spentUsd()));
-          budgetStop();
-        }),
-      ),
-    );
-    if (gateway.budgetReached()) {
-      // Calls in flight when the budget stopped the run have settled since: report the final spend.
-      ctx.stopReason = budgetMessage(gateway.spentUsd(), config.budgetUsd);
-      archive.logEvent(null, 'budget_reached', { spentUsd: gateway.spentUsd(), budgetUsd: config.budgetUsd });
+    let stopped: string | null = null;
+    if (deps.signal.aborted) {
+      stopped = 'interrupted';
+      archive.logEvent(null, 'interrupted', {});
+    } else if (gateway.budgetReached()) {
+      stopped = budgetMessage(spent(), config.budgetUsd);
+      archive.logEvent(null, 'budget_reached', { spentUsd: spent(), budgetUsd: config.budgetUsd });
     }
+    if (failure !== null && !deps.signal.aborted) throw failure;
     const misses = gateway.replayMisses();
     if (misses > 0) {
       deps.progress(
@@ -184,117 +166,121 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
           'differs from the recorded one.',
       );
     }
-    if (config.freezeMeta) await repo.removeWorktree(path.join(runDir, 'worktrees', 'frozen-meta'));
-    archive.finishRun(ctx.stopReason === null ? 'done' : 'stopped');
-    return summarize(ctx, deps.simulated);
+    archive.finishRun(stopped === null ? 'done' : 'stopped');
+    return summarize(ctx, deps.simulated, stopped);
   } catch (error) {
-    archive.finishRun('failed');
+    archive.finishRun(deps.signal.aborted ? 'stopped' : 'failed');
     throw error;
   } finally {
-    process.off('SIGINT', stopOnSignal);
-    process.off('SIGTERM', stopOnSignal);
-    await gateway.close();
+    deps.signal.removeEventListener('abort', onAbort);
+    await gateway?.close();
     cache.close();
     archive.close();
+    unlockRun(runDir);
   }
 }
 
 /**
- * On Ctrl-C or SIGTERM: end every agent process, mark unfinished generations failed (they are never
- * counted), and leave the archive consistent. Synchronous, so it completes inside the signal handler.
+ * Starts generations 1..N, at most `parallel` at once. Generation g starts once every generation up to
+ * g − parallel has finished, and its parent is drawn from those, so the archive does not depend on which
+ * generation ended first. Returns the harness error that stopped the run, if any.
  */
-function interrupt(archive: Archive, signal: NodeJS.Signals, progress: (line: string) => void): void {
-  const killed = killAll();
-  for (const v of archive.listVariants()) {
-    if (v.state !== 'done' && v.state !== 'failed') {
-      archive.updateVariant(v.id, {
-        state: 'failed',
-        status: 'failed',
-        failureReason: `interrupted by ${signal}`,
+async function schedule(ctx: RunContext, spent: () => number): Promise<Error | null> {
+  const { archive, config } = ctx;
+  const running = new Map<number, Promise<void>>();
+  let harnessErrors = 0;
+  let failure: Error | null = null;
+  const stopping = (): boolean => ctx.signal.aborted || ctx.gateway.budgetReached() || failure !== null;
+  const launch = (id: number): void => {
+    const run = advanceGeneration(ctx, id)
+      .then(() => {
+        harnessErrors = 0;
+      })
+      .catch((error: unknown) => {
+        if (ctx.signal.aborted) return;
+        // One generation's harness failure (git, disk, a process that cannot start) is recorded and the run
+        // goes on; several in a row mean the machine is broken, so the run stops.
+        const message = error instanceof Error ? error.message : String(error);
+        const variant = archive.getVariant(id);
+        if (variant !== undefined && !isFinal(variant.state)) {
+          failVariant(ctx, variant, 'failed', `harness error: ${message}`, 'harness');
+        }
+        ctx.progress(`variant ${id}: harness error: ${message}`);
+        if (++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW)
+          failure = error instanceof Error ? error : new Error(message);
+      })
+      .finally(() => {
+        running.delete(id);
+        if (!ctx.signal.aborted) ctx.progress(progressLine(ctx, id, spent()));
       });
+    running.set(id, run);
+  };
+  for (let id = 1; id <= config.generations && !stopping(); id++) {
+    const existing = archive.getVariant(id);
+    if (existing !== undefined && isFinal(existing.state)) continue;
+    for (;;) {
+      const waiting = [...running].filter(([other]) => other <= id - config.parallel).map(([, p]) => p);
+      if (waiting.length === 0) break;
+      await Promise.race(waiting);
     }
+    if (stopping()) break;
+    if (existing === undefined) {
+      const parent = await chooseParent(ctx, id);
+      const parentCommit = archive.getVariant(parent.id)?.commit_sha ?? null;
+      if (parentCommit === null) throw new Error(`parent ${parent.id} has no commit`);
+      archive.insertVariant({
+        id,
+        parentId: parent.id,
+        state: 'selected',
+        selectionReason: parent.reason,
+        parentCommit,
+      });
+      archive.logEvent(id, 'selected', { parent: parent.id, reason: parent.reason });
+      ctx.progress(`variant ${id}: parent ${parent.id} (${parent.reason})`);
+    } else {
+      ctx.progress(`variant ${id}: resumed at the step "${existing.state}"`);
+    }
+    launch(id);
   }
-  archive.logEvent(null, 'interrupted', { signal, killedProcesses: killed });
-  archive.finishRun('stopped');
-  archive.close();
-  progress(
-    `Interrupted by ${signal}: stopped ${killed} agent process(es); finished variants are kept in ${archive.file}.`,
-  );
+  await Promise.all(running.values());
+  return failure;
+}
+
+/**
+ * The variant repo, with variant 0 stored: a new run creates both (in one transaction on the archive's
+ * side); a resumed run opens them, or creates them again if the earlier process was killed before.
+ */
+async function variantZero(
+  archive: ReturnType<typeof openArchive>,
+  runDir: string,
+  config: RunConfig,
+  nodeModules: string,
+): Promise<{ repo: VariantRepo; rootCommit: string }> {
+  const gitDir = path.join(runDir, 'variants.git');
+  const stored = archive.getVariant(0);
+  if (stored?.commit_sha != null && existsSync(gitDir)) {
+    execFileSync('git', ['--git-dir', gitDir, 'worktree', 'prune']);
+    return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commit_sha };
+  }
+  rmSync(gitDir, { recursive: true, force: true });
+  const agents = initialAgents(config);
+  try {
+    const created = await createVariantRepo(gitDir, agents.dir, nodeModules);
+    const codeHash = await created.repo.taskCodeHash(created.rootCommit);
+    archive.db.transaction(() => {
+      archive.db.prepare('DELETE FROM variants WHERE id = 0').run();
+      archive.insertVariant({ id: 0, parentId: null, state: 'full', selectionReason: agents.reason });
+      archive.updateVariant(0, { commitSha: created.rootCommit, taskCodeHash: codeHash });
+    })();
+    return created;
+  } finally {
+    agents.cleanup();
+  }
 }
 
 /** The stop reason, and the final line, of a run the budget ended. */
 function budgetMessage(spentUsd: number, budgetUsd: number | null): string {
   return `budget reached: $${spentUsd.toFixed(4)} of $${(budgetUsd ?? 0).toFixed(4)} spent`;
-}
-
-/** One line after each generation: how it ended, the best so far, and the spend. */
-function progressLine(ctx: RunContext, id: number, spentUsd: number): string {
-  const variant = ctx.archive.getVariant(id);
-  const score = variant?.state === 'done' ? variant.selection_score : null;
-  const best = candidates(ctx).reduce<Candidate | null>(
-    (b, c) => (b === null || c.score > b.score ? c : b),
-    null,
-  );
-  return (
-    `generation ${id}/${ctx.config.generations}: ${variant?.status ?? 'unknown'}` +
-    (score === null ? '' : ` score ${score.toFixed(3)}`) +
-    ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}) | spent $${spentUsd.toFixed(4)}`
-  );
-}
-
-/** Candidates are valid variants with a score; their children are counted over the whole archive. */
-export function candidates(ctx: Pick<RunContext, 'archive'>): Candidate[] {
-  const variants = ctx.archive.listVariants();
-  const out: Candidate[] = [];
-  for (const v of variants) {
-    if (!v.valid_parent || v.state !== 'done') continue;
-    const score = v.selection_score;
-    if (score === null) continue;
-    out.push({ id: v.id, score, children: variants.filter((c) => c.parent_id === v.id).length });
-  }
-  return out;
-}
-
-function pickParent(ctx: RunContext, id: number): { id: number; reason: string } {
-  const pool = candidates(ctx);
-  if (pool.length === 0) return { id: 0, reason: 'no valid parent yet: the initial agent' };
-  return selectParent(pool, ctx.config.parentSelection, createRng(`select:${ctx.config.seed}:${id}`));
-}
-
-function summarize(ctx: RunContext, simulated: boolean): RunSummary {
-  const variants = ctx.archive.listVariants().map((v) => {
-    const evaluations = ctx.archive.listEvaluations(v.id);
-    return {
-      id: v.id,
-      parent: v.parent_id,
-      commit: v.commit_sha,
-      status: v.status,
-      validParent: v.valid_parent,
-      score: v.state === 'done' ? v.selection_score : null,
-      scores: scoresBySplit(evaluations),
-      failureReason: v.failure_reason,
-    };
-  });
-  let best: RunSummary['best'] = null;
-  for (const v of variants) {
-    if (v.score !== null && (best === null || v.score > best.score)) best = { id: v.id, score: v.score };
-  }
-  const totals = ctx.archive.llmTotals();
-  return {
-    runId: ctx.runId,
-    runDir: ctx.runDir,
-    model:
-      ctx.config.metaModel === ctx.config.taskModel
-        ? ctx.config.metaModel
-        : `meta=${ctx.config.metaModel} task=${ctx.config.taskModel}`,
-    simulated,
-    generations: variants.length - 1,
-    variants,
-    best,
-    costUsd: totals.costUsd,
-    llmCalls: totals.calls,
-    stopped: ctx.stopReason,
-  };
 }
 
 export const runExists = (out: string, runId: string): boolean => existsSync(path.join(out, runId));

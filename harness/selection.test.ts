@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../domains/rng.ts';
 import {
+  type ArchivedVariant,
   type Candidate,
   PARENT_SELECTIONS,
   type ParentSelection,
+  selectionPool,
   selectionWeights,
   selectParent,
 } from './selection.ts';
@@ -141,5 +143,61 @@ describe('selectParent', () => {
 
   it('refuses an empty archive', () => {
     expect(() => selectParent([], 'best', createRng('x'))).toThrow(/at least one candidate/);
+  });
+});
+
+describe('selectionPool with generations in flight', () => {
+  const a = (
+    id: number,
+    parentId: number | null,
+    score: number | null,
+    blamesParent = false,
+  ): ArchivedVariant => ({
+    id,
+    parentId,
+    score,
+    blamesParent,
+  });
+  // Generation 6 with --parallel 3 draws from variants 0..3. Variant 4 finished early and 5 is in flight:
+  // neither is a candidate, but both count as children of their parents.
+  const archive = [a(0, null, 0.5), a(1, 0, 0.8), a(2, 0, null), a(3, 1, 0.6), a(4, 1, 0.9), a(5, 3, null)];
+  const probabilities = (pool: ReturnType<typeof selectionPool>): number[] => {
+    const w = selectionWeights(pool, true);
+    const total = w.reduce((sum, x) => sum + x, 0);
+    return w.map((x) => x / total);
+  };
+
+  it('takes finished variants up to g - K and counts in-flight children', () => {
+    const pool = selectionPool(archive, 6, 3);
+    expect(pool).toEqual([
+      { id: 0, score: 0.5, children: 2 },
+      { id: 1, score: 0.8, children: 2 },
+      { id: 3, score: 0.6, children: 1 },
+    ]);
+    // mid = (0.8 + 0.6 + 0.5) / 3; w = sigmoid(10 (s - mid)) exp(-(children / 8)^3), worked out by hand.
+    const p = probabilities(pool);
+    for (const [i, expected] of [0.1416, 0.5711, 0.2873].entries()) expect(p[i]).toBeCloseTo(expected, 4);
+  });
+
+  it('does not depend on which generation after g - K finished first', () => {
+    const later = archive.map((v) =>
+      v.id === 5 ? { ...v, score: 0.1 } : v.id === 4 ? { ...v, score: null } : v,
+    );
+    expect(selectionPool(later, 6, 3)).toEqual(selectionPool(archive, 6, 3));
+  });
+
+  it('drops a parent whose MetaAgent failed a child up to g - K, not one failed later', () => {
+    const blamed = archive.map((v) => (v.id === 2 ? { ...v, blamesParent: true } : v));
+    const pool = selectionPool(blamed, 6, 3);
+    expect(pool.map((c) => c.id)).toEqual([1, 3]);
+    const p = probabilities(pool);
+    expect(p[0]).toBeCloseTo(0.7284, 4);
+    expect(p[1]).toBeCloseTo(0.2716, 4);
+    expect(selectionPool(blamed, 2, 1).map((c) => c.id)).toEqual([0, 1]);
+  });
+
+  it('serial runs see every finished variant; the first generations always see variant 0', () => {
+    expect(selectionPool(archive, 6, 1).map((c) => c.id)).toEqual([0, 1, 3, 4]);
+    expect(selectionPool([a(0, null, 0.5)], 1, 4)).toEqual([{ id: 0, score: 0.5, children: 0 }]);
   });
 });

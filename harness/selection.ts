@@ -70,3 +70,39 @@ export function selectParent(
     }
   }
 }
+
+/** What parent selection knows of one variant of the archive. */
+export interface ArchivedVariant {
+  id: number;
+  parentId: number | null;
+  /** Finished and evaluated: its selection score, else null (failed, rejected, or still in flight). */
+  score: number | null;
+  /** Failed because its parent's MetaAgent failed by itself: that disqualifies the parent. */
+  blamesParent: boolean;
+}
+
+/**
+ * The candidates for the parent of generation `generation` when `parallel` generations run at once. Only
+ * variants up to `generation − parallel` count as finished (the run waits for them), so the pool does not
+ * depend on which generations happened to end first; children are counted over every generation before
+ * `generation`, those still in flight included, so a parent is not drawn K times in a row while its children
+ * are evaluated. Pure.
+ */
+export function selectionPool(
+  variants: readonly ArchivedVariant[],
+  generation: number,
+  parallel: number,
+): Candidate[] {
+  // Variant 0 is always finished before generation 1 starts.
+  const horizon = Math.max(0, generation - parallel);
+  const children = new Map<number, number>();
+  const disqualified = new Set<number>();
+  for (const v of variants) {
+    if (v.id >= generation || v.parentId === null) continue;
+    children.set(v.parentId, (children.get(v.parentId) ?? 0) + 1);
+    if (v.id <= horizon && v.blamesParent) disqualified.add(v.parentId);
+  }
+  return variants
+    .filter((v) => v.id <= horizon && v.score !== null && !disqualified.has(v.id))
+    .map((v) => ({ id: v.id, score: v.score!, children: children.get(v.id) ?? 0 }));
+}

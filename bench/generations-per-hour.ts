@@ -1,0 +1,95 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+interface Measured {
+  parallel: number;
+  seconds: number;
+  /** CPU seconds of the run and everything it started (user + system). */
+  cpuSeconds: number;
+}
+
+/**
+ * One simulated run through the command, as a user starts it. bash's `times` gives the CPU time of the
+ * run's whole process tree, so the share of the machine it used shows whether CPU or latency bounds it.
+ */
+function timedRun(args: string[]): Promise<{ seconds: number; cpuSeconds: number }> {
+  const script = `"$@" >/dev/null 2>&1 || exit 1; times`;
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      'bash',
+      ['-c', script, 'bench', process.execPath, path.join(ROOT, 'bin', 'generate-loop.mjs'), ...args],
+      (error, stdout) => {
+        if (error) return reject(new Error(`generate-loop failed: ${error.message}`));
+        const seconds = (performance.now() - started) / 1000;
+        // Second line of `times`: user and system time of the children, as 0m1.234s.
+        const [user, sys] = (stdout.trim().split('\n')[1] ?? '').split(' ').map(minutesSeconds);
+        resolve({ seconds, cpuSeconds: (user ?? 0) + (sys ?? 0) });
+      },
+    );
+  });
+}
+
+const minutesSeconds = (text: string): number => {
+  const match = /^(\d+)m([\d.]+)s$/.exec(text);
+  return match === null ? 0 : Number(match[1]) * 60 + Number(match[2]);
+};
+
+/**
+ * Generations per hour of simulated runs at each `--parallel`, with every model call taking `latencyMs`:
+ * the same seed and generations each time, so only the parallelism differs.
+ */
+export async function benchGenerationsPerHour(
+  parallels: number[],
+  generations: number,
+  latencyMs: number,
+): Promise<string[]> {
+  const out = mkdtempSync(path.join(tmpdir(), 'bench-gph-'));
+  const results: Measured[] = [];
+  try {
+    for (const parallel of parallels) {
+      const args = [
+        '--domains',
+        'arithmetic',
+        '--model',
+        'sim',
+        '--seed',
+        '1',
+        '--generations',
+        String(generations),
+        '--parallel',
+        String(parallel),
+        '--eval-samples',
+        '10',
+        '--eval-workers',
+        '4',
+        '--sim-latency-ms',
+        String(latencyMs),
+        '--out',
+        out,
+        '--run-id',
+        `parallel-${parallel}`,
+        '--quiet',
+      ];
+      results.push({ parallel, ...(await timedRun(args)) });
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  const cores = availableParallelism();
+  const base = results[0]!;
+  const lines = results.map((r) => {
+    const perHour = (generations / r.seconds) * 3600;
+    const busy = r.cpuSeconds / (r.seconds * cores);
+    return (
+      `  --parallel ${r.parallel}: ${r.seconds.toFixed(1).padStart(6)} s, ${perHour.toFixed(0).padStart(4)} generations/hour, ` +
+      `${(base.seconds / r.seconds).toFixed(2)}x --parallel ${base.parallel}; CPU ${r.cpuSeconds.toFixed(1)} s = ` +
+      `${(busy * 100).toFixed(0)}% of ${cores} cores (${busy > 0.8 ? 'CPU-bound: gating and start-up' : 'bound by model latency'})`
+    );
+  });
+  return lines;
+}

@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Archive, openArchive } from '../archive/archive.ts';
+import { createRng } from '../domains/rng.ts';
+import { writeEvalsFolder } from '../harness/evals-folder.ts';
+import { archivedVariants } from '../harness/parent-choice.ts';
+import { loadDomainTasks } from '../harness/run.ts';
+import type { RunConfig } from '../harness/run-config.ts';
+import { progressLine } from '../harness/run-summary.ts';
+import { selectionScore } from '../harness/scoring.ts';
+import { selectionPool, selectParent } from '../harness/selection.ts';
+
+const TASKS_PER_SPLIT = 20;
+
+/** Stores a finished variant the way a generation leaves it: evaluations, task results, selection score. */
+function storeVariant(archive: Archive, id: number, parentId: number | null): void {
+  archive.insertVariant({
+    id,
+    parentId,
+    state: 'selected',
+    parentCommit: parentId === null ? null : `c${parentId}`,
+  });
+  archive.transitionVariant(id, 'selected', 'editing');
+  archive.transitionVariant(id, 'editing', 'gating', {
+    commitSha: `c${id}`,
+    taskCodeHash: `h${id}`,
+    diffStat: '{"files":["agents/task/prompt.md"]}',
+  });
+  archive.transitionVariant(id, 'gating', 'staged');
+  for (const split of ['train', 'val'] as const) {
+    archive.putTaskResults(
+      Array.from({ length: TASKS_PER_SPLIT }, (_, t) => ({
+        variantId: id,
+        domain: 'arithmetic',
+        split,
+        taskId: `arithmetic-${split}-${t}`,
+        outcome: t % 3 === 0 ? ('correct' as const) : ('wrong' as const),
+        prediction: t,
+        rawOutput: `<json>{"response": ${t}}</json>`,
+        score: t % 3 === 0 ? 1 : 0,
+        error: null,
+        latencyMs: 200,
+        costUsd: 0,
+        reused: false,
+        codeHash: `h${id}`,
+        taskModel: 'sim',
+      })),
+    );
+    for (const stage of ['staged', 'full'] as const) {
+      if (stage === 'full' && split === 'train') archive.transitionVariant(id, 'staged', 'full');
+      archive.putEvaluation({
+        variant_id: id,
+        domain: 'arithmetic',
+        split,
+        stage,
+        score: 0.35,
+        n_tasks: TASKS_PER_SPLIT,
+        n_total: TASKS_PER_SPLIT,
+        correct: 7,
+        wrong: 13,
+        parse_failures: 0,
+        errors: 0,
+      });
+    }
+  }
+  archive.transitionVariant(id, 'full', 'done', {
+    status: 'evaluated',
+    validParent: true,
+    selectionScore: 0.35 + id * 1e-4,
+  });
+}
+
+/**
+ * The harness's own work for one generation, without the agents: choose a parent over the archive, write the
+ * MetaAgent's evals folder for it, move the child through its steps with its results, score it and print
+ * its line.
+ * Returns the milliseconds it took.
+ */
+async function oneGeneration(
+  archive: Archive,
+  id: number,
+  domains: Awaited<ReturnType<typeof loadDomainTasks>>,
+  dir: string,
+): Promise<number> {
+  const config = { generations: 1000, parentSelection: 'score_child_prop' } as RunConfig;
+  const started = performance.now();
+  const pool = selectionPool(archivedVariants({ archive }), id, 1);
+  // The newest variant is the deepest one: the evals folder then holds the whole lineage.
+  const parent = pool.length > 0 ? id - 1 : 0;
+  selectParent(pool, 'score_child_prop', createRng(`bench:${id}`));
+  const evals = path.join(dir, `evals-${id}`);
+  writeEvalsFolder(evals, archive, parent, domains);
+  rmSync(evals, { recursive: true, force: true });
+  storeVariant(archive, id, parent);
+  selectionScore(
+    archive.listEvaluations(id),
+    domains.map((d) => d.domain),
+  );
+  progressLine({ archive, config }, id, 0);
+  return performance.now() - started;
+}
+
+/**
+ * Harness time per generation when the parent is at lineage depth `depth` (an archive of a chain of `depth`
+ * variants): the median of `repeats` generations.
+ */
+export async function benchHarnessOverhead(depths: number[], repeats = 15): Promise<string[]> {
+  const domains = await loadDomainTasks({
+    domains: ['arithmetic'],
+    evalSamples: TASKS_PER_SPLIT,
+    stagedSamples: null,
+  });
+  const lines: string[] = [];
+  const medians: number[] = [];
+  for (const depth of depths) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-overhead-'));
+    const archive = openArchive(path.join(dir, 'archive.sqlite'));
+    try {
+      for (let id = 0; id < depth; id++) storeVariant(archive, id, id === 0 ? null : id - 1);
+      const times: number[] = [];
+      for (let r = 0; r < repeats; r++) times.push(await oneGeneration(archive, depth + r, domains, dir));
+      times.sort((a, b) => a - b);
+      const median = times[Math.floor(times.length / 2)]!;
+      medians.push(median);
+      lines.push(
+        `  lineage depth ${String(depth).padStart(3)}: ${median.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,
+      );
+    } finally {
+      archive.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  lines.push(`  depth ${depths.at(-1)} / depth ${depths[0]}: ${(medians.at(-1)! / medians[0]!).toFixed(2)}x`);
+  return lines;
+}

@@ -1,0 +1,125 @@
+import { gatewayFactory } from '../harness/gateway-wiring.ts';
+import { runGenerations } from '../harness/run.ts';
+import { reportError } from './errors.ts';
+import { loopHelp } from './loop-args.ts';
+import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
+import { createProgress } from './progress.ts';
+import { renderSummary } from './summary-table.ts';
+
+const SIM_BANNER =
+  'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
+  'archive are real; the scores show how selection works, not how good a real model is.';
+
+/** The command that continues a run, printed whenever a run stops before its end. */
+export const resumeCommand = (runDir: string): string => `generate-loop --resume ${runDir}`;
+
+/**
+ * The first Ctrl-C (or SIGTERM) stops the run cleanly: agents are stopped, finished work is kept and the
+ * resume command printed. A second one exits at once; the run can still be resumed.
+ */
+function interruptions(runDir: string): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      process.stderr.write(`\nAborted. Continue the run with: ${resumeCommand(runDir)}\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    process.stderr.write(
+      `\n${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping the run cleanly (finished work is kept; press Ctrl-C again to abort at once).\n`,
+    );
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let prepared: PreparedRun | 'help';
+  try {
+    prepared = await prepareLoop(argv);
+  } catch (error) {
+    return reportError(error, 'generate-loop');
+  }
+  if (prepared === 'help') {
+    process.stdout.write(`${await loopHelp()}\n`);
+    return 0;
+  }
+  const { config, runId, runDir, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
+  const display = createProgress(process.stderr, prepared.quiet);
+  const progress = display.line;
+  if (simulated && !prepared.quiet) process.stderr.write(`${SIM_BANNER}\n`);
+  if (chosen !== null) process.stderr.write(`${chosen}\n`);
+  if (replay !== null) {
+    progress(
+      `Replay: every model call is answered from ${replay.file} (${replay.size} recorded calls); no model is called.`,
+    );
+  }
+  if (config.record !== null) progress(`Recording every model response to ${config.record}.`);
+  progress(
+    sandbox.kind === 'bwrap'
+      ? 'Sandbox: bubblewrap (agents see only their worktree, no network but the gateway, no keys).'
+      : `Sandbox: none (${sandbox.why}); agent processes run unsandboxed.`,
+  );
+  progress(
+    `${prepared.mode === 'resume' ? 'Resuming run' : 'Run'} ${runId}: ${config.generations} generation(s) on ` +
+      `${config.domains.join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
+      `parallel ${config.parallel}, output ${runDir}`,
+  );
+  const interrupt = interruptions(runDir);
+  try {
+    const summary = await runGenerations(
+      { config, runId, runDir, cacheFile: prepared.cacheFile, mode: prepared.mode },
+      {
+        domains,
+        sandbox,
+        simulated,
+        // Recorded and replayed runs call the model for every task, so the recording is complete and the
+        // replay answers them all; a cache from other runs would skip calls.
+        cacheable: script === undefined && config.record === null && replay === null,
+        startGateway: gatewayFactory({
+          seed: config.seed,
+          domains,
+          models: [config.metaModel, config.taskModel],
+          script,
+          sim: config.sim,
+          record: config.record,
+          replay,
+          env,
+        }),
+        progress,
+        status: display.status,
+        signal: interrupt.signal,
+      },
+    );
+    display.done();
+    process.stdout.write(prepared.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
+    // These last lines are printed even with --quiet or --json: they say how the run ended.
+    if (summary.stopped === 'interrupted') {
+      process.stderr.write(
+        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with: ${resumeCommand(runDir)}\n`,
+      );
+      return 130;
+    }
+    if (summary.stopped !== null) {
+      process.stderr.write(
+        `generate-loop: ${summary.stopped}. The run stopped cleanly: a call that could have taken the spend ` +
+          `over the budget was refused. Raise --budget-usd to let a run go further: ${resumeCommand(runDir)} ` +
+          '--budget-usd X\n',
+      );
+    }
+    return 0;
+  } catch (error) {
+    const code = reportError(error, 'generate-loop');
+    process.stderr.write(`The finished work is kept; to continue: ${resumeCommand(runDir)}\n`);
+    return code;
+  } finally {
+    interrupt.dispose();
+  }
+}

@@ -1,0 +1,221 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { openArchive } from '../archive/archive.ts';
+import { listDomainNames } from '../domains/discover.ts';
+import type { DomainTasks } from '../harness/evaluate.ts';
+import { defaultRunId, loadDomainTasks, runExists } from '../harness/run.ts';
+import {
+  parseStoredConfig,
+  type RunConfig,
+  RunConfigSchema,
+  type TransferSource,
+} from '../harness/run-config.ts';
+import { runHolder } from '../harness/run-lock.ts';
+import { type ResolvedSandbox, resolveSandbox } from '../harness/sandbox.ts';
+import { loadEnv } from '../llm/env.ts';
+import { providerSettings } from '../llm/providers/index.ts';
+import { loadReplayBook, type ReplayBook } from '../llm/recorder.ts';
+import { resolveModel } from '../llm/registry.ts';
+import { loadSimScript, type ParsedSimScript } from '../llm/sim/script.ts';
+import { defaultModel } from './default-model.ts';
+import { type LoopConfig, parseLoopArgs } from './loop-args.ts';
+import { resumeConfig } from './resume-config.ts';
+import { locateRun, parseVariantRef } from './run-ref.ts';
+import { UsageError } from './usage-error.ts';
+import { assertWritableDir } from './writable.ts';
+
+export interface PreparedRun {
+  config: RunConfig;
+  mode: 'new' | 'resume';
+  runId: string;
+  runDir: string;
+  cacheFile: string;
+  json: boolean;
+  quiet: boolean;
+  sandbox: ResolvedSandbox;
+  simulated: boolean;
+  script: ParsedSimScript | undefined;
+  domains: DomainTasks[];
+  env: Readonly<Record<string, string | undefined>>;
+  replay: ReplayBook | null;
+  /** Says which model was chosen from the keys that are set, when --model was not given. */
+  chosen: string | null;
+}
+
+function checkModel(id: string): string | null {
+  const resolved = resolveModel(id);
+  return resolved.ok ? null : resolved.error.message;
+}
+
+function assertGitInstalled(): void {
+  try {
+    execFileSync('git', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new UsageError(
+      'git is not installed: every agent variant is a git commit. Install git and run again.',
+    );
+  }
+}
+
+/** Every real model the run calls needs its key; replayed runs call none. */
+function assertKeys(config: RunConfig, env: Readonly<Record<string, string | undefined>>): void {
+  if (config.replay !== null) return;
+  for (const id of new Set([config.metaModel, config.taskModel])) {
+    const resolved = resolveModel(id);
+    if (!resolved.ok || resolved.model.simulated) continue;
+    const settings = providerSettings(resolved.model, env);
+    if (!settings.ok) throw new UsageError(settings.message);
+  }
+}
+
+function assertRecordable(file: string): void {
+  if (existsSync(file)) {
+    throw new UsageError(
+      `--record ${file} already exists. A recording is written to a new file: choose another name, or ` +
+        'delete the old recording first.',
+    );
+  }
+  assertWritableDir(path.dirname(file), '--record');
+}
+
+function openReplay(file: string): ReplayBook {
+  if (!existsSync(file)) {
+    throw new UsageError(
+      `--replay ${file}: no such file. Give a recording written by an earlier run with --record FILE.`,
+    );
+  }
+  try {
+    return loadReplayBook(file);
+  } catch (error) {
+    throw new UsageError(`--replay: ${(error as Error).message}`);
+  }
+}
+
+/** The run configuration of the run being resumed, with what the command line may change. */
+function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: string; runDir: string } {
+  const runDir = locateRun(ref, cli.out, '--resume');
+  const holder = runHolder(runDir);
+  if (holder !== null) {
+    throw new UsageError(
+      `--resume ${ref}: the run is still running (process ${holder}). Stop it first (Ctrl-C in its terminal, or ` +
+        `kill ${holder}); then resume it.`,
+    );
+  }
+  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  try {
+    const run = archive.getRun();
+    const stored = run === undefined ? null : parseStoredConfig(run.config);
+    if (run === undefined || stored === null) {
+      throw new UsageError(
+        `--resume ${ref}: the run's stored configuration cannot be read (it was written by another version of ` +
+          'hyperagents, or the run never started). Start a new run instead.',
+      );
+    }
+    return { config: resumeConfig(cli, stored, runDir), runId: run.id, runDir };
+  } finally {
+    archive.close();
+  }
+}
+
+/** `--from RUN:VARIANT`: the variant must exist and have code. */
+function transferSource(ref: string, out: string): TransferSource {
+  const { runDir, variantId } = parseVariantRef(ref, out, '--from');
+  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  try {
+    const commit = archive.getVariant(variantId)?.commit_sha ?? null;
+    if (commit === null) {
+      throw new UsageError(
+        `--from ${ref}: variant ${variantId} has no code in that run (it does not exist, or its MetaAgent ` +
+          'failed before committing). List the variants with hyperagents archive list.',
+      );
+    }
+    return { runDir, variantId, commit };
+  } finally {
+    archive.close();
+  }
+}
+
+/** Validates everything that can be checked before the run folder is written. */
+export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'> {
+  const env = loadEnv();
+  const fallback = defaultModel(env);
+  const cli = await parseLoopArgs(argv, {
+    domains: listDomainNames(),
+    checkModel,
+    defaultModel: fallback.model,
+  });
+  if (cli === 'help') return 'help';
+  const mode = cli.resume === null ? 'new' : 'resume';
+  let config: RunConfig;
+  let runId: string;
+  let runDir: string;
+  let cacheFile: string;
+  if (cli.resume !== null) {
+    ({ config, runId, runDir } = resumed(cli, cli.resume));
+    cacheFile = path.join(path.dirname(runDir), 'eval-cache.sqlite');
+  } else {
+    const from = cli.from === null ? null : transferSource(cli.from, cli.out);
+    config = RunConfigSchema.parse({ ...cli, from });
+    assertWritableDir(cli.out, '--out');
+    runId = cli.runId ?? defaultRunId();
+    if (runExists(cli.out, runId)) {
+      throw new UsageError(
+        `A run named "${runId}" already exists in ${cli.out}. Choose another --run-id, or continue it with ` +
+          `--resume ${runId}.`,
+      );
+    }
+    runDir = path.join(cli.out, runId);
+    cacheFile = path.join(cli.out, 'eval-cache.sqlite');
+    if (config.record !== null) assertRecordable(config.record);
+  }
+  assertKeys(config, env);
+  const replay = config.replay === null ? null : openReplay(config.replay);
+  assertGitInstalled();
+  const sandbox = resolveSandbox(config.sandbox);
+  if (sandbox.kind === 'missing') {
+    throw new UsageError(
+      '--sandbox bwrap was asked for, but bubblewrap does not work here. Install it (Debian/Ubuntu: ' +
+        'apt-get install bubblewrap) or pass --sandbox auto or none.',
+    );
+  }
+  const simulated = [config.metaModel, config.taskModel].every((id) => id === 'sim');
+  if (sandbox.kind === 'none' && !simulated && config.sandbox !== 'none') {
+    throw new UsageError(
+      `Agents would run real models without a sandbox (${sandbox.why}). Install bubblewrap, or pass ` +
+        '--sandbox none to accept running agent-written code unsandboxed.',
+    );
+  }
+  let script: ParsedSimScript | undefined;
+  if (config.simScript !== null) {
+    try {
+      script = loadSimScript(config.simScript);
+    } catch (error) {
+      throw new UsageError(`--sim-script: ${(error as Error).message}`);
+    }
+  }
+  const domains = await loadDomainTasks(config);
+  const chosen =
+    mode === 'new' &&
+    fallback.key !== undefined &&
+    [config.metaModel, config.taskModel].includes(fallback.model)
+      ? `Model: ${fallback.model}, chosen because ${fallback.key} is set. Pass --model to choose another ` +
+        '(--model sim runs offline at no cost; hyperagents models lists them).'
+      : null;
+  return {
+    config,
+    mode,
+    runId,
+    runDir,
+    cacheFile,
+    json: cli.json,
+    quiet: cli.quiet,
+    sandbox,
+    simulated,
+    script,
+    domains,
+    env,
+    replay,
+    chosen,
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { RunConfigSchema } from '../harness/run-config.ts';
+import { givenOptions, parseLoopArgs } from './loop-args.ts';
+import { resumeConfig } from './resume-config.ts';
+import { UsageError } from './usage-error.ts';
+
+const known = { domains: ['arithmetic', 'code'], checkModel: () => null, defaultModel: 'sim' };
+const parse = async (line: string) => {
+  const parsed = await parseLoopArgs(line.split(' '), known);
+  if (parsed === 'help') throw new Error('help');
+  return parsed;
+};
+const stored = async () =>
+  RunConfigSchema.parse({
+    ...(await parse('--domains arithmetic --model sim --seed 3 --generations 10')),
+    from: null,
+  });
+
+describe('givenOptions', () => {
+  it.each([
+    [
+      ['--domains', 'a', '--seed=4', '--no-eval-test', 'x'],
+      ['domains', 'seed', 'eval-test'],
+    ],
+    [['--resume', 'r'], ['resume']],
+    [[], []],
+  ])('%j', (argv, expected) => {
+    expect(givenOptions(argv)).toEqual(expected);
+  });
+});
+
+describe('resumeConfig', () => {
+  it.each([
+    ['--resume r', {}],
+    ['--resume r --generations 40', { generations: 40 }],
+    ['--resume r --budget-usd 2.5 --parallel 4', { budgetUsd: 2.5, parallel: 4 }],
+    ['--resume r --seed 3 --domains arithmetic --model sim', {}],
+  ])('%s continues with the stored configuration and the allowed changes', async (line, changed) => {
+    const before = await stored();
+    expect(resumeConfig(await parse(line), before, '/runs/r')).toEqual({ ...before, ...changed });
+  });
+
+  it.each([
+    ['--resume r --seed 4', '--seed'],
+    ['--resume r --domains code', '--domains'],
+    ['--resume r --model openai/gpt-5-mini', '--model'],
+    ['--resume r --task-model other', '--task-model'],
+    ['--resume r --eval-samples 3', '--eval-samples'],
+  ])('%s is refused, naming the option', async (line, option) => {
+    let message = '';
+    try {
+      resumeConfig(await parse(line), await stored(), '/runs/r');
+    } catch (error) {
+      expect(error).toBeInstanceOf(UsageError);
+      message = (error as Error).message;
+    }
+    expect(message.startsWith(`${option} differs from the run being resumed`)).toBe(true);
+  });
+
+  it('refuses --from with --resume', async () => {
+    const cli = await parse('--resume r --from other:1');
+    const before = await stored();
+    expect(() => resumeConfig(cli, before, '/runs/r')).toThrow(/--from starts a new run/);
+  });
+});

@@ -1,0 +1,108 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { type LlmCallInput, openArchive } from '../archive/archive.ts';
+import { openEvalCache } from '../archive/eval-cache.ts';
+import type { Split } from '../domains/define-domain.ts';
+import { type DomainTasks, evaluateStage } from './evaluate.ts';
+import { openSession } from './generation-session.ts';
+import type { RunConfig } from './run-config.ts';
+import { PROJECT_ROOT } from './run-config.ts';
+import type { RunContext, TokenIssuer } from './run-context.ts';
+import type { ResolvedSandbox } from './sandbox.ts';
+import { scoresBySplit } from './scoring.ts';
+import { openVariantRepo } from './variant-repo.ts';
+
+export interface StoredEvaluation {
+  runDir: string;
+  runId: string;
+  variantId: number;
+  commit: string;
+  codeHash: string;
+  /** The run's stored configuration: models, seed and timeouts come from it. */
+  config: RunConfig;
+  /** The domains to evaluate on, each cut to the one split asked for. */
+  domains: DomainTasks[];
+  split: Split;
+  evalWorkers: number;
+  sandbox: ResolvedSandbox;
+  cacheable: boolean;
+  /** Starts a gateway whose socket is in `socketDir`. */
+  startGateway(
+    socketDir: string,
+    onCall: (row: LlmCallInput) => void,
+  ): Promise<TokenIssuer & { close(): Promise<void> }>;
+  status(text: string): void;
+  signal: AbortSignal;
+}
+
+/**
+ * Evaluates one stored variant of a run on `split` of each domain, writing task results and evaluation rows
+ * into that run's archive (stage `full`). Its selection score is not changed: a test score never steers a run.
+ * Returns the variant's scores by domain and split afterwards.
+ */
+export async function evaluateStoredVariant(job: StoredEvaluation) {
+  const archive = openArchive(path.join(job.runDir, 'archive.sqlite'));
+  const cache = openEvalCache(path.join(path.dirname(job.runDir), 'eval-cache.sqlite'));
+  // Its own socket folder: the run may be running beside it with its gateway on the run's socket.
+  const socketDir = mkdtempSync(path.join(tmpdir(), 'hyperagents-eval-'));
+  const gateway = await job.startGateway(socketDir, (row) => archive.insertLlmCall(row));
+  const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
+  const taskLimit = pLimit(job.evalWorkers);
+  const ctx: RunContext = {
+    config: { ...job.config, evalWorkers: job.evalWorkers },
+    runId: job.runId,
+    runDir: job.runDir,
+    nodeModules,
+    archive,
+    cache,
+    repo: openVariantRepo(path.join(job.runDir, 'variants.git'), nodeModules),
+    rootCommit: job.commit,
+    domains: job.domains,
+    gateway,
+    sandbox: job.sandbox,
+    cacheable: job.cacheable,
+    progress: () => undefined,
+    status: job.status,
+    signal: job.signal,
+    taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
+  };
+  mkdirSync(path.join(job.runDir, 'logs', `variant-${job.variantId}`), { recursive: true });
+  const session = openSession(ctx, job.variantId, `eval-${job.variantId}-${process.pid}`);
+  try {
+    await session.checkout(job.commit);
+    archive.logEvent(job.variantId, 'eval_started', {
+      domains: job.domains.map((d) => d.domain.name),
+      split: job.split,
+    });
+    await evaluateStage(
+      {
+        archive,
+        cache,
+        pool: session.pool(),
+        variantId: job.variantId,
+        codeHash: job.codeHash,
+        taskModel: job.config.taskModel,
+        seed: job.config.seed,
+        cacheable: job.cacheable,
+        concurrency: job.evalWorkers,
+        limit: ctx.taskLimit,
+        signal: job.signal,
+        onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),
+      },
+      job.domains,
+      'full',
+      job.split === 'test',
+    );
+    job.status('');
+    archive.logEvent(job.variantId, 'eval_finished', { split: job.split, interrupted: job.signal.aborted });
+    return scoresBySplit(archive.listEvaluations(job.variantId));
+  } finally {
+    await session.close();
+    await gateway.close();
+    rmSync(socketDir, { recursive: true, force: true });
+    cache.close();
+    archive.close();
+  }
+}

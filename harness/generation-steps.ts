@@ -1,0 +1,171 @@
+import path from 'node:path';
+import type { VariantRow } from '../archive/archive.ts';
+import { agentCommand, agentEnv } from './agent-process.ts';
+import { evaluateStage, type Stage } from './evaluate.ts';
+import { checkDiff, type GateResult, loadsEntryPoint, typecheck } from './gate.ts';
+import type { Step, StepOutcome } from './generation.ts';
+import { type GenerationSession, META_ENTRY, TASK_ENTRY, taskPolicy } from './generation-session.ts';
+import { editWithMetaAgent } from './meta-agent-run.ts';
+import { logDir, type RunContext } from './run-context.ts';
+import { selectionScore } from './scoring.ts';
+import type { DiffSummary } from './variant-repo.ts';
+
+const budgetFailure = (step: string): StepOutcome => ({
+  kind: 'failed',
+  status: 'failed',
+  reason: `stopped by the budget during ${step}: the run's --budget-usd was reached, so this variant is incomplete and not scored`,
+  cause: 'budget',
+});
+
+const stored = <T>(value: T | null, what: string, id: number): T => {
+  if (value === null) throw new Error(`variant ${id} has no stored ${what}`);
+  return value;
+};
+
+/** `selected → editing`: a fresh worktree of the parent's commit, where the MetaAgent will work. */
+export const prepareEdit: Step = async (_ctx, variant, session) => {
+  await session.checkout(stored(variant.parent_commit, 'parent commit', variant.id), true);
+  return { kind: 'next', to: 'editing' };
+};
+
+/**
+ * `editing → gating`: the parent's MetaAgent edits the worktree, and the result is committed as the child.
+ * A resumed edit starts again from the parent's commit: a half-done edit is never kept.
+ */
+export const runEdit: Step = async (ctx, variant, session) => {
+  const id = variant.id;
+  const parentCommit = stored(variant.parent_commit, 'parent commit', id);
+  await session.checkout(parentCommit);
+  const edit = await editWithMetaAgent(ctx, variant, session.worktree);
+  if (session.budgetRefused('meta')) return budgetFailure("the MetaAgent's edit");
+  if (!edit.ok) return { kind: 'failed', status: 'failed', reason: edit.reason, cause: edit.cause };
+  const committed = await ctx.repo.commitWorktree(
+    session.worktree,
+    parentCommit,
+    `variant ${id} (parent ${variant.parent_id})`,
+  );
+  if (committed === null) {
+    const gate = checkDiff(null);
+    return { kind: 'failed', status: 'rejected', reason: gate.ok ? 'no change' : gate.reason, cause: null };
+  }
+  await ctx.repo.tagVariant(id, committed.sha);
+  session.committedInPlace(committed.sha);
+  return {
+    kind: 'next',
+    to: 'gating',
+    patch: {
+      commitSha: committed.sha,
+      diffStat: JSON.stringify(committed.diff),
+      taskCodeHash: await ctx.repo.taskCodeHash(committed.sha),
+    },
+    event: { changed: committed.diff.files },
+  };
+};
+
+/**
+ * `gating → staged | full`: before paying for evaluation the child must differ from its parent only under
+ * `agents/`, typecheck, load both entry points and answer one smoke task.
+ */
+export const gate: Step = async (ctx, variant, session) => {
+  const id = variant.id;
+  const diff = JSON.parse(stored(variant.diff_stat, 'diff', id)) as DiffSummary;
+  const diffGate = checkDiff(diff);
+  if (!diffGate.ok) return { kind: 'failed', status: 'rejected', reason: diffGate.reason, cause: null };
+  await session.checkout(stored(variant.commit_sha, 'commit', id));
+  const checked = await checkEntryPoints(ctx, id, session.worktree);
+  if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
+  const smoke = await smokeTest(ctx, session);
+  if (session.budgetRefused('task')) return budgetFailure('the smoke task');
+  if (!smoke.ok) return { kind: 'failed', status: 'rejected', reason: smoke.reason, cause: null };
+  return { kind: 'next', to: ctx.config.skipStagedEval ? 'full' : 'staged', event: { gate: 'passed' } };
+};
+
+/** `staged → full | done`: a small sample per domain; the full evaluation only if every domain scores. */
+export const evaluateStaged: Step = async (ctx, variant, session) => {
+  const scores = await evaluate(ctx, variant, session, 'staged');
+  if (scores === 'cut') return budgetFailure('the staged evaluation');
+  ctx.progress(`variant ${variant.id}: staged ${formatScores(scores)}`);
+  const failing = [...scores].filter(([, score]) => !(score > 0)).map(([d]) => d);
+  if (failing.length > 0) return { kind: 'done', status: 'staged_only', score: storedScore(ctx, variant.id) };
+  return { kind: 'next', to: 'full' };
+};
+
+/** `full → done`: every task of every split; the staged results are reused. */
+export const evaluateFull: Step = async (ctx, variant, session) => {
+  const scores = await evaluate(ctx, variant, session, 'full');
+  if (scores === 'cut') return budgetFailure('the full evaluation');
+  ctx.progress(`variant ${variant.id}: full ${formatScores(scores)}`);
+  return { kind: 'done', status: 'evaluated', score: storedScore(ctx, variant.id) };
+};
+
+/** Runs one stage; a stage the budget cut short leaves no evaluation rows (its failed calls are not answers). */
+async function evaluate(
+  ctx: RunContext,
+  variant: VariantRow,
+  session: GenerationSession,
+  stage: Stage,
+): Promise<Map<string, number> | 'cut'> {
+  const id = variant.id;
+  await session.checkout(stored(variant.commit_sha, 'commit', id));
+  const target = {
+    archive: ctx.archive,
+    cache: ctx.cache,
+    pool: session.pool(),
+    variantId: id,
+    codeHash: stored(variant.task_code_hash, 'task-code hash', id),
+    taskModel: ctx.config.taskModel,
+    seed: ctx.config.seed,
+    cacheable: ctx.cacheable,
+    concurrency: ctx.config.evalWorkers,
+    limit: ctx.taskLimit,
+    signal: ctx.signal,
+    onTask: (done: number, total: number) => ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`),
+  };
+  const scores = await evaluateStage(target, ctx.domains, stage, stage === 'full' && ctx.config.evalTest);
+  ctx.status('');
+  if (session.budgetRefused('task')) {
+    ctx.archive.discardEvaluations(id, stage);
+    return 'cut';
+  }
+  return scores;
+}
+
+/** The selection score, stored once so that every reader ranks variants the same way. */
+const storedScore = (ctx: RunContext, id: number): number | null =>
+  selectionScore(
+    ctx.archive.listEvaluations(id),
+    ctx.domains.map((d) => d.domain),
+  );
+
+const formatScores = (scores: Map<string, number>): string =>
+  [...scores].map(([d, s]) => `${d}=${s.toFixed(3)}`).join(' ');
+
+async function checkEntryPoints(ctx: RunContext, id: number, worktree: string): Promise<GateResult> {
+  const gateLog = path.join(logDir(ctx, id), 'gate.log');
+  const typed = await typecheck(worktree, gateLog);
+  if (!typed.ok) return typed;
+  const env = agentEnv({ url: ctx.gateway.url, token: 'none' });
+  for (const entry of [TASK_ENTRY, META_ENTRY]) {
+    const loaded = await loadsEntryPoint(
+      agentCommand(ctx.sandbox, taskPolicy(ctx, worktree), entry, ['--check'], env),
+      gateLog,
+    );
+    if (!loaded.ok) return loaded;
+  }
+  return { ok: true };
+}
+
+/** The child must answer one task (right or wrong) before its evaluation is paid for. */
+async function smokeTest(ctx: RunContext, session: GenerationSession): Promise<GateResult> {
+  const first = ctx.domains[0];
+  const task = first?.splits.train?.[0] ?? first?.splits.val?.[0];
+  if (first === undefined || task === undefined) return { ok: true };
+  const reply = await session
+    .pool()
+    .run({ id: `smoke-${task.id}`, domain: first.domain.name, input: task.input });
+  if (reply.kind === 'infra') return { ok: false, reason: `smoke task failed: ${reply.reason}` };
+  if (reply.output.trim() === '' && reply.error !== null) {
+    return { ok: false, reason: `smoke task failed: ${reply.error}` };
+  }
+  return { ok: true };
+}

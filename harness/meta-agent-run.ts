@@ -1,0 +1,83 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import type { FailureCause, VariantRow } from '../archive/archive.ts';
+import { agentCommand, agentEnv } from './agent-process.ts';
+import { writeEvalsFolder } from './evals-folder.ts';
+import { META_ENTRY } from './generation-session.ts';
+import { runToCompletion } from './processes.ts';
+import { logDir, type RunContext } from './run-context.ts';
+import type { SandboxPolicy } from './sandbox.ts';
+
+export type EditOutcome = { ok: true } | { ok: false; reason: string; cause: FailureCause };
+
+export const frozenMetaDir = (ctx: Pick<RunContext, 'runDir'>): string =>
+  path.join(ctx.runDir, 'worktrees', 'frozen-meta');
+
+/**
+ * Runs the parent's MetaAgent (or, with --freeze-meta, the initial one) on `worktree`, shown the parent's
+ * evaluations in a folder that is removed afterwards. A failure's cause is what the harness knows, not what
+ * the agent printed: a timeout the harness set, else the agent's own failure. (A budget refusal is read
+ * from the ledger by the caller.)
+ */
+export async function editWithMetaAgent(
+  ctx: RunContext,
+  variant: VariantRow,
+  worktree: string,
+): Promise<EditOutcome> {
+  const id = variant.id;
+  const logs = logDir(ctx, id);
+  const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
+  writeEvalsFolder(evalsDir, ctx.archive, variant.parent_id ?? 0, ctx.domains);
+  const token = ctx.gateway.issueToken({
+    runId: ctx.runId,
+    variantId: id,
+    role: 'meta',
+    model: ctx.config.metaModel,
+  });
+  try {
+    const metaRoot = ctx.config.freezeMeta ? frozenMetaDir(ctx) : worktree;
+    const env = agentEnv(
+      { url: ctx.gateway.url, token },
+      { HYPERAGENTS_TRANSCRIPT: path.join(logs, 'meta-transcript.json') },
+    );
+    const policy: SandboxPolicy = {
+      workdir: worktree,
+      writable: true,
+      readOnly: [ctx.nodeModules, evalsDir, ...(ctx.config.freezeMeta ? [metaRoot] : [])],
+      readWrite: [logs],
+      ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
+    };
+    const args = [
+      '--repo',
+      worktree,
+      '--evals',
+      evalsDir,
+      '--iterations-left',
+      String(ctx.config.generations - id),
+    ];
+    const command = agentCommand(ctx.sandbox, policy, path.join(metaRoot, META_ENTRY), args, env);
+    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id });
+    const finished = await runToCompletion(
+      command,
+      ctx.config.metaTimeoutSec * 1000,
+      path.join(logs, 'meta-agent.log'),
+    );
+    ctx.archive.logEvent(id, 'meta_finished', { exitCode: finished.exitCode, timedOut: finished.timedOut });
+    if (finished.exitCode === 0) return { ok: true };
+    if (finished.timedOut) {
+      return {
+        ok: false,
+        reason: `MetaAgent timed out after ${ctx.config.metaTimeoutSec} s`,
+        cause: 'timeout',
+      };
+    }
+    return {
+      ok: false,
+      reason: `MetaAgent exited with code ${finished.exitCode}: ${finished.tail.split('\n').slice(-3).join(' | ')}`,
+      cause: 'agent',
+    };
+  } finally {
+    ctx.gateway.revokeToken(token);
+    rmSync(evalsDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { createRng } from '../domains/rng.ts';
+import { agentCommand, agentEnv } from './agent-process.ts';
+import { killGroup, track } from './child-processes.ts';
+import { taskPolicy } from './generation-session.ts';
+import { logDir, type RunContext } from './run-context.ts';
+import {
+  type ArchivedVariant,
+  type Candidate,
+  type Selection,
+  selectionPool,
+  selectParent,
+} from './selection.ts';
+
+export const SELECT_ENTRY = 'agents/select-parent.ts';
+const SELECT_TIMEOUT_MS = 300_000;
+
+/** The archive as parent selection sees it. */
+export function archivedVariants(ctx: Pick<RunContext, 'archive'>): ArchivedVariant[] {
+  return ctx.archive.listVariants().map((v) => ({
+    id: v.id,
+    parentId: v.parent_id,
+    score: v.state === 'done' ? v.selection_score : null,
+    blamesParent: v.state === 'failed' && v.failure_cause === 'agent',
+  }));
+}
+
+/**
+ * The parent of generation `id`: drawn by the configured strategy from the variants finished up to
+ * `id − parallel`, seeded by the run's seed and `id`. With --edit-select-parent the newest candidate's own
+ * `agents/select-parent.ts` chooses instead; if it fails, the strategy does and the reason says why.
+ */
+export async function chooseParent(ctx: RunContext, id: number): Promise<Selection> {
+  const pool = selectionPool(archivedVariants(ctx), id, ctx.config.parallel);
+  if (pool.length === 0) return { id: 0, reason: 'no valid parent yet: the initial agent' };
+  const drawn = (): Selection =>
+    selectParent(pool, ctx.config.parentSelection, createRng(`select:${ctx.config.seed}:${id}`));
+  if (!ctx.config.editSelectParent) return drawn();
+  const chooser = pool[pool.length - 1]!;
+  const chosen = await runSelectParent(ctx, id, chooser.id, pool);
+  if (chosen.ok) return { id: chosen.id, reason: `select-parent.ts of variant ${chooser.id}` };
+  ctx.archive.logEvent(id, 'select_parent_failed', { chooser: chooser.id, reason: chosen.reason });
+  const fallback = drawn();
+  return {
+    id: fallback.id,
+    reason: `${fallback.reason} (select-parent.ts of variant ${chooser.id} failed: ${chosen.reason})`,
+  };
+}
+
+/**
+ * Runs a variant's select-parent.ts in the sandbox, read-only, in a worktree of its commit, with the
+ * candidates as JSON on stdin. Its answer must be the id of one of them, on the last line of stdout.
+ */
+async function runSelectParent(
+  ctx: RunContext,
+  id: number,
+  chooserId: number,
+  pool: readonly Candidate[],
+): Promise<{ ok: true; id: number } | { ok: false; reason: string }> {
+  const commit = ctx.archive.getVariant(chooserId)?.commit_sha;
+  if (commit == null) return { ok: false, reason: 'it has no commit' };
+  const worktree = path.join(ctx.runDir, 'worktrees', `select-${id}`);
+  const variants = ctx.archive.listVariants();
+  const summary = {
+    generation: id,
+    candidates: pool.map((c) => ({
+      id: c.id,
+      parent: variants.find((v) => v.id === c.id)?.parent_id ?? null,
+      score: c.score,
+      children: c.children,
+    })),
+  };
+  await ctx.repo.addWorktree(commit, worktree);
+  try {
+    const command = agentCommand(
+      ctx.sandbox,
+      taskPolicy(ctx, worktree),
+      SELECT_ENTRY,
+      [],
+      agentEnv({ url: '', token: 'none' }),
+    );
+    const out = await runWithInput(
+      command,
+      JSON.stringify(summary),
+      path.join(logDir(ctx, id), 'select-parent.log'),
+    );
+    if (!out.ok) return out;
+    const last = out.stdout.trim().split('\n').pop() ?? '';
+    const picked = z.coerce.number().int().safeParse(last.trim());
+    if (!picked.success || !pool.some((c) => c.id === picked.data)) {
+      return { ok: false, reason: `it printed "${last.slice(0, 80)}", which is not the id of a candidate` };
+    }
+    return { ok: true, id: picked.data };
+  } finally {
+    await ctx.repo.removeWorktree(worktree);
+  }
+}
+
+function runWithInput(
+  command: { file: string; args: string[]; env: Record<string, string>; cwd: string },
+  input: string,
+  logFile: string,
+): Promise<{ ok: true; stdout: string } | { ok: false; reason: string }> {
+  return new Promise((resolve) => {
+    const log = createWriteStream(logFile, { flags: 'a' });
+    const child = spawn(command.file, command.args, {
+      cwd: command.cwd,
+      env: command.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    track(child);
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.pipe(log);
+    const timer = setTimeout(() => killGroup(child), SELECT_TIMEOUT_MS);
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ ok: false, reason: error.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0 ? { ok: true, stdout } : { ok: false, reason: `it exited with code ${code}` });
+    });
+  });
+}

@@ -1,0 +1,85 @@
+import type { Archive, VariantStatus } from '../archive/archive.ts';
+import type { RunContext } from './run-context.ts';
+import { scoresBySplit } from './scoring.ts';
+
+export interface RunSummary {
+  runId: string;
+  runDir: string;
+  model: string;
+  simulated: boolean;
+  generations: number;
+  variants: {
+    id: number;
+    parent: number | null;
+    commit: string | null;
+    status: VariantStatus;
+    validParent: boolean;
+    score: number | null;
+    scores: Record<string, Partial<Record<'train' | 'val' | 'test', number>>>;
+    failureReason: string | null;
+  }[];
+  best: { id: number; score: number } | null;
+  costUsd: number;
+  llmCalls: number;
+  /** Why the run ended before its last generation: the budget, or `interrupted` (it can be resumed). */
+  stopped: string | null;
+}
+
+/** The best finished variant by selection score (the lowest id among equals). */
+export function bestVariant(archive: Archive): { id: number; score: number } | null {
+  let best: { id: number; score: number } | null = null;
+  for (const v of archive.listVariants()) {
+    if (v.state !== 'done' || v.selection_score === null) continue;
+    if (best === null || v.selection_score > best.score) best = { id: v.id, score: v.selection_score };
+  }
+  return best;
+}
+
+/** One line after each generation: how it ended, the best so far, and the spend. */
+export function progressLine(
+  ctx: Pick<RunContext, 'archive' | 'config'>,
+  id: number,
+  spentUsd: number,
+): string {
+  const variant = ctx.archive.getVariant(id);
+  const score = variant?.state === 'done' ? variant.selection_score : null;
+  const best = bestVariant(ctx.archive);
+  return (
+    `generation ${id}/${ctx.config.generations}: ${variant?.status ?? 'unknown'}` +
+    (score === null ? '' : ` score ${score.toFixed(3)}`) +
+    ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}) | spent $${spentUsd.toFixed(4)}`
+  );
+}
+
+export function summarize(
+  ctx: Pick<RunContext, 'archive' | 'config' | 'runId' | 'runDir'>,
+  simulated: boolean,
+  stopped: string | null,
+): RunSummary {
+  const variants = ctx.archive.listVariants().map((v) => ({
+    id: v.id,
+    parent: v.parent_id,
+    commit: v.commit_sha,
+    status: v.status,
+    validParent: v.valid_parent,
+    score: v.state === 'done' ? v.selection_score : null,
+    scores: scoresBySplit(ctx.archive.listEvaluations(v.id)),
+    failureReason: v.failure_reason,
+  }));
+  const totals = ctx.archive.llmTotals();
+  return {
+    runId: ctx.runId,
+    runDir: ctx.runDir,
+    model:
+      ctx.config.metaModel === ctx.config.taskModel
+        ? ctx.config.metaModel
+        : `meta=${ctx.config.metaModel} task=${ctx.config.taskModel}`,
+    simulated,
+    generations: variants.length - 1,
+    variants,
+    best: bestVariant(ctx.archive),
+    costUsd: totals.costUsd,
+    llmCalls: totals.calls,
+    stopped,
+  };
+}

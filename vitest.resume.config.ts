@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+/** `npm run test:resume`: runs killed at many points and resumed (slow: many short simulated runs). */
+export default defineConfig({
+  test: {
+    include: ['test/resume.e2e.test.ts'],
+    testTimeout: 3_600_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
