@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { secretValues } from './archive/redact.ts';
 import { reportError } from './cli/errors.ts';
 import { type LoopConfig, loopHelp, parseLoopArgs } from './cli/loop-args.ts';
 import { createProgress } from './cli/progress.ts';
@@ -166,6 +167,7 @@ export async function main(argv: string[]): Promise<number> {
     const summary = await runLoop(config, runId, {
       domains,
       sandbox,
+      secrets: secretValues(env),
       simulated,
       // Recorded and replayed runs call the model for every task, so the recording is complete and the
       // replay answers them all; a cache from other runs would skip calls.

@@ -107,4 +107,10 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE variants ADD COLUMN selection_score REAL;
     `,
   },
+  {
+    name: '004-sandbox-record',
+    sql: `
+      ALTER TABLE runs ADD COLUMN sandbox TEXT;
+    `,
+  },
 ];

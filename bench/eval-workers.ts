@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
-import { agentCommand, agentEnv } from '../harness/agent-process.ts';
+import { agentCommand, agentEnv } from '../harness/agent-processes.ts';
 import { createTaskPool } from '../harness/task-workers.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';

@@ -1,14 +1,24 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { agentCommand, agentEnv } from './agent-process.ts';
+import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
+import { openNoFollow, readNoFollow } from './capped-output.ts';
 import { writeEvalsFolder } from './evals-folder.ts';
 import { evaluateStage } from './evaluate.ts';
-import { checkDiff, type GateResult, loadsEntryPoint, typecheck } from './gate.ts';
-import { runToCompletion } from './processes.ts';
+import {
+  checkDiff,
+  checkTree,
+  type GateLog,
+  type GateResult,
+  loadsEntryPoint,
+  typecheck,
+  typecheckCommand,
+} from './gate.ts';
+import { MIB } from './resource-limits.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
 import type { SandboxPolicy } from './sandbox.ts';
 import { selectionScore } from './scoring.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
+import { inspectTree } from './tree-check.ts';
 
 export type VariantStatus = 'evaluated' | 'staged_only' | 'rejected' | 'failed';
 
@@ -24,8 +34,16 @@ function taskPolicy(ctx: RunContext, worktree: string): SandboxPolicy {
     writable: false,
     readOnly: [ctx.nodeModules],
     ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
+    limits: ctx.config.limits,
   };
 }
+
+/** Where the harness logs a variant's step: its own log folder, capped and redacted. */
+const harnessLog = (ctx: RunContext, file: string): GateLog => ({
+  logFile: file,
+  outputCapBytes: ctx.config.limits.outputKb * 1024,
+  redact: ctx.archive.redact,
+});
 
 /** Starts the TaskAgent workers of a variant, each with a task-role gateway token. */
 function startPool(ctx: RunContext, id: number, worktree: string, token: string): TaskPool {
@@ -34,7 +52,7 @@ function startPool(ctx: RunContext, id: number, worktree: string, token: string)
     size: ctx.config.evalWorkers,
     command: agentCommand(ctx.sandbox, taskPolicy(ctx, worktree), TASK_ENTRY, [], env),
     taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-    logFile: path.join(logDir(ctx, id), 'task-agent.log'),
+    ...harnessLog(ctx, path.join(logDir(ctx, id), 'task-agent.log')),
   });
 }
 
@@ -184,6 +202,10 @@ export async function runGeneration(
     const cutEditing = budgetCut(ctx, "the MetaAgent's edit");
     if (cutEditing !== null) return fail('failed', cutEditing);
     if (!edit.ok) return fail('failed', edit.reason, edit.infrastructure);
+    const tree = checkTree(
+      inspectTree(worktree, { maxFileBytes: ctx.config.limits.fileSizeMb * MIB, maxFiles: 5000 }),
+    );
+    if (!tree.ok) return fail('rejected', tree.reason);
 
     const committed = await ctx.repo.commitWorktree(
       worktree,
@@ -202,6 +224,9 @@ export async function runGeneration(
     const diffGate = checkDiff(committed?.diff ?? null);
     if (!diffGate.ok) return fail('rejected', diffGate.reason);
     ctx.progress(`variant ${id}: changed ${committed!.diff.files.join(', ')}`);
+    // Everything from here on runs on a clean checkout of the commit, not on what the MetaAgent left.
+    await ctx.repo.removeWorktree(worktree);
+    await ctx.repo.addWorktree(committed!.sha, worktree);
 
     const gate = await runGate(ctx, id, worktree, logs);
     if (!gate.ok) return fail('rejected', gate.reason);
@@ -247,16 +272,21 @@ async function runMetaAgent(
     model: ctx.config.metaModel,
   });
   const metaRoot = ctx.config.freezeMeta ? path.join(ctx.runDir, 'worktrees', 'frozen-meta') : worktree;
+  // The MetaAgent writes its transcript here, never into the harness's log folder; the harness copies it.
+  const agentOut = path.join(ctx.runDir, 'agent-output', `variant-${id}`);
+  rmSync(agentOut, { recursive: true, force: true });
+  mkdirSync(agentOut, { recursive: true });
   const env = agentEnv(
     { url: ctx.gateway.url, token },
-    { HYPERAGENTS_TRANSCRIPT: path.join(logs, 'meta-transcript.json') },
+    { HYPERAGENTS_TRANSCRIPT: path.join(agentOut, 'meta-transcript.json') },
   );
   const policy: SandboxPolicy = {
     workdir: worktree,
     writable: true,
     readOnly: [ctx.nodeModules, evalsDir, ...(ctx.config.freezeMeta ? [metaRoot] : [])],
-    readWrite: [logs],
+    readWrite: [agentOut],
     ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
+    limits: ctx.config.limits,
   };
   const args = [
     '--repo',
@@ -268,13 +298,17 @@ async function runMetaAgent(
   ];
   const command = agentCommand(ctx.sandbox, policy, path.join(metaRoot, META_ENTRY), args, env);
   ctx.archive.logEvent(id, 'meta_started', { parent: ctx.archive.getVariant(id)?.parent_id });
-  const finished = await runToCompletion(
-    command,
-    ctx.config.metaTimeoutSec * 1000,
-    path.join(logs, 'meta-agent.log'),
-  );
+  const finished = await runToCompletion(command, {
+    ...harnessLog(ctx, path.join(logs, 'meta-agent.log')),
+    timeoutMs: ctx.config.metaTimeoutSec * 1000,
+    diskWatch: { dir: worktree, maxBytes: ctx.config.limits.diskMb * MIB },
+  });
   ctx.gateway.revokeToken(token);
+  keepTranscript(ctx, agentOut, logs);
   ctx.archive.logEvent(id, 'meta_finished', { exitCode: finished.exitCode, timedOut: finished.timedOut });
+  if (finished.overLimit !== null) {
+    return { ok: false, reason: `MetaAgent stopped: it ${finished.overLimit}`, infrastructure: false };
+  }
   if (finished.exitCode === 0) return { ok: true };
   if (finished.timedOut) {
     return {
@@ -291,9 +325,22 @@ async function runMetaAgent(
   };
 }
 
+/**
+ * Copies the transcript the MetaAgent wrote into the harness's log folder: read without following a
+ * link, cut at the output limit, redacted. Then the agent's folder goes.
+ */
+function keepTranscript(ctx: RunContext, agentOut: string, logs: string): void {
+  const text = readNoFollow(path.join(agentOut, 'meta-transcript.json'), ctx.config.limits.outputKb * 1024);
+  rmSync(agentOut, { recursive: true, force: true });
+  if (text === null) return;
+  const fd = openNoFollow(path.join(logs, 'meta-transcript.json'), 'create');
+  writeSync(fd, ctx.archive.redact(text));
+  closeSync(fd);
+}
+
 async function runGate(ctx: RunContext, id: number, worktree: string, logs: string): Promise<GateResult> {
-  const gateLog = path.join(logs, 'gate.log');
-  const typed = await typecheck(worktree, gateLog);
+  const gateLog = harnessLog(ctx, path.join(logs, 'gate.log'));
+  const typed = await typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, worktree)), gateLog);
   if (!typed.ok) return typed;
   const env = agentEnv({ url: ctx.gateway.url, token: 'none' });
   for (const entry of [TASK_ENTRY, META_ENTRY]) {

@@ -8,9 +8,10 @@ import type { LoopConfig } from '../cli/loop-args.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { loadDomain } from '../domains/discover.ts';
 import { createRng } from '../domains/rng.ts';
-import { killAll } from './child-processes.ts';
+import { killAll } from './agent-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { evaluateInitial, runGeneration } from './generation.ts';
+import { describeEnforcement } from './resource-limits.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import { scoresBySplit } from './scoring.ts';
@@ -72,6 +73,8 @@ export async function loadDomainTasks(config: LoopConfig): Promise<DomainTasks[]
 export interface RunDeps {
   domains: DomainTasks[];
   sandbox: ResolvedSandbox;
+  /** Secret values (provider keys) to redact from everything the run writes, beside key-shaped strings. */
+  secrets?: readonly string[];
   simulated: boolean;
   cacheable: boolean;
   /** Starts the gateway for this run (socket inside the run folder). */
@@ -90,7 +93,7 @@ export interface RunDeps {
 export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps): Promise<RunSummary> {
   const runDir = path.join(config.out, runId);
   for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const archive = openArchive(path.join(runDir, 'archive.sqlite'), { secrets: deps.secrets ?? [] });
   const cache = openEvalCache(path.join(config.out, 'eval-cache.sqlite'));
   const gateway = await deps.startGateway(runDir, (row) => archive.insertLlmCall(row));
   const stopOnSignal = (signal: NodeJS.Signals): void => {
@@ -110,6 +113,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       domains: config.domains,
       config,
     });
+    archive.recordSandbox({ ...deps.sandbox, ...describeEnforcement(config.limits) });
     const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
     const { repo, rootCommit } = await createVariantRepo(
       path.join(runDir, 'variants.git'),
