@@ -1,10 +1,11 @@
 import { benchBashTool } from './bash-tool.ts';
 import { benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
+import { benchSandbox } from './sandbox.ts';
 
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
- * times on a shared machine are noisy. Names: eval-workers, bash, gateway (default: all).
+ * times on a shared machine are noisy. Names: eval-workers, bash, gateway, sandbox (default: all).
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
@@ -27,6 +28,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   gateway: async () => {
     for (const line of await benchGateway()) console.log(line);
+  },
+  sandbox: async () => {
+    for (const line of await benchSandbox()) console.log(line);
   },
 };
 

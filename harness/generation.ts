@@ -333,7 +333,13 @@ function keepTranscript(ctx: RunContext, agentOut: string, logs: string): void {
   const text = readNoFollow(path.join(agentOut, 'meta-transcript.json'), ctx.config.limits.outputKb * 1024);
   rmSync(agentOut, { recursive: true, force: true });
   if (text === null) return;
-  const fd = openNoFollow(path.join(logs, 'meta-transcript.json'), 'create');
+  let fd: number;
+  try {
+    fd = openNoFollow(path.join(logs, 'meta-transcript.json'), 'create');
+  } catch (error) {
+    ctx.archive.logEvent(null, 'transcript_refused', { logs, reason: (error as Error).message });
+    return;
+  }
   writeSync(fd, ctx.archive.redact(text));
   closeSync(fd);
 }
