@@ -174,12 +174,12 @@ function onLines(child: ChildProcess, maxBytes: number, onLine: (line: string | 
     if (broken) return;
     held += chunk.toString();
     let end = held.indexOf('\n');
-    while (end >= 0) {
+    while (end >= 0 && end <= maxBytes) {
       onLine(held.slice(0, end));
       held = held.slice(end + 1);
       end = held.indexOf('\n');
     }
-    if (held.length > maxBytes) {
+    if (end > maxBytes || held.length > maxBytes) {
       broken = true;
       held = '';
       onLine(null);
