@@ -2,15 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pLimit from 'p-limit';
-import { loadArithmetic } from '../domains/arithmetic/index.ts';
-import { agentCommand, agentEnv } from '../harness/agent-processes.ts';
-import { type ResolvedSandbox, resolveSandbox, wrapCommand } from '../harness/sandbox.ts';
-import { createTaskPool } from '../harness/task-workers.ts';
-import { startGateway } from '../llm/gateway.ts';
-import { createSimModel } from '../llm/sim/sim-model.ts';
-
-const PROJECT = path.resolve(import.meta.dirname, '..');
+import { resolveSandbox, wrapCommand } from '../harness/sandbox.ts';
+import { benchEvalWorkers, type WorkerResult } from './eval-workers.ts';
 
 function runOnce(command: { file: string; args: string[]; env: Record<string, string> }): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -58,59 +51,16 @@ async function startupCost(rounds: number): Promise<string[]> {
   ];
 }
 
-/** Wall time to evaluate the arithmetic train split with 4 TaskAgent workers under a sandbox. */
-async function evaluate(
-  sandbox: ResolvedSandbox,
-  latencyMs: number,
-): Promise<{ tasks: number; seconds: number }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bench-sandbox-eval-'));
-  const tasks = loadArithmetic('train');
-  const sim = createSimModel({ seed: 0, domains: ['arithmetic'], latencyMs });
-  sim.registerTasks('arithmetic', tasks);
-  const gateway = await startGateway({
-    socketPath: path.join(dir, 'gw.sock'),
-    providers: () => sim,
-    onCall: () => {},
-  });
-  try {
-    const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
-    const command = agentCommand(
-      sandbox,
-      { workdir: PROJECT, writable: false, readOnly: [], gatewaySocket: gateway.socketPath },
-      'agents/task/main.ts',
-      [],
-      agentEnv({ url: gateway.url, token }),
-    );
-    const workers = 4;
-    const pool = createTaskPool({
-      size: workers,
-      command,
-      taskTimeoutMs: 120_000,
-      logFile: path.join(dir, 'workers.log'),
-    });
-    const limit = pLimit(workers);
-    const started = performance.now();
-    await Promise.all(
-      tasks.map((t) => limit(() => pool.run({ id: t.id, domain: 'arithmetic', input: t.input }))),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    await pool.close();
-    return { tasks: tasks.length, seconds };
-  } finally {
-    await gateway.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** Start-up cost per process, and evaluation throughput with and without bubblewrap, side by side. */
 export async function benchSandbox(): Promise<string[]> {
   const lines = await startupCost(30);
   const bwrap = resolveSandbox('bwrap');
   if (bwrap.kind !== 'bwrap') return [...lines, 'Evaluation throughput: bubblewrap is not available here'];
   const latencyMs = 200;
-  const plain = await evaluate({ kind: 'none', why: 'bench' }, latencyMs);
-  const boxed = await evaluate(bwrap, latencyMs);
-  const rate = (r: { tasks: number; seconds: number }): string =>
+  const [plain] = await benchEvalWorkers([4], latencyMs);
+  const [boxed] = await benchEvalWorkers([4], latencyMs, bwrap);
+  if (plain === undefined || boxed === undefined) return lines;
+  const rate = (r: WorkerResult): string =>
     `${r.seconds.toFixed(2).padStart(6)} s  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s`;
   return [
     ...lines,
