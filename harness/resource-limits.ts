@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** What one agent process (with everything it starts) may use. Sizes in MiB or KiB as named. */
@@ -129,6 +129,7 @@ let detected: CgroupSupport | undefined;
 export function cgroupSupport(): CgroupSupport {
   if (detected === undefined) {
     const support = detectCgroups();
+    for (const c of support.controllers) sweepStale(path.dirname(c.base));
     detected = support;
     // The per-run folders are empty once every agent process has ended.
     process.once('exit', () => {
@@ -177,14 +178,46 @@ export function inCgroups(
   };
 }
 
-/** Removes the cgroups of an agent process that has exited (and its whole tree with it). Never throws. */
-export function releaseCgroups(pid: number | undefined): void {
-  if (pid === undefined) return;
-  for (const c of cgroupSupport().controllers) {
-    try {
-      rmdirSync(path.join(c.base, `p${pid}`));
-    } catch {}
+/** Removes an empty cgroup; true when it is gone. Never throws. */
+function removeCgroup(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
+}
+
+/**
+ * Removes the cgroups of an agent process that has exited. Its tree may take a moment to finish dying
+ * (a cgroup with processes cannot be removed), so this retries for a few seconds. Never throws.
+ */
+export function releaseCgroups(pid: number | undefined, attempt = 0): void {
+  if (pid === undefined) return;
+  const left = cgroupSupport().controllers.filter((c) => !removeCgroup(path.join(c.base, `p${pid}`)));
+  if (left.length > 0 && attempt < 20) setTimeout(() => releaseCgroups(pid, attempt + 1), 250).unref();
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Removes the empty cgroups that harness processes which have since ended left behind. Never throws. */
+function sweepStale(parent: string): void {
+  try {
+    for (const name of readdirSync(parent)) {
+      const pid = /^hyperagents-(\d+)$/.exec(name)?.[1];
+      if (pid === undefined || alive(Number(pid))) continue;
+      const dir = path.join(parent, name);
+      for (const child of readdirSync(dir)) if (/^p\d+$/.test(child)) removeCgroup(path.join(dir, child));
+      removeCgroup(dir);
+    }
+  } catch {}
 }
 
 /** What the archive records about how a run's agent processes were confined. */
