@@ -185,7 +185,7 @@ export async function runGeneration(
     ctx.archive.updateVariant(id, { state: 'failed', status, failureReason: why, validParent: false });
     if (!parentValid) ctx.archive.updateVariant(parentId, { validParent: false });
     ctx.archive.logEvent(id, 'failed', { status, reason: why });
-    ctx.progress(`variant ${id}: ${status}: ${why}`);
+    ctx.progress(`variant ${id}: ${status}: ${ctx.archive.redact(why)}`);
   };
 
   let pool: TaskPool | undefined;
