@@ -57,6 +57,27 @@ export function readNoFollow(file: string, capBytes: number): string | null {
   }
 }
 
+/**
+ * Copies a file an agent wrote into a folder only the harness writes: read without following a link, cut
+ * at `capBytes`, redacted, written as a new file. Returns why it was not copied, or null (also when the
+ * agent wrote nothing there).
+ */
+export function copyAgentFile(from: string, to: string, capBytes: number, redact: Redactor): string | null {
+  const text = readNoFollow(from, capBytes);
+  if (text === null) return null;
+  try {
+    const fd = openNoFollow(to, 'create');
+    try {
+      writeSync(fd, redact(text));
+    } finally {
+      closeSync(fd);
+    }
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 export interface CappedLog {
   write(chunk: string | Buffer): void;
   /** Flushes the last partial line and notes how much was cut. Idempotent. */

@@ -1,7 +1,7 @@
-import { closeSync, mkdirSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
-import { openNoFollow, readNoFollow } from './capped-output.ts';
+import { copyAgentFile } from './capped-output.ts';
 import { writeEvalsFolder } from './evals-folder.ts';
 import { evaluateStage } from './evaluate.ts';
 import {
@@ -304,7 +304,14 @@ async function runMetaAgent(
     diskWatch: { dir: worktree, maxBytes: ctx.config.limits.diskMb * MIB },
   });
   ctx.gateway.revokeToken(token);
-  keepTranscript(ctx, agentOut, logs);
+  const refused = copyAgentFile(
+    path.join(agentOut, 'meta-transcript.json'),
+    path.join(logs, 'meta-transcript.json'),
+    ctx.config.limits.outputKb * 1024,
+    ctx.archive.redact,
+  );
+  rmSync(agentOut, { recursive: true, force: true });
+  if (refused !== null) ctx.archive.logEvent(id, 'transcript_refused', { reason: refused });
   ctx.archive.logEvent(id, 'meta_finished', { exitCode: finished.exitCode, timedOut: finished.timedOut });
   if (finished.overLimit !== null) {
     return { ok: false, reason: `MetaAgent stopped: it ${finished.overLimit}`, infrastructure: false };
@@ -323,25 +330,6 @@ async function runMetaAgent(
     reason: `MetaAgent exited with code ${finished.exitCode}: ${finished.tail.split('\n').slice(-3).join(' | ')}`,
     infrastructure: budget,
   };
-}
-
-/**
- * Copies the transcript the MetaAgent wrote into the harness's log folder: read without following a
- * link, cut at the output limit, redacted. Then the agent's folder goes.
- */
-function keepTranscript(ctx: RunContext, agentOut: string, logs: string): void {
-  const text = readNoFollow(path.join(agentOut, 'meta-transcript.json'), ctx.config.limits.outputKb * 1024);
-  rmSync(agentOut, { recursive: true, force: true });
-  if (text === null) return;
-  let fd: number;
-  try {
-    fd = openNoFollow(path.join(logs, 'meta-transcript.json'), 'create');
-  } catch (error) {
-    ctx.archive.logEvent(null, 'transcript_refused', { logs, reason: (error as Error).message });
-    return;
-  }
-  writeSync(fd, ctx.archive.redact(text));
-  closeSync(fd);
 }
 
 async function runGate(ctx: RunContext, id: number, worktree: string, logs: string): Promise<GateResult> {
