@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { MIGRATIONS } from './migrations.ts';
+import { createRedactor, redactDeep } from './redact.ts';
 
 /**
  * A variant's `state` is the step its generation is in (DESIGN §7): where a resumed run continues.
@@ -155,8 +156,15 @@ export type VariantPatch = Partial<{
 
 export type Archive = ReturnType<typeof openArchive>;
 
-/** Opens (creating if needed) a run's archive and brings its schema up to date. */
-export function openArchive(file: string) {
+/**
+ * Opens (creating if needed) a run's archive and brings its schema up to date. Every text an agent could
+ * have shaped (outputs, errors, failure reasons, event data) is redacted on the way in: key-shaped strings
+ * and the given secret values never reach the file.
+ */
+export function openArchive(file: string, options: { secrets?: readonly string[] } = {}) {
+  const redact = createRedactor(options.secrets);
+  const redactOrNull = (text: string | null | undefined): string | null =>
+    text === null || text === undefined ? null : redact(text);
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -174,7 +182,9 @@ export function openArchive(file: string) {
     for (const r of rows) {
       insertTaskResult.run({
         ...r,
-        prediction: r.prediction === undefined ? null : JSON.stringify(r.prediction),
+        prediction: r.prediction === undefined ? null : redact(JSON.stringify(r.prediction)),
+        rawOutput: redactOrNull(r.rawOutput),
+        error: redactOrNull(r.error),
         reused: r.reused ? 1 : 0,
         createdAt: now(),
       });
@@ -200,7 +210,9 @@ export function openArchive(file: string) {
       const column = columns[key as keyof VariantPatch];
       if (column === undefined || value === undefined) continue;
       sets.push(`${column} = ?`);
-      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+      values.push(
+        typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' ? redact(value) : value,
+      );
     }
     if (patch.state === 'done' || patch.state === 'failed') {
       sets.push('finished_at = ?');
@@ -217,6 +229,7 @@ export function openArchive(file: string) {
   return {
     file,
     db,
+    redact,
     createRun(run: {
       id: string;
       harnessVersion: string;
@@ -241,6 +254,10 @@ export function openArchive(file: string) {
         JSON.stringify(run.domains),
         JSON.stringify(run.config),
       );
+    },
+    /** How the run's agent processes are confined: sandbox mode and limits (JSON), for every later reader. */
+    recordSandbox(sandbox: unknown): void {
+      db.prepare('UPDATE runs SET sandbox = ?').run(JSON.stringify(sandbox));
     },
     getRun(): RunRow | undefined {
       const row = db.prepare('SELECT * FROM runs LIMIT 1').get();
@@ -361,9 +378,9 @@ export function openArchive(file: string) {
         c.costUsd,
         c.latencyMs,
         c.status,
-        c.error ?? null,
+        redactOrNull(c.error),
         c.attempts ?? 1,
-        c.retried === undefined || c.retried.length === 0 ? null : JSON.stringify(c.retried),
+        c.retried === undefined || c.retried.length === 0 ? null : redact(JSON.stringify(c.retried)),
         c.replayed ? 1 : 0,
         c.adapted === undefined || c.adapted.length === 0 ? null : JSON.stringify(c.adapted),
       );
@@ -382,7 +399,7 @@ export function openArchive(file: string) {
         now(),
         variantId,
         type,
-        JSON.stringify(data),
+        JSON.stringify(redactDeep(data, redact)),
       );
     },
     close(): void {

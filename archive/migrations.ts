@@ -108,6 +108,12 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
     `,
   },
   {
+    name: '004-sandbox-record',
+    sql: `
+      ALTER TABLE runs ADD COLUMN sandbox TEXT;
+    `,
+  },
+  {
     name: '005-generation-steps',
     sql: `
       ALTER TABLE variants ADD COLUMN parent_commit TEXT;

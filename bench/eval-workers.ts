@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
-import { agentCommand, agentEnv } from '../harness/agent-process.ts';
+import { agentCommand, agentEnv } from '../harness/agent-processes.ts';
+import type { ResolvedSandbox } from '../harness/sandbox.ts';
 import { createTaskPool } from '../harness/task-workers.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
@@ -21,6 +22,7 @@ export interface WorkerResult {
 export async function benchEvalWorkers(
   workerCounts: number[],
   modelLatencyMs: number,
+  sandbox: ResolvedSandbox = { kind: 'none', why: 'benchmark' },
 ): Promise<WorkerResult[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-eval-'));
   const tasks = loadArithmetic('train');
@@ -37,8 +39,8 @@ export async function benchEvalWorkers(
     for (const workers of workerCounts) {
       const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
       const command = agentCommand(
-        { kind: 'none', why: 'benchmark' },
-        { workdir: worktree, writable: false, readOnly: [] },
+        sandbox,
+        { workdir: worktree, writable: false, readOnly: [], gatewaySocket: gateway.socketPath },
         'agents/task/main.ts',
         [],
         agentEnv({ url: gateway.url, token }),

@@ -4,11 +4,12 @@ import { benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
 import { benchGenerationsPerHour } from './generations-per-hour.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
+import { benchSandbox } from './sandbox.ts';
 
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
  * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser,
- * generations-per-hour, harness-overhead (default: all).
+ * generations-per-hour, harness-overhead, sandbox (default: all).
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
@@ -45,6 +46,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'harness-overhead': async () => {
     console.log("The harness's own time per generation (no agents), by the parent's lineage depth");
     for (const line of await benchHarnessOverhead([1, 200])) console.log(line);
+  },
+  sandbox: async () => {
+    for (const line of await benchSandbox()) console.log(line);
   },
 };
 

@@ -1,3 +1,4 @@
+import { secretValues } from '../archive/redact.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { runGenerations } from '../harness/run.ts';
 import { reportError } from './errors.ts';
@@ -79,6 +80,7 @@ export async function main(argv: string[]): Promise<number> {
       {
         domains,
         sandbox,
+        secrets: secretValues(env),
         simulated,
         // Recorded and replayed runs call the model for every task, so the recording is complete and the
         // replay answers them all; a cache from other runs would skip calls.

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import yargs from 'yargs';
+import { DEFAULT_LIMITS, type ResourceLimits } from '../harness/resource-limits.ts';
 import type { RunConfig, SimConfig } from '../harness/run-config.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
 import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
@@ -132,6 +133,7 @@ function builder(argv: string[]) {
       default: 'auto',
       describe: SANDBOX_MODES.join(' | '),
     })
+    .options(LIMIT_FLAGS)
     .option('seed', {
       type: 'number',
       requiresArg: true,
@@ -238,6 +240,36 @@ function builder(argv: string[]) {
     .strict()
     .exitProcess(false)
     .wrap(Math.min(110, process.stdout.columns || 100));
+}
+
+/** A resource-limit flag: its config field, with the field's default. */
+const limitFlag = (field: keyof ResourceLimits, describe: string) => ({
+  type: 'number' as const,
+  requiresArg: true as const,
+  default: DEFAULT_LIMITS[field],
+  describe,
+  field,
+});
+
+/** Limits on each agent process (and the tools run on agent files); enforcement is in the README. */
+const LIMIT_FLAGS = {
+  'memory-mb': limitFlag('memoryMb', 'memory of each agent process tree, MiB (needs cgroups)'),
+  'max-processes': limitFlag('processes', 'processes at once per agent (cgroup pids, else RLIMIT_NPROC)'),
+  'max-open-files': limitFlag('openFiles', 'open files per agent process'),
+  'max-file-mb': limitFlag('fileSizeMb', 'largest file an agent may write or a variant commit, MiB'),
+  'disk-mb': limitFlag(
+    'diskMb',
+    "an agent's private /tmp, and the most a MetaAgent may add to its worktree, MiB",
+  ),
+  'max-output-kb': limitFlag('outputKb', 'each log, transcript and answer is cut here (with a note), KiB'),
+};
+
+function limitsFrom(parsed: Record<keyof typeof LIMIT_FLAGS, number>): ResourceLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [flag, { field }] of Object.entries(LIMIT_FLAGS)) {
+    limits[field] = integer(flag, parsed[flag as keyof typeof LIMIT_FLAGS], 1);
+  }
+  return limits;
 }
 
 export async function loopHelp(): Promise<string> {
@@ -357,6 +389,7 @@ export async function parseLoopArgs(
     out: path.resolve(parsed.out),
     runId: runId ?? null,
     sandbox: sandbox as SandboxMode,
+    limits: limitsFrom(parsed),
     seed: integer('seed', parsed.seed, 0),
     json: parsed.json,
     quiet: parsed.quiet,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -161,6 +161,20 @@ afterEach(() => {
 });
 
 describe('writeEvalsFolder', () => {
+  it('never writes through links planted in the folder: they are removed, their targets untouched', () => {
+    const evals = path.join(dir, 'evals');
+    const outside = path.join(dir, 'outside');
+    mkdirSync(outside);
+    rmSync(evals, { recursive: true });
+    mkdirSync(path.join(evals, 'variant-0'), { recursive: true });
+    symlinkSync(path.join(outside, 'summary.md'), path.join(evals, 'summary.md'));
+    symlinkSync(outside, path.join(evals, 'variant-0', 'riddles'));
+    writeEvalsFolder(evals, archive, 2, domains);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(existsSync(path.join(evals, 'variant-0', 'riddles', 'train.jsonl'))).toBe(true);
+    expect(readFileSync(path.join(evals, 'summary.md'), 'utf8')).toContain('variant 2');
+  });
+
   it('holds a summary, the lineage and train results of the lineage only', () => {
     expect([...readTree(path.join(dir, 'evals')).keys()].sort()).toEqual([
       'lineage.json',

@@ -1,8 +1,19 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Archive, EvaluationRow, VariantRow } from '../archive/archive.ts';
+import { openNoFollow } from './capped-output.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { scoresBySplit } from './scoring.ts';
+
+/** Writes a new file, never through a link: whatever an agent may have planted is refused, not followed. */
+function writeNew(file: string, text: string): void {
+  const fd = openNoFollow(file, 'create');
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Ids from the root down to `id`. */
 export function lineageOf(variants: readonly VariantRow[], id: number): number[] {
@@ -22,7 +33,7 @@ export const LINEAGE_FOLDERS = 10;
  * Writes what the MetaAgent may read about its parent's lineage: train-split results per task (input,
  * prediction, expected, correct, parse error, error), per-domain summaries and a lineage summary.
  * Validation and test results, their gold answers and the graders are never written here. The folder
- * is mounted read-only into the MetaAgent's sandbox.
+ * is mounted read-only into the MetaAgent's sandbox; it is made afresh and written without following links.
  */
 export function writeEvalsFolder(
   dir: string,
@@ -30,6 +41,8 @@ export function writeEvalsFolder(
   parentId: number,
   domains: readonly DomainTasks[],
 ): void {
+  // A fresh folder: rmSync removes links instead of following them.
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const variants = archive.listVariants();
   const lineage = lineageOf(variants, parentId);
@@ -81,7 +94,7 @@ export function writeEvalsFolder(
       );
       const folder = path.join(dir, `variant-${id}`, domain.name);
       mkdirSync(folder, { recursive: true });
-      writeFileSync(path.join(folder, 'train.jsonl'), lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+      writeNew(path.join(folder, 'train.jsonl'), lines.length === 0 ? '' : `${lines.join('\n')}\n`);
       const count = (o: string): number => results.filter((r) => r.outcome === o).length;
       const domainSummary = {
         domain: domain.name,
@@ -93,7 +106,7 @@ export function writeEvalsFolder(
         errors: count('error'),
         score: results.length === 0 ? null : results.reduce((s, r) => s + r.score, 0) / results.length,
       };
-      writeFileSync(path.join(folder, 'summary.json'), `${JSON.stringify(domainSummary, null, 2)}\n`);
+      writeNew(path.join(folder, 'summary.json'), `${JSON.stringify(domainSummary, null, 2)}\n`);
       summary.push(
         `- ${domain.name}: ${domainSummary.correct}/${domainSummary.tasks} correct, ${domainSummary.wrong} wrong, ` +
           `${domainSummary.parse_failures} unparseable, ${domainSummary.errors} errors`,
@@ -101,6 +114,6 @@ export function writeEvalsFolder(
     }
     summary.push('');
   }
-  writeFileSync(path.join(dir, 'lineage.json'), `${JSON.stringify(lineageRows, null, 2)}\n`);
-  writeFileSync(path.join(dir, 'summary.md'), `${summary.join('\n')}\n`);
+  writeNew(path.join(dir, 'lineage.json'), `${JSON.stringify(lineageRows, null, 2)}\n`);
+  writeNew(path.join(dir, 'summary.md'), `${summary.join('\n')}\n`);
 }

@@ -1,33 +1,55 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastLines, runToCompletion } from './processes.ts';
-import type { CommandSpec } from './task-workers.ts';
+import { type CommandSpec, lastLines, type RunOptions, runToCompletion } from './agent-processes.ts';
+import { type ResolvedSandbox, type SandboxPolicy, wrapCommand } from './sandbox.ts';
+import type { TreeReport } from './tree-check.ts';
 import type { DiffSummary } from './variant-repo.ts';
 
 const TSC = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
 
 export type GateResult = { ok: true } | { ok: false; reason: string };
 
-/** The child must differ from its parent and touch only `agents/`. Pure. */
+/** Where a gate step's output goes: a log in a folder no agent can write, capped and redacted. */
+export type GateLog = Omit<RunOptions, 'timeoutMs' | 'diskWatch'>;
+
+/**
+ * The worktree as the MetaAgent left it, checked before git or any tool touches it: no links, no special
+ * files, no nested repository, no file over the size limit. Pure.
+ */
+export function checkTree(report: TreeReport): GateResult {
+  if (report.problems.length === 0) return { ok: true };
+  const shown = report.problems.slice(0, 3).join('; ');
+  const more = report.problems.length > 3 ? `; and ${report.problems.length - 3} more` : '';
+  return { ok: false, reason: `the worktree holds what a variant may not: ${shown}${more}` };
+}
+
+/** The child must differ from its parent, touch only `agents/` and commit only regular files. Pure. */
 export function checkDiff(diff: DiffSummary | null): GateResult {
   if (diff === null || diff.files.length === 0) return { ok: false, reason: 'the MetaAgent changed nothing' };
   if (diff.outside.length > 0) {
     return { ok: false, reason: `changed files outside agents/: ${diff.outside.slice(0, 5).join(', ')}` };
   }
+  if (diff.notFiles.length > 0) {
+    return { ok: false, reason: `committed links or submodules: ${diff.notFiles.slice(0, 5).join(', ')}` };
+  }
   return { ok: true };
 }
 
-export async function typecheck(worktree: string, logFile: string): Promise<GateResult> {
-  const result = await runToCompletion(
-    {
-      file: process.execPath,
-      args: [TSC, '--noEmit', '-p', worktree],
-      env: { PATH: process.env.PATH ?? '' },
-      cwd: worktree,
-    },
-    180_000,
-    logFile,
+/** The typecheck of a worktree, run like agent code: in the sandbox, the worktree read-only. */
+export function typecheckCommand(sandbox: ResolvedSandbox, policy: SandboxPolicy): CommandSpec {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TMPDIR: '/tmp' };
+  const wrapped = wrapCommand(
+    sandbox,
+    policy,
+    process.execPath,
+    [TSC, '--noEmit', '-p', policy.workdir],
+    env,
   );
+  return { ...wrapped, cwd: policy.workdir };
+}
+
+export async function typecheck(command: CommandSpec, log: GateLog): Promise<GateResult> {
+  const result = await runToCompletion(command, { ...log, timeoutMs: 180_000 });
   if (result.exitCode === 0) return { ok: true };
   return {
     ok: false,
@@ -43,8 +65,8 @@ function firstErrors(output: string): string {
 }
 
 /** Loads an entry point with `--check`: it must import everything it needs and exit 0. */
-export async function loadsEntryPoint(command: CommandSpec, logFile: string): Promise<GateResult> {
-  const result = await runToCompletion(command, 60_000, logFile);
+export async function loadsEntryPoint(command: CommandSpec, log: GateLog): Promise<GateResult> {
+  const result = await runToCompletion(command, { ...log, timeoutMs: 60_000 });
   if (result.exitCode === 0) return { ok: true };
   const entry = command.args.find((a) => a.endsWith('.ts')) ?? 'entry point';
   return {

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { agentCommand, agentEnv } from './agent-process.ts';
+import { agentCommand, agentEnv } from './agent-processes.ts';
+import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
 import type { SandboxPolicy } from './sandbox.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
@@ -15,8 +16,6 @@ export interface GenerationSession {
   worktree: string;
   /** Checks `commit` out into the worktree unless it is already there; `fresh` discards any earlier copy. */
   checkout(commit: string, fresh?: boolean): Promise<void>;
-  /** The worktree's HEAD is now `commit`, committed in place. */
-  committedInPlace(commit: string): void;
   /** The TaskAgent workers of the checked-out commit, with a task-role gateway token; started once. */
   pool(): TaskPool;
   /** Calls of `role` the gateway refused for the budget since this session opened: a recorded cause. */
@@ -30,8 +29,16 @@ export function taskPolicy(ctx: RunContext, worktree: string): SandboxPolicy {
     writable: false,
     readOnly: [ctx.nodeModules],
     ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
+    limits: ctx.config.limits,
   };
 }
+
+/** Where the harness logs a variant's step: its own log folder, capped and redacted. */
+export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
+  logFile: file,
+  outputCapBytes: ctx.config.limits.outputKb * 1024,
+  redact: ctx.archive.redact,
+});
 
 /** `worktreeName` replaces the generation's own worktree folder (for an evaluation beside a running run). */
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
@@ -52,9 +59,6 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
       await ctx.repo.addWorktree(commit, worktree);
       checkedOut = commit;
     },
-    committedInPlace(commit) {
-      checkedOut = commit;
-    },
     pool() {
       if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out for its workers`);
       if (pool !== null) return pool;
@@ -69,7 +73,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         size: ctx.config.evalWorkers,
         command: agentCommand(ctx.sandbox, taskPolicy(ctx, worktree), TASK_ENTRY, [], env),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-        logFile: path.join(logDir(ctx, id), 'task-agent.log'),
+        ...harnessLog(ctx, path.join(logDir(ctx, id), 'task-agent.log')),
       });
       return pool;
     },

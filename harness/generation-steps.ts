@@ -1,13 +1,28 @@
 import path from 'node:path';
 import type { VariantRow } from '../archive/archive.ts';
-import { agentCommand, agentEnv } from './agent-process.ts';
+import { agentCommand, agentEnv } from './agent-processes.ts';
 import { evaluateStage, type Stage } from './evaluate.ts';
-import { checkDiff, type GateResult, loadsEntryPoint, typecheck } from './gate.ts';
+import {
+  checkDiff,
+  checkTree,
+  type GateResult,
+  loadsEntryPoint,
+  typecheck,
+  typecheckCommand,
+} from './gate.ts';
 import type { Step, StepOutcome } from './generation.ts';
-import { type GenerationSession, META_ENTRY, TASK_ENTRY, taskPolicy } from './generation-session.ts';
+import {
+  type GenerationSession,
+  harnessLog,
+  META_ENTRY,
+  TASK_ENTRY,
+  taskPolicy,
+} from './generation-session.ts';
 import { editWithMetaAgent } from './meta-agent-run.ts';
+import { MIB } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import { selectionScore } from './scoring.ts';
+import { inspectTree } from './tree-check.ts';
 import type { DiffSummary } from './variant-repo.ts';
 
 const budgetFailure = (step: string): StepOutcome => ({
@@ -39,6 +54,11 @@ export const runEdit: Step = async (ctx, variant, session) => {
   const edit = await editWithMetaAgent(ctx, variant, session.worktree);
   if (session.budgetRefused('meta')) return budgetFailure("the MetaAgent's edit");
   if (!edit.ok) return { kind: 'failed', status: 'failed', reason: edit.reason, cause: edit.cause };
+  // Nothing the agent left is committed until it is known to hold no links, special or oversized files.
+  const tree = checkTree(
+    inspectTree(session.worktree, { maxFileBytes: ctx.config.limits.fileSizeMb * MIB, maxFiles: 5000 }),
+  );
+  if (!tree.ok) return { kind: 'failed', status: 'rejected', reason: tree.reason, cause: null };
   const committed = await ctx.repo.commitWorktree(
     session.worktree,
     parentCommit,
@@ -49,7 +69,6 @@ export const runEdit: Step = async (ctx, variant, session) => {
     return { kind: 'failed', status: 'rejected', reason: gate.ok ? 'no change' : gate.reason, cause: null };
   }
   await ctx.repo.tagVariant(id, committed.sha);
-  session.committedInPlace(committed.sha);
   return {
     kind: 'next',
     to: 'gating',
@@ -71,7 +90,8 @@ export const gate: Step = async (ctx, variant, session) => {
   const diff = JSON.parse(stored(variant.diff_stat, 'diff', id)) as DiffSummary;
   const diffGate = checkDiff(diff);
   if (!diffGate.ok) return { kind: 'failed', status: 'rejected', reason: diffGate.reason, cause: null };
-  await session.checkout(stored(variant.commit_sha, 'commit', id));
+  // From here on everything runs on a clean checkout of the commit, never on what the MetaAgent left.
+  await session.checkout(stored(variant.commit_sha, 'commit', id), true);
   const checked = await checkEntryPoints(ctx, id, session.worktree);
   if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
   const smoke = await smokeTest(ctx, session);
@@ -141,8 +161,8 @@ const formatScores = (scores: Map<string, number>): string =>
   [...scores].map(([d, s]) => `${d}=${s.toFixed(3)}`).join(' ');
 
 async function checkEntryPoints(ctx: RunContext, id: number, worktree: string): Promise<GateResult> {
-  const gateLog = path.join(logDir(ctx, id), 'gate.log');
-  const typed = await typecheck(worktree, gateLog);
+  const gateLog = harnessLog(ctx, path.join(logDir(ctx, id), 'gate.log'));
+  const typed = await typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, worktree)), gateLog);
   if (!typed.ok) return typed;
   const env = agentEnv({ url: ctx.gateway.url, token: 'none' });
   for (const entry of [TASK_ENTRY, META_ENTRY]) {

@@ -1,10 +1,11 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { FailureCause, VariantRow } from '../archive/archive.ts';
-import { agentCommand, agentEnv } from './agent-process.ts';
+import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
+import { copyAgentFile } from './capped-output.ts';
 import { writeEvalsFolder } from './evals-folder.ts';
-import { META_ENTRY } from './generation-session.ts';
-import { runToCompletion } from './processes.ts';
+import { harnessLog, META_ENTRY } from './generation-session.ts';
+import { MIB } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import type { SandboxPolicy } from './sandbox.ts';
 
@@ -34,18 +35,23 @@ export async function editWithMetaAgent(
     role: 'meta',
     model: ctx.config.metaModel,
   });
+  // The MetaAgent writes its transcript here, never into the harness's log folder; the harness copies it.
+  const agentOut = path.join(ctx.runDir, 'agent-output', `variant-${id}`);
+  rmSync(agentOut, { recursive: true, force: true });
+  mkdirSync(agentOut, { recursive: true });
   try {
     const metaRoot = ctx.config.freezeMeta ? frozenMetaDir(ctx) : worktree;
     const env = agentEnv(
       { url: ctx.gateway.url, token },
-      { HYPERAGENTS_TRANSCRIPT: path.join(logs, 'meta-transcript.json') },
+      { HYPERAGENTS_TRANSCRIPT: path.join(agentOut, 'meta-transcript.json') },
     );
     const policy: SandboxPolicy = {
       workdir: worktree,
       writable: true,
       readOnly: [ctx.nodeModules, evalsDir, ...(ctx.config.freezeMeta ? [metaRoot] : [])],
-      readWrite: [logs],
+      readWrite: [agentOut],
       ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
+      limits: ctx.config.limits,
     };
     const args = [
       '--repo',
@@ -57,12 +63,22 @@ export async function editWithMetaAgent(
     ];
     const command = agentCommand(ctx.sandbox, policy, path.join(metaRoot, META_ENTRY), args, env);
     ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id });
-    const finished = await runToCompletion(
-      command,
-      ctx.config.metaTimeoutSec * 1000,
-      path.join(logs, 'meta-agent.log'),
+    const finished = await runToCompletion(command, {
+      ...harnessLog(ctx, path.join(logs, 'meta-agent.log')),
+      timeoutMs: ctx.config.metaTimeoutSec * 1000,
+      diskWatch: { dir: worktree, maxBytes: ctx.config.limits.diskMb * MIB },
+    });
+    const refused = copyAgentFile(
+      path.join(agentOut, 'meta-transcript.json'),
+      path.join(logs, 'meta-transcript.json'),
+      ctx.config.limits.outputKb * 1024,
+      ctx.archive.redact,
     );
+    if (refused !== null) ctx.archive.logEvent(id, 'transcript_refused', { reason: refused });
     ctx.archive.logEvent(id, 'meta_finished', { exitCode: finished.exitCode, timedOut: finished.timedOut });
+    if (finished.overLimit !== null) {
+      return { ok: false, reason: `MetaAgent stopped: it ${finished.overLimit}`, cause: 'agent' };
+    }
     if (finished.exitCode === 0) return { ok: true };
     if (finished.timedOut) {
       return {
@@ -79,5 +95,6 @@ export async function editWithMetaAgent(
   } finally {
     ctx.gateway.revokeToken(token);
     rmSync(evalsDir, { recursive: true, force: true });
+    rmSync(agentOut, { recursive: true, force: true });
   }
 }

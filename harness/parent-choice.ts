@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createRng } from '../domains/rng.ts';
-import { agentCommand, agentEnv } from './agent-process.ts';
-import { killGroup, track } from './child-processes.ts';
+import { agentCommand, agentEnv, type CommandSpec, killGroup, startTracked } from './agent-processes.ts';
+import { type CappedLog, openCappedLog } from './capped-output.ts';
 import { taskPolicy } from './generation-session.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import {
@@ -82,10 +80,12 @@ async function runSelectParent(
       [],
       agentEnv({ url: '', token: 'none' }),
     );
-    const out = await runWithInput(
-      command,
-      JSON.stringify(summary),
-      path.join(logDir(ctx, id), 'select-parent.log'),
+    const out = await runWithInput(command, JSON.stringify(summary), () =>
+      openCappedLog(
+        path.join(logDir(ctx, id), 'select-parent.log'),
+        ctx.config.limits.outputKb * 1024,
+        ctx.archive.redact,
+      ),
     );
     if (!out.ok) return out;
     const last = out.stdout.trim().split('\n').pop() ?? '';
@@ -99,35 +99,41 @@ async function runSelectParent(
   }
 }
 
+/** What the chooser prints is read up to this size; its answer is one id on the last line. */
+const MAX_CHOOSER_STDOUT = 64 * 1024;
+
 function runWithInput(
-  command: { file: string; args: string[]; env: Record<string, string>; cwd: string },
+  command: CommandSpec,
   input: string,
-  logFile: string,
+  openLog: () => CappedLog,
 ): Promise<{ ok: true; stdout: string } | { ok: false; reason: string }> {
+  let log: CappedLog;
+  try {
+    log = openLog();
+  } catch (error) {
+    return Promise.resolve({
+      ok: false,
+      reason: `the harness refused to open its log: ${(error as Error).message}`,
+    });
+  }
   return new Promise((resolve) => {
-    const log = createWriteStream(logFile, { flags: 'a' });
-    const child = spawn(command.file, command.args, {
-      cwd: command.cwd,
-      env: command.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
-    track(child);
+    const child = startTracked(command, 'pipe');
     let stdout = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
+    child.stdout?.on('data', (c: Buffer) => {
+      stdout = (stdout + c.toString()).slice(-MAX_CHOOSER_STDOUT);
     });
-    child.stderr.pipe(log);
+    child.stderr?.on('data', (c: Buffer) => log.write(c));
     const timer = setTimeout(() => killGroup(child), SELECT_TIMEOUT_MS);
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-    child.on('error', (error) => {
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
+    const finish = (result: { ok: true; stdout: string } | { ok: false; reason: string }): void => {
       clearTimeout(timer);
-      resolve({ ok: false, reason: error.message });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code === 0 ? { ok: true, stdout } : { ok: false, reason: `it exited with code ${code}` });
-    });
+      log.close();
+      resolve(result);
+    };
+    child.on('error', (error) => finish({ ok: false, reason: error.message }));
+    child.on('close', (code) =>
+      finish(code === 0 ? { ok: true, stdout } : { ok: false, reason: `it exited with code ${code}` }),
+    );
   });
 }

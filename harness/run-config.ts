@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { FAULT_KINDS } from '../llm/sim/faults.ts';
+import { DEFAULT_LIMITS } from './resource-limits.ts';
 import { SANDBOX_MODES } from './sandbox.ts';
 import { PARENT_SELECTIONS } from './selection.ts';
 
@@ -64,6 +65,17 @@ export const RunConfigSchema = z.object({
   editSelectParent: z.boolean().default(false),
   budgetUsd: z.number().positive().nullable(),
   sandbox: z.enum(SANDBOX_MODES),
+  /** Limits on every agent process (and the tools run on agent files). */
+  limits: z
+    .object({
+      memoryMb: count(1),
+      processes: count(1),
+      openFiles: count(1),
+      fileSizeMb: count(1),
+      diskMb: count(1),
+      outputKb: count(1),
+    })
+    .default(DEFAULT_LIMITS),
   seed: count(0),
   simScript: z.string().nullable(),
   freezeMeta: z.boolean(),

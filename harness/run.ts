@@ -6,11 +6,12 @@ import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { loadDomain } from '../domains/discover.ts';
-import { killAll } from './child-processes.ts';
+import { killAll } from './agent-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { advanceGeneration, failVariant, isFinal } from './generation.ts';
 import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
+import { describeEnforcement } from './resource-limits.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
@@ -55,6 +56,8 @@ export async function loadDomainTasks(
 export interface RunDeps {
   domains: DomainTasks[];
   sandbox: ResolvedSandbox;
+  /** Secret values (provider keys) to redact from everything the run writes, beside key-shaped strings. */
+  secrets?: readonly string[];
   simulated: boolean;
   cacheable: boolean;
   /** Starts the gateway for this run (socket inside the run folder), allowed to spend `budgetUsd` more. */
@@ -97,7 +100,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   }
   for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
   lockRun(runDir);
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const archive = openArchive(path.join(runDir, 'archive.sqlite'), { secrets: deps.secrets ?? [] });
   const cache = openEvalCache(plan.cacheFile);
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
@@ -119,6 +122,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
         domains: config.domains,
         config,
       });
+      archive.recordSandbox({ ...deps.sandbox, ...describeEnforcement(config.limits) });
     } else {
       archive.reopenRun(config);
       archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore });

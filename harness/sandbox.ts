@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import {
+  cgroupSupport,
+  DEFAULT_LIMITS,
+  inCgroups,
+  MIB,
+  prlimitArgs,
+  prlimitBinary,
+  type ResourceLimits,
+} from './resource-limits.ts';
 
 export const SANDBOX_MODES = ['auto', 'bwrap', 'none'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -12,15 +21,21 @@ export interface SandboxPolicy {
   writable: boolean;
   /** Extra read-only paths (the project's node_modules, the evals folder). */
   readOnly: string[];
-  /** Extra writable paths (the generation's log folder). */
+  /** Extra writable paths (the MetaAgent's transcript folder). Never a folder the harness writes. */
   readWrite?: string[];
   /** Unix socket of the gateway: the only way out. */
   gatewaySocket?: string;
+  /** Defaults to DEFAULT_LIMITS. Applied with and without bubblewrap. */
+  limits?: ResourceLimits;
 }
 
-export function bwrapAvailable(): boolean {
+/** Flags that bwrap on this machine accepts, found by trying them once. */
+const BASE_FLAGS = ['--unshare-all', '--cap-drop', 'ALL'];
+const NO_USERNS_FLAGS = ['--unshare-user', '--disable-userns'];
+
+function bwrapWorks(extra: string[]): boolean {
   try {
-    execFileSync('bwrap', ['--ro-bind', '/', '/', '--unshare-net', 'true'], {
+    execFileSync('bwrap', ['--ro-bind', '/', '/', ...BASE_FLAGS, ...extra, 'true'], {
       stdio: 'ignore',
       timeout: 10_000,
     });
@@ -30,11 +45,22 @@ export function bwrapAvailable(): boolean {
   }
 }
 
-export type ResolvedSandbox = { kind: 'bwrap' } | { kind: 'none'; why: string };
+export function bwrapAvailable(): boolean {
+  return bwrapWorks([]);
+}
+
+export type ResolvedSandbox =
+  | {
+      kind: 'bwrap';
+      /** bubblewrap 0.8+: the sandbox cannot create user namespaces (no way to regain capabilities). */
+      noUserns?: boolean;
+    }
+  | { kind: 'none'; why: string };
 
 /** `auto` uses bubblewrap when it works on this machine. `bwrap` without it is the caller's usage error. */
 export function resolveSandbox(mode: SandboxMode): ResolvedSandbox | { kind: 'missing' } {
   if (mode === 'none') return { kind: 'none', why: 'disabled with --sandbox none' };
+  if (bwrapWorks(NO_USERNS_FLAGS)) return { kind: 'bwrap', noUserns: true };
   if (bwrapAvailable()) return { kind: 'bwrap' };
   return mode === 'bwrap'
     ? { kind: 'missing' }
@@ -44,9 +70,19 @@ export function resolveSandbox(mode: SandboxMode): ResolvedSandbox | { kind: 'mi
 const SYSTEM_DIRS = ['/usr', '/bin', '/lib', '/lib64', '/lib32', '/sbin', '/etc/alternatives', '/etc/ssl'];
 const SYSTEM_FILES = ['/etc/passwd', '/etc/group', '/etc/hosts', '/etc/resolv.conf', '/etc/nsswitch.conf'];
 
+/** The command with the per-process rlimits applied (by `prlimit`, when installed). */
+function limited(limits: ResourceLimits, file: string, args: string[]): { file: string; args: string[] } {
+  const prlimit = prlimitBinary();
+  return prlimit === null
+    ? { file, args }
+    : { file: prlimit, args: [...prlimitArgs(limits), '--', file, ...args] };
+}
+
 /**
- * Wraps a command in bubblewrap: read-only system folders, a private /tmp and /proc, no network
- * namespace, a clean environment, and only the listed project paths visible.
+ * Wraps a command in bubblewrap: no capabilities (dropped, none to regain: no new privileges, no user
+ * namespaces where bwrap supports it), read-only system folders, a private size-limited /tmp and /proc,
+ * no network namespace, a clean environment, and only the listed project paths visible. With and without
+ * bubblewrap the command runs under the policy's rlimits and, where the machine allows, in its own cgroups.
  */
 export function wrapCommand(
   sandbox: ResolvedSandbox,
@@ -55,11 +91,14 @@ export function wrapCommand(
   args: string[],
   env: Record<string, string>,
 ): { file: string; args: string[]; env: Record<string, string> } {
-  if (sandbox.kind === 'none') return { file, args, env };
-  const bw: string[] = ['--die-with-parent', '--unshare-all', '--new-session', '--clearenv'];
+  const limits = policy.limits ?? DEFAULT_LIMITS;
+  const inner = limited(limits, file, args);
+  if (sandbox.kind === 'none') return { ...inCgroups(cgroupSupport(), limits, inner), env };
+  const bw: string[] = ['--die-with-parent', ...BASE_FLAGS, '--new-session', '--clearenv'];
+  if (sandbox.noUserns === true) bw.push(...NO_USERNS_FLAGS);
   for (const dir of SYSTEM_DIRS) if (existsSync(dir)) bw.push('--ro-bind', dir, dir);
   for (const f of SYSTEM_FILES) if (existsSync(f)) bw.push('--ro-bind', f, f);
-  bw.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  bw.push('--proc', '/proc', '--dev', '/dev', '--size', String(limits.diskMb * MIB), '--tmpfs', '/tmp');
   const nodeDir = path.dirname(process.execPath);
   if (!SYSTEM_DIRS.some((d) => nodeDir.startsWith(`${d}/`))) bw.push('--ro-bind', nodeDir, nodeDir);
   for (const p of policy.readOnly) bw.push('--ro-bind', p, p);
@@ -67,6 +106,6 @@ export function wrapCommand(
   bw.push(policy.writable ? '--bind' : '--ro-bind', policy.workdir, policy.workdir);
   if (policy.gatewaySocket !== undefined) bw.push('--bind', policy.gatewaySocket, policy.gatewaySocket);
   for (const [key, value] of Object.entries(env)) bw.push('--setenv', key, value);
-  bw.push('--chdir', policy.workdir, '--', file, ...args);
-  return { file: 'bwrap', args: bw, env: {} };
+  bw.push('--chdir', policy.workdir, '--', inner.file, ...inner.args);
+  return { ...inCgroups(cgroupSupport(), limits, { file: 'bwrap', args: bw }), env: {} };
 }

@@ -28,6 +28,11 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (mode === 'crash' || (mode === 'crash-once' && attempts === 1)) process.exit(3);
   if (mode === 'hang') return;
   if (mode === 'noise') process.stdout.write('debug output on stdout\\n');
+  if (mode === 'flood') {
+    for (let i = 0; i < 200; i++) console.error('E'.repeat(1000) + ' key sk-ant-api03-abcdefghijklmnopqrstuvwx');
+    process.stdout.write(JSON.stringify({ id: req.id, output: 'A'.repeat(req.input.size) }) + '\\n');
+    return;
+  }
   if (mode === 'model-error') {
     process.stdout.write(JSON.stringify({ id: req.id, output: '', error: 'budget exceeded' }) + '\\n');
     return;
@@ -38,7 +43,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 });
 `;
 
-function startPool(size: number, timeoutMs = 5000): TaskPool {
+function startPool(size: number, timeoutMs = 5000, outputCapBytes?: number): TaskPool {
   const script = path.join(tmp, 'worker.cjs');
   writeFileSync(script, WORKER);
   pool = createTaskPool({
@@ -51,6 +56,7 @@ function startPool(size: number, timeoutMs = 5000): TaskPool {
     },
     taskTimeoutMs: timeoutMs,
     logFile: path.join(tmp, 'workers.log'),
+    ...(outputCapBytes === undefined ? {} : { outputCapBytes }),
   });
   return pool;
 }
@@ -101,5 +107,28 @@ describe('TaskAgent worker pool', () => {
     expect(hung.kind === 'infra' && hung.reason).toMatch(/no reply within 0.3 s/);
     const next = await p.run({ id: 'n', domain: 'd', input: { n: 21 } });
     expect(next).toMatchObject({ kind: 'reply', output: '<json>{"response": 42}</json>' });
+  });
+
+  it('cuts a long answer and the log at the output cap, with a note, and redacts keys in the log', async () => {
+    const p = startPool(1, 5000, 10_000);
+    const reply = await p.run({ id: 'f', domain: 'd', input: { mode: 'flood', size: 15_000 } });
+    expect(reply.kind).toBe('reply');
+    const output = reply.kind === 'reply' ? reply.output : '';
+    expect(output.startsWith('A'.repeat(10_000))).toBe(true);
+    expect(output).toMatch(/cut here.*5000 more bytes were not kept/);
+    await p.close();
+    const log = readFileSync(path.join(tmp, 'workers.log'), 'utf8');
+    expect(log.length).toBeLessThan(10_500);
+    expect(log).toMatch(/cut here/);
+    expect(log).not.toContain('sk-ant');
+  });
+
+  it('stops a worker whose reply line passes twice the cap, as an infrastructure failure', async () => {
+    const reply = await startPool(1, 5000, 10_000).run({
+      id: 'g',
+      domain: 'd',
+      input: { mode: 'flood', size: 50_000 },
+    });
+    expect(reply.kind).toBe('infra');
   });
 });

@@ -1,7 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { killGroup, track } from './child-processes.ts';
+import type { ChildProcess } from 'node:child_process';
+import { createRedactor, type Redactor } from '../archive/redact.ts';
+import { type CommandSpec, killGroup, startTracked } from './agent-processes.ts';
+import { type CappedLog, capText, openCappedLog } from './capped-output.ts';
+import { DEFAULT_LIMITS } from './resource-limits.ts';
+
+export type { CommandSpec } from './agent-processes.ts';
 
 export interface TaskRequest {
   id: string;
@@ -15,19 +18,15 @@ export type WorkerReply =
   | { kind: 'reply'; output: string; error: string | null; latencyMs: number }
   | { kind: 'infra'; reason: string; latencyMs: number };
 
-export interface CommandSpec {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-}
-
 export interface TaskPoolOptions {
   size: number;
   command: CommandSpec;
   taskTimeoutMs: number;
-  /** Workers' stderr is appended here. */
+  /** Workers' stderr is appended here (redacted, cut at `outputCapBytes`); a folder no agent can write. */
   logFile: string;
+  /** Cap of the log and of each reply's output; a reply line longer than twice this breaks the protocol. */
+  outputCapBytes?: number;
+  redact?: Redactor;
 }
 
 interface Worker {
@@ -42,26 +41,28 @@ interface Worker {
  * hangs past the task timeout or breaks the protocol is killed and replaced.
  */
 export function createTaskPool(options: TaskPoolOptions) {
-  const log: WriteStream = createWriteStream(options.logFile, { flags: 'a' });
-  const note = (text: string | Buffer): void => {
-    if (!log.writableEnded) log.write(text);
-  };
+  const capBytes = options.outputCapBytes ?? DEFAULT_LIMITS.outputKb * 1024;
+  const log: CappedLog = openCappedLog(options.logFile, capBytes, options.redact ?? createRedactor());
+  const note = (text: string | Buffer): void => log.write(text);
   const idle: Worker[] = [];
   const all = new Set<Worker>();
   const waiting: ((w: Worker) => void)[] = [];
   let closed = false;
 
   const spawnWorker = (): Worker => {
-    const { file, args, env, cwd } = options.command;
-    const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    track(child);
+    const child = startTracked(options.command, 'pipe');
     const worker: Worker = { child, pending: new Map(), exited: false, stderrTail: '' };
     child.stderr?.on('data', (chunk: Buffer) => {
       note(chunk);
       worker.stderrTail = (worker.stderrTail + chunk.toString()).slice(-2000);
     });
-    createInterface({ input: child.stdout! }).on('line', (text) => {
-      const reply = parseReply(text);
+    onLines(child, 2 * capBytes + 4096, (text) => {
+      if (text === null) {
+        note(`[harness] a stdout line passed ${2 * capBytes + 4096} bytes: the worker was stopped\n`);
+        kill(worker);
+        return;
+      }
+      const reply = parseReply(text, capBytes);
       const resolve = reply === null ? undefined : worker.pending.get(reply.id);
       if (reply === null || resolve === undefined) {
         note(`[harness] ignored a stdout line that is not a reply: ${text.slice(0, 200)}\n`);
@@ -155,14 +156,41 @@ export function createTaskPool(options: TaskPoolOptions) {
         kill(worker);
       }
       idle.length = 0;
-      await new Promise<void>((resolve) => log.end(resolve));
+      log.close();
     },
   };
 }
 
 export type TaskPool = ReturnType<typeof createTaskPool>;
 
-function parseReply(text: string): { id: string; output: string; error: string | null } | null {
+/**
+ * Calls `onLine` for each stdout line; a line longer than `maxBytes` is never held in memory whole: it
+ * ends with `onLine(null)` and the rest of the stream is ignored.
+ */
+function onLines(child: ChildProcess, maxBytes: number, onLine: (line: string | null) => void): void {
+  let held = '';
+  let broken = false;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    if (broken) return;
+    held += chunk.toString();
+    let end = held.indexOf('\n');
+    while (end >= 0 && end <= maxBytes) {
+      onLine(held.slice(0, end));
+      held = held.slice(end + 1);
+      end = held.indexOf('\n');
+    }
+    if (end > maxBytes || held.length > maxBytes) {
+      broken = true;
+      held = '';
+      onLine(null);
+    }
+  });
+}
+
+function parseReply(
+  text: string,
+  capBytes: number,
+): { id: string; output: string; error: string | null } | null {
   try {
     const value = JSON.parse(text) as unknown;
     if (typeof value !== 'object' || value === null) return null;
@@ -170,8 +198,8 @@ function parseReply(text: string): { id: string; output: string; error: string |
     if (typeof id !== 'string') return null;
     return {
       id,
-      output: typeof output === 'string' ? output : JSON.stringify(output ?? ''),
-      error: typeof error === 'string' && error !== '' ? error : null,
+      output: capText(typeof output === 'string' ? output : JSON.stringify(output ?? ''), capBytes),
+      error: typeof error === 'string' && error !== '' ? capText(error, 4096) : null,
     };
   } catch {
     return null;

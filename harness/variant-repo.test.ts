@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -98,5 +98,44 @@ describe('the variant repo', () => {
     const taskToo = await repo.commitWorktree(wt, metaOnly!.sha, 'task too');
     expect(await repo.taskCodeHash(metaOnly!.sha)).toBe(await repo.taskCodeHash(rootCommit));
     expect(await repo.taskCodeHash(taskToo!.sha)).not.toBe(await repo.taskCodeHash(rootCommit));
+  });
+
+  it('ignores a .git planted in the worktree: no fsmonitor or hook runs, and the change lands in the variant repo', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const wt = path.join(tmp, 'wt');
+    await repo.addWorktree(rootCommit, wt);
+    const marker = path.join(tmp, 'hook-ran');
+    const script = path.join(tmp, 'evil.sh');
+    writeFileSync(script, `#!/bin/sh\necho "$@" >> ${marker}\nenv >> ${marker}\n`);
+    chmodSync(script, 0o755);
+    rmSync(path.join(wt, '.git'));
+    execFileSync('git', ['init', '--quiet', path.join(wt, 'decoy')]);
+    const decoyGit = path.join(wt, 'decoy', '.git');
+    execFileSync('git', ['--git-dir', decoyGit, 'config', 'core.fsmonitor', script]);
+    execFileSync('git', ['--git-dir', decoyGit, 'config', 'core.hooksPath', tmp]);
+    for (const hook of ['pre-commit', 'post-commit', 'commit-msg']) writeFileSync(path.join(tmp, hook), '');
+    execFileSync('mv', [decoyGit, path.join(wt, '.git')]);
+    rmSync(path.join(wt, 'decoy'), { recursive: true });
+    writeFileSync(path.join(wt, 'agents/task/prompt.md'), 'Changed.\n');
+    const child = await repo.commitWorktree(wt, rootCommit, 'tampered');
+    expect(existsSync(marker)).toBe(false);
+    expect(child!.diff.files).toEqual(['agents/task/prompt.md']);
+    const parent = execFileSync('git', ['--git-dir', repo.gitDir, 'rev-parse', `${child!.sha}^`], {
+      encoding: 'utf8',
+    });
+    expect(parent.trim()).toBe(rootCommit);
+  });
+
+  it('reports a committed link as not a file, so the gate rejects it', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const wt = path.join(tmp, 'wt');
+    await repo.addWorktree(rootCommit, wt);
+    execFileSync('ln', ['-s', '/etc/passwd', path.join(wt, 'agents/task/passwd.txt')]);
+    const child = await repo.commitWorktree(wt, rootCommit, 'link');
+    expect(child!.diff.notFiles).toEqual(['agents/task/passwd.txt']);
+    expect(checkDiff(child!.diff)).toEqual({
+      ok: false,
+      reason: 'committed links or submodules: agents/task/passwd.txt',
+    });
   });
 });

@@ -1,8 +1,9 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type SimpleGit, simpleGit } from 'simple-git';
+import { promisify } from 'node:util';
 
 const TEMPLATE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'variant-template');
 const IDENTITY = ['user.name=hyperagents', 'user.email=hyperagents@localhost', 'commit.gpgsign=false'];
@@ -16,6 +17,8 @@ export interface DiffSummary {
   deletions: number;
   /** Paths outside `agents/`: a non-empty list rejects the child. */
   outside: string[];
+  /** Paths committed as something other than a regular file (a link, a submodule): rejects the child. */
+  notFiles: string[];
 }
 
 export interface VariantRepo {
@@ -23,7 +26,10 @@ export interface VariantRepo {
   /** Checks a commit out into a new worktree, with the project's node_modules linked in. */
   addWorktree(commit: string, dir: string): Promise<void>;
   removeWorktree(dir: string): Promise<void>;
-  /** Stages everything in the worktree and commits it if it differs from `parent`; null when nothing changed. */
+  /**
+   * Stages everything in the worktree and commits it if it differs from `parent`; null when nothing
+   * changed. Git runs on the worktree through the repo's own record of it, never through its `.git` file.
+   */
   commitWorktree(
     dir: string,
     parent: string,
@@ -36,8 +42,65 @@ export interface VariantRepo {
   diffStat(from: string, to: string): Promise<DiffSummary>;
 }
 
-function git(baseDir: string): SimpleGit {
-  return simpleGit({ baseDir, config: IDENTITY });
+const execGit = promisify(execFile);
+
+/**
+ * Config that no repository can override (the command line wins over every config file): no fsmonitor
+ * or hooks run, no external programs are started, and git reads no system or user config at all.
+ */
+const SAFE_CONFIG = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'core.untrackedCache=false',
+  'core.sshCommand=false',
+  'core.pager=cat',
+  'protocol.allow=never',
+  'diff.external=',
+  'submodule.recurse=false',
+  ...IDENTITY,
+].flatMap((setting) => ['-c', setting]);
+
+/** A clean environment: no keys, no HOME config, no GIT_* variables from the harness's own shell. */
+const GIT_ENV: Record<string, string> = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: '/nonexistent',
+  LANG: 'C',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+};
+
+/**
+ * Runs git on the variant repo with an explicit git dir (and work tree when given), from a folder no agent
+ * writes: nothing inside a worktree (its `.git` file included) can redirect or configure it.
+ */
+async function git(where: { gitDir: string; workTree?: string }, args: string[]): Promise<string> {
+  const location = [
+    '--git-dir',
+    where.gitDir,
+    ...(where.workTree === undefined ? [] : ['--work-tree', where.workTree]),
+  ];
+  const { stdout } = await execGit('git', [...location, ...SAFE_CONFIG, ...args], {
+    cwd: path.dirname(where.gitDir),
+    env: GIT_ENV,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/**
+ * The administrative folder of a worktree inside the variant repo, found from the repo's side (each
+ * `worktrees/<name>/gitdir` names its worktree), never from the worktree's agent-writable `.git` file.
+ */
+function worktreeGitDir(gitDir: string, dir: string): string {
+  const admin = path.join(gitDir, 'worktrees');
+  const expected = path.join(path.resolve(dir), '.git');
+  for (const name of existsSync(admin) ? readdirSync(admin) : []) {
+    const pointer = path.join(admin, name, 'gitdir');
+    if (existsSync(pointer) && readFileSync(pointer, 'utf8').trim() === expected)
+      return path.join(admin, name);
+  }
+  throw new Error(`${dir} is not a worktree of ${gitDir}`);
 }
 
 /**
@@ -50,31 +113,34 @@ export async function createVariantRepo(
   nodeModules: string,
 ): Promise<{ repo: VariantRepo; rootCommit: string }> {
   mkdirSync(gitDir, { recursive: true });
-  await git(gitDir).raw(['init', '--bare', '--quiet', '--initial-branch=variant-0']);
+  await git({ gitDir }, ['init', '--bare', '--quiet', '--initial-branch=variant-0']);
   const staging = `${gitDir}.staging`;
   rmSync(staging, { recursive: true, force: true });
   cpSync(agentsDir, path.join(staging, 'agents'), { recursive: true });
   cpSync(path.join(TEMPLATE_DIR, 'package.json'), path.join(staging, 'package.json'));
   cpSync(path.join(TEMPLATE_DIR, 'tsconfig.json'), path.join(staging, 'tsconfig.json'));
   cpSync(path.join(TEMPLATE_DIR, 'gitignore'), path.join(staging, '.gitignore'));
-  const g = git(staging).env({
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    GIT_DIR: gitDir,
-    GIT_WORK_TREE: staging,
-  });
-  await g.raw(['add', '--all']);
-  await g.raw(['commit', '--quiet', '-m', 'variant 0: the initial agent']);
-  const rootCommit = (await g.raw(['rev-parse', 'HEAD'])).trim();
+  const where = { gitDir, workTree: staging };
+  await git(where, ['add', '--all']);
+  await git(where, ['commit', '--quiet', '--no-verify', '-m', 'variant 0: the initial agent']);
+  const rootCommit = (await git(where, ['rev-parse', 'HEAD'])).trim();
   rmSync(staging, { recursive: true, force: true });
   return { repo: openVariantRepo(gitDir, nodeModules), rootCommit };
 }
 
 export function openVariantRepo(gitDir: string, nodeModules: string): VariantRepo {
-  const bare = git(gitDir);
+  const bare = (args: string[]): Promise<string> => git({ gitDir }, args);
   const diffStat = async (from: string, to: string): Promise<DiffSummary> => {
-    const numstat = await bare.raw(['diff', '--numstat', '--no-renames', from, to]);
-    const summary: DiffSummary = { files: [], insertions: 0, deletions: 0, outside: [] };
+    const numstat = await bare(['diff', '--numstat', '--no-renames', from, to]);
+    const summary: DiffSummary = { files: [], insertions: 0, deletions: 0, outside: [], notFiles: [] };
+    // Mode of each changed path after the change: only regular files (100644, 100755) may be committed.
+    for (const line of (await bare(['diff', '--raw', '--no-renames', from, to])).split('\n')) {
+      const [meta, file] = line.split('\t');
+      const mode = meta?.split(' ')[1];
+      if (file !== undefined && mode !== undefined && !['100644', '100755', '000000'].includes(mode)) {
+        summary.notFiles.push(file);
+      }
+    }
     for (const line of numstat.split('\n')) {
       const [added, deleted, file] = line.split('\t');
       if (file === undefined) continue;
@@ -89,28 +155,28 @@ export function openVariantRepo(gitDir: string, nodeModules: string): VariantRep
     gitDir,
     async addWorktree(commit, dir) {
       if (existsSync(dir)) await this.removeWorktree(dir);
-      await bare.raw(['worktree', 'add', '--detach', '--quiet', dir, commit]);
+      await bare(['worktree', 'add', '--detach', '--quiet', path.resolve(dir), commit]);
       symlinkSync(nodeModules, path.join(dir, 'node_modules'), 'dir');
     },
     async removeWorktree(dir) {
-      await bare.raw(['worktree', 'remove', '--force', dir]).catch(() => undefined);
+      // Not `git worktree remove`: that reads the worktree. rmSync removes links, never follows them.
       rmSync(dir, { recursive: true, force: true });
-      await bare.raw(['worktree', 'prune']);
+      await bare(['worktree', 'prune']);
     },
     async commitWorktree(dir, parent, message) {
-      const wt = git(dir);
-      await wt.raw(['add', '--all']);
-      const staged = await wt.raw(['diff', '--cached', '--name-only', parent]);
+      const where = { gitDir: worktreeGitDir(gitDir, dir), workTree: path.resolve(dir) };
+      await git(where, ['add', '--all']);
+      const staged = await git(where, ['diff', '--cached', '--name-only', parent]);
       if (staged.trim() === '') return null;
-      await wt.raw(['commit', '--quiet', '--no-verify', '-m', message]);
-      const sha = (await wt.raw(['rev-parse', 'HEAD'])).trim();
+      await git(where, ['commit', '--quiet', '--no-verify', '-m', message]);
+      const sha = (await git(where, ['rev-parse', 'HEAD'])).trim();
       return { sha, diff: await diffStat(parent, sha) };
     },
     async tagVariant(id, sha) {
-      await bare.raw(['branch', '--force', `variant-${id}`, sha]);
+      await bare(['branch', '--force', `variant-${id}`, sha]);
     },
     async taskCodeHash(commit) {
-      const listing = await bare.raw(['ls-tree', '-r', commit, '--', 'agents']);
+      const listing = await bare(['ls-tree', '-r', commit, '--', 'agents']);
       const taskSide = listing
         .split('\n')
         .filter((line) => line !== '' && !line.split('\t')[1]?.startsWith('agents/meta/'))

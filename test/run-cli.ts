@@ -43,12 +43,18 @@ export function runCli(
   env: NodeJS.ProcessEnv = {},
   cwd: string = tmpdir(),
 ): Promise<CliResult> {
+  return runNode(path.join(PROJECT_ROOT, 'bin', `${bin}.mjs`), args, childEnv(env), cwd);
+}
+
+/** Runs a node script to completion with exactly `env`, collecting its output. */
+export function runNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', `${bin}.mjs`), ...args], {
-      cwd,
-      env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {
