@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createRng } from '../domains/rng.ts';
 import { agentCommand, agentEnv } from './agent-process.ts';
-import { killGroup, track } from './child-processes.ts';
 import { taskPolicy } from './generation-session.ts';
+import { runToCompletion } from './processes.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import {
   type ArchivedVariant,
@@ -82,13 +80,20 @@ async function runSelectParent(
       [],
       agentEnv({ url: '', token: 'none' }),
     );
-    const out = await runWithInput(
+    const finished = await runToCompletion(
       command,
-      JSON.stringify(summary),
+      SELECT_TIMEOUT_MS,
       path.join(logDir(ctx, id), 'select-parent.log'),
+      JSON.stringify(summary),
     );
-    if (!out.ok) return out;
-    const last = out.stdout.trim().split('\n').pop() ?? '';
+    if (finished.timedOut) return { ok: false, reason: `it timed out after ${SELECT_TIMEOUT_MS / 1000} s` };
+    if (finished.exitCode !== 0) {
+      return {
+        ok: false,
+        reason: `it exited with code ${finished.exitCode}: ${finished.tail.split('\n').slice(-2).join(' | ')}`,
+      };
+    }
+    const last = finished.stdout.trim().split('\n').pop() ?? '';
     const picked = z.coerce.number().int().safeParse(last.trim());
     if (!picked.success || !pool.some((c) => c.id === picked.data)) {
       return { ok: false, reason: `it printed "${last.slice(0, 80)}", which is not the id of a candidate` };
@@ -97,37 +102,4 @@ async function runSelectParent(
   } finally {
     await ctx.repo.removeWorktree(worktree);
   }
-}
-
-function runWithInput(
-  command: { file: string; args: string[]; env: Record<string, string>; cwd: string },
-  input: string,
-  logFile: string,
-): Promise<{ ok: true; stdout: string } | { ok: false; reason: string }> {
-  return new Promise((resolve) => {
-    const log = createWriteStream(logFile, { flags: 'a' });
-    const child = spawn(command.file, command.args, {
-      cwd: command.cwd,
-      env: command.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
-    track(child);
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.pipe(log);
-    const timer = setTimeout(() => killGroup(child), SELECT_TIMEOUT_MS);
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ ok: false, reason: error.message });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code === 0 ? { ok: true, stdout } : { ok: false, reason: `it exited with code ${code}` });
-    });
-  });
 }
