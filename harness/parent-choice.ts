@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createRng } from '../domains/rng.ts';
@@ -71,6 +72,7 @@ async function runSelectParent(
       children: c.children,
     })),
   };
+  mkdirSync(logDir(ctx, id), { recursive: true });
   await ctx.repo.addWorktree(commit, worktree);
   try {
     const command = agentCommand(
