@@ -112,7 +112,15 @@ function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: stri
           'hyperagents, or the run never started). Start a new run instead.',
       );
     }
-    return { config: resumeConfig(cli, stored, runDir), runId: run.id, runDir };
+    const config = resumeConfig(cli, stored, runDir);
+    const spent = archive.llmTotals().costUsd;
+    if (config.budgetUsd !== null && spent >= config.budgetUsd) {
+      throw new UsageError(
+        `--resume ${ref}: the run has spent $${spent.toFixed(4)} of its $${config.budgetUsd.toFixed(4)} budget. ` +
+          'Give a larger --budget-usd to let it go further.',
+      );
+    }
+    return { config, runId: run.id, runDir };
   } finally {
     archive.close();
   }

@@ -98,6 +98,8 @@ export interface Finished {
   overLimit: string | null;
   /** The last lines of stderr and stdout, for failure reasons (redacted). */
   tail: string;
+  /** The end of stdout alone (its last 4000 characters), for commands that answer there. */
+  stdout: string;
 }
 
 export interface RunOptions {
@@ -108,6 +110,8 @@ export interface RunOptions {
   redact?: Redactor;
   /** Stops the process once the bytes under `dir` grew by more than `maxBytes` (polled). */
   diskWatch?: { dir: string; maxBytes: number };
+  /** Written to the command's stdin, which is then closed; without it stdin is empty. */
+  input?: string;
 }
 
 const DISK_POLL_MS = 2000;
@@ -124,16 +128,22 @@ export function runToCompletion(command: CommandSpec, options: RunOptions): Prom
     log = openCappedLog(options.logFile, options.outputCapBytes ?? DEFAULT_LIMITS.outputKb * 1024, redact);
   } catch (error) {
     const reason = `the harness refused to open its log ${options.logFile}: ${(error as Error).message}`;
-    return Promise.resolve({ exitCode: null, timedOut: false, overLimit: null, tail: reason });
+    return Promise.resolve({ exitCode: null, timedOut: false, overLimit: null, tail: reason, stdout: '' });
   }
   return new Promise((resolve) => {
     let tail = '';
-    const child = startTracked(command, 'ignore');
+    let stdout = '';
+    const child = startTracked(command, options.input === undefined ? 'ignore' : 'pipe');
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(options.input);
     const collect = (chunk: Buffer): void => {
       log.write(chunk);
       tail = (tail + chunk.toString()).slice(-4000);
     };
-    child.stdout?.on('data', collect);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout = (stdout + chunk.toString()).slice(-4000);
+      collect(chunk);
+    });
     child.stderr?.on('data', collect);
     let timedOut = false;
     let overLimit: string | null = null;
@@ -158,7 +168,7 @@ export function runToCompletion(command: CommandSpec, options: RunOptions): Prom
       clearTimeout(timer);
       if (poller !== undefined) clearInterval(poller);
       log.close();
-      resolve({ exitCode, timedOut, overLimit, tail: redact(lastLines(tail, 8)) });
+      resolve({ exitCode, timedOut, overLimit, tail: redact(lastLines(tail, 8)), stdout });
     };
     child.on('error', (error) => {
       collect(Buffer.from(`${error.message}\n`));

@@ -1,9 +1,9 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createRng } from '../domains/rng.ts';
-import { agentCommand, agentEnv, type CommandSpec, killGroup, startTracked } from './agent-processes.ts';
-import { type CappedLog, openCappedLog } from './capped-output.ts';
-import { taskPolicy } from './generation-session.ts';
+import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
+import { harnessLog, taskPolicy } from './generation-session.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import {
   type ArchivedVariant,
@@ -71,6 +71,7 @@ async function runSelectParent(
       children: c.children,
     })),
   };
+  mkdirSync(logDir(ctx, id), { recursive: true });
   await ctx.repo.addWorktree(commit, worktree);
   try {
     const command = agentCommand(
@@ -80,15 +81,19 @@ async function runSelectParent(
       [],
       agentEnv({ url: '', token: 'none' }),
     );
-    const out = await runWithInput(command, JSON.stringify(summary), () =>
-      openCappedLog(
-        path.join(logDir(ctx, id), 'select-parent.log'),
-        ctx.config.limits.outputKb * 1024,
-        ctx.archive.redact,
-      ),
-    );
-    if (!out.ok) return out;
-    const last = out.stdout.trim().split('\n').pop() ?? '';
+    const finished = await runToCompletion(command, {
+      ...harnessLog(ctx, path.join(logDir(ctx, id), 'select-parent.log')),
+      timeoutMs: SELECT_TIMEOUT_MS,
+      input: JSON.stringify(summary),
+    });
+    if (finished.timedOut) return { ok: false, reason: `it timed out after ${SELECT_TIMEOUT_MS / 1000} s` };
+    if (finished.exitCode !== 0) {
+      return {
+        ok: false,
+        reason: `it exited with code ${finished.exitCode}: ${finished.tail.split('\n').slice(-2).join(' | ')}`,
+      };
+    }
+    const last = finished.stdout.trim().split('\n').pop() ?? '';
     const picked = z.coerce.number().int().safeParse(last.trim());
     if (!picked.success || !pool.some((c) => c.id === picked.data)) {
       return { ok: false, reason: `it printed "${last.slice(0, 80)}", which is not the id of a candidate` };
@@ -97,43 +102,4 @@ async function runSelectParent(
   } finally {
     await ctx.repo.removeWorktree(worktree);
   }
-}
-
-/** What the chooser prints is read up to this size; its answer is one id on the last line. */
-const MAX_CHOOSER_STDOUT = 64 * 1024;
-
-function runWithInput(
-  command: CommandSpec,
-  input: string,
-  openLog: () => CappedLog,
-): Promise<{ ok: true; stdout: string } | { ok: false; reason: string }> {
-  let log: CappedLog;
-  try {
-    log = openLog();
-  } catch (error) {
-    return Promise.resolve({
-      ok: false,
-      reason: `the harness refused to open its log: ${(error as Error).message}`,
-    });
-  }
-  return new Promise((resolve) => {
-    const child = startTracked(command, 'pipe');
-    let stdout = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      stdout = (stdout + c.toString()).slice(-MAX_CHOOSER_STDOUT);
-    });
-    child.stderr?.on('data', (c: Buffer) => log.write(c));
-    const timer = setTimeout(() => killGroup(child), SELECT_TIMEOUT_MS);
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(input);
-    const finish = (result: { ok: true; stdout: string } | { ok: false; reason: string }): void => {
-      clearTimeout(timer);
-      log.close();
-      resolve(result);
-    };
-    child.on('error', (error) => finish({ ok: false, reason: error.message }));
-    child.on('close', (code) =>
-      finish(code === 0 ? { ok: true, stdout } : { ok: false, reason: `it exited with code ${code}` }),
-    );
-  });
 }
