@@ -131,13 +131,9 @@ export function cgroupSupport(): CgroupSupport {
     const support = detectCgroups();
     for (const c of support.controllers) sweepStale(path.dirname(c.base));
     detected = support;
-    // The per-run folders are empty once every agent process has ended.
+    // Every agent process has ended by now (their trees die with them), so their cgroups can go.
     process.once('exit', () => {
-      for (const c of support.controllers) {
-        try {
-          rmdirSync(c.base);
-        } catch {}
-      }
+      for (const c of support.controllers) sweep(c.base);
     });
   }
   return detected;
@@ -213,11 +209,17 @@ function sweepStale(parent: string): void {
     for (const name of readdirSync(parent)) {
       const pid = /^hyperagents-(\d+)$/.exec(name)?.[1];
       if (pid === undefined || alive(Number(pid))) continue;
-      const dir = path.join(parent, name);
-      for (const child of readdirSync(dir)) if (/^p\d+$/.test(child)) removeCgroup(path.join(dir, child));
-      removeCgroup(dir);
+      sweep(path.join(parent, name));
     }
   } catch {}
+}
+
+/** Removes a harness process's cgroup folder and the empty cgroups of its agent processes. Never throws. */
+function sweep(base: string): void {
+  try {
+    for (const child of readdirSync(base)) if (/^p\d+$/.test(child)) removeCgroup(path.join(base, child));
+  } catch {}
+  removeCgroup(base);
 }
 
 /** What the archive records about how a run's agent processes were confined. */

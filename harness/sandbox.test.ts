@@ -138,14 +138,22 @@ describe.skipIf(!bwrapAvailable())('the bubblewrap sandbox', () => {
     );
     const child = spawn(command.file, command.args, { env: command.env, stdio: 'ignore', detached: true });
     try {
-      await new Promise<void>((resolve) => {
+      // The agent is ready once its `sleep` runs: found from the host, by walking the process tree.
+      const sleeper = await new Promise<number>((resolve) => {
         const poll = setInterval(() => {
-          if (existsSync(marker)) resolve(clearInterval(poll));
+          const found = descendants(child.pid!).find((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep');
+            } catch {
+              return false;
+            }
+          });
+          if (found !== undefined && existsSync(marker)) {
+            clearInterval(poll);
+            resolve(found);
+          }
         }, 100);
       });
-      const sleeper = descendants(child.pid!).find((pid) =>
-        readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep'),
-      );
       expect(sleeper).toBeDefined();
       const status = readFileSync(`/proc/${sleeper}/status`, 'utf8');
       expect(/CapEff:\s+(\w+)/.exec(status)?.[1]).toBe('0000000000000000');
