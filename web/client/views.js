@@ -230,20 +230,27 @@
         { label: 'lineage of the best', values: lineageValues, color: '#d4a017', width: 2 },
       ],
     });
-    const t0 = spend.length > 0 ? Date.parse(spend[0].ts) : 0;
-    HA.chart(spendChart, {
-      x: spend.length > 0 ? spend.map((p) => (Date.parse(p.ts) - t0) / 1000) : [0],
-      xLabel: 'seconds since the first call',
-      yLabel: 'spend ($)',
-      series: [
-        {
-          label: 'spend',
-          values: spend.length > 0 ? spend.map((p) => p.costUsd) : [0],
-          color: '#1f77b4',
-          showPoints: false,
-        },
-      ],
-    });
+    const spent = spend.length > 0 ? spend[spend.length - 1].costUsd : 0;
+    if (spent === 0) {
+      HA.fill(
+        spendChart,
+        h(
+          'p',
+          { class: 'muted' },
+          `No spend recorded in ${run.llmCalls} model call(s)${run.simulated ? ' (the simulated model is free)' : ''}.`,
+        ),
+      );
+    } else {
+      const t0 = Date.parse(spend[0].ts);
+      HA.chart(spendChart, {
+        x: spend.map((p) => (Date.parse(p.ts) - t0) / 1000),
+        xLabel: 'seconds since the first call',
+        yLabel: 'spend ($)',
+        series: [
+          { label: 'spend', values: spend.map((p) => p.costUsd), color: '#1f77b4', showPoints: false },
+        ],
+      });
+    }
     HA.tree(tree, variants, { runId: run.id, scoreOf, bestLineage, range: scoreRange });
     return run;
   };
