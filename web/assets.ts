@@ -19,7 +19,9 @@ export const ASSETS = {
   'util.js': path.join(WEB_DIR, 'client', 'util.js'),
   'charts.js': path.join(WEB_DIR, 'client', 'charts.js'),
   'tree.js': path.join(WEB_DIR, 'client', 'tree.js'),
-  'views.js': path.join(WEB_DIR, 'client', 'views.js'),
+  'views-run.js': path.join(WEB_DIR, 'client', 'views-run.js'),
+  'views-variant.js': path.join(WEB_DIR, 'client', 'views-variant.js'),
+  'views-compare.js': path.join(WEB_DIR, 'client', 'views-compare.js'),
   'app.js': path.join(WEB_DIR, 'client', 'app.js'),
 } as const;
 
@@ -34,7 +36,9 @@ export const SCRIPTS: readonly AssetName[] = [
   'util.js',
   'charts.js',
   'tree.js',
-  'views.js',
+  'views-run.js',
+  'views-variant.js',
+  'views-compare.js',
   'app.js',
 ];
 

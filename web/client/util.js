@@ -6,6 +6,8 @@ window.HA = window.HA || {};
   const HA = window.HA;
   const mode = document.body.dataset.mode === 'report' ? 'report' : 'serve';
   HA.mode = mode;
+  /** The pages, by name: filled by views-*.js, routed to by app.js. */
+  HA.views = {};
   const reportData =
     mode === 'report' ? JSON.parse(document.getElementById('report-data').textContent || '{}') : null;
 
@@ -131,4 +133,22 @@ window.HA = window.HA || {};
     }
     return path;
   };
+
+  // Page paths and the pieces every page header uses.
+  HA.runPath = (id) => `/runs/${encodeURIComponent(id)}`;
+  HA.variantPath = (run, id) => `${HA.runPath(run)}/variants/${id}`;
+  HA.stateBadge = (state) => HA.badge(state, state);
+  HA.simBadge = (run) => (run.simulated ? HA.badge('simulated', 'sim') : null);
+
+  /** The trail above a page: all runs / the run / `here`. */
+  HA.crumbs = (runId, here) =>
+    HA.h(
+      'p',
+      { class: 'crumbs' },
+      HA.h('a', { href: HA.href('/') }, 'runs'),
+      ' / ',
+      HA.h('a', { href: HA.href(HA.runPath(runId)) }, runId),
+      ' / ',
+      here,
+    );
 })();

@@ -1,0 +1,268 @@
+// The page of one variant, and the comparison of two variants of a run.
+
+(() => {
+  const HA = window.HA;
+  const { h, runPath, variantPath, crumbs } = HA;
+
+  const diffView = (patch) => {
+    const box = h('div', { class: 'diff', id: 'diff' });
+    if (patch === '') box.appendChild(h('p', {}, 'No change.'));
+    // diff2html escapes the patch text it renders.
+    else
+      box.innerHTML = Diff2Html.html(patch, {
+        drawFileList: true,
+        outputFormat: 'line-by-line',
+        matching: 'lines',
+      });
+    return box;
+  };
+
+  HA.views.variant = async (el, { run: runId, id }) => {
+    const d = await HA.get(variantPath(runId, id));
+    const v = d.variant;
+    const delta =
+      v.score !== null && d.parent && d.parent.score !== null
+        ? ` (${HA.signed(v.score - d.parent.score)} on its parent)`
+        : '';
+    const diffBox = h('div', {}, h('p', { class: 'muted' }, 'Loading the diff…'));
+    const showDiff = async (from) => {
+      try {
+        const fromVariant = d.others.find((o) => o.id === from);
+        if (from === null || !v.commit) {
+          HA.fill(
+            diffBox,
+            h(
+              'p',
+              {},
+              v.commit
+                ? 'The initial agent: nothing to diff against.'
+                : 'This variant has no commit: its change was never recorded.',
+            ),
+          );
+          return;
+        }
+        const { patch } = await HA.get(`${runPath(runId)}/diff/${from}/${v.id}`);
+        HA.fill(
+          diffBox,
+          h(
+            'p',
+            { class: 'muted' },
+            `Against variant ${from}${fromVariant ? ` (${fromVariant.outcome})` : ''}:`,
+          ),
+          diffView(patch),
+        );
+      } catch (error) {
+        HA.fill(diffBox, h('p', { class: 'error' }, error.message));
+      }
+    };
+    const picker = h(
+      'select',
+      { id: 'diff-against', onchange: (e) => showDiff(Number(e.target.value)) },
+      d.others
+        .filter((o) => o.id !== v.id)
+        .map((o) =>
+          h(
+            'option',
+            { value: o.id, selected: o.id === v.parent ? 'selected' : null },
+            `variant ${o.id} (${o.outcome}, ${HA.score(o.score)})${o.id === v.parent ? ' — parent' : ''}`,
+          ),
+        ),
+    );
+    const comparePick = h(
+      'select',
+      { id: 'compare-with' },
+      d.others
+        .filter((o) => o.id !== v.id)
+        .map((o) =>
+          h('option', { value: o.id, selected: o.id === v.parent ? 'selected' : null }, `variant ${o.id}`),
+        ),
+    );
+    const compareLink = h('a', { class: 'button', href: '#' }, 'Compare tasks');
+    const setCompare = () =>
+      compareLink.setAttribute('href', HA.href(`${runPath(runId)}/compare/${v.id}/${comparePick.value}`));
+    comparePick.addEventListener('change', setCompare);
+    setCompare();
+
+    const scoreRows = [];
+    for (const [domain, splits] of Object.entries(v.scores))
+      for (const [split, s] of Object.entries(splits))
+        scoreRows.push([
+          domain,
+          split,
+          s.stage,
+          HA.score(s.score),
+          String(s.correct),
+          String(s.wrong),
+          String(s.parseFailures),
+          String(s.errors),
+          `${s.nTasks}/${s.nTotal}`,
+        ]);
+    const failedOnly = h('input', { type: 'checkbox', id: 'failed-only' });
+    const tasksBox = h('div', {});
+    const drawTasks = () => {
+      const rows = d.tasks
+        .filter((t) => !failedOnly.checked || t.outcome !== 'correct')
+        .map((t) => [
+          t.domain,
+          t.split,
+          t.task_id,
+          h('div', { class: 'cell-text' }, HA.inputText(t.input)),
+          h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction),
+          h('div', { class: 'cell-text' }, t.split === 'test' ? 'hidden (test split)' : HA.text(t.expected)),
+          t.outcome === 'correct' ? '✓' : '✗',
+          t.outcome === 'parse_failure'
+            ? 'parse failure'
+            : t.outcome === 'error'
+              ? `error: ${t.error || ''}`
+              : '',
+          t.latency_ms === null ? '–' : `${t.latency_ms} ms`,
+          HA.usd(t.cost_usd),
+        ]);
+      HA.fill(
+        tasksBox,
+        h('p', { class: 'muted' }, `${rows.length} task(s)`),
+        h(
+          'div',
+          { class: 'scroll' },
+          HA.table(
+            [
+              'domain',
+              'split',
+              'task',
+              'input',
+              'prediction',
+              'expected',
+              'correct',
+              'failure',
+              'latency',
+              'cost',
+            ],
+            rows,
+            { id: 'tasks' },
+          ),
+        ),
+      );
+    };
+    failedOnly.addEventListener('change', drawTasks);
+    drawTasks();
+
+    const t = d.transcript;
+    const transcript =
+      t === null
+        ? h(
+            'p',
+            { class: 'muted' },
+            v.parent === null
+              ? 'The initial agent was not made by a MetaAgent.'
+              : 'The MetaAgent left no transcript.',
+          )
+        : h(
+            'div',
+            { id: 'transcript' },
+            h(
+              'p',
+              {},
+              `Status ${t.status}, ${t.toolCalls ?? '?'} tool calls, ${t.messages.length} messages.`,
+            ),
+            t.messages.map((m) =>
+              h(
+                'details',
+                { class: `msg msg-${m.role}`, open: m.role === 'assistant' ? 'open' : null },
+                h(
+                  'summary',
+                  {},
+                  m.role,
+                  m.toolCalls && m.toolCalls.length > 0
+                    ? ` → ${m.toolCalls.map((c) => c.name).join(', ')}`
+                    : '',
+                ),
+                h('pre', {}, m.content),
+                m.toolCalls && m.toolCalls.length > 0
+                  ? h('pre', { class: 'tool-calls' }, JSON.stringify(m.toolCalls, null, 2))
+                  : null,
+              ),
+            ),
+          );
+    const calls = HA.table(
+      ['time', 'role', 'model', 'input', 'output', 'cache read', 'reasoning', 'cost', 'latency', 'status'],
+      d.llmCalls.map((c) => [
+        c.ts.slice(11, 19),
+        c.role,
+        c.model,
+        String(c.inputTokens),
+        String(c.outputTokens),
+        String(c.cacheReadTokens),
+        String(c.reasoningTokens),
+        HA.usd(c.costUsd),
+        `${c.latencyMs} ms`,
+        c.error ? `${c.status}: ${c.error}` : c.status,
+      ]),
+      { id: 'llm-calls' },
+    );
+    const tokens = d.llmCalls.reduce((n, c) => n + c.inputTokens + c.outputTokens, 0);
+
+    HA.fill(
+      el,
+      crumbs(runId, `variant ${v.id}`),
+      h('h1', {}, `Variant ${v.id} `, HA.badge(v.outcome, v.outcome)),
+      h(
+        'p',
+        { class: 'facts' },
+        `score ${HA.score(v.score)}${delta} · parent `,
+        v.parent === null
+          ? 'none'
+          : h('a', { href: HA.href(variantPath(runId, v.parent)) }, String(v.parent)),
+        ` · lineage ${d.lineage.join(' → ')} · commit ${v.commit ? v.commit.slice(0, 10) : 'none'} · ${HA.usd(v.costUsd)} in ${v.llmCalls} calls`,
+      ),
+      v.selectionReason ? h('p', { class: 'muted' }, `Chosen as a parent by: ${v.selectionReason}`) : null,
+      v.failureReason ? h('p', { class: 'error', id: 'failure' }, `Failed: ${v.failureReason}`) : null,
+      HA.section(
+        "The MetaAgent's summary",
+        h('pre', { class: 'summary', id: 'summary' }, t?.summary ? t.summary : '–'),
+      ),
+      HA.section(
+        'Scores',
+        scoreRows.length === 0
+          ? h('p', {}, 'Not evaluated.')
+          : HA.table(
+              ['domain', 'split', 'stage', 'score', 'correct', 'wrong', 'parse failures', 'errors', 'tasks'],
+              scoreRows,
+              { id: 'scores' },
+            ),
+      ),
+      HA.section(
+        'Change',
+        h('p', {}, 'Diff against ', picker, ' · ', comparePick, ' ', compareLink),
+        diffBox,
+      ),
+      HA.section('Tasks', h('label', {}, failedOnly, ' only tasks it did not solve'), tasksBox),
+      HA.section('MetaAgent transcript', transcript),
+      HA.section(
+        `Model calls (${d.llmCalls.length}, ${tokens} tokens)`,
+        h('div', { class: 'scroll' }, calls),
+      ),
+    );
+    await showDiff(v.parent);
+  };
+
+  HA.views.compareVariants = async (el, { run: runId, a, b }) => {
+    const d = await HA.get(`${runPath(runId)}/compare/${a}/${b}`);
+    const list = (rows) =>
+      HA.table(
+        ['domain', 'split', 'task', 'prediction'],
+        rows.map((t) => [t.domain, t.split, t.task_id, t.prediction === null ? '–' : t.prediction]),
+      );
+    HA.fill(
+      el,
+      crumbs(runId, `variant ${a} vs ${b}`),
+      h('h1', {}, `Variant ${a} vs variant ${b}`),
+      h(
+        'p',
+        { class: 'facts', id: 'compare-counts' },
+        `both solve ${d.both} · neither ${d.neither} · only ${a}: ${d.onlyA.length} · only ${b}: ${d.onlyB.length}`,
+      ),
+      HA.section(`Solved by variant ${a}, not by ${b}`, list(d.onlyA)),
+      HA.section(`Solved by variant ${b}, not by ${a}`, list(d.onlyB)),
+    );
+  };
+})();
