@@ -39,7 +39,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'generations-per-hour': async () => {
     const latencyMs = 500;
     console.log(
-      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 10 tasks per split, 4 eval workers`,
+      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 6 tasks per split, 4 eval workers`,
     );
     for (const line of await benchGenerationsPerHour([1, 2, 4], 4, latencyMs)) console.log(line);
   },

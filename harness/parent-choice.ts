@@ -90,7 +90,7 @@ async function runSelectParent(
     if (finished.exitCode !== 0) {
       return {
         ok: false,
-        reason: `it exited with code ${finished.exitCode}: ${finished.tail.split('\n').slice(-2).join(' | ')}`,
+        reason: `it exited with code ${finished.exitCode}: ${errorLine(finished.tail)}`,
       };
     }
     const last = finished.stdout.trim().split('\n').pop() ?? '';
@@ -102,4 +102,10 @@ async function runSelectParent(
   } finally {
     await ctx.repo.removeWorktree(worktree);
   }
+}
+
+/** The line of an output that names the error (a thrown Error's message), else its last line. */
+function errorLine(tail: string): string {
+  const lines = tail.split('\n').filter((l) => l.trim() !== '');
+  return (lines.find((l) => /\b\w*Error\b/.test(l)) ?? lines.at(-1) ?? '').trim().slice(0, 200);
 }
