@@ -3,7 +3,8 @@ import type { Redactor } from '../archive/redact.ts';
 
 /** The note left where a text was cut. */
 export function cutNote(capBytes: number, dropped: number): string {
-  return `\n[hyperagents: cut here; the output passed the ${Math.round(capBytes / 1024)} KiB limit (--max-output-kb), ${dropped} more bytes were not kept]\n`;
+  const limit = capBytes >= 1024 ? `${Math.round(capBytes / 1024)} KiB` : `${capBytes}-byte`;
+  return `\n[hyperagents: cut here; the output passed the ${limit} limit (--max-output-kb), ${dropped} more bytes were not kept]\n`;
 }
 
 /** `text` cut to at most `capBytes` bytes of UTF-8, with a note where it was cut. Pure. */
