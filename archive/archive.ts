@@ -68,6 +68,8 @@ export interface TaskOutcomeRecord {
   rawOutput: string;
   score: number;
   error: string | null;
+  /** What the grader said beside the score (e.g. "3/4 tests passed"). */
+  detail?: string | null;
   latencyMs: number | null;
   costUsd: number;
 }
@@ -92,6 +94,7 @@ export const TaskResultRow = z.object({
   raw_output: z.string().nullable(),
   score: z.number(),
   error: z.string().nullable(),
+  detail: z.string().nullable().optional(),
   latency_ms: z.number().nullable(),
   cost_usd: z.number(),
   reused: flag,
@@ -137,14 +140,15 @@ export function openArchive(file: string) {
   const insertTaskResult = db.prepare(`
     INSERT OR REPLACE INTO task_results
       (variant_id, domain, split, task_id, outcome, prediction, raw_output, score, error, latency_ms,
-       cost_usd, reused, code_hash, task_model, created_at)
+       cost_usd, reused, code_hash, task_model, created_at, detail)
     VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
-       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt)`);
+       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail)`);
   const putTaskResults = db.transaction((rows: TaskResultInput[]) => {
     for (const r of rows) {
       insertTaskResult.run({
         ...r,
         prediction: r.prediction === undefined ? null : JSON.stringify(r.prediction),
+        detail: r.detail ?? null,
         reused: r.reused ? 1 : 0,
         createdAt: now(),
       });

@@ -107,4 +107,10 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE variants ADD COLUMN selection_score REAL;
     `,
   },
+  {
+    name: '006-task-result-detail',
+    sql: `
+      ALTER TABLE task_results ADD COLUMN detail TEXT;
+    `,
+  },
 ];

@@ -67,6 +67,7 @@ async function evaluateVariant(
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,
     concurrency: ctx.config.evalWorkers,
+    grading: ctx.grading,
     onTask: (done: number, total: number) => ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`),
   };
   if (!ctx.config.skipStagedEval && id !== 0) {

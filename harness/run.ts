@@ -11,6 +11,7 @@ import { createRng } from '../domains/rng.ts';
 import { killAll } from './child-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { evaluateInitial, runGeneration } from './generation.ts';
+import { createGradeContext } from './grade-context.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import { scoresBySplit } from './scoring.ts';
@@ -128,6 +129,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       domains: deps.domains,
       gateway,
       sandbox: deps.sandbox,
+      grading: createGradeContext({ sandbox: deps.sandbox, nodeModules }),
       cacheable: deps.cacheable,
       progress: deps.progress,
       status: deps.status,
