@@ -126,6 +126,7 @@ async function prepare(argv: string[]) {
     }
   }
   const domains = await loadDomainTasks(config);
+  if ('error' in domains) throw new UsageError(domains.error);
   const chosen =
     fallback.key !== undefined && [config.metaModel, config.taskModel].includes(fallback.model)
       ? `Model: ${fallback.model}, chosen because ${fallback.key} is set. Pass --model to choose another ` +

@@ -6,7 +6,8 @@ import { type Archive, type LlmCallInput, openArchive } from '../archive/archive
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { LoopConfig } from '../cli/loop-args.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
-import { loadDomain } from '../domains/discover.ts';
+import { openDomain } from '../domains/open-domain.ts';
+import { parseDomainRefs } from '../domains/reference.ts';
 import { createRng } from '../domains/rng.ts';
 import { killAll } from './child-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
@@ -52,11 +53,18 @@ export function defaultRunId(now = new Date()): string {
   );
 }
 
-/** Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. */
-export async function loadDomainTasks(config: LoopConfig): Promise<DomainTasks[]> {
+/**
+ * Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. A reference the
+ * user must fix (a missing file, a field that is not there) is returned as a message.
+ */
+export async function loadDomainTasks(config: LoopConfig): Promise<DomainTasks[] | { error: string }> {
   const out: DomainTasks[] = [];
-  for (const name of config.domains) {
-    const loaded = await loadDomain(name);
+  const refs = parseDomainRefs(config.domains);
+  if (!refs.ok) return { error: refs.message };
+  for (const ref of refs.refs) {
+    const opened = await openDomain(ref, config.dataset);
+    if (!opened.ok) return { error: opened.message };
+    const loaded = opened.domain;
     const domain =
       config.stagedSamples === null ? loaded : { ...loaded, stagedSamples: config.stagedSamples };
     const splits: DomainTasks['splits'] = {};
@@ -108,7 +116,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       metaModel: config.metaModel,
       taskModel: config.taskModel,
       simulated: deps.simulated,
-      domains: config.domains,
+      domains: deps.domains.map((d) => d.domain.name),
       config,
     });
     const nodeModules = path.join(PROJECT_ROOT, 'node_modules');

@@ -207,6 +207,6 @@ export const LIST_TASKS: readonly CodeTask[] = [
       ['wrap("extraordinary day", 5)', '["extraordinary", "day"]'],
     ],
     solution:
-      'const lines: string[] = [];\n  for (const word of text.split(/\\s+/).filter(Boolean)) {\n    const last = lines[lines.length - 1];\n    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;\n    else lines.push(word);\n  }\n  return lines;',
+      'const lines: string[] = [];\n  for (const word of text.split(/\\s+/).filter(Boolean)) {\n    const last = lines[lines.length - 1];\n    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = last + " " + word;\n    else lines.push(word);\n  }\n  return lines;',
   },
 ];
