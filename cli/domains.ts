@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import yargs from 'yargs';
-import { ALL_SPLITS, type Domain } from '../domains/define-domain.ts';
+import { ALL_SPLITS, type Domain, type Split } from '../domains/define-domain.ts';
 import { listDomainNames, loadDomain } from '../domains/discover.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { DOMAIN_REF_HELP, parseDomainRef } from '../domains/reference.ts';
@@ -45,19 +45,22 @@ function builder(argv: string[]) {
 interface Listed {
   name: string;
   description: string;
-  splits: Partial<Record<(typeof ALL_SPLITS)[number], number>>;
+  splits: Split[];
+  /** Tasks per split. */
+  sizes: Partial<Record<Split, number>>;
   metric: string;
   stagedSamples: number;
 }
 
 async function describeDomain(domain: Domain): Promise<Listed> {
-  const splits: Listed['splits'] = {};
+  const sizes: Listed['sizes'] = {};
   for (const split of ALL_SPLITS)
-    if (domain.splits.includes(split)) splits[split] = (await domain.load(split)).length;
+    if (domain.splits.includes(split)) sizes[split] = (await domain.load(split)).length;
   return {
     name: domain.name,
     description: domain.description,
-    splits,
+    splits: [...domain.splits],
+    sizes,
     metric: domain.metric,
     stagedSamples: domain.stagedSamples,
   };
@@ -71,7 +74,7 @@ async function list(json: boolean): Promise<void> {
     return;
   }
   for (const r of rows) {
-    const sizes = Object.entries(r.splits)
+    const sizes = Object.entries(r.sizes)
       .map(([s, n]) => `${s} ${n}`)
       .join(', ');
     process.stdout.write(

@@ -9,6 +9,9 @@ import { createGradeContext } from '../harness/grade-context.ts';
 import { resolveSandbox } from '../harness/sandbox.ts';
 import { defineDomain, type Split } from './define-domain.ts';
 import { listDomainNames, loadDomain } from './discover.ts';
+import { openDomain } from './open-domain.ts';
+import { parseDomainRef } from './reference.ts';
+import { INITIALS, LEAP_DAYS, writeExercises } from './testing/exercise-fixtures.ts';
 
 const nodeModules = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules');
 const sandbox = resolveSandbox('auto');
@@ -31,6 +34,30 @@ describe.each(names)('domain %s', (name) => {
     expect(report.score).toBe(1);
     expect(report.tasks).toBeGreaterThan(0);
   }, 600_000);
+});
+
+describe('sources made in a test', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'sources-'));
+    writeFileSync(path.join(dir, 'qa.csv'), 'id,q,answer\n1,"a, b?",x\n2,"say ""c""",y\n3,d,z\n4,e,w\n');
+    writeExercises(path.join(dir, 'ex'), [LEAP_DAYS, INITIALS]);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each(['dataset:qa.csv', 'exercism:ex'])(
+    '%s passes every conformance check',
+    async (text) => {
+      const parsed = parseDomainRef(text.replace(/:/, `:${dir}/`));
+      if (!parsed.ok) throw new Error(parsed.message);
+      const opened = await openDomain(parsed.ref);
+      if (!opened.ok) throw new Error(opened.message);
+      const report = await checkDomain(opened.domain, ctx);
+      expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+      expect(report.score).toBe(1);
+    },
+    300_000,
+  );
 });
 
 describe('defineDomain', () => {
