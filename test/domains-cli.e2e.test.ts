@@ -236,3 +236,50 @@ describe('the README "Add a domain" section', () => {
     }, 300_000);
   });
 });
+
+describe('generate-loop over a shipped domain, an exercise folder and a dataset at once', () => {
+  it('runs end to end on the simulated model, which knows every gold answer', async () => {
+    const out = path.join(dir, 'runs-mixed');
+    const result = await runCli(
+      'generate-loop',
+      [
+        '--domains',
+        'code,exercism:exercises,gsm=dataset:gsm.jsonl',
+        ...gsmFlags,
+        '--model',
+        'sim',
+        '--generations',
+        '1',
+        '--eval-samples',
+        '3',
+        '--out',
+        out,
+        '--run-id',
+        'mixed',
+        '--json',
+        '--quiet',
+      ],
+      {},
+      dir,
+    );
+    expect(result.stderr).not.toMatch(/failed:/);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(Object.keys(summary.variants[0].scores).sort()).toEqual(['code', 'exercises', 'gsm']);
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(out, 'mixed', 'archive.sqlite'), { readonly: true });
+    const rows = db
+      .prepare('SELECT domain, outcome, detail FROM task_results WHERE variant_id = 0')
+      .all() as {
+      domain: string;
+      outcome: string;
+      detail: string | null;
+    }[];
+    db.close();
+    expect(new Set(rows.map((r) => r.domain))).toEqual(new Set(['code', 'exercises', 'gsm']));
+    expect(rows.some((r) => r.outcome === 'correct')).toBe(true);
+    for (const r of rows.filter((r) => r.domain !== 'gsm' && r.outcome !== 'parse_failure')) {
+      expect(r.detail).toMatch(/^\d+\/\d+ tests passed|limit/);
+    }
+  }, 600_000);
+});
