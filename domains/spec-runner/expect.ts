@@ -103,9 +103,22 @@ function property(
 
 type Check = (actual: unknown, ...args: unknown[]) => { pass: boolean; message: string };
 
+function thrownCheck(a: unknown, e: unknown): { pass: boolean; message: string } {
+  if (typeof a !== 'function') return { pass: false, message: 'expected a function' };
+  try {
+    (a as () => unknown)();
+  } catch (error) {
+    return {
+      pass: thrownMatches(error, e),
+      message: `expected a throw matching ${show(e)}, got ${show(error)}`,
+    };
+  }
+  return { pass: false, message: 'expected the function to throw' };
+}
+
 const lengthOf = (v: unknown): unknown => (v as { length?: unknown } | null)?.length;
 
-const CHECKS: Record<string, Check> = {
+const CHECKS = {
   toBe: (a, e) => ({ pass: Object.is(a, e), message: `expected ${show(a)} to be ${show(e)}` }),
   toEqual: (a, e) => ({ pass: equals(a, e), message: `expected ${show(a)} to equal ${show(e)}` }),
   toStrictEqual: (a, e) => ({
@@ -179,19 +192,19 @@ const CHECKS: Record<string, Check> = {
     }
     return { pass: false, message: 'expected the function to throw' };
   },
-  toThrowError: (a, e) => CHECKS.toThrow!(a, e),
-};
+  toThrowError: (a: unknown, e?: unknown) => thrownCheck(a, e),
+} satisfies Record<string, Check>;
 
 /** Rethrows a rejected or resolved promise's value so `toThrow` can look at it. */
 const thrower = (value: unknown) => () => {
   throw value;
 };
 
-type Assertions = Record<string, (...args: unknown[]) => unknown>;
+type Assertions = Record<keyof typeof CHECKS, (...args: unknown[]) => unknown>;
 
 function assertions(actual: unknown, negate: boolean, wrap?: (check: () => void) => unknown): Assertions {
-  const out: Assertions = {};
-  for (const [name, check] of Object.entries(CHECKS)) {
+  const out = {} as Assertions;
+  for (const [name, check] of Object.entries(CHECKS) as [keyof typeof CHECKS, Check][]) {
     out[name] = (...args: unknown[]) => {
       const run = (value: unknown): void => {
         const result = check(value, ...args);
@@ -205,8 +218,8 @@ function assertions(actual: unknown, negate: boolean, wrap?: (check: () => void)
 }
 
 function settled(actual: unknown, want: 'resolves' | 'rejects', negate: boolean): Assertions {
-  const out: Assertions = {};
-  for (const name of Object.keys(CHECKS)) {
+  const out = {} as Assertions;
+  for (const name of Object.keys(CHECKS) as (keyof typeof CHECKS)[]) {
     out[name] = async (...args: unknown[]) => {
       let value: unknown;
       try {
@@ -216,7 +229,7 @@ function settled(actual: unknown, want: 'resolves' | 'rejects', negate: boolean)
         if (error instanceof AssertionError || want === 'resolves') throw error;
         value = name.startsWith('toThrow') ? thrower(error) : error;
       }
-      assertions(value, negate)[name]!(...args);
+      assertions(value, negate)[name](...args);
     };
   }
   return out;
