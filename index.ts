@@ -6,9 +6,11 @@ export {
   type Domain,
   type DomainSpec,
   defineDomain,
+  type Grade,
   type Split,
   type Task,
 } from './domains/define-domain.ts';
+export type { CommandResult, GradeContext, SandboxedCommand } from './domains/grade-context.ts';
 export {
   type Candidate,
   PARENT_SELECTIONS,

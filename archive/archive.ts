@@ -87,6 +87,8 @@ export interface TaskOutcomeRecord {
   rawOutput: string;
   score: number;
   error: string | null;
+  /** What the grader said beside the score (e.g. "3/4 tests passed"). */
+  detail?: string | null;
   latencyMs: number | null;
   costUsd: number;
 }
@@ -111,6 +113,7 @@ export const TaskResultRow = z.object({
   raw_output: z.string().nullable(),
   score: z.number(),
   error: z.string().nullable(),
+  detail: z.string().nullable().optional(),
   latency_ms: z.number().nullable(),
   cost_usd: z.number(),
   reused: flag,
@@ -175,9 +178,9 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
   const insertTaskResult = db.prepare(`
     INSERT OR REPLACE INTO task_results
       (variant_id, domain, split, task_id, outcome, prediction, raw_output, score, error, latency_ms,
-       cost_usd, reused, code_hash, task_model, created_at)
+       cost_usd, reused, code_hash, task_model, created_at, detail)
     VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
-       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt)`);
+       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail)`);
   const putTaskResults = db.transaction((rows: TaskResultInput[]) => {
     for (const r of rows) {
       insertTaskResult.run({
@@ -185,6 +188,7 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
         prediction: r.prediction === undefined ? null : redact(JSON.stringify(r.prediction)),
         rawOutput: redactOrNull(r.rawOutput),
         error: redactOrNull(r.error),
+        detail: redactOrNull(r.detail),
         reused: r.reused ? 1 : 0,
         createdAt: now(),
       });

@@ -24,6 +24,8 @@ const key: CacheKey = {
   domain: 'arithmetic',
   split: 'train',
   taskId: 'train-000',
+  taskHash: 'a1b2',
+  graderVersion: '1',
   taskModel: 'sim',
   seed: 0,
 };
@@ -65,6 +67,8 @@ describe('openEvalCache', () => {
     ['another task', { taskId: 'train-001' }],
     ['another split', { split: 'val' }],
     ['another domain', { domain: 'text' }],
+    ['another task content under the same id', { taskHash: 'ffff' }],
+    ['another grader version', { graderVersion: '2' }],
   ])('misses for %s', (_name, change) => {
     cache.put(key, result);
     expect(cache.get({ ...key, ...change })).toBeUndefined();

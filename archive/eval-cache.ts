@@ -4,14 +4,18 @@ import { TASK_OUTCOMES, type TaskOutcomeRecord } from './archive.ts';
 
 /**
  * Task results shared by every run under one `--out` folder, keyed by what determines them:
- * the TaskAgent's code hash, domain, split, task, task model and seed. A variant whose task-side code
- * is unchanged (or the initial agent, evaluated once by setup) reuses them instead of calling a model.
+ * the TaskAgent's code hash, domain, split, task id, a hash of the task's content, the grader's version,
+ * task model and seed. A variant whose task-side code is unchanged (or the initial agent, evaluated once
+ * by setup) reuses them instead of calling a model; two datasets with the same ids, a task whose text
+ * changed, or a changed grader never do.
  */
 export interface CacheKey {
   codeHash: string;
   domain: string;
   split: string;
   taskId: string;
+  taskHash: string;
+  graderVersion: string;
   taskModel: string;
   seed: number;
 }
@@ -34,23 +38,26 @@ export function openEvalCache(file: string) {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
-  db.exec(`CREATE TABLE IF NOT EXISTS results (
+  // `results_v2`: rows of the older `results` table lack the task and grader hashes, so none is reused.
+  db.exec(`CREATE TABLE IF NOT EXISTS results_v2 (
     code_hash TEXT NOT NULL, domain TEXT NOT NULL, split TEXT NOT NULL, task_id TEXT NOT NULL,
-    task_model TEXT NOT NULL, seed INTEGER NOT NULL,
+    task_hash TEXT NOT NULL, grader_version TEXT NOT NULL, task_model TEXT NOT NULL, seed INTEGER NOT NULL,
     outcome TEXT NOT NULL, prediction TEXT, raw_output TEXT NOT NULL, score REAL NOT NULL, error TEXT,
     latency_ms INTEGER, cost_usd REAL NOT NULL, created_at TEXT NOT NULL,
-    PRIMARY KEY (code_hash, domain, split, task_id, task_model, seed))`);
+    PRIMARY KEY (code_hash, domain, split, task_id, task_hash, grader_version, task_model, seed))`);
   const get = db.prepare(
-    `SELECT outcome, prediction, raw_output, score, error, latency_ms, cost_usd FROM results
-     WHERE code_hash = ? AND domain = ? AND split = ? AND task_id = ? AND task_model = ? AND seed = ?`,
+    `SELECT outcome, prediction, raw_output, score, error, latency_ms, cost_usd FROM results_v2
+     WHERE code_hash = @codeHash AND domain = @domain AND split = @split AND task_id = @taskId
+       AND task_hash = @taskHash AND grader_version = @graderVersion AND task_model = @taskModel
+       AND seed = @seed`,
   );
   const put = db.prepare(
-    `INSERT OR REPLACE INTO results VALUES (@codeHash, @domain, @split, @taskId, @taskModel, @seed, @outcome,
-       @prediction, @rawOutput, @score, @error, @latencyMs, @costUsd, @createdAt)`,
+    `INSERT OR REPLACE INTO results_v2 VALUES (@codeHash, @domain, @split, @taskId, @taskHash, @graderVersion,
+       @taskModel, @seed, @outcome, @prediction, @rawOutput, @score, @error, @latencyMs, @costUsd, @createdAt)`,
   );
   return {
     get(key: CacheKey): CachedResult | undefined {
-      const raw = get.get(key.codeHash, key.domain, key.split, key.taskId, key.taskModel, key.seed);
+      const raw = get.get(key);
       if (raw === undefined) return undefined;
       const row = Row.parse(raw);
       return {
@@ -67,7 +74,12 @@ export function openEvalCache(file: string) {
     put(key: CacheKey, result: CachedResult): void {
       put.run({
         ...key,
-        ...result,
+        outcome: result.outcome,
+        rawOutput: result.rawOutput,
+        score: result.score,
+        error: result.error,
+        latencyMs: result.latencyMs,
+        costUsd: result.costUsd,
         prediction: result.prediction === undefined ? null : JSON.stringify(result.prediction),
         createdAt: new Date().toISOString(),
       });

@@ -120,4 +120,10 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE variants ADD COLUMN failure_cause TEXT;
     `,
   },
+  {
+    name: '006-task-result-detail',
+    sql: `
+      ALTER TABLE task_results ADD COLUMN detail TEXT;
+    `,
+  },
 ];

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type Archive, openArchive } from '../archive/archive.ts';
 import { createRng } from '../domains/rng.ts';
 import { writeEvalsFolder } from '../harness/evals-folder.ts';
+import type { DomainTasks } from '../harness/evaluate.ts';
 import { archivedVariants } from '../harness/parent-choice.ts';
 import { loadDomainTasks } from '../harness/run.ts';
 import type { RunConfig } from '../harness/run-config.ts';
@@ -80,7 +81,7 @@ function storeVariant(archive: Archive, id: number, parentId: number | null): vo
 async function oneGeneration(
   archive: Archive,
   id: number,
-  domains: Awaited<ReturnType<typeof loadDomainTasks>>,
+  domains: readonly DomainTasks[],
   dir: string,
 ): Promise<number> {
   const config = { generations: 1000, parentSelection: 'score_child_prop' } as RunConfig;
@@ -108,9 +109,11 @@ async function oneGeneration(
 export async function benchHarnessOverhead(depths: number[], repeats = 15): Promise<string[]> {
   const domains = await loadDomainTasks({
     domains: ['arithmetic'],
+    dataset: {},
     evalSamples: TASKS_PER_SPLIT,
     stagedSamples: null,
   });
+  if ('error' in domains) throw new Error(domains.error);
   const lines: string[] = [];
   const medians: number[] = [];
   for (const depth of depths) {

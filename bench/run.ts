@@ -3,13 +3,14 @@ import { benchBashTool } from './bash-tool.ts';
 import { benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
 import { benchGenerationsPerHour } from './generations-per-hour.ts';
+import { benchGrading } from './grading.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchSandbox } from './sandbox.ts';
 
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
  * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser,
- * generations-per-hour, harness-overhead, sandbox (default: all).
+ * generations-per-hour, harness-overhead, sandbox, grading (default: all).
  */
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
@@ -49,6 +50,18 @@ const BENCHES: Record<string, () => Promise<void>> = {
   },
   sandbox: async () => {
     for (const line of await benchSandbox()) console.log(line);
+  },
+  grading: async () => {
+    console.log('Grading 16 code exercises (reference solutions), each spec a sandboxed Node process');
+    const runs = await benchGrading([1, 4], 16);
+    const base = runs[0]!;
+    for (const r of runs) {
+      console.log(
+        `  ${r.graders} grader(s) at once: ${r.seconds.toFixed(1).padStart(6)} s, ` +
+          `${r.perExerciseSeconds.toFixed(2)} s per exercise, ${((r.exercises / r.seconds) * 60).toFixed(1)} exercises/min, ` +
+          `${(base.seconds / r.seconds).toFixed(2)}x the 1-grader speed${r.allPassed ? '' : ' (SOME FAILED)'}`,
+      );
+    }
   },
 };
 

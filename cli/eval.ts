@@ -110,7 +110,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
     );
   }
   const evalSamples = whole('eval-samples', parsed['eval-samples']) ?? null;
-  const loaded = await loadDomainTasks({ domains: names, evalSamples, stagedSamples: null });
+  const loaded = await loadDomainTasks({
+    domains: names,
+    dataset: config.dataset,
+    evalSamples,
+    stagedSamples: null,
+  });
+  if ('error' in loaded) throw new UsageError(loaded.error);
   for (const { domain } of loaded) {
     if (!domain.splits.includes(split)) {
       throw new UsageError(

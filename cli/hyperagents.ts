@@ -1,9 +1,9 @@
-import { listDomainNames, loadDomain } from '../domains/discover.ts';
 import { main as generateLoop } from '../generate-loop.ts';
 import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
 import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
 import { archiveCommand } from './archive.ts';
 import { chat } from './chat.ts';
+import { domains } from './domains.ts';
 import { reportError } from './errors.ts';
 import { evalCommand } from './eval.ts';
 import { reportCommand } from './report.ts';
@@ -20,24 +20,13 @@ Commands:
   eval RUN:VARIANT --domains d [--split test]   evaluate one stored variant into its run's archive
   chat --model ID ... send one prompt to a model (checks keys and endpoints; --help for options)
   domains [--json]    list the benchmark domains (folders under domains/)
+  domains test REF    check a domain, a dataset:FILE or an exercism:DIR (--help for options)
   models [--json]     list the models you can pass to --model: limits, prices, tool support
   archive list|show|diff|lineage|best|tasks|export ...   browse run archives (--json everywhere)
   serve [--port N] [--runs DIR]   the archive browser on http://127.0.0.1
   report RUN [RUN ...] -o FILE    the browser's pages as one self-contained HTML file
 
 Run "hyperagents <command> --help" for a command's options.`;
-
-async function domains(json: boolean): Promise<void> {
-  const rows = [];
-  for (const name of listDomainNames()) {
-    const d = await loadDomain(name);
-    rows.push({ name: d.name, description: d.description, splits: d.splits, stagedSamples: d.stagedSamples });
-  }
-  if (json) process.stdout.write(`${JSON.stringify(rows)}\n`);
-  else
-    for (const r of rows)
-      process.stdout.write(`${r.name.padEnd(14)} ${r.description} (splits: ${r.splits.join(', ')})\n`);
-}
 
 /** The registry as a table (or, with --json, every record with every field). */
 function models(json: boolean): void {
@@ -101,8 +90,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'eval':
         return await evalCommand(rest);
       case 'domains':
-        await domains(json);
-        return 0;
+        return await domains(rest);
       case 'models':
         models(json);
         return 0;

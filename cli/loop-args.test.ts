@@ -41,6 +41,14 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
       /^Unknown domain "nope"\. Known domains: arithmetic, text\. A new domain is a folder domains\/<name>\//,
     ],
     ['--domains arithmetic,nope', /^Unknown domain "nope"/],
+    ['--domains dataset:x/qa.csv,dataset:y/qa.csv', /^--domains: Two domains would be named "qa"/],
+    ['--domains ftp:x', /^--domains: "ftp:x": the only sources are dataset:FILE and exercism:DIR\./],
+    [
+      '--domains arithmetic --metric median',
+      /^--metric must be one of exact, numeric, choice, f1, not "median"\./,
+    ],
+    ['--domains arithmetic --choices A', /^--choices needs at least two labels/],
+    ['--domains arithmetic --answer-pattern (unclosed', /^--answer-pattern is not a regular expression/],
     ['arithmetic', /^Unknown argument: arithmetic\.? Run generate-loop --help/],
   ])('%j', async (line, message) => {
     expect(await usageError(line)).toMatch(message);
@@ -177,6 +185,7 @@ describe('parseLoopArgs accepts good input', () => {
       metaTimeoutSec: 3600,
       record: null,
       replay: null,
+      dataset: {},
       sim: {
         latency: null,
         faultRate: 0,
@@ -197,6 +206,20 @@ describe('parseLoopArgs accepts good input', () => {
     ['--domains arithmetic --domains text', { domains: ['arithmetic', 'text'] }],
     ['--domains text,arithmetic --domains text', { domains: ['text', 'arithmetic'] }],
     ['--domains arithmetic,,text,', { domains: ['arithmetic', 'text'] }],
+    [
+      '--domains qa=dataset:data/qa.csv,exercism:ex --answer-field gold --metric numeric',
+      {
+        domains: [`qa=dataset:${path.resolve('data/qa.csv')}`, `ex=exercism:${path.resolve('ex')}`],
+        dataset: { answerField: 'gold', metric: 'numeric' },
+      },
+    ],
+    [
+      '--domains dataset:a.jsonl --input-fields q,context --choices A,B,C --answer-pattern ####(.+)',
+      {
+        domains: [`a=dataset:${path.resolve('a.jsonl')}`],
+        dataset: { inputFields: ['q', 'context'], choices: ['A', 'B', 'C'], answerPattern: '####(.+)' },
+      },
+    ],
     ['--domains arithmetic --model big', { metaModel: 'big', taskModel: 'big' }],
     ['--domains arithmetic --model big --meta-model small', { metaModel: 'small', taskModel: 'big' }],
     ['--domains arithmetic --model big --task-model small', { metaModel: 'big', taskModel: 'small' }],

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import yargs from 'yargs';
+import type { DatasetOptions } from '../domains/dataset-options.ts';
+import { DOMAIN_REF_HELP, formatDomainRef, parseDomainRefs } from '../domains/reference.ts';
 import { DEFAULT_LIMITS, type ResourceLimits } from '../harness/resource-limits.ts';
 import type { RunConfig, SimConfig } from '../harness/run-config.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
@@ -13,6 +15,7 @@ import {
   parseFaultKinds,
   parseLatencySpec,
 } from '../llm/sim/faults.ts';
+import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -43,14 +46,14 @@ domains. Everything is recorded in <out>/<run-id>/ (archive.sqlite, variants.git
 Without an API key the offline simulated model 'sim' is used.`;
 
 function builder(argv: string[]) {
-  return yargs(argv)
+  return withDatasetFlags(yargs(argv))
     .scriptName('generate-loop')
     .usage(LOOP_USAGE)
     .option('domains', {
       type: 'string',
       requiresArg: true,
       array: true,
-      describe: 'benchmark domains, comma-separated (see `hyperagents domains`)',
+      describe: `benchmark domains, comma-separated: ${DOMAIN_REF_HELP} (see \`hyperagents domains\`)`,
     })
     .option('model', {
       type: 'string',
@@ -303,12 +306,15 @@ export async function parseLoopArgs(
   if (domains.length === 0 && resume === null) {
     throw new UsageError(`--domains is required. Known domains: ${known.domains.join(', ')}.`);
   }
-  for (const d of domains) {
-    if (!known.domains.includes(d)) {
-      const near = closeMatches(d, known.domains);
+  const refs = parseDomainRefs(domains);
+  if (!refs.ok) throw new UsageError(`--domains: ${refs.message}`);
+  for (const ref of refs.refs) {
+    if (ref.kind === 'named' && !known.domains.includes(ref.name)) {
+      const near = closeMatches(ref.name, known.domains);
       throw new UsageError(
-        `Unknown domain "${d}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
-          `Known domains: ${known.domains.join(', ')}. A new domain is a folder domains/<name>/ with an index.ts.`,
+        `Unknown domain "${ref.name}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
+          `Known domains: ${known.domains.join(', ')}. A new domain is a folder domains/<name>/ with an index.ts; ` +
+          'a CSV or JSONL file is dataset:FILE, a folder of exercises exercism:DIR.',
       );
     }
   }
@@ -372,7 +378,8 @@ export async function parseLoopArgs(
   }
 
   return {
-    domains: [...new Set(domains)],
+    domains: refs.refs.map(formatDomainRef),
+    dataset: datasetFlags(parsed),
     metaModel,
     taskModel,
     generations: integer('generations', parsed.generations, 0),

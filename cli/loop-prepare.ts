@@ -203,6 +203,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     }
   }
   const domains = await loadDomainTasks(config);
+  if ('error' in domains) throw new UsageError(domains.error);
   const chosen =
     mode === 'new' &&
     fallback.key !== undefined &&

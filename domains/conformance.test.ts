@@ -1,80 +1,63 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { gradeOutput } from '../harness/grading.ts';
-import { ALL_SPLITS, type Domain, defineDomain, type Split } from './define-domain.ts';
+import { checkDomain } from '../harness/domain-check.ts';
+import { createGradeContext } from '../harness/grade-context.ts';
+import { resolveSandbox } from '../harness/sandbox.ts';
+import { defineDomain, type Split } from './define-domain.ts';
 import { listDomainNames, loadDomain } from './discover.ts';
+import { openDomain } from './open-domain.ts';
+import { parseDomainRef } from './reference.ts';
+import { INITIALS, LEAP_DAYS, writeExercises } from './testing/exercise-fixtures.ts';
+
+const nodeModules = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules');
+const sandbox = resolveSandbox('auto');
+const ctx = createGradeContext({
+  sandbox: sandbox.kind === 'missing' ? { kind: 'none', why: 'test' } : sandbox,
+  nodeModules,
+});
 
 /** Runs against every folder under domains/: a new domain is checked the moment it exists. */
 const names = listDomainNames();
 
 it('finds the shipped domains', () => {
-  expect(names).toContain('arithmetic');
+  expect(names).toEqual(expect.arrayContaining(['arithmetic', 'code', 'text']));
 });
 
 describe.each(names)('domain %s', (name) => {
-  let domain: Domain;
+  it('passes every conformance check and scores every gold answer 1', async () => {
+    const report = await checkDomain(await loadDomain(name), ctx);
+    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(report.score).toBe(1);
+    expect(report.tasks).toBeGreaterThan(0);
+  }, 600_000);
+});
 
-  beforeAll(async () => {
-    domain = await loadDomain(name);
+describe('sources made in a test', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'sources-'));
+    writeFileSync(path.join(dir, 'qa.csv'), 'id,q,answer\n1,"a, b?",x\n2,"say ""c""",y\n3,d,z\n4,e,w\n');
+    writeExercises(path.join(dir, 'ex'), [LEAP_DAYS, INITIALS]);
   });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is named after its folder and describes itself', () => {
-    expect(domain.name).toBe(name);
-    expect(domain.description.trim()).not.toBe('');
-    if (domain.formatHint !== undefined) expect(domain.formatHint.trim()).not.toBe('');
-  });
-
-  it('declares known, distinct splits including train', () => {
-    expect(domain.splits).toContain('train');
-    expect(new Set(domain.splits).size).toBe(domain.splits.length);
-    for (const split of domain.splits) expect(ALL_SPLITS).toContain(split);
-  });
-
-  it('samples at least one task in the staged evaluation', () => {
-    expect(Number.isInteger(domain.stagedSamples)).toBe(true);
-    expect(domain.stagedSamples).toBeGreaterThanOrEqual(1);
-  });
-
-  describe.each(ALL_SPLITS)('split %s', (split: Split) => {
-    it('loads the same non-empty tasks every time, with unique ids', async ({ skip }) => {
-      if (!domain.splits.includes(split)) return skip();
-      const tasks = await domain.load(split);
-      expect(tasks.length).toBeGreaterThan(0);
-      expect(await domain.load(split)).toEqual(tasks);
-      for (const t of tasks) expect(typeof t.id === 'string' && t.id !== '').toBe(true);
-      expect(new Set(tasks.map((t) => t.id)).size).toBe(tasks.length);
-    });
-
-    it('grades every gold answer 1, directly and as a TaskAgent output', async ({ skip }) => {
-      if (!domain.splits.includes(split)) return skip();
-      for (const task of await domain.load(split)) {
-        const parsed = domain.answerSchema.safeParse(task.answer);
-        expect(parsed.success, `gold answer of ${task.id}`).toBe(true);
-        if (!parsed.success) continue;
-        expect(domain.score(parsed.data, task), task.id).toBe(1);
-        const output = `Done.\n<json>${JSON.stringify({ response: task.answer })}</json>`;
-        expect(gradeOutput(domain, task, output), task.id).toMatchObject({ outcome: 'correct', score: 1 });
-      }
-    });
-
-    it('grades a wrong answer in [0, 1) without throwing', async ({ skip }) => {
-      if (!domain.splits.includes(split)) return skip();
-      for (const task of await domain.load(split)) {
-        const parsed = domain.answerSchema.safeParse('definitely wrong');
-        if (parsed.success) {
-          const score = domain.score(parsed.data, task);
-          expect(score, task.id).toBeGreaterThanOrEqual(0);
-          expect(score, task.id).toBeLessThan(1);
-        }
-        const graded = gradeOutput(domain, task, '<json>{"response": "definitely wrong"}</json>');
-        expect(graded.outcome, task.id).not.toBe('correct');
-        expect(graded.score, task.id).toBeLessThan(1);
-      }
-    });
-  });
+  it.each(['dataset:qa.csv', 'exercism:ex'])(
+    '%s passes every conformance check',
+    async (text) => {
+      const parsed = parseDomainRef(text.replace(/:/, `:${dir}/`));
+      if (!parsed.ok) throw new Error(parsed.message);
+      const opened = await openDomain(parsed.ref);
+      if (!opened.ok) throw new Error(opened.message);
+      const report = await checkDomain(opened.domain, ctx);
+      expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+      expect(report.score).toBe(1);
+    },
+    300_000,
+  );
 });
 
 describe('defineDomain', () => {

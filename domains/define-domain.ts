@@ -1,13 +1,23 @@
 import type { z } from 'zod';
+import type { GradeContext } from './grade-context.ts';
 
 export type Split = 'train' | 'val' | 'test';
 export const ALL_SPLITS: readonly Split[] = ['train', 'val', 'test'];
 
-/** One benchmark task. `answer` is the gold answer and never leaves the harness. */
+/** One benchmark task. `answer` is the gold answer (or what grading needs) and never leaves the harness. */
 export interface Task<Input = unknown, Answer = unknown> {
   id: string;
   input: Input;
   answer: Answer;
+}
+
+/** What a grader returns: a score, or a score with a detail kept in the result (e.g. "3/4 tests passed"). */
+export type Grade = number | { score: number; detail: string };
+
+/** A row of a source file that was not turned into a task, by 1-based line number. */
+export interface SkippedRow {
+  line: number;
+  reason: string;
 }
 
 export interface DomainSpec<Input = unknown, Answer = unknown, Prediction = unknown> {
@@ -16,31 +26,54 @@ export interface DomainSpec<Input = unknown, Answer = unknown, Prediction = unkn
   splits: readonly Split[];
   /** Tasks of one split, in a stable order (staged evaluation takes a prefix). */
   load(split: Split): Task<Input, Answer>[] | Promise<Task<Input, Answer>[]>;
-  /** Validates the `response` field the TaskAgent produced. */
+  /** Validates the `response` field the TaskAgent produced; a response it rejects is a parse failure. */
   answerSchema: z.ZodType<Prediction>;
-  /** Score in [0, 1] of a prediction that passed `answerSchema`. */
-  score(prediction: Prediction, task: Task<Input, Answer>): number;
+  /**
+   * Score in [0, 1] of a prediction that passed `answerSchema`. `ctx` comes from the harness and runs
+   * commands in the sandbox with limits. A grader that throws scores 0 with its message as the error.
+   */
+  score(prediction: Prediction, task: Task<Input, Answer>, ctx: GradeContext): Grade | Promise<Grade>;
+  /** The `response` that scores 1 on a task (what the simulated model answers when it is right). Default: `task.answer`. */
+  goldResponse?(task: Task<Input, Answer>): Prediction;
+  /** Changes whenever scoring changes, so cached results of an older grader are never reused. Default '1'. */
+  graderVersion?: string;
+  /** How answers are compared, in a few words (`hyperagents domains` shows it). */
+  metric?: string;
   /** Tasks per split evaluated before paying for the full evaluation. */
   stagedSamples?: number;
   /** A sentence sent to the TaskAgent with every task, about the expected answer's shape. */
   formatHint?: string;
+  /** Rows of the source that were skipped (datasets), for the user to fix. */
+  skipped?: readonly SkippedRow[];
 }
 
 export interface Domain<Input = unknown, Answer = unknown, Prediction = unknown>
   extends DomainSpec<Input, Answer, Prediction> {
   stagedSamples: number;
+  graderVersion: string;
+  metric: string;
+  skipped: readonly SkippedRow[];
+  goldResponse(task: Task<Input, Answer>): Prediction;
 }
 
 export const DEFAULT_STAGED_SAMPLES = 10;
+export const DOMAIN_NAME = /^[a-z][a-z0-9-]*$/;
 
 export function defineDomain<Input, Answer, Prediction>(
   spec: DomainSpec<Input, Answer, Prediction>,
 ): Domain<Input, Answer, Prediction> {
-  if (!/^[a-z][a-z0-9-]*$/.test(spec.name)) {
+  if (!DOMAIN_NAME.test(spec.name)) {
     throw new Error(`domain name "${spec.name}" must be lower-case letters, digits and dashes`);
   }
   if (spec.splits.length === 0) throw new Error(`domain ${spec.name} declares no splits`);
-  return { ...spec, stagedSamples: spec.stagedSamples ?? DEFAULT_STAGED_SAMPLES };
+  return {
+    ...spec,
+    stagedSamples: spec.stagedSamples ?? DEFAULT_STAGED_SAMPLES,
+    graderVersion: spec.graderVersion ?? '1',
+    metric: spec.metric ?? 'custom',
+    skipped: spec.skipped ?? [],
+    goldResponse: spec.goldResponse ?? ((task) => task.answer as unknown as Prediction),
+  };
 }
 
 /** The split parent selection ranks on: val where the domain has it, else train. */

@@ -7,6 +7,7 @@ import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Split } from '../domains/define-domain.ts';
 import { type DomainTasks, evaluateStage } from './evaluate.ts';
 import { openSession } from './generation-session.ts';
+import { createGradeContext } from './grade-context.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
@@ -62,6 +63,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
     domains: job.domains,
     gateway,
     sandbox: job.sandbox,
+    grading: createGradeContext({ sandbox: job.sandbox, nodeModules }),
     cacheable: job.cacheable,
     progress: () => undefined,
     status: job.status,
@@ -87,6 +89,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
         seed: job.config.seed,
         cacheable: job.cacheable,
         concurrency: job.evalWorkers,
+        grading: ctx.grading,
         limit: ctx.taskLimit,
         signal: job.signal,
         onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),

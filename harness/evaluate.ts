@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Archive, TaskResultInput } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../domains/define-domain.ts';
+import type { GradeContext } from '../domains/grade-context.ts';
 import { resultCacheIdentity } from '../llm/registry.ts';
 import { gradeOutput, tally } from './grading.ts';
 import type { TaskPool } from './task-workers.ts';
@@ -29,6 +31,8 @@ export interface EvaluationTarget {
   limit?: <T>(run: () => Promise<T>) => Promise<T>;
   /** Once aborted (the run was interrupted), results are not stored: their workers were stopped. */
   signal?: AbortSignal;
+  /** Runs graders' commands in the sandbox. */
+  grading: GradeContext;
   onTask?: (done: number, total: number) => void;
 }
 
@@ -111,6 +115,14 @@ export async function evaluateStage(
   return selection;
 }
 
+/** Hash of what a task asks and expects: a changed task (or another file's task with the same id) misses the cache. */
+export function taskContentHash(task: Task): string {
+  return createHash('sha256')
+    .update(JSON.stringify([task.input, task.answer]) ?? '')
+    .digest('hex')
+    .slice(0, 16);
+}
+
 async function evaluateTask(
   target: EvaluationTarget,
   domain: Domain,
@@ -122,6 +134,8 @@ async function evaluateTask(
     domain: domain.name,
     split,
     taskId: task.id,
+    taskHash: taskContentHash(task),
+    graderVersion: domain.graderVersion,
     taskModel: resultCacheIdentity(target.taskModel),
     seed: target.seed,
   };
@@ -136,7 +150,7 @@ async function evaluateTask(
   const cached = target.cacheable ? target.cache.get(key) : undefined;
   if (cached !== undefined) {
     // Graded again: the cache keeps what the model said, and grading is the harness's, which may change.
-    const graded = gradeOutput(domain, task, cached.rawOutput);
+    const graded = await gradeOutput(domain, task, cached.rawOutput, target.grading);
     return { ...base, ...cached, ...graded, reused: true };
   }
 
@@ -154,6 +168,7 @@ async function evaluateTask(
       rawOutput: '',
       score: 0,
       error: `infrastructure: ${reply.reason}`,
+      detail: null,
       latencyMs: reply.latencyMs,
       costUsd: 0,
       reused: false,
@@ -161,8 +176,8 @@ async function evaluateTask(
   }
   const graded =
     reply.error !== null
-      ? { outcome: 'error' as const, prediction: undefined, score: 0, error: reply.error }
-      : gradeOutput(domain, task, reply.output);
+      ? { outcome: 'error' as const, prediction: undefined, score: 0, error: reply.error, detail: null }
+      : await gradeOutput(domain, task, reply.output, target.grading);
   const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
   if (target.cacheable && reply.error === null) target.cache.put(key, result);
   return { ...base, ...result, reused: false };

@@ -92,7 +92,11 @@ function simModel(plan: GatewayPlan): SimModel {
     },
   });
   for (const { domain, splits } of plan.domains) {
-    sim.registerTasks(domain.name, [...(splits.train ?? []), ...(splits.val ?? []), ...(splits.test ?? [])]);
+    const tasks = [...(splits.train ?? []), ...(splits.val ?? []), ...(splits.test ?? [])];
+    sim.registerTasks(
+      domain.name,
+      tasks.map((task) => ({ id: task.id, input: task.input, answer: domain.goldResponse(task) })),
+    );
   }
   return sim;
 }

@@ -137,6 +137,7 @@ async function evaluate(
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,
     concurrency: ctx.config.evalWorkers,
+    grading: ctx.grading,
     limit: ctx.taskLimit,
     signal: ctx.signal,
     onTask: (done: number, total: number) => ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`),

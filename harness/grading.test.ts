@@ -3,7 +3,11 @@ import { z } from 'zod';
 import type { TaskOutcome } from '../archive/archive.ts';
 import arithmetic, { type ArithmeticInput } from '../domains/arithmetic/index.ts';
 import { defineDomain, type Task } from '../domains/define-domain.ts';
+import type { GradeContext } from '../domains/grade-context.ts';
 import { extractPrediction, gradeOutput, tally } from './grading.ts';
+
+/** These domains grade in-process; a command would be a bug. */
+const ctx: GradeContext = { run: () => Promise.reject(new Error('no commands expected')) };
 
 const task = (answer: number): Task<ArithmeticInput, number> => ({
   id: 'train-000',
@@ -89,8 +93,8 @@ describe('gradeOutput on the arithmetic domain', () => {
     ['null is not an answer', 1200, '<json>{"response": null}</json>', 'parse_failure', 0],
     ['a list is not an answer', 1200, '<json>{"response": [1200]}</json>', 'parse_failure', 0],
     ['a boolean is not an answer', 1200, '<json>{"response": true}</json>', 'parse_failure', 0],
-  ])('%s', (_name, answer, output, outcome, score) => {
-    const graded = gradeOutput(arithmetic, task(answer), output);
+  ])('%s', async (_name, answer, output, outcome, score) => {
+    const graded = await gradeOutput(arithmetic, task(answer), output, ctx);
     expect(graded).toMatchObject({ outcome, score });
     expect(graded.error === null).toBe(outcome !== 'parse_failure');
   });
@@ -98,16 +102,15 @@ describe('gradeOutput on the arithmetic domain', () => {
   it.each([
     ['no response', 'just words', undefined, /^no JSON object with "response"$/],
     ['an answer the schema rejects', '<json>{"response": [1200]}</json>', [1200], /^invalid answer: /],
-  ])('keeps what it can of a parse failure: %s', (_name, output, prediction, error) => {
-    const graded = gradeOutput(arithmetic, task(1200), output);
+  ])('keeps what it can of a parse failure: %s', async (_name, output, prediction, error) => {
+    const graded = await gradeOutput(arithmetic, task(1200), output, ctx);
     expect(graded.prediction).toEqual(prediction);
     expect(graded.error).toMatch(error);
   });
 
-  it('keeps the raw prediction, not a normalised one', () => {
-    expect(gradeOutput(arithmetic, task(1200), '<json>{"response": "1,200"}</json>').prediction).toBe(
-      '1,200',
-    );
+  it('keeps the raw prediction, not a normalised one', async () => {
+    const graded = await gradeOutput(arithmetic, task(1200), '<json>{"response": "1,200"}</json>', ctx);
+    expect(graded.prediction).toBe('1,200');
   });
 });
 
@@ -129,13 +132,48 @@ describe('gradeOutput clamps what a domain returns into [0, 1]', () => {
     [-1, 'wrong', 0],
     [Number.NaN, 'wrong', 0],
     [Number.POSITIVE_INFINITY, 'wrong', 0],
-  ])('a domain score of %d is %s', (value, outcome, score) => {
-    const graded = gradeOutput(
+  ])('a domain score of %d is %s', async (value, outcome, score) => {
+    const graded = await gradeOutput(
       domainScoring(value),
       { id: 't', input: {}, answer: 'x' },
       '{"response": "x"}',
+      ctx,
     );
     expect(graded).toMatchObject({ outcome, score });
+  });
+});
+
+describe('gradeOutput on asynchronous graders', () => {
+  const grader = (score: () => Promise<number | { score: number; detail: string }>) =>
+    defineDomain({
+      name: 'async',
+      description: 'd',
+      splits: ['train'],
+      load: () => [],
+      answerSchema: z.string(),
+      score,
+    });
+  const output = '<json>{"response": "x"}</json>';
+  const t = { id: 't', input: {}, answer: 'x' };
+
+  it('keeps the detail a grader returns beside its score', async () => {
+    const graded = await gradeOutput(
+      grader(async () => ({ score: 0, detail: '3/4 tests passed' })),
+      t,
+      output,
+      ctx,
+    );
+    expect(graded).toMatchObject({ outcome: 'wrong', score: 0, detail: '3/4 tests passed', error: null });
+  });
+
+  it('turns a grader that throws into an error result, never a crash', async () => {
+    const graded = await gradeOutput(
+      grader(() => Promise.reject(new Error('disk full'))),
+      t,
+      output,
+      ctx,
+    );
+    expect(graded).toMatchObject({ outcome: 'error', score: 0, error: 'grader failed: disk full' });
   });
 });
 

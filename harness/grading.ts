@@ -1,12 +1,15 @@
 import { extractJsons } from '../agents/core/json-extract.ts';
 import type { TaskOutcome } from '../archive/archive.ts';
-import type { Domain, Task } from '../domains/define-domain.ts';
+import type { Domain, Grade, Task } from '../domains/define-domain.ts';
+import type { GradeContext } from '../domains/grade-context.ts';
 
 export interface Graded {
   outcome: TaskOutcome;
   prediction: unknown;
   score: number;
   error: string | null;
+  /** What the grader said beside the score (e.g. "3/4 tests passed"). */
+  detail: string | null;
 }
 
 /**
@@ -24,7 +27,16 @@ export function extractPrediction(output: string): { found: true; prediction: un
   return { found: false };
 }
 
-export function gradeOutput(domain: Domain, task: Task, output: string): Graded {
+/**
+ * Grades a TaskAgent's output: no `response` or one the domain's schema rejects is a parse failure; a
+ * grader that throws is an error. Never rejects.
+ */
+export async function gradeOutput(
+  domain: Domain,
+  task: Task,
+  output: string,
+  ctx: GradeContext,
+): Promise<Graded> {
   const extracted = extractPrediction(output);
   if (!extracted.found) {
     return {
@@ -32,21 +44,34 @@ export function gradeOutput(domain: Domain, task: Task, output: string): Graded 
       prediction: undefined,
       score: 0,
       error: 'no JSON object with "response"',
+      detail: null,
     };
   }
-  const parsed = domain.answerSchema.safeParse(extracted.prediction);
+  return gradePrediction(domain, task, extracted.prediction, ctx);
+}
+
+export async function gradePrediction(
+  domain: Domain,
+  task: Task,
+  prediction: unknown,
+  ctx: GradeContext,
+): Promise<Graded> {
+  const parsed = domain.answerSchema.safeParse(prediction);
   if (!parsed.success) {
     const why = parsed.error.issues.map((issue) => issue.message).join('; ');
-    return {
-      outcome: 'parse_failure',
-      prediction: extracted.prediction,
-      score: 0,
-      error: `invalid answer: ${why}`,
-    };
+    return { outcome: 'parse_failure', prediction, score: 0, error: `invalid answer: ${why}`, detail: null };
   }
-  const raw = domain.score(parsed.data, task);
+  let grade: Grade;
+  try {
+    grade = await domain.score(parsed.data, task, ctx);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { outcome: 'error', prediction, score: 0, error: `grader failed: ${message}`, detail: null };
+  }
+  const raw = typeof grade === 'number' ? grade : grade.score;
+  const detail = typeof grade === 'number' ? null : grade.detail;
   const score = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0;
-  return { outcome: score >= 1 ? 'correct' : 'wrong', prediction: extracted.prediction, score, error: null };
+  return { outcome: score >= 1 ? 'correct' : 'wrong', prediction, score, error: null, detail };
 }
 
 export interface Tally {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { DatasetOptions } from '../domains/dataset-options.ts';
 import { FAULT_KINDS } from '../llm/sim/faults.ts';
 import { DEFAULT_LIMITS } from './resource-limits.ts';
 import { SANDBOX_MODES } from './sandbox.ts';
@@ -50,7 +51,10 @@ const count = (min: number) => z.number().int().min(min);
  * the run folder lives are not part of it.
  */
 export const RunConfigSchema = z.object({
+  /** Domain references in full (see domains/reference.ts): a name, or NAME=dataset:FILE, NAME=exercism:DIR. */
   domains: z.array(z.string()).min(1),
+  /** Field mapping and metric for every dataset:FILE, over each file's sidecar. */
+  dataset: DatasetOptions.default({}),
   metaModel: z.string(),
   taskModel: z.string(),
   generations: count(0),

@@ -1,5 +1,6 @@
 import type { Archive } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
+import type { GradeContext } from '../domains/grade-context.ts';
 import type { DomainTasks } from './evaluate.ts';
 import type { RunConfig } from './run-config.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
@@ -36,6 +37,8 @@ export interface RunContext {
   domains: DomainTasks[];
   gateway: TokenIssuer;
   sandbox: ResolvedSandbox;
+  /** Runs graders' commands (code answers) in the sandbox with limits. */
+  grading: GradeContext;
   /** Whether task replies may be cached across variants (not for scripted replies). */
   cacheable: boolean;
   progress(line: string): void;

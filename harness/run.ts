@@ -5,10 +5,12 @@ import pLimit from 'p-limit';
 import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
-import { loadDomain } from '../domains/discover.ts';
+import { openDomain } from '../domains/open-domain.ts';
+import { parseDomainRefs } from '../domains/reference.ts';
 import { killAll } from './agent-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { advanceGeneration, failVariant, isFinal } from './generation.ts';
+import { createGradeContext } from './grade-context.ts';
 import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
 import { describeEnforcement } from './resource-limits.ts';
@@ -33,13 +35,20 @@ export function defaultRunId(now = new Date()): string {
   );
 }
 
-/** Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. */
+/**
+ * Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. A reference the
+ * user must fix (a missing file, a field that is not there) is returned as a message.
+ */
 export async function loadDomainTasks(
-  config: Pick<RunConfig, 'domains' | 'stagedSamples' | 'evalSamples'>,
-): Promise<DomainTasks[]> {
+  config: Pick<RunConfig, 'domains' | 'stagedSamples' | 'evalSamples' | 'dataset'>,
+): Promise<DomainTasks[] | { error: string }> {
   const out: DomainTasks[] = [];
-  for (const name of config.domains) {
-    const loaded = await loadDomain(name);
+  const refs = parseDomainRefs(config.domains);
+  if (!refs.ok) return { error: refs.message };
+  for (const ref of refs.refs) {
+    const opened = await openDomain(ref, config.dataset);
+    if (!opened.ok) return { error: opened.message };
+    const loaded = opened.domain;
     const domain =
       config.stagedSamples === null ? loaded : { ...loaded, stagedSamples: config.stagedSamples };
     const splits: DomainTasks['splits'] = {};
@@ -119,7 +128,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
         metaModel: config.metaModel,
         taskModel: config.taskModel,
         simulated: deps.simulated,
-        domains: config.domains,
+        domains: deps.domains.map((d) => d.domain.name),
         config,
       });
       archive.recordSandbox({ ...deps.sandbox, ...describeEnforcement(config.limits) });
@@ -142,6 +151,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       domains: deps.domains,
       gateway,
       sandbox: deps.sandbox,
+      grading: createGradeContext({ sandbox: deps.sandbox, nodeModules }),
       cacheable: deps.cacheable,
       progress: deps.progress,
       status: deps.status,

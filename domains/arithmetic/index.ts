@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineDomain, type Split, type Task } from '../define-domain.ts';
+import { numbersMatch } from '../numbers.ts';
 import { createRng } from '../rng.ts';
 import { generateProblem } from './problems.ts';
 
@@ -8,18 +9,6 @@ export interface ArithmeticInput {
 }
 
 const SPLIT_SIZE: Record<Split, number> = { train: 40, val: 40, test: 40 };
-
-/** Parses "42", "42.0", "$1,200", " -3 " as numbers; anything else is null. */
-export function parseNumber(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value !== 'string') return null;
-  const cleaned = value
-    .trim()
-    .replace(/^\$/, '')
-    .replace(/,(?=\d{3}\b)/g, '');
-  if (!/^-?\d+(\.\d+)?$/.test(cleaned)) return null;
-  return Number(cleaned);
-}
 
 export function loadArithmetic(split: Split): Task<ArithmeticInput, number>[] {
   const rng = createRng(`arithmetic:${split}:v1`);
@@ -39,10 +28,8 @@ export default defineDomain<ArithmeticInput, number, number | string>({
   splits: ['train', 'val', 'test'],
   load: loadArithmetic,
   answerSchema: z.union([z.number(), z.string()]),
-  score: (prediction, task) => {
-    const value = parseNumber(prediction);
-    return value !== null && Math.abs(value - task.answer) < 1e-6 ? 1 : 0;
-  },
+  score: (prediction, task) => (numbersMatch(prediction, task.answer) ? 1 : 0),
+  metric: 'numeric',
   stagedSamples: 10,
   formatHint: 'The answer is a single number.',
 });

@@ -1,0 +1,94 @@
+import type { Argv } from 'yargs';
+import type { DatasetOptions } from '../domains/dataset-options.ts';
+import { METRICS, type Metric } from '../domains/metrics.ts';
+import { UsageError } from './usage-error.ts';
+
+/** The flags that map a dataset:FILE's fields, shared by generate-loop and `hyperagents domains test`. */
+export function withDatasetFlags<T>(parser: Argv<T>) {
+  return parser
+    .option('input-fields', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'dataset:FILE fields shown to the agent, comma-separated (default: every field but id, answer, split)',
+    })
+    .option('answer-field', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'dataset:FILE field with the gold answer (default: answer)',
+    })
+    .option('id-field', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'dataset:FILE field with a task id (default: id, else the line number)',
+    })
+    .option('split-field', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'dataset:FILE field saying train, val or test (default: a stable hash of the id, 60/20/20)',
+    })
+    .option('metric', {
+      type: 'string',
+      requiresArg: true,
+      describe: `dataset:FILE grading: ${METRICS.join(' | ')} (default: exact)`,
+    })
+    .option('choices', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'dataset:FILE labels of a choice metric, comma-separated, e.g. A,B,C,D',
+    })
+    .option('answer-pattern', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'dataset:FILE regular expression with one group that takes the answer out of the answer field, e.g. "#### (.+)$"',
+    });
+}
+
+export interface DatasetFlagValues {
+  'input-fields'?: string | undefined;
+  'answer-field'?: string | undefined;
+  'id-field'?: string | undefined;
+  'split-field'?: string | undefined;
+  metric?: string | undefined;
+  choices?: string | undefined;
+  'answer-pattern'?: string | undefined;
+}
+
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+/** The flags as dataset options; a bad metric or pattern is a UsageError. Sidecar values fill the rest. */
+export function datasetFlags(parsed: DatasetFlagValues): DatasetOptions {
+  const out: DatasetOptions = {};
+  if (parsed['input-fields'] !== undefined) out.inputFields = list(parsed['input-fields']);
+  if (parsed['answer-field'] !== undefined) out.answerField = parsed['answer-field'];
+  if (parsed['id-field'] !== undefined) out.idField = parsed['id-field'];
+  if (parsed['split-field'] !== undefined) out.splitField = parsed['split-field'];
+  if (parsed.metric !== undefined) {
+    if (!(METRICS as readonly string[]).includes(parsed.metric)) {
+      throw new UsageError(`--metric must be one of ${METRICS.join(', ')}, not "${parsed.metric}".`);
+    }
+    out.metric = parsed.metric as Metric;
+  }
+  if (parsed.choices !== undefined) {
+    const labels = list(parsed.choices);
+    if (labels.length < 2)
+      throw new UsageError(
+        `--choices needs at least two labels, comma-separated (e.g. A,B,C,D), not "${parsed.choices}".`,
+      );
+    out.choices = labels;
+  }
+  if (parsed['answer-pattern'] !== undefined) {
+    try {
+      new RegExp(parsed['answer-pattern']);
+    } catch (error) {
+      throw new UsageError(`--answer-pattern is not a regular expression: ${(error as Error).message}.`);
+    }
+    out.answerPattern = parsed['answer-pattern'];
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { METRICS } from './metrics.ts';
+
+/**
+ * How a dataset's fields map to tasks. From flags, or from a sidecar `<stem>.domain.json` beside the
+ * file; a flag wins over the sidecar. Without a header row, fields are named by column number: "1", "2"...
+ */
+export const DatasetOptions = z
+  .object({
+    inputFields: z.array(z.string().min(1)).min(1).optional(),
+    answerField: z.string().min(1).optional(),
+    idField: z.string().min(1).optional(),
+    splitField: z.string().min(1).optional(),
+    metric: z.enum(METRICS).optional(),
+    choices: z.array(z.string().min(1)).min(2).optional(),
+    answerPattern: z.string().min(1).optional(),
+    /** Relative tolerance of the numeric metric. */
+    tolerance: z.number().nonnegative().optional(),
+    /** Whether a CSV's first row names the fields; default: it does when it holds the answer field's name. */
+    header: z.boolean().optional(),
+    description: z.string().min(1).optional(),
+    stagedSamples: z.number().int().min(1).optional(),
+  })
+  .strict();
+export type DatasetOptions = z.infer<typeof DatasetOptions>;
+
+export function sidecarPath(file: string): string {
+  const ext = path.extname(file);
+  return path.join(path.dirname(file), `${path.basename(file, ext)}.domain.json`);
+}
+
+/** The sidecar's options, or none; a sidecar that is not valid is an error with a message for the user. */
+export function readSidecar(
+  file: string,
+): { ok: true; options: DatasetOptions } | { ok: false; message: string } {
+  const sidecar = sidecarPath(file);
+  if (!existsSync(sidecar)) return { ok: true, options: {} };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(sidecar, 'utf8'));
+  } catch (error) {
+    return { ok: false, message: `${sidecar} is not valid JSON: ${(error as Error).message}` };
+  }
+  const parsed = DatasetOptions.safeParse(raw);
+  if (parsed.success) return { ok: true, options: parsed.data };
+  const why = parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ');
+  return { ok: false, message: `${sidecar} has options this version does not accept (${why})` };
+}
+
+/** Flags over sidecar, field by field. */
+export function mergeOptions(sidecar: DatasetOptions, flags: DatasetOptions): DatasetOptions {
+  const out: DatasetOptions = { ...sidecar };
+  for (const [key, value] of Object.entries(flags))
+    if (value !== undefined) Object.assign(out, { [key]: value });
+  return out;
+}

@@ -1,0 +1,39 @@
+/**
+ * What the harness gives a grader: a way to run a command in the sandbox with limits. Domains never
+ * import the sandbox; they describe the command and the harness decides how it is contained.
+ */
+export interface GradeContext {
+  /** Runs one command; never throws (a failure to start is a result with `exitCode: null`). */
+  run(command: SandboxedCommand): Promise<CommandResult>;
+}
+
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  /**
+   * Files (relative path → text) written into a fresh working directory, the only place the command
+   * may write; the directory is removed afterwards. Relative paths in `args` are relative to it.
+   */
+  files: Record<string, string>;
+  /** Extra paths the command may read (the project's node_modules and Node itself are always readable). */
+  readOnly?: string[];
+  env?: Record<string, string>;
+  /** Written to the command's standard input, which is then closed. */
+  stdin?: string;
+  /** Wall-clock limit; the whole process tree is killed when it passes. */
+  timeoutMs: number;
+  /** Limit on the data segment of every process, in MiB. */
+  memoryMb: number;
+  /** Output kept per stream; the command is killed once it writes more. */
+  maxOutputBytes: number;
+}
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  outputExceeded: boolean;
+  durationMs: number;
+}

@@ -1,0 +1,59 @@
+import { existsSync, statSync } from 'node:fs';
+import { datasetDomain } from './dataset.ts';
+import { type DatasetOptions, mergeOptions, readSidecar } from './dataset-options.ts';
+import type { Domain } from './define-domain.ts';
+import { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
+import { exercismDomain, readExercises } from './exercism.ts';
+import type { DomainRef } from './reference.ts';
+
+export type OpenedDomain = { ok: true; domain: Domain } | { ok: false; message: string };
+
+/**
+ * Opens what a reference names. A mistake the user can fix (a missing file, an unknown name, a field
+ * that is not there) is a message; a shipped domain that fails to load is a bug and throws.
+ */
+export async function openDomain(
+  ref: DomainRef,
+  flags: DatasetOptions = {},
+  dir = DOMAINS_DIR,
+): Promise<OpenedDomain> {
+  switch (ref.kind) {
+    case 'named': {
+      const known = listDomainNames(dir);
+      if (!known.includes(ref.name)) {
+        return {
+          ok: false,
+          message:
+            `Unknown domain "${ref.name}". Known domains: ${known.join(', ')}. A new domain is a folder domains/<name>/ ` +
+            'with an index.ts; a CSV or JSONL file is dataset:FILE, a folder of exercises exercism:DIR.',
+        };
+      }
+      return { ok: true, domain: await loadDomain(ref.name, dir) };
+    }
+    case 'dataset': {
+      if (!existsSync(ref.file) || !statSync(ref.file).isFile())
+        return { ok: false, message: `dataset:${ref.file}: no such file.` };
+      if (!/\.(csv|jsonl?)$/i.test(ref.file)) {
+        return { ok: false, message: `dataset:${ref.file}: a dataset is a .csv or .jsonl file.` };
+      }
+      const sidecar = readSidecar(ref.file);
+      if (!sidecar.ok) return sidecar;
+      const opened = datasetDomain(ref.file, ref.name, mergeOptions(sidecar.options, flags));
+      return opened.ok ? { ok: true, domain: opened.domain as Domain } : opened;
+    }
+    case 'exercism': {
+      if (!existsSync(ref.dir) || !statSync(ref.dir).isDirectory())
+        return { ok: false, message: `exercism:${ref.dir}: no such folder.` };
+      const set = readExercises(ref.dir);
+      if (set.tasks.length === 0) {
+        return {
+          ok: false,
+          message:
+            `exercism:${ref.dir} holds no exercise: each exercise is a folder with .meta/config.json, ` +
+            `.docs/instructions.md, the spec and the example solution${set.skipped[0] ? ` (${set.skipped[0].reason})` : ''}.`,
+        };
+      }
+      return { ok: true, domain: exercismDomain(set, { name: ref.name }) as Domain };
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nameFromPath, parseDomainRef, parseDomainRefs } from './reference.ts';
+
+describe('parseDomainRef', () => {
+  it.each([
+    ['arithmetic', { kind: 'named', name: 'arithmetic' }],
+    [
+      'dataset:data/GSM8K test.jsonl',
+      { kind: 'dataset', name: 'gsm8k-test', file: path.resolve('data/GSM8K test.jsonl') },
+    ],
+    [
+      'gsm=dataset:data/gsm8k.jsonl',
+      { kind: 'dataset', name: 'gsm', file: path.resolve('data/gsm8k.jsonl') },
+    ],
+    [
+      'exercism:polyglot/javascript/exercises/practice/',
+      { kind: 'exercism', name: 'practice', dir: path.resolve('polyglot/javascript/exercises/practice') },
+    ],
+    ['js-polyglot=exercism:/x/practice', { kind: 'exercism', name: 'js-polyglot', dir: '/x/practice' }],
+  ])('%s', (text, ref) => {
+    expect(parseDomainRef(text)).toEqual({ ok: true, ref });
+  });
+
+  it.each([
+    ['dataset:', /names no file/],
+    ['Big=dataset:a.csv', /cannot name a domain/],
+    ['http://example.com/x.csv', /only sources are dataset:FILE and exercism:DIR/],
+    ['x=arithmetic', /only dataset:FILE and exercism:DIR can be renamed/],
+  ])('rejects %s', (text, message) => {
+    const parsed = parseDomainRef(text);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message).toMatch(message);
+  });
+});
+
+describe('nameFromPath', () => {
+  it.each([
+    ['qa.csv', 'qa'],
+    ['2024_Trivia.CSV', 'trivia'],
+    ['dir/', 'dir'],
+    ['123.jsonl', 'dataset'],
+  ])('%s → %s', (p, name) => expect(nameFromPath(p)).toBe(name));
+});
+
+describe('parseDomainRefs', () => {
+  it('splits on commas, keeps order and drops exact repeats', () => {
+    const parsed = parseDomainRefs(['code,dataset:a.csv', 'code']);
+    expect(parsed.ok && parsed.refs.map((r) => r.name)).toEqual(['code', 'a']);
+  });
+
+  it('asks to rename when two sources would share a name', () => {
+    const parsed = parseDomainRefs(['dataset:x/qa.csv,dataset:y/qa.jsonl']);
+    expect(parsed).toEqual({
+      ok: false,
+      message: expect.stringMatching(/Two domains would be named "qa": rename one with NAME=/),
+    });
+  });
+});

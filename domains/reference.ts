@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { DOMAIN_NAME } from './define-domain.ts';
+
+/**
+ * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (CSV or JSONL),
+ * or `exercism:DIR` (exercise folders). Any of them may be renamed with `NAME=` in front, e.g.
+ * `gsm=dataset:data/gsm8k.jsonl`; otherwise a file or folder gives its own name (its base name in lower
+ * case, other characters turned to dashes).
+ */
+export type DomainRef =
+  | { kind: 'named'; name: string }
+  | { kind: 'dataset'; name: string; file: string }
+  | { kind: 'exercism'; name: string; dir: string };
+
+export const DOMAIN_REF_HELP =
+  'NAME (a folder under domains/), dataset:FILE (a .csv or .jsonl file) or exercism:DIR (a folder of exercises in the ' +
+  'Exercism layout), each optionally renamed as NAME=dataset:FILE';
+
+/** A domain name from a file or folder name: "GSM8K test.jsonl" → "gsm8k-test". */
+export function nameFromPath(p: string): string {
+  const base = path.basename(p.replace(/[/\\]+$/, ''), path.extname(p.replace(/[/\\]+$/, '')));
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^[^a-z]+|-+$/g, '');
+  return name === '' ? 'dataset' : name;
+}
+
+/** Parses one reference. Pure: files are not looked at here. */
+export function parseDomainRef(text: string): { ok: true; ref: DomainRef } | { ok: false; message: string } {
+  const trimmed = text.trim();
+  const alias = /^([^=:]+)=(.*)$/.exec(trimmed);
+  const [rename, source] = alias ? [alias[1]!.trim(), alias[2]!.trim()] : [undefined, trimmed];
+  if (rename !== undefined && !DOMAIN_NAME.test(rename)) {
+    return {
+      ok: false,
+      message: `"${rename}" cannot name a domain: use lower-case letters, digits and dashes, starting with a letter.`,
+    };
+  }
+  const colon = /^(dataset|exercism):(.*)$/.exec(source);
+  if (colon) {
+    const [, kind, where] = colon as unknown as [string, 'dataset' | 'exercism', string];
+    if (where.trim() === '')
+      return {
+        ok: false,
+        message: `"${text}" names no ${kind === 'dataset' ? 'file' : 'folder'} after "${kind}:".`,
+      };
+    const name = rename ?? nameFromPath(where);
+    return {
+      ok: true,
+      ref:
+        kind === 'dataset'
+          ? { kind, name, file: path.resolve(where) }
+          : { kind, name, dir: path.resolve(where) },
+    };
+  }
+  if (/^[a-z]+:/i.test(source)) {
+    return { ok: false, message: `"${text}": the only sources are dataset:FILE and exercism:DIR.` };
+  }
+  if (rename !== undefined)
+    return { ok: false, message: `"${text}": only dataset:FILE and exercism:DIR can be renamed.` };
+  return { ok: true, ref: { kind: 'named', name: source } };
+}
+
+/** Parses a comma-separated list; two references with the same name are a mistake to report. */
+export function parseDomainRefs(
+  texts: readonly string[],
+): { ok: true; refs: DomainRef[] } | { ok: false; message: string } {
+  const refs: DomainRef[] = [];
+  for (const text of texts
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean)) {
+    const parsed = parseDomainRef(text);
+    if (!parsed.ok) return parsed;
+    const clash = refs.find((r) => r.name === parsed.ref.name);
+    if (clash !== undefined && JSON.stringify(clash) === JSON.stringify(parsed.ref)) continue;
+    if (clash !== undefined) {
+      return {
+        ok: false,
+        message: `Two domains would be named "${parsed.ref.name}": rename one with NAME=, e.g. ${parsed.ref.name}-2=${text}.`,
+      };
+    }
+    refs.push(parsed.ref);
+  }
+  return { ok: true, refs };
+}
+
+/** The reference written out in full (absolute path, explicit name), so a resumed run opens the same source. */
+export function formatDomainRef(ref: DomainRef): string {
+  switch (ref.kind) {
+    case 'named':
+      return ref.name;
+    case 'dataset':
+      return `${ref.name}=dataset:${ref.file}`;
+    case 'exercism':
+      return `${ref.name}=exercism:${ref.dir}`;
+  }
+}

@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Grade } from './define-domain.ts';
+import type { GradeContext } from './grade-context.ts';
+import { JEST_GLOBALS, RESULT_MARK, type SpecOutcome } from './spec-runner/protocol.ts';
+
+const RUNNER_DIR = fileURLToPath(new URL('./spec-runner/', import.meta.url));
+const RUNNER = fileURLToPath(new URL('./spec-runner/runner.ts', import.meta.url));
+const TSX_LOADER = import.meta.resolve('tsx/esm');
+
+export interface SpecLimits {
+  /** Wall-clock limit for the whole spec, loading included. */
+  timeoutMs: number;
+  /** Memory limit of the process, in MiB. */
+  memoryMb: number;
+}
+
+export const DEFAULT_SPEC_LIMITS: SpecLimits = { timeoutMs: 60_000, memoryMb: 512 };
+const MAX_OUTPUT_BYTES = 256 * 1024;
+
+/** One exercise to grade: the candidate solution next to the spec and any support files. */
+export interface SpecRun {
+  solutionFile: string;
+  solution: string;
+  specFile: string;
+  spec: string;
+  /** Other files of the exercise the spec may import (relative path → text). */
+  support: Record<string, string>;
+}
+
+/** An ES module `@jest/globals` whose exports are the runner's globals. */
+const JEST_GLOBALS_MODULE = `${JEST_GLOBALS.map((name) => `export const ${name} = globalThis.${name};`).join('\n')}\n`;
+
+/**
+ * Runs the spec against the solution in the sandbox. Score 1 when every test passes (skipped ones
+ * included), else 0; the detail says how many passed, or which limit was hit.
+ */
+export async function gradeWithSpec(
+  ctx: GradeContext,
+  exercise: SpecRun,
+  limits: SpecLimits,
+): Promise<Grade> {
+  const token = randomBytes(12).toString('hex');
+  const result = await ctx.run({
+    stdin: token,
+    file: process.execPath,
+    args: [`--max-old-space-size=${limits.memoryMb}`, '--import', TSX_LOADER, RUNNER, exercise.specFile],
+    files: {
+      ...exercise.support,
+      'package.json': '{ "type": "module" }\n',
+      'node_modules/@jest/globals/package.json':
+        '{ "name": "@jest/globals", "type": "module", "main": "index.js" }\n',
+      'node_modules/@jest/globals/index.js': JEST_GLOBALS_MODULE,
+      [exercise.specFile]: exercise.spec,
+      [exercise.solutionFile]: exercise.solution,
+    },
+    readOnly: [RUNNER_DIR],
+    env: { TSX_DISABLE_CACHE: '1', NODE_ENV: 'test' },
+    timeoutMs: limits.timeoutMs,
+    memoryMb: limits.memoryMb + 256,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+  });
+  if (result.timedOut) return { score: 0, detail: `time limit of ${limits.timeoutMs / 1000} s exceeded` };
+  if (result.outputExceeded)
+    return { score: 0, detail: `output limit of ${MAX_OUTPUT_BYTES} bytes exceeded` };
+  const outcome = parseOutcome(result.stdout, token);
+  if (outcome === null) {
+    const memory = /out of memory|OOM|Cannot allocate|ENOMEM/i.test(result.stderr);
+    if (memory) return { score: 0, detail: `memory limit of ${limits.memoryMb} MiB exceeded` };
+    const why = result.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300);
+    return { score: 0, detail: `the spec did not finish (exit ${result.exitCode ?? result.signal}): ${why}` };
+  }
+  const first = outcome.failures[0];
+  const detail = `${outcome.passed}/${outcome.total} tests passed${first ? `; ${first.name}: ${first.message}` : ''}`;
+  return { score: outcome.total > 0 && outcome.passed === outcome.total ? 1 : 0, detail };
+}
+
+function parseOutcome(stdout: string, token: string): SpecOutcome | null {
+  const mark = `${RESULT_MARK}${token}`;
+  const at = stdout.lastIndexOf(mark);
+  if (at < 0) return null;
+  try {
+    return JSON.parse(stdout.slice(at + mark.length).split('\n')[0] ?? '') as SpecOutcome;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,57 @@
+import { describe, it, expect as vexpect } from 'vitest';
+import { equals, expect } from './expect.ts';
+
+describe('equals', () => {
+  it.each<[unknown, unknown, boolean]>([
+    [{ a: 1, b: undefined }, { a: 1 }, true],
+    [[1, [2, { c: 3 }]], [1, [2, { c: 3 }]], true],
+    [[1, 2], [2, 1], false],
+    [new Map([['a', 1]]), new Map([['a', 1]]), true],
+    [new Set([1, 2]), new Set([2, 1]), true],
+    [Number.NaN, Number.NaN, true],
+    [{ a: 1 }, { a: '1' }, false],
+    [[1], { 0: 1 }, false],
+  ])('%j and %j → %j', (a, b, same) => vexpect(equals(a, b)).toBe(same));
+});
+
+describe('expect', () => {
+  it.each<[string, () => unknown]>([
+    ['toBe', () => expect(1).toBe(1)],
+    ['not.toBe', () => expect(1).not.toBe(2)],
+    ['toEqual', () => expect({ a: [1] }).toEqual({ a: [1] })],
+    [
+      'toThrow with text',
+      () =>
+        expect(() => {
+          throw new Error('bad input');
+        }).toThrow('bad'),
+    ],
+    [
+      'toThrow with a class',
+      () =>
+        expect(() => {
+          throw new RangeError('x');
+        }).toThrow(RangeError),
+    ],
+    ['toContain', () => expect([1, 2]).toContain(2)],
+    ['toHaveLength', () => expect('abc').toHaveLength(3)],
+    ['toBeCloseTo', () => expect(0.1 + 0.2).toBeCloseTo(0.3)],
+    ['toMatchObject', () => expect({ a: 1, b: 2 }).toMatchObject({ a: 1 })],
+    ['objectContaining', () => expect({ a: 1, b: 2 }).toEqual(expect.objectContaining({ b: 2 }))],
+  ])('%s passes', (_name, run) => vexpect(run).not.toThrow());
+
+  it.each<[string, () => unknown, RegExp]>([
+    ['toBe', () => expect(1).toBe(2), /expected 1 to be 2/],
+    ['not.toEqual', () => expect([1]).not.toEqual([1]), /^not: expected/],
+    ['toThrow when nothing throws', () => expect(() => 1).toThrow(), /expected the function to throw/],
+    ['toStrictEqual with undefined', () => expect({ a: undefined }).toStrictEqual({}), /strictly equal/],
+  ])('%s fails with a message', (_name, run, message) => vexpect(run).toThrow(message));
+
+  it('awaits rejects and resolves', async () => {
+    await expect(Promise.reject(new Error('no'))).rejects.toThrow('no');
+    await expect(Promise.resolve(3)).resolves.toBe(3);
+    await vexpect(expect(Promise.resolve(3)).rejects.toBe(3)).rejects.toThrow(
+      /expected the promise to reject/,
+    );
+  });
+});

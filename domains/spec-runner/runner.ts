@@ -1,0 +1,203 @@
+/**
+ * A small Jest-compatible runner for exercise specs, run inside the grading sandbox as
+ * `node --import tsx/esm runner.ts SPEC`, with a one-time token on standard input. Every test runs,
+ * including those marked `xtest`, `xit`, `.skip` or `.only`, because a grade counts all of them. Prints
+ * one line `RESULT_MARK` + token + JSON `{passed, total, failures: [{name, message}]}` on stdout after
+ * the spec's own output. The token is read before the spec (and the solution it imports) is loaded, and
+ * the globals cannot be reassigned, so a solution cannot print or fake a passing result.
+ */
+import { readFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { expect } from './expect.ts';
+import { RESULT_MARK, type SpecOutcome } from './protocol.ts';
+
+const TEST_TIMEOUT_MS = 10_000;
+/** Taken before the spec loads, so a solution that replaces them changes nothing here. */
+const stringify = JSON.stringify;
+
+type Fn = () => unknown;
+interface Block {
+  name: string;
+  tests: { name: string; fn: Fn | undefined }[];
+  children: Block[];
+  beforeAll: Fn[];
+  afterAll: Fn[];
+  beforeEach: Fn[];
+  afterEach: Fn[];
+}
+
+const block = (name: string): Block => ({
+  name,
+  tests: [],
+  children: [],
+  beforeAll: [],
+  afterAll: [],
+  beforeEach: [],
+  afterEach: [],
+});
+
+const root = block('');
+let current = root;
+
+function describe(name: string, fn: Fn): void {
+  const child = block(name);
+  current.children.push(child);
+  const parent = current;
+  current = child;
+  try {
+    fn();
+  } finally {
+    current = parent;
+  }
+}
+
+function test(name: string, fn?: Fn): void {
+  current.tests.push({ name, fn });
+}
+
+type Table = readonly unknown[];
+function format(name: string, row: unknown, index: number): string {
+  const values = Array.isArray(row) ? row : [row];
+  let i = 0;
+  return name
+    .replace(/%[sdifjop#%]/g, (spec) =>
+      spec === '%%' ? '%' : spec === '%#' ? String(index) : String(values[i++]),
+    )
+    .replace(/\$(\w+)/g, (m, key: string) =>
+      typeof row === 'object' && row !== null && key in row
+        ? String((row as Record<string, unknown>)[key])
+        : m,
+    );
+}
+const each =
+  (register: (name: string, fn: Fn) => void) =>
+  (table: Table) =>
+  (name: string, fn: (...args: unknown[]) => unknown) =>
+    table.forEach((row, index) => {
+      register(format(name, row, index), () => (Array.isArray(row) ? fn(...row) : fn(row)));
+    });
+
+/** Every variant of `test` and `describe` registers normally: skipped and focused tests count too. */
+function variants<T extends (name: string, fn: Fn) => void>(register: T) {
+  const f = register as T & Record<string, unknown>;
+  const eachOf = each(register);
+  Object.assign(f, { skip: register, only: register, each: eachOf, concurrent: register, failing: register });
+  Object.assign(f.skip as object, { each: eachOf });
+  Object.assign(f.only as object, { each: eachOf });
+  return f;
+}
+
+const hook = (list: keyof Pick<Block, 'beforeAll' | 'afterAll' | 'beforeEach' | 'afterEach'>) => (fn: Fn) => {
+  current[list].push(fn);
+};
+
+const testFn = variants(test);
+Object.assign(testFn, { todo: (_name: string) => {} });
+const describeFn = variants(describe);
+const jest = {
+  fn: (impl?: (...args: unknown[]) => unknown) => {
+    const calls: unknown[][] = [];
+    const mock = (...args: unknown[]) => {
+      calls.push(args);
+      return impl?.(...args);
+    };
+    return Object.assign(mock, { mock: { calls } });
+  },
+  setTimeout: () => {},
+};
+
+const globals = {
+  describe: describeFn,
+  xdescribe: describeFn,
+  fdescribe: describeFn,
+  test: testFn,
+  it: testFn,
+  xtest: testFn,
+  xit: testFn,
+  fit: testFn,
+  expect,
+  beforeAll: hook('beforeAll'),
+  afterAll: hook('afterAll'),
+  beforeEach: hook('beforeEach'),
+  afterEach: hook('afterEach'),
+  jest,
+};
+
+async function timed(fn: Fn): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`test took longer than ${TEST_TIMEOUT_MS} ms`)),
+      TEST_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([Promise.resolve().then(fn), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const message = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).slice(0, 500);
+
+type Outcome = SpecOutcome;
+
+function count(b: Block): number {
+  return b.tests.length + b.children.reduce((n, c) => n + count(c), 0);
+}
+
+async function run(
+  b: Block,
+  names: string[],
+  each: { before: Fn[]; after: Fn[] },
+  out: Outcome,
+): Promise<void> {
+  const scope = b.name === '' ? names : [...names, b.name];
+  const hooks = { before: [...each.before, ...b.beforeEach], after: [...b.afterEach, ...each.after] };
+  try {
+    for (const fn of b.beforeAll) await timed(fn);
+  } catch (error) {
+    const n = count(b);
+    out.total += n;
+    out.failures.push({ name: scope.join(' › '), message: `beforeAll failed: ${message(error)}` });
+    return;
+  }
+  for (const t of b.tests) {
+    out.total += 1;
+    const name = [...scope, t.name].join(' › ');
+    try {
+      if (t.fn === undefined) throw new Error('test has no body');
+      for (const fn of hooks.before) await timed(fn);
+      await timed(t.fn);
+      for (const fn of hooks.after) await timed(fn);
+      out.passed += 1;
+    } catch (error) {
+      out.failures.push({ name, message: message(error) });
+    }
+  }
+  for (const child of b.children) await run(child, scope, hooks, out);
+  for (const fn of b.afterAll) await timed(fn).catch(() => {});
+}
+
+async function main(specFile: string): Promise<void> {
+  const token = readFileSync(0, 'utf8').trim();
+  for (const [name, value] of Object.entries(globals)) {
+    Object.defineProperty(globalThis, name, { value, writable: false, configurable: false });
+  }
+  const out: Outcome = { passed: 0, total: 0, failures: [] };
+  try {
+    await import(pathToFileURL(path.resolve(specFile)).href);
+    await run(root, [], { before: [], after: [] }, out);
+  } catch (error) {
+    out.failures.push({ name: '(loading the spec)', message: message(error) });
+    out.total = Math.max(out.total, 1);
+  }
+  writeSync(1, `\n${RESULT_MARK}${token}${stringify(out)}\n`);
+  process.exit(0);
+}
+
+const started =
+  process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (started && process.argv[2] !== undefined) await main(process.argv[2]);

@@ -1,0 +1,187 @@
+import pLimit from 'p-limit';
+import {
+  ALL_SPLITS,
+  DOMAIN_NAME,
+  type Domain,
+  type SkippedRow,
+  type Split,
+  type Task,
+} from '../domains/define-domain.ts';
+import type { GradeContext } from '../domains/grade-context.ts';
+import { gradePrediction } from './grading.ts';
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  message: string;
+}
+
+export interface TaskGrade {
+  id: string;
+  split: Split;
+  score: number;
+  detail: string | null;
+}
+
+/** What `hyperagents domains test` prints with --json. */
+export interface DomainReport {
+  domain: string;
+  tasks: number;
+  /** Mean over graded tasks. */
+  score: number;
+  results: TaskGrade[];
+  skipped: SkippedRow[];
+  checks: CheckResult[];
+}
+
+export interface CheckOptions {
+  /** Responses to grade by task id; without them every gold response is graded and conformance checked. */
+  answers?: ReadonlyMap<string, unknown>;
+  /** Graders run at once (exercise specs are separate processes). */
+  concurrency?: number;
+  /** Tasks per split given a wrong answer in the conformance check. */
+  wrongSamples?: number;
+}
+
+type Loaded = { split: Split; task: Task }[];
+
+async function loadAll(domain: Domain): Promise<Loaded> {
+  const out: Loaded = [];
+  for (const split of domain.splits) for (const task of await domain.load(split)) out.push({ split, task });
+  return out;
+}
+
+const check = (name: string, problems: string[], okMessage: string): CheckResult => ({
+  name,
+  ok: problems.length === 0,
+  message:
+    problems.length === 0
+      ? okMessage
+      : problems.slice(0, 5).join('; ') + (problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''),
+});
+
+function describeChecks(domain: Domain): CheckResult {
+  const problems = [
+    !DOMAIN_NAME.test(domain.name) && `name "${domain.name}" is not lower-case letters, digits and dashes`,
+    domain.description.trim() === '' && 'the description is empty',
+    !domain.splits.includes('train') && 'there is no train split',
+    domain.splits.some((s) => !ALL_SPLITS.includes(s)) && 'a split is not train, val or test',
+    new Set(domain.splits).size !== domain.splits.length && 'a split is declared twice',
+    !(Number.isInteger(domain.stagedSamples) && domain.stagedSamples >= 1) &&
+      'stagedSamples is not a whole number ≥ 1',
+  ].filter((p): p is string => typeof p === 'string');
+  return check(
+    'declares itself',
+    problems,
+    `${domain.splits.join(', ')}; staged sample ${domain.stagedSamples}`,
+  );
+}
+
+function structureChecks(first: Loaded, second: Loaded): CheckResult[] {
+  const ids = new Map<string, Split[]>();
+  for (const { split, task } of first) ids.set(task.id, [...(ids.get(task.id) ?? []), split]);
+  const duplicated = [...ids].filter(([, splits]) => splits.length > 1);
+  const emptyIds = first.filter(({ task }) => typeof task.id !== 'string' || task.id === '');
+  const inputs = new Map<string, Split>();
+  const shared: string[] = [];
+  for (const { split, task } of first) {
+    const key = JSON.stringify(task.input);
+    const seen = inputs.get(key);
+    if (seen !== undefined && seen !== split)
+      shared.push(`task ${task.id} (${split}) has the same input as one in ${seen}`);
+    inputs.set(key, split);
+  }
+  const same = JSON.stringify(first) === JSON.stringify(second);
+  return [
+    check('has tasks', first.length === 0 ? ['no tasks were loaded'] : [], `${first.length} tasks`),
+    check(
+      'ids unique',
+      [
+        ...emptyIds.map(({ split }) => `a task in ${split} has an empty id`),
+        ...duplicated.map(([id, s]) => `id ${id} appears in ${s.join(', ')}`),
+      ],
+      'every id is unique',
+    ),
+    check('splits disjoint', shared, 'no task is in two splits'),
+    check(
+      'loading deterministic',
+      same ? [] : ['loading twice gave different tasks, ids or order'],
+      'two loads gave the same tasks in the same order',
+    ),
+  ];
+}
+
+/** A response that should not score 1: another task's gold response, else a string no task expects. */
+function wrongResponse(domain: Domain, task: Task, all: Loaded): unknown {
+  const gold = JSON.stringify(domain.goldResponse(task));
+  const other = all.map(({ task: t }) => domain.goldResponse(t)).find((r) => JSON.stringify(r) !== gold);
+  return other ?? 'definitely not the answer';
+}
+
+/**
+ * Checks a domain the way its author needs: without answers, every gold response must score 1 and the
+ * conformance checks run; with answers, those are graded. Never throws for a domain's own failures.
+ */
+export async function checkDomain(
+  domain: Domain,
+  ctx: GradeContext,
+  options: CheckOptions = {},
+): Promise<DomainReport> {
+  const checks: CheckResult[] = [describeChecks(domain)];
+  let loaded: Loaded = [];
+  try {
+    loaded = await loadAll(domain);
+    checks.push(...structureChecks(loaded, await loadAll(domain)));
+  } catch (error) {
+    checks.push({ name: 'loads', ok: false, message: (error as Error).message });
+  }
+  const limit = pLimit(options.concurrency ?? 2);
+  const graded =
+    options.answers === undefined ? loaded : loaded.filter(({ task }) => options.answers!.has(task.id));
+  const results = await Promise.all(
+    graded.map(({ split, task }) =>
+      limit(async (): Promise<TaskGrade> => {
+        const response =
+          options.answers === undefined ? domain.goldResponse(task) : options.answers.get(task.id);
+        const g = await gradePrediction(domain, task, response, ctx);
+        return { id: task.id, split, score: g.score, detail: g.detail ?? g.error };
+      }),
+    ),
+  );
+  if (options.answers === undefined) {
+    const failing = results
+      .filter((r) => r.score < 1)
+      .map((r) => `${r.id} (${r.split}) scored ${r.score}${r.detail ? `: ${r.detail}` : ''}`);
+    checks.push(check('gold answers score 1', failing, `all ${results.length} gold answers scored 1`));
+    const samples = domain.splits.flatMap((split) =>
+      loaded.filter((l) => l.split === split).slice(0, options.wrongSamples ?? 2),
+    );
+    const wrong = await Promise.all(
+      samples.map(({ task }) =>
+        limit(async () => ({
+          task,
+          grade: await gradePrediction(domain, task, wrongResponse(domain, task, loaded), ctx),
+        })),
+      ),
+    );
+    checks.push(
+      check(
+        'a wrong answer scores below 1',
+        wrong.filter((w) => w.grade.score >= 1).map((w) => `${w.task.id} gave a wrong answer full marks`),
+        `${wrong.length} wrong answers scored below 1`,
+      ),
+    );
+  } else {
+    const known = new Set(loaded.map(({ task }) => task.id));
+    const unknown = [...options.answers.keys()].filter((id) => !known.has(id));
+    checks.push(
+      check(
+        'answers match tasks',
+        unknown.map((id) => `no task has id ${id}`),
+        `${results.length} answers graded`,
+      ),
+    );
+  }
+  const score = results.length === 0 ? 0 : results.reduce((sum, r) => sum + r.score, 0) / results.length;
+  return { domain: domain.name, tasks: loaded.length, score, results, skipped: [...domain.skipped], checks };
+}

@@ -1,0 +1,285 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INITIALS, LEAP_DAYS, writeExercises } from '../domains/testing/exercise-fixtures.ts';
+import { PROJECT_ROOT, runCli } from './run-cli.ts';
+
+/** Commas, doubled quotes and a line break inside fields, non-ASCII text, a BOM, CRLF, and one bad row. */
+const AWKWARD_CSV =
+  '\uFEFFid,question,answer\r\n' +
+  'fr,"Capital of France, in one word?",Paris\r\n' +
+  'quote,"Who said ""hello, world"" first?","Kernighan, Brian"\r\n' +
+  'lines,"A question\r\nover two lines: capital of Switzerland?",Bern\r\n' +
+  'short,only two fields\r\n' +
+  'de,"Größte Stadt Bayerns?",München\r\n' +
+  'jp,"日本の首都は?",東京\r\n';
+
+const GSM_JSONL = [
+  {
+    id: 'g1',
+    question: 'Ann has 3 boxes of 4 pens. How many pens?',
+    solution: '3 boxes times 4 pens\n#### 12',
+  },
+  { id: 'g2', question: 'A ticket costs $1,250. Two tickets?', solution: '2 * 1250 = 2500\n#### 2,500' },
+  { id: 'g3', question: 'No marker here', solution: 'the answer is 7' },
+]
+  .map((row) => JSON.stringify(row))
+  .concat(['{not json'])
+  .join('\n');
+
+let dir: string;
+const gsmFlags = ['--answer-field', 'solution', '--answer-pattern', '#### (.+)$', '--metric', 'numeric'];
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'domains-cli-'));
+  writeFileSync(path.join(dir, 'capitals.csv'), AWKWARD_CSV);
+  writeFileSync(path.join(dir, 'gsm.jsonl'), `${GSM_JSONL}\n`);
+  writeExercises(path.join(dir, 'exercises'), [LEAP_DAYS, INITIALS]);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('hyperagents domains test', () => {
+  it('scores every gold answer of an awkward CSV 1 and reports the malformed row by line', async () => {
+    const result = await runCli(
+      'hyperagents',
+      ['domains', 'test', 'dataset:capitals.csv', '--json'],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(Object.keys(report)).toEqual(['domain', 'tasks', 'score', 'results', 'skipped', 'checks']);
+    expect(report).toMatchObject({
+      domain: 'capitals',
+      tasks: 5,
+      score: 1,
+      skipped: [{ line: 6, reason: '2 fields where the header has 3' }],
+    });
+    expect(report.results.map((r: { id: string }) => r.id).sort()).toEqual([
+      'de',
+      'fr',
+      'jp',
+      'lines',
+      'quote',
+    ]);
+    for (const r of report.results) expect(Object.keys(r)).toEqual(['id', 'split', 'score', 'detail']);
+    expect(report.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
+      ['declares itself', true],
+      ['has tasks', true],
+      ['ids unique', true],
+      ['splits disjoint', true],
+      ['loading deterministic', true],
+      ['gold answers score 1', true],
+      ['a wrong answer scores below 1', true],
+    ]);
+  }, 120_000);
+
+  it('takes the gold answer out of a longer JSONL field with --answer-pattern', async () => {
+    const result = await runCli(
+      'hyperagents',
+      ['domains', 'test', 'dataset:gsm.jsonl', ...gsmFlags, '--json'],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ domain: 'gsm', tasks: 2, score: 1 });
+    expect(report.skipped).toEqual([
+      { line: 3, reason: expect.stringMatching(/^the answer pattern .* does not match "the answer is 7"/) },
+      { line: 4, reason: expect.stringMatching(/^not valid JSON/) },
+    ]);
+  }, 120_000);
+
+  it('reads the same mapping from a sidecar file', async () => {
+    writeFileSync(path.join(dir, 'gsm2.jsonl'), `${GSM_JSONL}\n`);
+    writeFileSync(
+      path.join(dir, 'gsm2.domain.json'),
+      JSON.stringify({ answerField: 'solution', answerPattern: '#### (.+)$', metric: 'numeric' }),
+    );
+    const result = await runCli('hyperagents', ['domains', 'test', 'dataset:gsm2.jsonl', '--json'], {}, dir);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ tasks: 2, score: 1 });
+  }, 120_000);
+
+  it('grades given answers per task and in total', async () => {
+    const answers = path.join(dir, 'answers.jsonl');
+    writeFileSync(answers, '{"id": "g1", "response": "12"}\n{"id": "g2", "response": 2400}\n');
+    const result = await runCli(
+      'hyperagents',
+      ['domains', 'test', 'dataset:gsm.jsonl', ...gsmFlags, '--answers', answers, '--json'],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.score).toBe(0.5);
+    expect(report.results.map((r: { id: string; score: number }) => [r.id, r.score])).toEqual([
+      ['g1', 1],
+      ['g2', 0],
+    ]);
+  }, 120_000);
+
+  it('checks an exercise folder, and exits 1 when an example solution fails its spec', async () => {
+    const good = await runCli('hyperagents', ['domains', 'test', 'exercism:exercises'], {}, dir);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/leap-days\s+1\.00\s+3\/3 tests passed/);
+    const broken = writeExercises(path.join(dir, 'broken'), [
+      { ...LEAP_DAYS, example: 'export const leapDays = () => 1;\n' },
+    ]);
+    const bad = await runCli('hyperagents', ['domains', 'test', `exercism:${broken}`, '--json'], {}, dir);
+    expect(bad.code).toBe(1);
+    const report = JSON.parse(bad.stdout);
+    expect(report.results).toEqual([
+      { id: 'leap-days', split: 'train', score: 0, detail: expect.stringMatching(/^1\/3 tests passed/) },
+    ]);
+    expect(report.checks.find((c: { name: string }) => c.name === 'gold answers score 1')).toMatchObject({
+      ok: false,
+    });
+  }, 180_000);
+
+  it.each([
+    [['domains', 'test'], /takes one REF/],
+    [['domains', 'test', 'dataset:missing.csv'], /dataset:.*missing\.csv: no such file\./],
+    [
+      ['domains', 'test', 'dataset:capitals.csv', '--answer-field', 'nope'],
+      /say which field holds the answer/,
+    ],
+    [['domains', 'test', 'nope'], /Unknown domain "nope"/],
+    [['domains', 'frobnicate'], /Unknown words after "hyperagents domains": frobnicate/],
+    [['domains', '--metric', 'exact'], /--metric belongs to "hyperagents domains test REF"/],
+  ])(
+    'answers %j with exit code 2 and a message',
+    async (args, message) => {
+      const result = await runCli('hyperagents', args, {}, dir);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    },
+    60_000,
+  );
+});
+
+/** The commands of the README's "Add a domain" section, run as written (plus --json to read the result). */
+describe('the README "Add a domain" section', () => {
+  const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Add a domain'), readme.indexOf('## The agent core'));
+  const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], body: m[2]! }));
+  const commands = blocks
+    .filter((b) => b.lang === '')
+    .flatMap((b) => b.body.trim().split('\n'))
+    .map((line) => line.trim().split(/\s+/));
+
+  it('has a dataset in two commands and an Exercism folder in one', () => {
+    expect(commands.map((c) => c.slice(0, 3).join(' '))).toEqual([
+      'hyperagents domains test',
+      'generate-loop --domains dataset:capitals.csv',
+      'generate-loop --domains exercism:exercises',
+    ]);
+  });
+
+  it.each([0, 1, 2])(
+    'command %i runs as written',
+    async (i) => {
+      const [bin, ...args] = commands[i]!;
+      const extra = bin === 'generate-loop' ? ['--json', '--quiet', '--run-id', `readme-${i}`] : [];
+      const result = await runCli(bin as 'hyperagents' | 'generate-loop', [...args, ...extra], {}, dir);
+      expect(result.stderr).not.toMatch(/failed/);
+      expect(result.code).toBe(0);
+      if (bin === 'generate-loop') {
+        const summary = JSON.parse(result.stdout);
+        expect(summary.simulated).toBe(true);
+        expect(summary.variants.length).toBeGreaterThanOrEqual(2);
+        const domain = i === 1 ? 'capitals' : 'exercises';
+        expect(Object.keys(summary.variants[0].scores)).toEqual([domain]);
+      }
+    },
+    600_000,
+  );
+
+  describe('the example domain folder', () => {
+    const example = blocks.find((b) => b.lang === 'ts')!.body;
+    const name = `readme-example-${process.pid}`;
+    const folder = path.join(PROJECT_ROOT, 'domains', name);
+    beforeAll(() => {
+      mkdirSync(folder);
+      writeFileSync(path.join(folder, 'index.ts'), example.replaceAll('capital-letters', name));
+    });
+    afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+    it('appears in hyperagents domains, passes domains test and runs in generate-loop, with no list edited', async () => {
+      const listed = await runCli('hyperagents', ['domains', '--json']);
+      expect(JSON.parse(listed.stdout)).toContainEqual({
+        name,
+        description: 'Write a city name in capital letters.',
+        splits: ['train', 'val', 'test'],
+        sizes: { train: 6, val: 3, test: 3 },
+        metric: 'exact',
+        stagedSamples: 3,
+      });
+      const tested = await runCli('hyperagents', ['domains', 'test', name]);
+      expect(tested.code).toBe(0);
+      const run = await runCli('generate-loop', [
+        '--domains',
+        name,
+        '--model',
+        'sim',
+        '--generations',
+        '1',
+        '--json',
+        '--quiet',
+        '--out',
+        path.join(dir, 'runs-example'),
+      ]);
+      expect(run.code).toBe(0);
+      expect(Object.keys(JSON.parse(run.stdout).variants[0].scores)).toEqual([name]);
+    }, 300_000);
+  });
+});
+
+describe('generate-loop over a shipped domain, an exercise folder and a dataset at once', () => {
+  it('runs end to end on the simulated model, which knows every gold answer', async () => {
+    const out = path.join(dir, 'runs-mixed');
+    const result = await runCli(
+      'generate-loop',
+      [
+        '--domains',
+        'code,exercism:exercises,gsm=dataset:gsm.jsonl',
+        ...gsmFlags,
+        '--model',
+        'sim',
+        '--generations',
+        '1',
+        '--eval-samples',
+        '3',
+        '--out',
+        out,
+        '--run-id',
+        'mixed',
+        '--json',
+        '--quiet',
+      ],
+      {},
+      dir,
+    );
+    expect(result.stderr).not.toMatch(/failed:/);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(Object.keys(summary.variants[0].scores).sort()).toEqual(['code', 'exercises', 'gsm']);
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(out, 'mixed', 'archive.sqlite'), { readonly: true });
+    const rows = db
+      .prepare('SELECT domain, outcome, detail FROM task_results WHERE variant_id = 0')
+      .all() as {
+      domain: string;
+      outcome: string;
+      detail: string | null;
+    }[];
+    db.close();
+    expect(new Set(rows.map((r) => r.domain))).toEqual(new Set(['code', 'exercises', 'gsm']));
+    expect(rows.some((r) => r.outcome === 'correct')).toBe(true);
+    for (const r of rows.filter((r) => r.domain !== 'gsm' && r.outcome !== 'parse_failure')) {
+      expect(r.detail).toMatch(/^\d+\/\d+ tests passed|limit/);
+    }
+  }, 600_000);
+});
