@@ -114,6 +114,13 @@ describe('the gate, driven by a scripted MetaAgent', () => {
       type: string;
     }[];
     db.close();
-    expect(events.map((e) => e.type)).toEqual(['selected', 'meta_started', 'meta_finished', 'failed']);
+    // Each step the generation entered is an event too (`editing`), then how it ended.
+    expect(events.map((e) => e.type)).toEqual([
+      'selected',
+      'editing',
+      'meta_started',
+      'meta_finished',
+      'failed',
+    ]);
   });
 });
