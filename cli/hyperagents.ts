@@ -1,7 +1,8 @@
 import { listDomainNames, loadDomain } from '../domains/discover.ts';
 import { main as generateLoop } from '../generate-loop.ts';
+import { closeMatches } from '../llm/close-matches.ts';
 import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
-import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
+import { MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
 import { chat } from './chat.ts';
 import { reportError } from './errors.ts';
 import { UsageError } from './usage-error.ts';

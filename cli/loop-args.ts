@@ -2,7 +2,7 @@ import path from 'node:path';
 import yargs from 'yargs';
 import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
 import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
-import { closeMatches } from '../llm/registry.ts';
+import { closeMatches } from '../llm/close-matches.ts';
 import {
   FAULT_KINDS,
   type FaultKind,
