@@ -22,7 +22,10 @@ export function agentEnv(gateway: GatewayAccess, extra: Record<string, string> =
   return env;
 }
 
-/** Command line that runs an agent entry point (relative to `policy.workdir`) with node + tsx. */
+/**
+ * Command line that runs an agent entry point (relative to `policy.workdir`) with node + tsx; a built
+ * `.mjs` entry (see agent-build.ts) runs on node alone, with nothing to compile at start.
+ */
 export function agentCommand(
   sandbox: ResolvedSandbox,
   policy: SandboxPolicy,
@@ -34,7 +37,7 @@ export function agentCommand(
     sandbox,
     policy,
     process.execPath,
-    ['--import', TSX_LOADER, entry, ...args],
+    [...(entry.endsWith('.mjs') ? [] : ['--import', TSX_LOADER]), entry, ...args],
     env,
   );
   return { ...wrapped, cwd: policy.workdir };

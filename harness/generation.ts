@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
 import { agentCommand, agentEnv } from './agent-process.ts';
 import { writeEvalsFolder } from './evals-folder.ts';
 import { evaluateStage } from './evaluate.ts';
@@ -28,14 +29,43 @@ function taskPolicy(ctx: RunContext, worktree: string): SandboxPolicy {
 }
 
 /** Starts the TaskAgent workers of a variant, each with a task-role gateway token. */
-function startPool(ctx: RunContext, id: number, worktree: string, token: string): TaskPool {
+async function startPool(ctx: RunContext, id: number, worktree: string, token: string): Promise<TaskPool> {
   const env = agentEnv({ url: ctx.gateway.url, token });
+  const entry = await buildTaskEntry(ctx, id, worktree);
+  const policy = taskPolicy(ctx, worktree);
   return createTaskPool({
     size: ctx.config.evalWorkers,
-    command: agentCommand(ctx.sandbox, taskPolicy(ctx, worktree), TASK_ENTRY, [], env),
+    command:
+      entry.kind === 'built'
+        ? agentCommand(
+            ctx.sandbox,
+            { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
+            entry.file,
+            [],
+            env,
+          )
+        : agentCommand(ctx.sandbox, policy, TASK_ENTRY, [], env),
     taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
     logFile: path.join(logDir(ctx, id), 'task-agent.log'),
   });
+}
+
+const buildDir = (ctx: RunContext, id: number): string => path.join(ctx.runDir, 'builds', `variant-${id}`);
+
+/** The TaskAgent is built once per variant, so workers start without compiling; its source is the fallback. */
+async function buildTaskEntry(ctx: RunContext, id: number, worktree: string): Promise<AgentEntry> {
+  const entry = await buildAgentEntry({
+    worktree,
+    entry: TASK_ENTRY,
+    outDir: buildDir(ctx, id),
+    nodeModules: ctx.nodeModules,
+  });
+  ctx.archive.logEvent(
+    id,
+    'task_agent_build',
+    entry.kind === 'built' ? { built: true, ms: entry.ms } : { built: false, reason: entry.reason },
+  );
+  return entry;
 }
 
 /**
@@ -121,7 +151,7 @@ export async function evaluateInitial(ctx: RunContext): Promise<void> {
     role: 'task',
     model: ctx.config.taskModel,
   });
-  const pool = startPool(ctx, 0, worktree, token);
+  const pool = await startPool(ctx, 0, worktree, token);
   try {
     const evaluated = await evaluateVariant(ctx, 0, pool, codeHash);
     if (evaluated.kind === 'cut') {
@@ -141,6 +171,7 @@ export async function evaluateInitial(ctx: RunContext): Promise<void> {
     await pool.close();
     ctx.gateway.revokeToken(token);
     await ctx.repo.removeWorktree(worktree);
+    rmSync(buildDir(ctx, 0), { recursive: true, force: true });
   }
 }
 
@@ -212,7 +243,7 @@ export async function runGeneration(
       role: 'task',
       model: ctx.config.taskModel,
     });
-    pool = startPool(ctx, id, worktree, taskToken);
+    pool = await startPool(ctx, id, worktree, taskToken);
     const smoke = await smokeTest(ctx, pool);
     const cutSmoke = budgetCut(ctx, 'the smoke task');
     if (cutSmoke !== null) return fail('failed', cutSmoke);
@@ -230,6 +261,7 @@ export async function runGeneration(
     await pool?.close();
     if (taskToken !== undefined) ctx.gateway.revokeToken(taskToken);
     await ctx.repo.removeWorktree(worktree);
+    rmSync(buildDir(ctx, id), { recursive: true, force: true });
   }
 }
 
