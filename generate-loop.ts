@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { openEvalCache } from './archive/eval-cache.ts';
 import { reportError } from './cli/errors.ts';
 import { type LoopConfig, loopHelp, parseLoopArgs } from './cli/loop-args.ts';
 import { createProgress } from './cli/progress.ts';
@@ -8,6 +9,7 @@ import { renderSummary } from './cli/summary-table.ts';
 import { UsageError } from './cli/usage-error.ts';
 import { assertWritableDir } from './cli/writable.ts';
 import { listDomainNames } from './domains/discover.ts';
+import { ModelUnreachableError, type RetryNotice } from './harness/first-contact.ts';
 import { gatewayFactory } from './harness/gateway-wiring.ts';
 import { defaultRunId, loadDomainTasks, runExists, runLoop } from './harness/run.ts';
 import { resolveSandbox } from './harness/sandbox.ts';
@@ -61,6 +63,19 @@ function assertKeys(config: LoopConfig, env: Readonly<Record<string, string | un
   }
 }
 
+/** The result cache beside the runs is checked before the run folder is made, so a bad one leaves nothing. */
+function assertCacheReadable(file: string): void {
+  if (!existsSync(file)) return;
+  try {
+    openEvalCache(file).close();
+  } catch (error) {
+    throw new UsageError(
+      `The result cache ${file} cannot be opened (${(error as Error).message}). It only saves paying twice ` +
+        'for the same task results: move it away or delete it, and a new one is made.',
+    );
+  }
+}
+
 function assertRecordable(file: string): void {
   if (existsSync(file)) {
     throw new UsageError(
@@ -103,6 +118,7 @@ async function prepare(argv: string[]) {
   if (runExists(config.out, runId)) {
     throw new UsageError(`A run named "${runId}" already exists in ${config.out}. Choose another --run-id.`);
   }
+  assertCacheReadable(path.join(config.out, 'eval-cache.sqlite'));
   const sandbox = resolveSandbox(config.sandbox);
   if (sandbox.kind === 'missing') {
     throw new UsageError(
@@ -180,6 +196,7 @@ export async function main(argv: string[]): Promise<number> {
         record: config.record,
         replay,
         env,
+        onRetry: retryReporter(progress),
       }),
       progress,
       status: display.status,
@@ -195,8 +212,29 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
+    display.done();
+    if (error instanceof ModelUnreachableError) {
+      // The words `hyperagents chat` uses for the same failure.
+      process.stderr.write(`generate-loop: provider unreachable: ${error.message}\n`);
+      return 1;
+    }
     return reportError(error, 'generate-loop');
   }
+}
+
+/**
+ * One line per model for each further attempt (not one per call in flight), so a model being retried is
+ * never silent and never floods the terminal.
+ */
+function retryReporter(progress: (line: string) => void): (notice: RetryNotice) => void {
+  const shown = new Map<string, number>();
+  return (notice) => {
+    if ((shown.get(notice.model) ?? 0) >= notice.attempt) return;
+    shown.set(notice.model, notice.attempt);
+    progress(
+      `${notice.model}: attempt ${notice.attempt} failed, retrying in ${(notice.waitMs / 1000).toFixed(1)} s: ${notice.reason}`,
+    );
+  };
 }
 
 function describe(config: LoopConfig, runId: string): string {

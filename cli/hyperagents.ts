@@ -73,21 +73,51 @@ function models(json: boolean): void {
   );
 }
 
+const DOMAINS_HELP = `hyperagents domains [--json]
+
+Lists the benchmark domains: every folder under domains/ with an index.ts, with its description and splits.
+  --json   one JSON array on stdout: name, description, splits, stagedSamples of each domain`;
+
+const MODELS_HELP = `hyperagents models [--json]
+
+Lists the models you can pass to --model, with their context window, output limit, prices and tool support.
+  --json   one JSON array on stdout: every field of every model record`;
+
+/**
+ * The options of a command that takes only `--json` and `--help`: anything else is refused, so a mistyped
+ * word is not silently ignored.
+ */
+function listingOptions(command: string, rest: string[]): { json: boolean; help: boolean } {
+  const extra = rest.filter((word) => !['--json', '--help', '-h'].includes(word));
+  if (extra.length > 0) {
+    throw new UsageError(
+      `${command} takes no ${extra[0]!.startsWith('-') ? 'option' : 'word'} "${extra[0]}". ` +
+        `Run hyperagents ${command} --help for what it takes.`,
+    );
+  }
+  return { json: rest.includes('--json'), help: rest.includes('--help') || rest.includes('-h') };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const json = rest.includes('--json');
   try {
     switch (command) {
       case 'generate-loop':
         return await generateLoop(rest);
       case 'chat':
         return await chat(rest);
-      case 'domains':
-        await domains(json);
+      case 'domains': {
+        const { json, help } = listingOptions('domains', rest);
+        if (help) process.stdout.write(`${DOMAINS_HELP}\n`);
+        else await domains(json);
         return 0;
-      case 'models':
-        models(json);
+      }
+      case 'models': {
+        const { json, help } = listingOptions('models', rest);
+        if (help) process.stdout.write(`${MODELS_HELP}\n`);
+        else models(json);
         return 0;
+      }
       case undefined:
       case '--help':
       case '-h':

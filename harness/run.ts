@@ -10,6 +10,7 @@ import { loadDomain } from '../domains/discover.ts';
 import { createRng } from '../domains/rng.ts';
 import { killAll } from './child-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
+import { ModelUnreachableError } from './first-contact.ts';
 import { evaluateInitial, runGeneration } from './generation.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
@@ -78,7 +79,7 @@ export interface RunDeps {
   startGateway(
     runDir: string,
     onCall: (row: LlmCallInput) => void,
-  ): Promise<TokenIssuer & { close(): Promise<void> }>;
+  ): Promise<TokenIssuer & { close(): Promise<void>; unreachable?(): string | null }>;
   progress(line: string): void;
   status(text: string): void;
 }
@@ -134,6 +135,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       stopReason: null,
     };
     await evaluateInitial(ctx);
+    stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
     if (config.freezeMeta) await repo.addWorktree(rootCommit, path.join(runDir, 'worktrees', 'frozen-meta'));
 
     const limit = pLimit(config.parallel);
@@ -167,6 +169,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
             deps.progress(`variant ${id}: harness error: ${message}`);
             if (++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW) throw error;
           }
+          stopIfUnreachable(archive, id, gateway.unreachable?.() ?? null);
           deps.progress(progressLine(ctx, id, gateway.spentUsd()));
           budgetStop();
         }),
@@ -220,6 +223,18 @@ function interrupt(archive: Archive, signal: NodeJS.Signals, progress: (line: st
   progress(
     `Interrupted by ${signal}: stopped ${killed} agent process(es); finished variants are kept in ${archive.file}.`,
   );
+}
+
+/**
+ * Ends the run when a model could not be reached by its first calls; the variant those calls were for
+ * is failed with that reason (its results are the infrastructure's failures, not answers).
+ */
+function stopIfUnreachable(archive: Archive, id: number, unreachable: string | null): void {
+  if (unreachable === null) return;
+  const reason = `model unreachable: ${unreachable}`;
+  archive.updateVariant(id, { state: 'failed', status: 'failed', validParent: false, failureReason: reason });
+  archive.logEvent(id, 'failed', { status: 'failed', reason });
+  throw new ModelUnreachableError(unreachable);
 }
 
 /** The stop reason, and the final line, of a run the budget ended. */
