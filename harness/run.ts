@@ -12,6 +12,7 @@ import { killAll } from './child-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { evaluateInitial, runGeneration } from './generation.ts';
+import { describeHarnessError } from './harness-error.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import { scoresBySplit } from './scoring.ts';
@@ -90,6 +91,7 @@ export interface RunDeps {
  */
 export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps): Promise<RunSummary> {
   const runDir = path.join(config.out, runId);
+  const repoDir = path.join(runDir, 'variants.git');
   for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
   const cache = openEvalCache(path.join(config.out, 'eval-cache.sqlite'));
@@ -113,7 +115,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
     });
     const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
     const { repo, rootCommit } = await createVariantRepo(
-      path.join(runDir, 'variants.git'),
+      repoDir,
       path.join(PROJECT_ROOT, 'agents'),
       nodeModules,
     );
@@ -158,16 +160,21 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
             harnessErrors = 0;
           } catch (error) {
             // One generation's harness failure (git, disk, a process that cannot start) is recorded and
-            // the run goes on; several in a row mean the machine is broken, so the run stops.
-            const message = error instanceof Error ? error.message : String(error);
-            archive.updateVariant(id, {
-              state: 'failed',
-              status: 'failed',
-              failureReason: `harness error: ${message}`,
-            });
+            // the run goes on; several in a row mean the machine is broken, so the run stops. A variant
+            // that was already done keeps its result.
+            const { message, fatal } = describeHarnessError(error, repoDir);
+            if (archive.getVariant(id)?.state !== 'done') {
+              archive.updateVariant(id, {
+                state: 'failed',
+                status: 'failed',
+                failureReason: `harness error: ${message}`,
+              });
+            }
             archive.logEvent(id, 'harness_error', { message });
             deps.progress(`variant ${id}: harness error: ${message}`);
-            if (++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW) throw error;
+            if (fatal) ctx.stopReason = message;
+            if (fatal || ++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW)
+              throw new Error(message, { cause: error });
           }
           stopIfUnreachable(archive, id, gateway.unreachable?.() ?? null);
           deps.progress(progressLine(ctx, id, gateway.spentUsd()));
@@ -192,7 +199,9 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
     return summarize(ctx, deps.simulated);
   } catch (error) {
     archive.finishRun('failed');
-    throw error;
+    if (error instanceof ModelUnreachableError) throw error;
+    const { message } = describeHarnessError(error, repoDir);
+    throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
     process.off('SIGINT', stopOnSignal);
     process.off('SIGTERM', stopOnSignal);
