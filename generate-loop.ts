@@ -200,6 +200,7 @@ export async function main(argv: string[]): Promise<number> {
       }),
       progress,
       status: display.status,
+      onEvent: display.event,
     });
     display.done();
     process.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);

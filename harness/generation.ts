@@ -97,7 +97,10 @@ async function evaluateVariant(
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,
     concurrency: ctx.config.evalWorkers,
-    onTask: (done: number, total: number) => ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`),
+    onTask: (done: number, total: number) => {
+      ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`);
+      ctx.onEvent({ type: 'tasks', variant: id, done, total });
+    },
   };
   if (!ctx.config.skipStagedEval && id !== 0) {
     ctx.archive.updateVariant(id, { state: 'staged' });

@@ -2,6 +2,7 @@ import type { Archive } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
 import type { LoopConfig } from '../cli/loop-args.ts';
 import type { DomainTasks } from './evaluate.ts';
+import type { RunEvent } from './run-events.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import type { VariantRepo } from './variant-repo.ts';
 
@@ -41,6 +42,8 @@ export interface RunContext {
   progress(line: string): void;
   /** A transient status (tasks done), shown in place on a terminal. */
   status(text: string): void;
+  /** Progress as data, for a live display (see run-events.ts). */
+  onEvent(event: RunEvent): void;
   /** Set once the budget is reached or the user interrupts: no new generation starts. */
   stopReason: string | null;
 }

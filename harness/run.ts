@@ -13,6 +13,7 @@ import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { evaluateInitial, runGeneration } from './generation.ts';
 import { describeHarnessError } from './harness-error.ts';
+import { observeArchive, type RunEvent } from './run-events.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import { scoresBySplit } from './scoring.ts';
@@ -83,6 +84,8 @@ export interface RunDeps {
   ): Promise<TokenIssuer & { close(): Promise<void>; unreachable?(): string | null }>;
   progress(line: string): void;
   status(text: string): void;
+  /** Told of each stage, step, task and model call as the run goes (for a live progress display). */
+  onEvent?(event: RunEvent): void;
 }
 
 /**
@@ -93,9 +96,13 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
   const runDir = path.join(config.out, runId);
   const repoDir = path.join(runDir, 'variants.git');
   for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const emit = (event: RunEvent): void => deps.onEvent?.(event);
+  const archive = observeArchive(openArchive(path.join(runDir, 'archive.sqlite')), emit);
   const cache = openEvalCache(path.join(config.out, 'eval-cache.sqlite'));
-  const gateway = await deps.startGateway(runDir, (row) => archive.insertLlmCall(row));
+  const gateway = await deps.startGateway(runDir, (row) => {
+    archive.insertLlmCall(row);
+    emit({ type: 'llm_call', variant: row.variantId, role: row.role, costUsd: row.costUsd });
+  });
   const stopOnSignal = (signal: NodeJS.Signals): void => {
     interrupt(archive, signal, deps.progress);
     process.exit(signal === 'SIGINT' ? 130 : 143);
@@ -113,6 +120,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       domains: config.domains,
       config,
     });
+    emit({ type: 'run_started', generations: config.generations });
     const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
     const { repo, rootCommit } = await createVariantRepo(
       repoDir,
@@ -134,6 +142,7 @@ export async function runLoop(config: LoopConfig, runId: string, deps: RunDeps):
       cacheable: deps.cacheable,
       progress: deps.progress,
       status: deps.status,
+      onEvent: emit,
       stopReason: null,
     };
     await evaluateInitial(ctx);
