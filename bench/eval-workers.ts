@@ -1,67 +1,139 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
+import type { Task } from '../domains/define-domain.ts';
+import { buildAgentEntry } from '../harness/agent-build.ts';
 import { agentCommand, agentEnv } from '../harness/agent-processes.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
 import { createTaskPool } from '../harness/task-workers.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 
+/** How TaskAgent workers start: from the file built once per variant, or from the TypeScript through tsx. */
+export type EntryKind = 'built' | 'source';
+
 export interface WorkerResult {
+  entry: EntryKind;
   workers: number;
   tasks: number;
+  calls: number;
+  /** From creating the pool (no worker started yet) to the last answer. */
   seconds: number;
+  /** From creating the pool to the first answer: start-up plus one model call. */
+  firstAnswerSeconds: number;
+}
+
+export interface StartupResult {
+  entry: EntryKind;
+  /** Median wall time of `main.ts --check` (load everything, exit), one process at a time. */
+  medianMs: number;
+}
+
+const TASK_ENTRY = 'agents/task/main.ts';
+
+/** `count` tasks cycled from every split of arithmetic, each with an id of its own. */
+function benchTasks(count: number): { tasks: Task[]; distinct: Task[] } {
+  const distinct = [...loadArithmetic('train'), ...loadArithmetic('val'), ...loadArithmetic('test')];
+  const tasks = Array.from({ length: count }, (_, i) => {
+    const task = distinct[i % distinct.length]!;
+    return { ...task, id: `${task.id}-${Math.floor(i / distinct.length)}` };
+  });
+  return { tasks, distinct };
 }
 
 /**
- * Wall time to evaluate one split with N TaskAgent worker processes (real processes, real gateway on a
- * unix socket, the sim with a fixed per-call latency standing in for a remote model).
+ * Evaluation throughput with N TaskAgent worker processes (real processes, a real gateway on a unix socket,
+ * the sim with a fixed per-call latency standing in for a remote model), for workers started from the
+ * built entry and from source, side by side; and the start-up of one worker on its own. No sandbox unless
+ * one is given: what is measured is the workers, not bubblewrap.
  */
 export async function benchEvalWorkers(
   workerCounts: number[],
   modelLatencyMs: number,
+  taskCount: number,
   sandbox: ResolvedSandbox = { kind: 'none', why: 'benchmark' },
-): Promise<WorkerResult[]> {
+): Promise<{ results: WorkerResult[]; startup: StartupResult[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-eval-'));
-  const tasks = loadArithmetic('train');
+  const { tasks, distinct } = benchTasks(taskCount);
   const sim = createSimModel({ seed: 0, domains: ['arithmetic'], latencyMs: modelLatencyMs });
-  sim.registerTasks('arithmetic', tasks);
+  sim.registerTasks('arithmetic', [...distinct, ...tasks]);
+  let calls = 0;
   const gateway = await startGateway({
     socketPath: path.join(dir, 'gw.sock'),
     providers: () => sim,
-    onCall: () => {},
+    onCall: () => {
+      calls += 1;
+    },
   });
   const worktree = path.resolve(import.meta.dirname, '..');
+  const built = await buildAgentEntry({
+    worktree,
+    entry: TASK_ENTRY,
+    outDir: path.join(dir, 'build'),
+    nodeModules: path.join(worktree, 'node_modules'),
+  });
+  if (built.kind !== 'built') throw new Error(`the TaskAgent did not build: ${built.reason}`);
+  const entries: Record<EntryKind, string> = { built: built.file, source: TASK_ENTRY };
+  const policy = {
+    workdir: worktree,
+    writable: false,
+    readOnly: [path.dirname(built.file)],
+    gatewaySocket: gateway.socketPath ?? undefined,
+  };
+  const commandFor = (entry: EntryKind, args: string[], token: string) =>
+    agentCommand(sandbox, policy, entries[entry], args, agentEnv({ url: gateway.url, token }));
+
   const results: WorkerResult[] = [];
+  const startup: StartupResult[] = [];
   try {
+    for (const entry of ['built', 'source'] as const) {
+      const times = Array.from({ length: 5 }, () => {
+        const { file, args, env, cwd } = commandFor(entry, ['--check'], 'none');
+        const started = performance.now();
+        spawnSync(file, args, { env, cwd, stdio: 'ignore' });
+        return performance.now() - started;
+      }).sort((a, b) => a - b);
+      startup.push({ entry, medianMs: times[2]! });
+    }
     for (const workers of workerCounts) {
-      const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
-      const command = agentCommand(
-        sandbox,
-        { workdir: worktree, writable: false, readOnly: [], gatewaySocket: gateway.socketPath },
-        'agents/task/main.ts',
-        [],
-        agentEnv({ url: gateway.url, token }),
-      );
-      const pool = createTaskPool({
-        size: workers,
-        command,
-        taskTimeoutMs: 60_000,
-        logFile: path.join(dir, 'workers.log'),
-      });
-      const limit = pLimit(workers);
-      const started = performance.now();
-      await Promise.all(
-        tasks.map((t) => limit(() => pool.run({ id: t.id, domain: 'arithmetic', input: t.input }))),
-      );
-      results.push({ workers, tasks: tasks.length, seconds: (performance.now() - started) / 1000 });
-      await pool.close();
+      for (const entry of ['built', 'source'] as const) {
+        const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
+        const pool = createTaskPool({
+          size: workers,
+          command: commandFor(entry, [], token),
+          taskTimeoutMs: 120_000,
+          logFile: path.join(dir, 'workers.log'),
+        });
+        const limit = pLimit(workers);
+        const callsBefore = calls;
+        const started = performance.now();
+        let firstAnswer = 0;
+        await Promise.all(
+          tasks.map((t) =>
+            limit(async () => {
+              await pool.run({ id: t.id, domain: 'arithmetic', input: t.input });
+              if (firstAnswer === 0) firstAnswer = performance.now();
+            }),
+          ),
+        );
+        results.push({
+          entry,
+          workers,
+          tasks: tasks.length,
+          calls: calls - callsBefore,
+          seconds: (performance.now() - started) / 1000,
+          firstAnswerSeconds: (firstAnswer - started) / 1000,
+        });
+        await pool.close();
+        gateway.revokeToken(token);
+      }
     }
   } finally {
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  return results;
+  return { results, startup };
 }

@@ -15,16 +15,27 @@ import { benchSandbox } from './sandbox.ts';
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
     const latencyMs = 200;
+    const taskCount = 400;
     console.log(
-      `Evaluation of 40 arithmetic tasks, TaskAgent worker processes, model latency ${latencyMs} ms per call`,
+      `Evaluation of ${taskCount} arithmetic tasks by TaskAgent worker processes, model latency ${latencyMs} ms per call.\n` +
+        'Ideal: every worker always waiting on the model, i.e. workers / latency calls per second. Time counts from\n' +
+        'the pool starting (no worker running yet) to the last answer. "built": workers start from the file built\n' +
+        'once per variant; "source": from the TypeScript through tsx.',
     );
-    const results = await benchEvalWorkers([1, 4, 8], latencyMs);
-    const base = results[0]!;
+    const { results, startup } = await benchEvalWorkers([1, 4, 8, 16], latencyMs, taskCount);
+    const ms = Object.fromEntries(startup.map((s) => [s.entry, s.medianMs]));
+    console.log(
+      `  worker start-up on its own (median of 5, one at a time): built ${ms.built?.toFixed(0)} ms, ` +
+        `source ${ms.source?.toFixed(0)} ms`,
+    );
     for (const r of results) {
-      const speedup = base.seconds / r.seconds;
+      const ideal = (r.workers * 1000) / latencyMs;
+      const throughput = r.calls / r.seconds;
       console.log(
-        `  --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
-          `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s  ${speedup.toFixed(2)}x the 1-worker speed`,
+        `  ${r.entry.padEnd(6)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
+          `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s of ${ideal.toFixed(0).padStart(2)} ideal` +
+          `  ratio ${(throughput / ideal).toFixed(2)}  first answer after ${r.firstAnswerSeconds.toFixed(2)} s` +
+          (r.calls === r.tasks ? '' : `  (${(r.calls / r.tasks).toFixed(2)} calls per task)`),
       );
     }
   },

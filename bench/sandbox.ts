@@ -57,8 +57,10 @@ export async function benchSandbox(): Promise<string[]> {
   const bwrap = resolveSandbox('bwrap');
   if (bwrap.kind !== 'bwrap') return [...lines, 'Evaluation throughput: bubblewrap is not available here'];
   const latencyMs = 200;
-  const [plain] = await benchEvalWorkers([4], latencyMs);
-  const [boxed] = await benchEvalWorkers([4], latencyMs, bwrap);
+  const plainRun = await benchEvalWorkers([4], latencyMs, 40);
+  const boxedRun = await benchEvalWorkers([4], latencyMs, 40, bwrap);
+  const plain = plainRun.results.find((r) => r.entry === 'built');
+  const boxed = boxedRun.results.find((r) => r.entry === 'built');
   if (plain === undefined || boxed === undefined) return lines;
   const rate = (r: WorkerResult): string =>
     `${r.seconds.toFixed(2).padStart(6)} s  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s`;

@@ -1,4 +1,5 @@
 import { secretValues } from '../archive/redact.ts';
+import { ModelUnreachableError, type RetryNotice } from '../harness/first-contact.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { runGenerations } from '../harness/run.ts';
 import { reportError } from './errors.ts';
@@ -94,9 +95,11 @@ export async function main(argv: string[]): Promise<number> {
           record: config.record,
           replay,
           env,
+          onRetry: retryReporter(progress),
         }),
         progress,
         status: display.status,
+        onEvent: display.event,
         signal: interrupt.signal,
       },
     );
@@ -118,10 +121,31 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
+    display.done();
+    if (error instanceof ModelUnreachableError) {
+      // The words `hyperagents chat` uses for the same failure.
+      process.stderr.write(`generate-loop: provider unreachable: ${error.message}\n`);
+      return 1;
+    }
     const code = reportError(error, 'generate-loop');
     process.stderr.write(`The finished work is kept; to continue: ${resumeCommand(runDir)}\n`);
     return code;
   } finally {
     interrupt.dispose();
   }
+}
+
+/**
+ * One line per model for each further attempt (not one per call in flight), so a model being retried is
+ * never silent and never floods the terminal.
+ */
+function retryReporter(progress: (line: string) => void): (notice: RetryNotice) => void {
+  const shown = new Map<string, number>();
+  return (notice) => {
+    if ((shown.get(notice.model) ?? 0) >= notice.attempt) return;
+    shown.set(notice.model, notice.attempt);
+    progress(
+      `${notice.model}: attempt ${notice.attempt} failed, retrying in ${(notice.waitMs / 1000).toFixed(1)} s: ${notice.reason}`,
+    );
+  };
 }

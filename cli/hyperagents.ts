@@ -1,6 +1,7 @@
 import { main as generateLoop } from '../generate-loop.ts';
+import { closeMatches } from '../llm/close-matches.ts';
 import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
-import { closeMatches, MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
+import { MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
 import { archiveCommand } from './archive.ts';
 import { chat } from './chat.ts';
 import { domains } from './domains.ts';
@@ -72,9 +73,28 @@ function models(json: boolean): void {
   );
 }
 
+const MODELS_HELP = `hyperagents models [--json]
+
+Lists the models you can pass to --model, with their context window, output limit, prices and tool support.
+  --json   one JSON array on stdout: every field of every model record`;
+
+/**
+ * The options of a command that takes only `--json` and `--help`: anything else is refused, so a mistyped
+ * word is not silently ignored.
+ */
+function listingOptions(command: string, rest: string[]): { json: boolean; help: boolean } {
+  const extra = rest.filter((word) => !['--json', '--help', '-h'].includes(word));
+  if (extra.length > 0) {
+    throw new UsageError(
+      `${command} takes no ${extra[0]!.startsWith('-') ? 'option' : 'word'} "${extra[0]}". ` +
+        `Run hyperagents ${command} --help for what it takes.`,
+    );
+  }
+  return { json: rest.includes('--json'), help: rest.includes('--help') || rest.includes('-h') };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const json = rest.includes('--json');
   try {
     switch (command) {
       case 'generate-loop':
@@ -91,9 +111,12 @@ export async function main(argv: string[]): Promise<number> {
         return await evalCommand(rest);
       case 'domains':
         return await domains(rest);
-      case 'models':
-        models(json);
+      case 'models': {
+        const { json, help } = listingOptions('models', rest);
+        if (help) process.stdout.write(`${MODELS_HELP}\n`);
+        else models(json);
         return 0;
+      }
       case undefined:
       case '--help':
       case '-h':

@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS, type ResourceLimits } from '../harness/resource-limits.
 import type { RunConfig, SimConfig } from '../harness/run-config.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
 import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
-import { closeMatches } from '../llm/registry.ts';
+import { closeMatches } from '../llm/close-matches.ts';
 import {
   FAULT_KINDS,
   type FaultKind,
@@ -279,10 +279,16 @@ export async function loopHelp(): Promise<string> {
   return builder([]).getHelp();
 }
 
-function integer(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) {
+/** Longest `--run-id`: it names a folder, and file names inside it must stay under the system's limit. */
+export const MAX_RUN_ID_LENGTH = 100;
+/** More generations than any run could finish; a larger number is a typo (`1e9`). */
+export const MAX_GENERATIONS = 100_000;
+
+function integer(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
     const got = Number.isNaN(value) ? 'not a number' : String(value);
-    throw new UsageError(`--${name} must be a whole number of at least ${min}, not ${got}.`);
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`--${name} must be a whole number ${range}, not ${got}.`);
   }
   return value;
 }
@@ -345,6 +351,14 @@ export async function parseLoopArgs(
       `--run-id may hold only letters, digits, dots, dashes and underscores, not "${runId}".`,
     );
   }
+  if (runId !== undefined && runId.length > MAX_RUN_ID_LENGTH) {
+    throw new UsageError(
+      `--run-id is ${runId.length} characters long; it names the run's folder, so give at most ${MAX_RUN_ID_LENGTH}.`,
+    );
+  }
+  if (parsed.out.trim() === '') {
+    throw new UsageError('--out is empty: give the folder the run goes in (default ./runs).');
+  }
   const simScript = parsed['sim-script'] ?? null;
   if (simScript !== null && (metaModel !== 'sim' || taskModel !== 'sim')) {
     throw new UsageError('--sim-script replays replies of the simulated model: use it with --model sim.');
@@ -382,7 +396,7 @@ export async function parseLoopArgs(
     dataset: datasetFlags(parsed),
     metaModel,
     taskModel,
-    generations: integer('generations', parsed.generations, 0),
+    generations: integer('generations', parsed.generations, 0, MAX_GENERATIONS),
     parallel: integer('parallel', parsed.parallel, 1),
     evalWorkers: integer('eval-workers', parsed['eval-workers'], 1),
     evalSamples:

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
+import { openEvalCache } from '../archive/eval-cache.ts';
 import { listDomainNames } from '../domains/discover.ts';
 import type { DomainTasks } from '../harness/evaluate.ts';
 import { defaultRunId, loadDomainTasks, runExists } from '../harness/run.ts';
@@ -66,6 +67,19 @@ function assertKeys(config: RunConfig, env: Readonly<Record<string, string | und
     if (!resolved.ok || resolved.model.simulated) continue;
     const settings = providerSettings(resolved.model, env);
     if (!settings.ok) throw new UsageError(settings.message);
+  }
+}
+
+/** The result cache beside the runs is checked before the run folder is made, so a bad one leaves nothing. */
+function assertCacheReadable(file: string): void {
+  if (!existsSync(file)) return;
+  try {
+    openEvalCache(file).close();
+  } catch (error) {
+    throw new UsageError(
+      `The result cache ${file} cannot be opened (${(error as Error).message}). It only saves paying twice ` +
+        'for the same task results: move it away or delete it, and a new one is made.',
+    );
   }
 }
 
@@ -178,6 +192,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     if (config.record !== null) assertRecordable(config.record);
   }
   assertKeys(config, env);
+  assertCacheReadable(cacheFile);
   const replay = config.replay === null ? null : openReplay(config.replay);
   assertGitInstalled();
   const sandbox = resolveSandbox(config.sandbox);

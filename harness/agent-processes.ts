@@ -38,7 +38,10 @@ export function agentEnv(gateway: GatewayAccess, extra: Record<string, string> =
   };
 }
 
-/** Command line that runs an agent entry point (relative to `policy.workdir`) with node + tsx. */
+/**
+ * Command line that runs an agent entry point (relative to `policy.workdir`) with node + tsx; a built
+ * `.mjs` entry (see agent-build.ts) runs on node alone, with nothing to compile at start.
+ */
 export function agentCommand(
   sandbox: ResolvedSandbox,
   policy: SandboxPolicy,
@@ -50,7 +53,7 @@ export function agentCommand(
     sandbox,
     policy,
     process.execPath,
-    ['--import', TSX_LOADER, entry, ...args],
+    [...(entry.endsWith('.mjs') ? [] : ['--import', TSX_LOADER]), entry, ...args],
     env,
   );
   return { ...wrapped, cwd: policy.workdir };

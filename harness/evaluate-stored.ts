@@ -64,6 +64,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
     gateway,
     sandbox: job.sandbox,
     grading: createGradeContext({ sandbox: job.sandbox, nodeModules }),
+    onEvent: () => undefined,
     cacheable: job.cacheable,
     progress: () => undefined,
     status: job.status,
@@ -82,7 +83,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
       {
         archive,
         cache,
-        pool: session.pool(),
+        pool: await session.pool(),
         variantId: job.variantId,
         codeHash: job.codeHash,
         taskModel: job.config.taskModel,

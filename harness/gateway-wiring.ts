@@ -9,6 +9,7 @@ import { withRetries } from '../llm/retry.ts';
 import type { ParsedSimScript } from '../llm/sim/script.ts';
 import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
 import type { DomainTasks } from './evaluate.ts';
+import { firstContact, type RetryNotice } from './first-contact.ts';
 import type { RunDeps } from './run.ts';
 import type { SimConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
@@ -26,6 +27,8 @@ export interface GatewayPlan {
   replay: ReplayBook | null;
   /** Where keys and base URLs come from (the environment with `.env` under it, see `loadEnv`). */
   env: Readonly<Record<string, string | undefined>>;
+  /** Told each time a call to a real model is retried. */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 /**
@@ -39,7 +42,7 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
     const normalizer = createNormalizer(
       runPlaceholders({ runDir, runId: path.basename(runDir), projectRoot: PROJECT_ROOT }),
     );
-    return startGateway({
+    const gateway = await startGateway({
       socketPath: path.join(runDir, 'gateway.sock'),
       providers: (id) => served.get(id)?.provider,
       models: plan.models,
@@ -50,6 +53,14 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
       ...(plan.record === null ? {} : { record: createRecordWriter(plan.record) }),
       ...(plan.replay === null ? {} : { replay: plan.replay }),
     });
+    const unreachable = (): string | null => {
+      for (const { guard } of served.values()) {
+        const failure = guard?.failure();
+        if (failure) return failure.message;
+      }
+      return null;
+    };
+    return Object.assign(gateway, { unreachable });
   };
 }
 
@@ -57,6 +68,8 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
 interface Served {
   provider: ModelProvider;
   record: ModelRecord;
+  /** Real models only: whether the model could be reached at all. */
+  guard?: ReturnType<typeof firstContact>;
 }
 
 /** One provider per model of the run. The caller checked the keys; a missing one here is a bug. */
@@ -71,9 +84,10 @@ function connectAll(plan: GatewayPlan): Map<string, Served> {
     }
     const resolved = resolveModel(id);
     if (!resolved.ok) throw new Error(resolved.error.message);
-    const connected = connectModel(resolved.model, plan.env);
+    const guard = firstContact(id, plan.onRetry);
+    const connected = connectModel(resolved.model, plan.env, { retry: { onRetry: guard.onRetry } });
     if (!connected.ok) throw new Error(connected.message);
-    served.set(id, { provider: connected.provider, record: resolved.model });
+    served.set(id, { provider: guard.wrap(connected.provider), record: resolved.model, guard });
   }
   return served;
 }

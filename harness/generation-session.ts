@@ -1,4 +1,6 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
 import { agentCommand, agentEnv } from './agent-processes.ts';
 import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
@@ -16,8 +18,11 @@ export interface GenerationSession {
   worktree: string;
   /** Checks `commit` out into the worktree unless it is already there; `fresh` discards any earlier copy. */
   checkout(commit: string, fresh?: boolean): Promise<void>;
-  /** The TaskAgent workers of the checked-out commit, with a task-role gateway token; started once. */
-  pool(): TaskPool;
+  /**
+   * The TaskAgent workers of the checked-out commit, with a task-role gateway token; started once, from the
+   * TaskAgent built into one file when it builds (so workers start without compiling), else from source.
+   */
+  pool(): Promise<TaskPool>;
   /** Calls of `role` the gateway refused for the budget since this session opened: a recorded cause. */
   budgetRefused(role: 'meta' | 'task'): boolean;
   close(): Promise<void>;
@@ -40,6 +45,24 @@ export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
   redact: ctx.archive.redact,
 });
 
+const buildDir = (ctx: RunContext, id: number): string => path.join(ctx.runDir, 'builds', `variant-${id}`);
+
+/** The TaskAgent is built once per variant, so workers start without compiling; its source is the fallback. */
+async function buildTaskEntry(ctx: RunContext, id: number, worktree: string): Promise<AgentEntry> {
+  const entry = await buildAgentEntry({
+    worktree,
+    entry: TASK_ENTRY,
+    outDir: buildDir(ctx, id),
+    nodeModules: ctx.nodeModules,
+  });
+  ctx.archive.logEvent(
+    id,
+    'task_agent_build',
+    entry.kind === 'built' ? { built: true, ms: entry.ms } : { built: false, reason: entry.reason },
+  );
+  return entry;
+}
+
 /** `worktreeName` replaces the generation's own worktree folder (for an evaluation beside a running run). */
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
   const worktree =
@@ -59,8 +82,10 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
       await ctx.repo.addWorktree(commit, worktree);
       checkedOut = commit;
     },
-    pool() {
+    async pool() {
       if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out for its workers`);
+      if (pool !== null) return pool;
+      const entry = await buildTaskEntry(ctx, id, worktree);
       if (pool !== null) return pool;
       token = ctx.gateway.issueToken({
         runId: ctx.runId,
@@ -69,9 +94,19 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         model: ctx.config.taskModel,
       });
       const env = agentEnv({ url: ctx.gateway.url, token });
+      const policy = taskPolicy(ctx, worktree);
       pool = createTaskPool({
         size: ctx.config.evalWorkers,
-        command: agentCommand(ctx.sandbox, taskPolicy(ctx, worktree), TASK_ENTRY, [], env),
+        command:
+          entry.kind === 'built'
+            ? agentCommand(
+                ctx.sandbox,
+                { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
+                entry.file,
+                [],
+                env,
+              )
+            : agentCommand(ctx.sandbox, policy, TASK_ENTRY, [], env),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         ...harnessLog(ctx, path.join(logDir(ctx, id), 'task-agent.log')),
       });
@@ -92,5 +127,6 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     if (token !== null) ctx.gateway.revokeToken(token);
     pool = null;
     token = null;
+    rmSync(buildDir(ctx, id), { recursive: true, force: true });
   }
 }

@@ -130,7 +130,7 @@ async function evaluate(
   const target = {
     archive: ctx.archive,
     cache: ctx.cache,
-    pool: session.pool(),
+    pool: await session.pool(),
     variantId: id,
     codeHash: stored(variant.task_code_hash, 'task-code hash', id),
     taskModel: ctx.config.taskModel,
@@ -140,7 +140,10 @@ async function evaluate(
     grading: ctx.grading,
     limit: ctx.taskLimit,
     signal: ctx.signal,
-    onTask: (done: number, total: number) => ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`),
+    onTask: (done: number, total: number) => {
+      ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`);
+      ctx.onEvent({ type: 'tasks', variant: id, done, total });
+    },
   };
   const scores = await evaluateStage(target, ctx.domains, stage, stage === 'full' && ctx.config.evalTest);
   ctx.status('');
@@ -181,9 +184,8 @@ async function smokeTest(ctx: RunContext, session: GenerationSession): Promise<G
   const first = ctx.domains[0];
   const task = first?.splits.train?.[0] ?? first?.splits.val?.[0];
   if (first === undefined || task === undefined) return { ok: true };
-  const reply = await session
-    .pool()
-    .run({ id: `smoke-${task.id}`, domain: first.domain.name, input: task.input });
+  const pool = await session.pool();
+  const reply = await pool.run({ id: `smoke-${task.id}`, domain: first.domain.name, input: task.input });
   if (reply.kind === 'infra') return { ok: false, reason: `smoke task failed: ${reply.reason}` };
   if (reply.output.trim() === '' && reply.error !== null) {
     return { ok: false, reason: `smoke task failed: ${reply.error}` };

@@ -3,6 +3,7 @@ import type { EvalCache } from '../archive/eval-cache.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
 import type { DomainTasks } from './evaluate.ts';
 import type { RunConfig } from './run-config.ts';
+import type { RunEvent } from './run-events.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import type { VariantRepo } from './variant-repo.ts';
 
@@ -48,6 +49,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** Bounds the tasks under way across all concurrent generations to `--eval-workers`. */
   taskLimit: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Progress as data, for a live display (see run-events.ts). */
+  onEvent(event: RunEvent): void;
 }
 
 export const worktreeDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/worktrees/variant-${id}`;

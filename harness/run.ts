@@ -9,13 +9,16 @@ import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRefs } from '../domains/reference.ts';
 import { killAll } from './agent-processes.ts';
 import type { DomainTasks } from './evaluate.ts';
+import { ModelUnreachableError } from './first-contact.ts';
 import { advanceGeneration, failVariant, isFinal } from './generation.ts';
 import { createGradeContext } from './grade-context.ts';
+import { describeHarnessError } from './harness-error.ts';
 import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
 import { describeEnforcement } from './resource-limits.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
+import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
@@ -74,9 +77,11 @@ export interface RunDeps {
     runDir: string,
     onCall: (row: LlmCallInput) => void,
     budgetUsd: number | null,
-  ): Promise<TokenIssuer & { close(): Promise<void> }>;
+  ): Promise<TokenIssuer & { close(): Promise<void>; unreachable?(): string | null }>;
   progress(line: string): void;
   status(text: string): void;
+  /** Told of each stage, step, task and model call as the run goes (for a live progress display). */
+  onEvent?(event: RunEvent): void;
   /** Aborted on Ctrl-C: the run stops cleanly and can be resumed. */
   signal: AbortSignal;
 }
@@ -109,7 +114,11 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   }
   for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
   lockRun(runDir);
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'), { secrets: deps.secrets ?? [] });
+  const emit = (event: RunEvent): void => deps.onEvent?.(event);
+  const archive = observeArchive(
+    openArchive(path.join(runDir, 'archive.sqlite'), { secrets: deps.secrets ?? [] }),
+    emit,
+  );
   const cache = openEvalCache(plan.cacheFile);
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
@@ -119,7 +128,14 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   };
   deps.signal.addEventListener('abort', onAbort);
   try {
-    gateway = await deps.startGateway(runDir, (row) => archive.insertLlmCall(row), remaining);
+    gateway = await deps.startGateway(
+      runDir,
+      (row) => {
+        archive.insertLlmCall(row);
+        emit({ type: 'llm_call', variant: row.variantId, role: row.role, costUsd: row.costUsd });
+      },
+      remaining,
+    );
     if (plan.mode === 'new') {
       archive.createRun({
         id: runId,
@@ -136,6 +152,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       archive.reopenRun(config);
       archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore });
     }
+    emit({ type: 'run_started', generations: config.generations });
     const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
     const taskLimit = pLimit(config.evalWorkers);
     const { repo, rootCommit } = await variantZero(archive, runDir, config, nodeModules);
@@ -157,11 +174,13 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       status: deps.status,
       signal: deps.signal,
       taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
+      onEvent: emit,
     };
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     await advanceGeneration(ctx, 0);
+    stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
     if (config.freezeMeta && !deps.signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
-    const failure = await schedule(ctx, spent);
+    const failure = await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
 
     let stopped: string | null = null;
@@ -184,7 +203,9 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     return summarize(ctx, deps.simulated, stopped);
   } catch (error) {
     archive.finishRun(deps.signal.aborted ? 'stopped' : 'failed');
-    throw error;
+    if (error instanceof ModelUnreachableError) throw error;
+    const { message } = describeHarnessError(error, path.join(runDir, 'variants.git'));
+    throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
     await gateway?.close();
@@ -199,7 +220,11 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
  * g − parallel has finished, and its parent is drawn from those, so the archive does not depend on which
  * generation ended first. Returns the harness error that stopped the run, if any.
  */
-async function schedule(ctx: RunContext, spent: () => number): Promise<Error | null> {
+async function schedule(
+  ctx: RunContext,
+  spent: () => number,
+  unreachable: () => string | null,
+): Promise<Error | null> {
   const { archive, config } = ctx;
   const running = new Map<number, Promise<void>>();
   let harnessErrors = 0;
@@ -213,18 +238,27 @@ async function schedule(ctx: RunContext, spent: () => number): Promise<Error | n
       .catch((error: unknown) => {
         if (ctx.signal.aborted) return;
         // One generation's harness failure (git, disk, a process that cannot start) is recorded and the run
-        // goes on; several in a row mean the machine is broken, so the run stops.
-        const message = error instanceof Error ? error.message : String(error);
+        // goes on; several in a row mean the machine is broken, so the run stops, and so does one that
+        // leaves nothing to go on with (the variant repository gone). A variant already done keeps its result.
+        const { message, fatal } = describeHarnessError(error, path.join(ctx.runDir, 'variants.git'));
         const variant = archive.getVariant(id);
         if (variant !== undefined && !isFinal(variant.state)) {
           failVariant(ctx, variant, 'failed', `harness error: ${message}`, 'harness');
         }
         ctx.progress(`variant ${id}: harness error: ${message}`);
-        if (++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW)
-          failure = error instanceof Error ? error : new Error(message);
+        if (fatal || ++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW)
+          failure ??= new Error(message, { cause: error });
       })
       .finally(() => {
         running.delete(id);
+        const cannotReach = failure === null ? unreachable() : null;
+        if (cannotReach !== null) {
+          const variant = archive.getVariant(id);
+          const reason = `model unreachable: ${cannotReach}`;
+          if (variant !== undefined && !isFinal(variant.state))
+            failVariant(ctx, variant, 'failed', reason, 'harness');
+          failure = new ModelUnreachableError(cannotReach);
+        }
         if (!ctx.signal.aborted) ctx.progress(progressLine(ctx, id, spent()));
       });
     running.set(id, run);
@@ -290,6 +324,22 @@ async function variantZero(
   } finally {
     agents.cleanup();
   }
+}
+
+/**
+ * Ends the run when a model could not be reached by its first calls; the variant those calls were for
+ * is failed with that reason (its results are the infrastructure's failures, not answers).
+ */
+function stopIfUnreachable(
+  archive: ReturnType<typeof openArchive>,
+  id: number,
+  unreachable: string | null,
+): void {
+  if (unreachable === null) return;
+  const reason = `model unreachable: ${unreachable}`;
+  archive.updateVariant(id, { state: 'failed', status: 'failed', validParent: false, failureReason: reason });
+  archive.logEvent(id, 'failed', { status: 'failed', reason });
+  throw new ModelUnreachableError(unreachable);
 }
 
 /** The stop reason, and the final line, of a run the budget ended. */

@@ -1,4 +1,4 @@
-import type { ModelRecord } from './registry.ts';
+import type { ModelRecord } from './model-record.ts';
 import type { ReasoningEffort } from './types.ts';
 
 const OPENAI = {

@@ -1,56 +1,9 @@
+import { closeMatches } from './close-matches.ts';
+import type { ModelRecord } from './model-record.ts';
 import { MODELS } from './model-table.ts';
-import type { ReasoningEffort, Usage } from './types.ts';
+import type { Usage } from './types.ts';
 
-/** Dollars per million tokens. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
-
-export type ProviderName = 'openai' | 'anthropic' | 'google' | 'local' | 'sim';
-export type WireApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'google-genai' | 'sim';
-
-/** A model as plain data. Token counts are in tokens; prices in $ per million tokens. */
-export interface ModelRecord {
-  id: string;
-  provider: ProviderName;
-  api: WireApi;
-  contextWindow: number;
-  maxOutput: number;
-  price: ModelPrice;
-  /** Takes tool schemas and returns structured tool calls. */
-  nativeTools: boolean;
-  /** Accepts a temperature parameter. */
-  temperature: boolean;
-  /** Spends hidden reasoning tokens / takes a reasoning effort. */
-  reasoning: boolean;
-  simulated: boolean;
-  /** Which field carries the output-token cap on the OpenAI chat wire (o-series and GPT-5: `max_completion_tokens`). */
-  maxTokensField: 'max_tokens' | 'max_completion_tokens';
-  /** Role of the system prompt on the OpenAI chat wire (reasoning models: `developer`). Others carry it apart. */
-  systemRole: 'system' | 'developer';
-  /**
-   * How the provider caches prompts: `auto` (OpenAI, nothing to do), `explicit` (Anthropic: the layer marks
-   * the stable prefix with `cache_control`), `implicit` (Gemini 2.5+), `none`.
-   */
-  caching: 'auto' | 'explicit' | 'implicit' | 'none';
-  /** Where the model family is superseded, the id to move to (shown by `hyperagents models`). */
-  successor?: string;
-  /** The name the provider's API knows the model by, when not the part of `id` after `provider/`. */
-  apiName?: string;
-  /** OpenAI-compatible server for `local/*` models. */
-  baseUrl?: string;
-  /** Changes when the model's answers change (the sim's tables); cached results of another revision are not reused. */
-  revision?: string;
-  /**
-   * The reasoning efforts the model takes, where it does not take them all (o3 rejects `minimal`);
-   * `adaptRequest` moves any other effort to the nearest higher one it takes.
-   */
-  reasoningEfforts?: readonly ReasoningEffort[];
-}
-
+export type { ModelPrice, ModelRecord, ProviderName, WireApi } from './model-record.ts';
 export { MODELS } from './model-table.ts';
 
 const BY_ID = new Map(MODELS.map((m) => [m.id, m]));
@@ -175,38 +128,4 @@ export function costUsd(model: Pick<ModelRecord, 'price'>, usage: Usage): number
       usage.cacheWrite * price.cacheWrite) /
     1_000_000
   );
-}
-
-/**
- * Candidates within a small edit distance of `id` (whole id or the part after `provider/`), best first; only
- * those about as close as the best, so one clear typo gets one answer.
- */
-export function closeMatches(id: string, candidates: readonly string[], max = 3): string[] {
-  const wanted = id.toLowerCase();
-  const scored = candidates.map((c) => {
-    const lower = c.toLowerCase();
-    const bare = lower.slice(lower.indexOf('/') + 1);
-    return { c, d: Math.min(levenshtein(wanted, lower), levenshtein(wanted, bare)) };
-  });
-  const best = Math.min(...scored.map((s) => s.d));
-  const typed = wanted.slice(wanted.indexOf('/') + 1);
-  const limit = Math.min(best + 1, Math.max(2, Math.floor(typed.length / 3)));
-  return scored
-    .filter((s) => s.d <= limit)
-    .sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))
-    .slice(0, max)
-    .map((s) => s.c);
-}
-
-export function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
 }

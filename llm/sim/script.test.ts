@@ -113,5 +113,6 @@ describe('sim scripted mode', () => {
     );
     expect(() => loadSimScript(wrong)).toThrow(/meta\.0\.0/);
     expect(() => loadSimScript(wrong)).toThrow(/tsk/);
+    expect(() => loadSimScript(scriptFile('empty.json', '{}'))).toThrow(/scripts no role/);
   });
 });

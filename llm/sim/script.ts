@@ -20,11 +20,15 @@ export type SimReply = z.input<typeof SimReplySchema>;
  * Replies per role. `meta[g][i]` answers the i-th call (i = assistant messages in the request) of
  * generation g (= variantId); `task` and `select` cycle in call order. An absent role is simulated.
  */
-export const SimScriptSchema = z.strictObject({
-  meta: z.array(z.array(SimReplySchema)).optional(),
-  task: z.array(SimReplySchema).min(1).optional(),
-  select: z.array(SimReplySchema).min(1).optional(),
-});
+export const SimScriptSchema = z
+  .strictObject({
+    meta: z.array(z.array(SimReplySchema)).optional(),
+    task: z.array(SimReplySchema).min(1).optional(),
+    select: z.array(SimReplySchema).min(1).optional(),
+  })
+  .refine((script) => script.meta !== undefined || script.task !== undefined || script.select !== undefined, {
+    message: 'the script scripts no role: give at least one of "meta", "task" or "select"',
+  });
 export type SimScript = z.input<typeof SimScriptSchema>;
 export type ParsedSimScript = z.output<typeof SimScriptSchema>;
 export type ParsedSimReply = z.output<typeof SimReplySchema>;

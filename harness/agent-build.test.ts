@@ -1,0 +1,99 @@
+import { execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildAgentEntry } from './agent-build.ts';
+import { PROJECT_ROOT } from './run.ts';
+
+const NODE_MODULES = path.join(PROJECT_ROOT, 'node_modules');
+let dir: string;
+let worktree: string;
+let outDir: string;
+
+/** A small agent: a module beside it, a package from node_modules, and a prompt read beside itself. */
+function writeAgent(files: Record<string, string>): void {
+  const all: Record<string, string> = {
+    'agents/task/main.ts': [
+      "import { readFileSync } from 'node:fs';",
+      "import { z } from 'zod';",
+      "import { greeting } from '../core/greeting.ts';",
+      "const prompt = readFileSync(new URL('./prompt.md', import.meta.url), 'utf8').trim();",
+      'console.log(JSON.stringify({ greeting: greeting(), prompt, parsed: z.number().parse(3) }));',
+    ].join('\n'),
+    'agents/core/greeting.ts': "export const greeting = (): string => 'hello';\n",
+    'agents/task/prompt.md': 'first prompt\n',
+    ...files,
+  };
+  for (const [file, text] of Object.entries(all)) {
+    mkdirSync(path.dirname(path.join(worktree, file)), { recursive: true });
+    writeFileSync(path.join(worktree, file), text);
+  }
+}
+
+const build = () =>
+  buildAgentEntry({ worktree, entry: 'agents/task/main.ts', outDir, nodeModules: NODE_MODULES });
+
+const run = (file: string): unknown =>
+  JSON.parse(execFileSync(process.execPath, [file], { cwd: tmpdir(), encoding: 'utf8' }));
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'agent-build-'));
+  worktree = path.join(dir, 'worktree');
+  outDir = path.join(dir, 'build');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('buildAgentEntry', () => {
+  it('builds one file that runs on node alone and reads its prompt from the worktree', async () => {
+    writeAgent({});
+    const built = await build();
+    if (built.kind !== 'built') throw new Error(built.reason);
+    expect(path.dirname(built.file)).toBe(outDir);
+    expect(run(built.file)).toEqual({ greeting: 'hello', prompt: 'first prompt', parsed: 3 });
+    writeFileSync(path.join(worktree, 'agents/task/prompt.md'), 'edited prompt\n');
+    expect(run(built.file)).toMatchObject({ prompt: 'edited prompt' });
+    expect(existsSync(path.join(outDir, 'src'))).toBe(false);
+  });
+
+  it('builds the shipped TaskAgent, which loads with --check', async () => {
+    cpSync(path.join(PROJECT_ROOT, 'agents'), path.join(worktree, 'agents'), { recursive: true });
+    const built = await build();
+    if (built.kind !== 'built') throw new Error(built.reason);
+    execFileSync(process.execPath, [built.file, '--check'], { cwd: worktree });
+  });
+
+  it('leaves a symbolic link out of agents/ behind, so what it points at is never bundled', async () => {
+    const secret = path.join(dir, 'secret.ts');
+    writeFileSync(secret, "export const greeting = (): string => 'TOP-SECRET';\n");
+    writeAgent({});
+    rmSync(path.join(worktree, 'agents/core/greeting.ts'));
+    symlinkSync(secret, path.join(worktree, 'agents/core/greeting.ts'));
+    const built = await build();
+    expect(built).toMatchObject({ kind: 'source', entry: 'agents/task/main.ts' });
+    expect(existsSync(path.join(outDir, 'main.mjs'))).toBe(false);
+  });
+
+  it.each([
+    ['a file outside agents/', "import '../../outside.ts';\n", /outside agents\//],
+    ['a computed import', `const name = "x"; await import(\`./$\{name}.ts\`);\n`, /computed at run time/],
+    ['a syntax error', 'export const = ;\n', /./],
+  ])('falls back to the source for %s, with the reason', async (_what, extra, reason) => {
+    writeFileSync(path.join(dir, 'outside.ts'), "console.log('outside');\n");
+    writeAgent({ 'agents/core/extra.ts': extra });
+    const main = path.join(worktree, 'agents/task/main.ts');
+    writeFileSync(main, `import '../core/extra.ts';\n${readFileSync(main, 'utf8')}`);
+    const built = await build();
+    if (built.kind !== 'source') throw new Error('expected the build to fail');
+    expect(built.reason).toMatch(reason);
+  });
+});

@@ -1,0 +1,173 @@
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Plugin, transform } from 'esbuild';
+
+/**
+ * Where a variant's TaskAgent workers start from: one JavaScript file built from the variant's entry point
+ * (nothing to compile when a worker starts), or the TypeScript source run through tsx when the build failed.
+ */
+export type AgentEntry =
+  | { kind: 'built'; file: string; ms: number }
+  | { kind: 'source'; entry: string; reason: string };
+
+/** Bounds on what is copied, so a variant cannot make the build read without end. */
+const MAX_FILES = 2000;
+const MAX_BYTES = 20_000_000;
+/** Files the bundler reads; everything else (prompts, data) is read from the worktree at run time. */
+const CODE_FILE = /\.(ts|mts|js|mjs|json)$/;
+const BUILTINS = new Set(builtinModules);
+/**
+ * `import(`./${name}`)` and the like: from a bundle such a path would be resolved beside the bundle, not
+ * beside the module. (A computed absolute path loads the same file either way.)
+ */
+const RELATIVE_COMPUTED_IMPORT = /\b(?:import|require)\s*\(\s*(?:`\.{1,2}\/|["']\.{1,2}\/[^"']*["']\s*\+)/;
+
+export interface BuildOptions {
+  /** The variant's checked-out tree; its `agents/` folder is the agent's code (untrusted). */
+  worktree: string;
+  /** Entry point relative to the worktree, e.g. `agents/task/main.ts`. */
+  entry: string;
+  /** A folder the harness owns; emptied first. The built file is written inside it. */
+  outDir: string;
+  /** The project's node_modules, where bare imports (`zod`) are found. */
+  nodeModules: string;
+}
+
+/**
+ * Bundles an agent entry point into `<outDir>/<name>.mjs`. The agent's files are hostile, so the bundler
+ * reads a copy of `agents/` that holds regular code files only (no links out) and may resolve nothing
+ * outside that copy but node builtins and packages in `nodeModules`. Each module's `import.meta.url`,
+ * `.dirname` and `.filename` are fixed to the file's place in the worktree, so files it reads beside itself
+ * (its prompt) are the worktree's, as they are when run from source. Never throws: a failure is the reason
+ * the caller runs the source instead.
+ */
+export async function buildAgentEntry(options: BuildOptions): Promise<AgentEntry> {
+  const started = performance.now();
+  const source = (reason: string): AgentEntry => ({ kind: 'source', entry: options.entry, reason });
+  const copyRoot = path.join(options.outDir, 'src');
+  try {
+    rmSync(options.outDir, { recursive: true, force: true });
+    const copied = copyCodeFiles(path.join(options.worktree, 'agents'), path.join(copyRoot, 'agents'));
+    if (!copied.ok) return source(copied.reason);
+    const file = path.join(options.outDir, `${path.basename(options.entry).replace(/\.[^.]+$/, '')}.mjs`);
+    const result = await build({
+      entryPoints: [path.join(copyRoot, options.entry)],
+      absWorkingDir: copyRoot,
+      outfile: file,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      nodePaths: [options.nodeModules],
+      // Bundled CommonJS packages call require for node builtins.
+      banner: {
+        js: "import { createRequire as __agentRequire } from 'node:module';\nconst require = __agentRequire(import.meta.url);",
+      },
+      plugins: [confine(copyRoot, options.worktree, options.nodeModules)],
+      logLevel: 'silent',
+    });
+    if (result.errors.length > 0) return source(result.errors[0]!.text);
+    return { kind: 'built', file, ms: Math.round(performance.now() - started) };
+  } catch (error) {
+    return source(buildFailure(error));
+  } finally {
+    rmSync(copyRoot, { recursive: true, force: true });
+  }
+}
+
+/** Copies regular code files only: symbolic links, devices and sockets are left behind. */
+function copyCodeFiles(from: string, to: string): { ok: true } | { ok: false; reason: string } {
+  let files = 0;
+  let bytes = 0;
+  const walk = (dir: string, out: string): string | null => {
+    mkdirSync(out, { recursive: true });
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const source = path.join(dir, entry.name);
+      const target = path.join(out, entry.name);
+      if (entry.isDirectory()) {
+        const problem = walk(source, target);
+        if (problem !== null) return problem;
+      } else if (entry.isFile() && CODE_FILE.test(entry.name)) {
+        files += 1;
+        bytes += statSync(source).size;
+        if (files > MAX_FILES || bytes > MAX_BYTES) {
+          return `agents/ holds more than ${MAX_FILES} code files or ${MAX_BYTES / 1e6} MB of them`;
+        }
+        copyFileSync(source, target);
+      }
+    }
+    return null;
+  };
+  const problem = walk(from, to);
+  return problem === null ? { ok: true } : { ok: false, reason: problem };
+}
+
+const inside = (root: string, file: string): boolean => {
+  const relative = path.relative(root, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+};
+
+/**
+ * Resolves node builtins as external, keeps the agent's own imports inside the copy, and rewrites
+ * `import.meta` of the agent's modules to their worktree paths. Imports the bundle cannot follow (a
+ * computed `import()` or `require`) fail the build, since the bundle would resolve them elsewhere.
+ */
+function confine(copyRoot: string, worktree: string, nodeModules: string): Plugin {
+  return {
+    name: 'confine-agent-code',
+    setup(bundler) {
+      bundler.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === 'entry-point') return undefined;
+        const bare = args.path.replace(/^node:/, '').split('/')[0] ?? '';
+        if (args.path.startsWith('node:') || BUILTINS.has(bare)) return { path: args.path, external: true };
+        if (inside(nodeModules, args.importer)) return undefined;
+        if (args.path.startsWith('.') || path.isAbsolute(args.path)) {
+          const target = path.resolve(args.resolveDir, args.path);
+          if (inside(path.join(copyRoot, 'agents'), target)) return undefined;
+          return {
+            errors: [{ text: `${shown(copyRoot, args.importer)} imports ${args.path}, outside agents/` }],
+          };
+        }
+        if (args.path.split('/').includes('..')) {
+          return { errors: [{ text: `${shown(copyRoot, args.importer)} imports ${args.path}` }] };
+        }
+        return undefined;
+      });
+      bundler.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
+        if (!inside(copyRoot, args.path)) return undefined;
+        const original = path.join(worktree, path.relative(copyRoot, args.path));
+        const { code } = await transform(readFileSync(args.path, 'utf8'), {
+          loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js',
+          format: 'esm',
+          sourcefile: original,
+          define: {
+            'import.meta.url': JSON.stringify(pathToFileURL(original).href),
+            'import.meta.dirname': JSON.stringify(path.dirname(original)),
+            'import.meta.filename': JSON.stringify(original),
+          },
+        });
+        if (RELATIVE_COMPUTED_IMPORT.test(code)) {
+          return {
+            errors: [
+              {
+                text: `${shown(copyRoot, args.path)} imports a path computed at run time relative to itself, which a bundle cannot follow`,
+              },
+            ],
+          };
+        }
+        return { contents: code, loader: 'js' };
+      });
+    },
+  };
+}
+
+const shown = (copyRoot: string, file: string): string => path.relative(copyRoot, file) || file;
+
+/** esbuild's failure carries its messages; keep the first, without the bundler's own framing. */
+function buildFailure(error: unknown): string {
+  const errors = (error as { errors?: { text: string }[] } | null)?.errors;
+  if (Array.isArray(errors) && errors[0] !== undefined) return errors[0].text;
+  return error instanceof Error ? error.message : String(error);
+}

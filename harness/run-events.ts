@@ -1,0 +1,65 @@
+import type { Archive } from '../archive/archive.ts';
+
+/**
+ * What a run reports while it goes, for a progress display (the harness itself prints nothing). Stages
+ * are the variant states of the archive; `step` names what happens inside one (the gate's typecheck, the
+ * smoke task); `llm_call` is each model call as the ledger records it.
+ */
+export type RunEvent =
+  | { type: 'run_started'; generations: number }
+  | { type: 'stage'; variant: number; stage: string }
+  | { type: 'step'; variant: number; step: string }
+  | { type: 'llm_call'; variant: number | null; role: string; costUsd: number }
+  | { type: 'tasks'; variant: number; done: number; total: number }
+  | { type: 'variant_done'; variant: number; status: string; score: number | null };
+
+/** Archive events that start a step worth showing: the name shown for each. */
+const STEPS: Record<string, string> = {
+  meta_started: 'MetaAgent editing',
+  meta_finished: 'committing the edit',
+  gate_passed: 'building the TaskAgent',
+  task_agent_build: 'smoke task',
+};
+
+/**
+ * The archive, telling `emit` of every state a variant enters and every step it starts, as it is written:
+ * whoever writes the states (the generation steps) reports progress without knowing of it.
+ */
+export function observeArchive(archive: Archive, emit: (event: RunEvent) => void): Archive {
+  const entered = (id: number, state: string): void => {
+    emit({ type: 'stage', variant: id, stage: state });
+    if (state === 'gating') emit({ type: 'step', variant: id, step: 'typecheck' });
+    if (state === 'done' || state === 'failed') {
+      const row = archive.getVariant(id);
+      emit({
+        type: 'variant_done',
+        variant: id,
+        status: row?.status ?? state,
+        score: row?.state === 'done' ? (row.selection_score ?? null) : null,
+      });
+    }
+  };
+  return {
+    ...archive,
+    insertVariant(v) {
+      archive.insertVariant(v);
+      entered(v.id, v.state);
+    },
+    updateVariant(id, patch, from) {
+      const changed = archive.updateVariant(id, patch, from);
+      if (changed && patch.state !== undefined) entered(id, patch.state);
+      return changed;
+    },
+    // Still the archive's transaction (its `deferred`, `immediate` ... variants), reporting each move made.
+    transitionVariant: Object.assign((...args: Parameters<Archive['transitionVariant']>): boolean => {
+      const moved = archive.transitionVariant(...args);
+      if (moved) entered(args[0], args[2]);
+      return moved;
+    }, archive.transitionVariant),
+    logEvent(variantId, type, data) {
+      archive.logEvent(variantId, type, data);
+      const step = STEPS[type];
+      if (variantId !== null && step !== undefined) emit({ type: 'step', variant: variantId, step });
+    },
+  };
+}
