@@ -24,7 +24,7 @@ describe('the ledger of model calls', () => {
 
     const archive = openArchive(file);
     const names = archive.db.prepare('SELECT name FROM migrations ORDER BY name').all();
-    expect(names).toEqual([{ name: '001-initial' }, { name: '002-ledger-details' }]);
+    expect(names).toEqual(MIGRATIONS.map((m) => ({ name: m.name })));
     expect(archive.db.prepare('SELECT attempts, retried, replayed, adapted FROM llm_calls').get()).toEqual({
       attempts: 1,
       retried: null,
