@@ -216,7 +216,9 @@ export function openArchiveReader(file: string) {
     throw new Error(`${file} is not a run archive (it has no variants table)`);
   }
   // Archives written before migration 003 have no stored selection score: read it as not evaluated.
-  const selectVariants = `SELECT *${variantColumns.has('selection_score') ? '' : ', NULL AS selection_score'} FROM variants`;
+  // Columns added by later migrations read as NULL in an archive written before them (never migrated here).
+  const added = ['selection_score', 'parent_commit', 'failure_cause'].filter((c) => !variantColumns.has(c));
+  const selectVariants = `SELECT *${added.map((c) => `, NULL AS ${c}`).join('')} FROM variants`;
 
   const costByVariant = (): Map<number | null, { cost: number; calls: number }> => {
     const rows = db
