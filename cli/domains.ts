@@ -177,7 +177,8 @@ export async function domains(argv: string[]): Promise<number> {
   }
   if (words[0] !== 'test') {
     throw new UsageError(
-      `Unknown words after "hyperagents domains": ${words.join(' ')}. Use "hyperagents domains" or "hyperagents domains test REF".`,
+      `domains takes no word "${words[0]}": "hyperagents domains" lists the domains, and ` +
+        '"hyperagents domains test REF" checks one.',
     );
   }
   if (words.length !== 2) {

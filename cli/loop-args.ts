@@ -1,6 +1,5 @@
 import path from 'node:path';
 import yargs from 'yargs';
-import type { DatasetOptions } from '../domains/dataset-options.ts';
 import { DOMAIN_REF_HELP, formatDomainRef, parseDomainRefs } from '../domains/reference.ts';
 import { DEFAULT_LIMITS, type ResourceLimits } from '../harness/resource-limits.ts';
 import type { RunConfig, SimConfig } from '../harness/run-config.ts';

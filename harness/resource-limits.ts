@@ -166,7 +166,7 @@ export function inCgroups(
   if (support.controllers.length === 0) return command;
   const steps = support.controllers.map((c, i) => {
     const writes = c.limits(limits).map(([file, value]) => `echo ${value} > "$d${i}/${file}"`);
-    return `d${i}="${c.base}/p$$"; mkdir "$d${i}"; ${writes.join('; ')}; echo $$ > "$d${i}/cgroup.procs"`;
+    return `d${i}="${c.base}/p$$"; mkdir -p "$d${i}"; ${writes.join('; ')}; echo $$ > "$d${i}/cgroup.procs"`;
   });
   return {
     file: '/bin/sh',
@@ -194,7 +194,8 @@ export function releaseCgroups(pid: number | undefined, attempt = 0): void {
   if (left.length > 0 && attempt < 20) setTimeout(() => releaseCgroups(pid, attempt + 1), 250).unref();
 }
 
-const alive = (pid: number): boolean => {
+/** Whether a process with this pid exists (one we may not signal counts). */
+export const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,17 +1,9 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { alive } from './resource-limits.ts';
 
 /** `run.lock` in a run folder holds the pid of the process running it; it is removed when the run ends. */
 export const lockFile = (runDir: string): string => path.join(runDir, 'run.lock');
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /** The pid of a live process that holds the run, or null when nobody does (a dead holder's lock is stale). */
 export function runHolder(runDir: string): number | null {

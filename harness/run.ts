@@ -245,6 +245,7 @@ async function schedule(
         if (variant !== undefined && !isFinal(variant.state)) {
           failVariant(ctx, variant, 'failed', `harness error: ${message}`, 'harness');
         }
+        archive.logEvent(id, 'harness_error', { message });
         ctx.progress(`variant ${id}: harness error: ${message}`);
         if (fatal || ++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW)
           failure ??= new Error(message, { cause: error });

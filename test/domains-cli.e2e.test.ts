@@ -146,7 +146,7 @@ describe('hyperagents domains test', () => {
       /say which field holds the answer/,
     ],
     [['domains', 'test', 'nope'], /Unknown domain "nope"/],
-    [['domains', 'frobnicate'], /Unknown words after "hyperagents domains": frobnicate/],
+    [['domains', 'frobnicate'], /domains takes no word "frobnicate"/],
     [['domains', '--metric', 'exact'], /--metric belongs to "hyperagents domains test REF"/],
   ])(
     'answers %j with exit code 2 and a message',
