@@ -62,7 +62,10 @@ function failed(message: string): CommandResult {
   };
 }
 
-/** The bwrap arguments plus a read-only root, so that only the working directory (and /tmp) take writes. */
+/**
+ * The sandboxed command line plus a read-only root (bwrap's `--remount-ro /`, placed before its `--chdir`),
+ * so that only the working directory (and /tmp) take writes.
+ */
 function readOnlyRoot(args: string[]): string[] {
   const at = args.indexOf('--chdir');
   return at < 0 ? args : [...args.slice(0, at), '--remount-ro', '/', ...args.slice(at)];
@@ -81,7 +84,7 @@ function spawnLimited(
     limited,
     { PATH: '/usr/bin:/bin', HOME: workdir, ...(command.env ?? {}) },
   );
-  const args = wrapped.file === 'bwrap' ? readOnlyRoot(wrapped.args) : wrapped.args;
+  const args = options.sandbox.kind === 'bwrap' ? readOnlyRoot(wrapped.args) : wrapped.args;
   const env = options.sandbox.kind === 'none' ? wrapped.env : {};
   const started = performance.now();
   return new Promise((resolve) => {
