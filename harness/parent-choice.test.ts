@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive/archive.ts';
 import { chooseParent } from './parent-choice.ts';
+import { DEFAULT_LIMITS } from './resource-limits.ts';
 import { PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import type { RunContext } from './run-context.ts';
 import { createVariantRepo } from './variant-repo.ts';
@@ -42,7 +43,13 @@ async function runWith(selectParent: string): Promise<RunContext> {
       selectionScore: score,
     });
   }
-  const config = { parallel: 1, parentSelection: 'best', seed: 0, editSelectParent: true } as RunConfig;
+  const config = {
+    parallel: 1,
+    parentSelection: 'best',
+    seed: 0,
+    editSelectParent: true,
+    limits: DEFAULT_LIMITS,
+  } as RunConfig;
   return {
     config,
     runId: 'r',
