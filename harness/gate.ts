@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CommandSpec, lastLines, type RunOptions, runToCompletion } from './agent-processes.ts';
@@ -6,6 +7,24 @@ import type { TreeReport } from './tree-check.ts';
 import type { DiffSummary } from './variant-repo.ts';
 
 const TSC = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
+
+/**
+ * TypeScript's native compiler (7.x: the same checks, several times faster) where its package for this
+ * platform is installed (an optional dependency); null elsewhere, where the project's tsc checks instead.
+ */
+function nativeTsc(): string | null {
+  try {
+    const manifest = import.meta.resolve(
+      `@typescript/typescript-${process.platform}-${process.arch}/package.json`,
+    );
+    const exe = path.join(path.dirname(fileURLToPath(manifest)), 'lib', 'tsc');
+    return existsSync(exe) ? exe : null;
+  } catch {
+    return null;
+  }
+}
+
+const NATIVE_TSC = nativeTsc();
 
 export type GateResult = { ok: true } | { ok: false; reason: string };
 
@@ -38,13 +57,12 @@ export function checkDiff(diff: DiffSummary | null): GateResult {
 /** The typecheck of a worktree, run like agent code: in the sandbox, the worktree read-only. */
 export function typecheckCommand(sandbox: ResolvedSandbox, policy: SandboxPolicy): CommandSpec {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TMPDIR: '/tmp' };
-  const wrapped = wrapCommand(
-    sandbox,
-    policy,
-    process.execPath,
-    [TSC, '--noEmit', '-p', policy.workdir],
-    env,
-  );
+  const args = ['--noEmit', '--pretty', 'false', '-p', policy.workdir];
+  const wrapped =
+    NATIVE_TSC === null
+      ? wrapCommand(sandbox, policy, process.execPath, [TSC, ...args], env)
+      : // One thread: on a busy machine it finishes sooner and spends half the CPU of its default four.
+        wrapCommand(sandbox, policy, NATIVE_TSC, ['--singleThreaded', ...args], env);
   return { ...wrapped, cwd: policy.workdir };
 }
 
@@ -64,11 +82,14 @@ function firstErrors(output: string): string {
   return errors.length > 3 ? `${shown}; and ${errors.length - 3} more` : shown || lastLines(output, 3);
 }
 
-/** Loads an entry point with `--check`: it must import everything it needs and exit 0. */
-export async function loadsEntryPoint(command: CommandSpec, log: GateLog): Promise<GateResult> {
+/** Loads an entry point (`entry` names it) with `--check`: it must import everything it needs and exit 0. */
+export async function loadsEntryPoint(
+  command: CommandSpec,
+  entry: string,
+  log: GateLog,
+): Promise<GateResult> {
   const result = await runToCompletion(command, { ...log, timeoutMs: 60_000 });
   if (result.exitCode === 0) return { ok: true };
-  const entry = command.args.find((a) => a.endsWith('.ts')) ?? 'entry point';
   return {
     ok: false,
     reason: `${path.basename(path.dirname(entry))}/${path.basename(entry)} --check ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`}: ${lastLines(result.tail, 3)}`,

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
-import { agentCommand, agentEnv } from './agent-processes.ts';
+import { agentCommand, agentEnv, type CommandSpec } from './agent-processes.ts';
 import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
 import type { SandboxPolicy } from './sandbox.ts';
@@ -9,6 +9,7 @@ import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';
 export const META_ENTRY = 'agents/meta/main.ts';
+export type EntryPoint = typeof TASK_ENTRY | typeof META_ENTRY;
 
 /**
  * What one process holds for a generation while it advances it: the worktree and the TaskAgent workers.
@@ -23,6 +24,13 @@ export interface GenerationSession {
    * TaskAgent built into one file when it builds (so workers start without compiling), else from source.
    */
   pool(): Promise<TaskPool>;
+  /**
+   * An entry point of the checked-out commit built into one file, once per checkout (the gate load-checks
+   * it; the TaskAgent workers start from it); the source, with the reason, when it does not build.
+   */
+  built(entry: EntryPoint): Promise<AgentEntry>;
+  /** The command that runs `entry` of the checked-out commit in the sandbox: its built file, else its source. */
+  command(entry: AgentEntry, args: string[], env: Record<string, string>): CommandSpec;
   /** Calls of `role` the gateway refused for the budget since this session opened: a recorded cause. */
   budgetRefused(role: 'meta' | 'task'): boolean;
   close(): Promise<void>;
@@ -47,20 +55,30 @@ export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
 
 const buildDir = (ctx: RunContext, id: number): string => path.join(ctx.runDir, 'builds', `variant-${id}`);
 
-/** The TaskAgent is built once per variant, so workers start without compiling; its source is the fallback. */
-async function buildTaskEntry(ctx: RunContext, id: number, worktree: string): Promise<AgentEntry> {
-  const entry = await buildAgentEntry({
+const BUILD_EVENT: Record<EntryPoint, string> = {
+  [TASK_ENTRY]: 'task_agent_build',
+  [META_ENTRY]: 'meta_agent_build',
+};
+
+/** Each entry point is built once per checkout, so no process that runs it compiles TypeScript. */
+async function buildEntry(
+  ctx: RunContext,
+  id: number,
+  worktree: string,
+  entry: EntryPoint,
+): Promise<AgentEntry> {
+  const built = await buildAgentEntry({
     worktree,
-    entry: TASK_ENTRY,
-    outDir: buildDir(ctx, id),
+    entry,
+    outDir: path.join(buildDir(ctx, id), entry === TASK_ENTRY ? 'task' : 'meta'),
     nodeModules: ctx.nodeModules,
   });
   ctx.archive.logEvent(
     id,
-    'task_agent_build',
-    entry.kind === 'built' ? { built: true, ms: entry.ms } : { built: false, reason: entry.reason },
+    BUILD_EVENT[entry],
+    built.kind === 'built' ? { built: true, ms: built.ms } : { built: false, reason: built.reason },
   );
-  return entry;
+  return built;
 }
 
 /** `worktreeName` replaces the generation's own worktree folder (for an evaluation beside a running run). */
@@ -74,6 +92,26 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
   let checkedOut: string | null = null;
   let pool: TaskPool | null = null;
   let token: string | null = null;
+  let builds = new Map<EntryPoint, Promise<AgentEntry>>();
+  const policy = taskPolicy(ctx, worktree);
+  const command = (entry: AgentEntry, args: string[], env: Record<string, string>): CommandSpec =>
+    entry.kind === 'built'
+      ? agentCommand(
+          ctx.sandbox,
+          { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
+          entry.file,
+          args,
+          env,
+        )
+      : agentCommand(ctx.sandbox, policy, entry.entry, args, env);
+  const built = (entry: EntryPoint): Promise<AgentEntry> => {
+    if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out to build`);
+    const known = builds.get(entry);
+    if (known !== undefined) return known;
+    const building = buildEntry(ctx, id, worktree, entry);
+    builds.set(entry, building);
+    return building;
+  };
   return {
     worktree,
     async checkout(commit, fresh = false) {
@@ -85,7 +123,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     async pool() {
       if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out for its workers`);
       if (pool !== null) return pool;
-      const entry = await buildTaskEntry(ctx, id, worktree);
+      const entry = await built(TASK_ENTRY);
       if (pool !== null) return pool;
       token = ctx.gateway.issueToken({
         runId: ctx.runId,
@@ -93,25 +131,16 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         role: 'task',
         model: ctx.config.taskModel,
       });
-      const env = agentEnv({ url: ctx.gateway.url, token });
-      const policy = taskPolicy(ctx, worktree);
       pool = createTaskPool({
         size: ctx.config.evalWorkers,
-        command:
-          entry.kind === 'built'
-            ? agentCommand(
-                ctx.sandbox,
-                { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
-                entry.file,
-                [],
-                env,
-              )
-            : agentCommand(ctx.sandbox, policy, TASK_ENTRY, [], env),
+        command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         ...harnessLog(ctx, path.join(logDir(ctx, id), 'task-agent.log')),
       });
       return pool;
     },
+    built,
+    command,
     budgetRefused(role) {
       return ctx.archive.callCounts(role, id).budgetRefusals > refusalsAtStart[role];
     },
@@ -127,6 +156,8 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     if (token !== null) ctx.gateway.revokeToken(token);
     pool = null;
     token = null;
+    await Promise.allSettled(builds.values());
+    builds = new Map();
     rmSync(buildDir(ctx, id), { recursive: true, force: true });
   }
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { VariantRow } from '../archive/archive.ts';
-import { agentCommand, agentEnv } from './agent-processes.ts';
+import { agentEnv } from './agent-processes.ts';
 import { evaluateStage, type Stage } from './evaluate.ts';
 import {
   checkDiff,
@@ -92,8 +92,9 @@ export const gate: Step = async (ctx, variant, session) => {
   if (!diffGate.ok) return { kind: 'failed', status: 'rejected', reason: diffGate.reason, cause: null };
   // From here on everything runs on a clean checkout of the commit, never on what the MetaAgent left.
   await session.checkout(stored(variant.commit_sha, 'commit', id), true);
-  const checked = await checkEntryPoints(ctx, id, session.worktree);
+  const checked = await checkEntryPoints(ctx, id, session);
   if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
+  ctx.archive.logEvent(id, 'entry_points_loaded', {});
   const smoke = await smokeTest(ctx, session);
   if (session.budgetRefused('task')) return budgetFailure('the smoke task');
   if (!smoke.ok) return { kind: 'failed', status: 'rejected', reason: smoke.reason, cause: null };
@@ -164,19 +165,24 @@ const storedScore = (ctx: RunContext, id: number): number | null =>
 const formatScores = (scores: Map<string, number>): string =>
   [...scores].map(([d, s]) => `${d}=${s.toFixed(3)}`).join(' ');
 
-async function checkEntryPoints(ctx: RunContext, id: number, worktree: string): Promise<GateResult> {
+/**
+ * Typechecks the worktree while both entry points are built, then loads each built file with `--check`
+ * (the source through tsx when it does not build), all in the sandbox; the typecheck's failure is the
+ * one reported first, as it names the cause.
+ */
+async function checkEntryPoints(
+  ctx: RunContext,
+  id: number,
+  session: GenerationSession,
+): Promise<GateResult> {
   const gateLog = harnessLog(ctx, path.join(logDir(ctx, id), 'gate.log'));
-  const typed = await typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, worktree)), gateLog);
-  if (!typed.ok) return typed;
+  const typing = typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, session.worktree)), gateLog);
   const env = agentEnv({ url: ctx.gateway.url, token: 'none' });
-  for (const entry of [TASK_ENTRY, META_ENTRY]) {
-    const loaded = await loadsEntryPoint(
-      agentCommand(ctx.sandbox, taskPolicy(ctx, worktree), entry, ['--check'], env),
-      gateLog,
-    );
-    if (!loaded.ok) return loaded;
-  }
-  return { ok: true };
+  const loading = ([TASK_ENTRY, META_ENTRY] as const).map(async (entry) =>
+    loadsEntryPoint(session.command(await session.built(entry), ['--check'], env), entry, gateLog),
+  );
+  const [typed, ...loaded] = await Promise.all([typing, ...loading]);
+  return [typed, ...loaded].find((result) => !result.ok) ?? { ok: true };
 }
 
 /** The child must answer one task (right or wrong) before its evaluation is paid for. */

@@ -17,8 +17,7 @@ export type RunEvent =
 const STEPS: Record<string, string> = {
   meta_started: 'MetaAgent editing',
   meta_finished: 'committing the edit',
-  gate_passed: 'building the TaskAgent',
-  task_agent_build: 'smoke task',
+  entry_points_loaded: 'smoke task',
 };
 
 /**
