@@ -135,7 +135,10 @@ function confine(copyRoot: string, worktree: string, nodeModules: string): Plugi
         }
         return undefined;
       });
-      bundler.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
+      // Only the copy's files come here: the packages' files are loaded by the bundler alone, never crossing
+      // to JavaScript one by one.
+      const copied = new RegExp(`^${escapeRegExp(copyRoot)}/.*\\.(ts|mts|js|mjs)$`);
+      bundler.onLoad({ filter: copied }, async (args) => {
         if (!inside(copyRoot, args.path)) return undefined;
         const original = path.join(worktree, path.relative(copyRoot, args.path));
         const { code } = await transform(readFileSync(args.path, 'utf8'), {
@@ -162,6 +165,8 @@ function confine(copyRoot: string, worktree: string, nodeModules: string): Plugi
     },
   };
 }
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const shown = (copyRoot: string, file: string): string => path.relative(copyRoot, file) || file;
 
