@@ -37,6 +37,8 @@ export type EvalCache = ReturnType<typeof openEvalCache>;
 export function openEvalCache(file: string) {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
+  // As the archive's: no sync at every commit (WAL keeps the file consistent; a killed process loses nothing).
+  db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   // `results_v2`: rows of the older `results` table lack the task and grader hashes, so none is reused.
   db.exec(`CREATE TABLE IF NOT EXISTS results_v2 (

@@ -3,20 +3,33 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { loadArithmetic } from '../domains/arithmetic/index.ts';
+import { type Archive, openArchive } from '../archive/archive.ts';
+import { openEvalCache } from '../archive/eval-cache.ts';
+import arithmetic, { loadArithmetic } from '../domains/arithmetic/index.ts';
 import type { Task } from '../domains/define-domain.ts';
 import { buildAgentEntry } from '../harness/agent-build.ts';
 import { agentCommand, agentEnv } from '../harness/agent-processes.ts';
+import { evaluateStage } from '../harness/evaluate.ts';
+import { createGradeContext } from '../harness/grade-context.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
-import { createTaskPool } from '../harness/task-workers.ts';
+import { createTaskPool, type TaskPool } from '../harness/task-workers.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 
 /** How TaskAgent workers start: from the file built once per variant, or from the TypeScript through tsx. */
 export type EntryKind = 'built' | 'source';
 
+/**
+ * What is timed: `pool` feeds the tasks straight to the workers; `evaluation` is the harness's own
+ * evaluation of a stage (built workers), which also grades each answer and writes it to a real archive, the
+ * result cache and the ledger, as a run does; `after-gate` is that evaluation as a run starts it, on the
+ * pool its gate opened: the workers were started while the gate's smoke task ran (not timed).
+ */
+export type BenchMode = 'pool' | 'evaluation' | 'after-gate';
+
 export interface WorkerResult {
   entry: EntryKind;
+  mode: BenchMode;
   workers: number;
   tasks: number;
   calls: number;
@@ -64,8 +77,9 @@ export async function benchEvalWorkers(
   const gateway = await startGateway({
     socketPath: path.join(dir, 'gw.sock'),
     providers: () => sim,
-    onCall: () => {
+    onCall: (row) => {
       calls += 1;
+      gatewayOnCall(row);
     },
   });
   const worktree = path.resolve(import.meta.dirname, '..');
@@ -86,8 +100,40 @@ export async function benchEvalWorkers(
   const commandFor = (entry: EntryKind, args: string[], token: string) =>
     agentCommand(sandbox, policy, entries[entry], args, agentEnv({ url: gateway.url, token }));
 
+  let ledger: Archive | null = null;
+  const gatewayOnCall = (row: Parameters<Archive['insertLlmCall']>[0]): void => ledger?.insertLlmCall(row);
   const results: WorkerResult[] = [];
   const startup: StartupResult[] = [];
+  /** The harness's evaluation of one full stage of `tasks`, into a fresh archive and cache. */
+  const evaluation = async (pool: TaskPool, workers: number, name: string): Promise<void> => {
+    const archive = openArchive(path.join(dir, `archive-${name}.sqlite`));
+    const cache = openEvalCache(path.join(dir, `cache-${name}.sqlite`));
+    archive.insertVariant({ id: 0, parentId: null, state: 'full' });
+    ledger = archive;
+    try {
+      await evaluateStage(
+        {
+          archive,
+          cache,
+          pool,
+          variantId: 0,
+          codeHash: 'bench',
+          taskModel: 'sim',
+          seed: 0,
+          cacheable: true,
+          concurrency: workers,
+          grading: createGradeContext({ sandbox, nodeModules: path.join(worktree, 'node_modules') }),
+        },
+        [{ domain: arithmetic, splits: { train: tasks } }],
+        'full',
+        false,
+      );
+    } finally {
+      ledger = null;
+      archive.close();
+      cache.close();
+    }
+  };
   try {
     for (const entry of ['built', 'source'] as const) {
       const times = Array.from({ length: 5 }, () => {
@@ -98,8 +144,14 @@ export async function benchEvalWorkers(
       }).sort((a, b) => a - b);
       startup.push({ entry, medianMs: times[2]! });
     }
+    const runs = [
+      { entry: 'built', mode: 'pool' },
+      { entry: 'built', mode: 'evaluation' },
+      { entry: 'built', mode: 'after-gate' },
+      { entry: 'source', mode: 'pool' },
+    ] as const;
     for (const workers of workerCounts) {
-      for (const entry of ['built', 'source'] as const) {
+      for (const { entry, mode } of runs) {
         const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
         const pool = createTaskPool({
           size: workers,
@@ -107,20 +159,32 @@ export async function benchEvalWorkers(
           taskTimeoutMs: 120_000,
           logFile: path.join(dir, 'workers.log'),
         });
-        const limit = pLimit(workers);
+        if (mode === 'after-gate') {
+          const smoke = pool.run({ id: 'smoke', domain: 'arithmetic', input: distinct[0]!.input });
+          pool.warm();
+          await smoke;
+        }
         const callsBefore = calls;
         const started = performance.now();
         let firstAnswer = 0;
-        await Promise.all(
-          tasks.map((t) =>
-            limit(async () => {
-              await pool.run({ id: t.id, domain: 'arithmetic', input: t.input });
-              if (firstAnswer === 0) firstAnswer = performance.now();
-            }),
-          ),
-        );
+        const timed: TaskPool = {
+          ...pool,
+          async run(request) {
+            const reply = await pool.run(request);
+            if (firstAnswer === 0) firstAnswer = performance.now();
+            return reply;
+          },
+        };
+        if (mode !== 'pool') await evaluation(timed, workers, `${mode}-${workers}`);
+        else {
+          const limit = pLimit(workers);
+          await Promise.all(
+            tasks.map((t) => limit(() => timed.run({ id: t.id, domain: 'arithmetic', input: t.input }))),
+          );
+        }
         results.push({
           entry,
+          mode,
           workers,
           tasks: tasks.length,
           calls: calls - callsBefore,

@@ -1,6 +1,6 @@
 import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
-import { benchEvalWorkers } from './eval-workers.ts';
+import { type BenchMode, benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
 import { benchGenerationsPerHour } from './generations-per-hour.ts';
 import { benchGrading } from './grading.ts';
@@ -12,6 +12,12 @@ import { benchSandbox } from './sandbox.ts';
  * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser,
  * generations-per-hour, harness-overhead, sandbox, grading (default: all).
  */
+const MODE_LABEL: Record<BenchMode, string> = {
+  pool: 'pool',
+  evaluation: 'eval',
+  'after-gate': 'after gate',
+};
+
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
     const latencyMs = 200;
@@ -20,7 +26,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
       `Evaluation of ${taskCount} arithmetic tasks by TaskAgent worker processes, model latency ${latencyMs} ms per call.\n` +
         'Ideal: every worker always waiting on the model, i.e. workers / latency calls per second. Time counts from\n' +
         'the pool starting (no worker running yet) to the last answer. "built": workers start from the file built\n' +
-        'once per variant; "source": from the TypeScript through tsx.',
+        'once per variant; "source": from the TypeScript through tsx. "pool": tasks fed straight to the workers;\n' +
+        '"eval": the harness\'s evaluation of a stage, grading and storing each answer (archive, cache, ledger);\n' +
+        '"after gate": that evaluation on the workers the gate started during its smoke task (not timed).',
     );
     const { results, startup } = await benchEvalWorkers([1, 4, 8, 16], latencyMs, taskCount);
     const ms = Object.fromEntries(startup.map((s) => [s.entry, s.medianMs]));
@@ -32,7 +40,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
       const ideal = (r.workers * 1000) / latencyMs;
       const throughput = r.calls / r.seconds;
       console.log(
-        `  ${r.entry.padEnd(6)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
+        `  ${`${r.entry} ${MODE_LABEL[r.mode]}`.padEnd(16)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
           `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s of ${ideal.toFixed(0).padStart(2)} ideal` +
           `  ratio ${(throughput / ideal).toFixed(2)}  first answer after ${r.firstAnswerSeconds.toFixed(2)} s` +
           (r.calls === r.tasks ? '' : `  (${(r.calls / r.tasks).toFixed(2)} calls per task)`),

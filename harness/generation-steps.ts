@@ -22,6 +22,7 @@ import { editWithMetaAgent } from './meta-agent-run.ts';
 import { MIB } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import { selectionScore } from './scoring.ts';
+import type { WorkerReply } from './task-workers.ts';
 import { inspectTree } from './tree-check.ts';
 import type { DiffSummary } from './variant-repo.ts';
 
@@ -191,7 +192,13 @@ async function smokeTest(ctx: RunContext, session: GenerationSession): Promise<G
   const task = first?.splits.train?.[0] ?? first?.splits.val?.[0];
   if (first === undefined || task === undefined) return { ok: true };
   const pool = await session.pool();
-  const reply = await pool.run({ id: `smoke-${task.id}`, domain: first.domain.name, input: task.input });
+  const reply = pool.run({ id: `smoke-${task.id}`, domain: first.domain.name, input: task.input });
+  // The evaluation's workers start while the smoke task runs, not when the evaluation needs them.
+  pool.warm();
+  return smokeVerdict(await reply);
+}
+
+function smokeVerdict(reply: WorkerReply): GateResult {
   if (reply.kind === 'infra') return { ok: false, reason: `smoke task failed: ${reply.reason}` };
   if (reply.output.trim() === '' && reply.error !== null) {
     return { ok: false, reason: `smoke task failed: ${reply.error}` };

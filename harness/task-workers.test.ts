@@ -20,6 +20,7 @@ afterEach(async () => {
 const WORKER = `
 const { createInterface } = require('node:readline');
 const { appendFileSync, readFileSync } = require('node:fs');
+appendFileSync(process.env.SEEN + '.started', process.pid + '\\n');
 createInterface({ input: process.stdin }).on('line', (line) => {
   const req = JSON.parse(line);
   appendFileSync(process.env.SEEN, req.id + '\\n');
@@ -72,6 +73,24 @@ describe('TaskAgent worker pool', () => {
       expect(r.kind === 'reply' && r.output).toBe(`<json>{"response": ${n * 2}}</json>`);
     });
     expect(readFileSync(path.join(tmp, 'workers.log'), 'utf8')).toContain('working on t19');
+  });
+
+  it('starts every worker when warmed, and then serves tasks with those workers alone', async () => {
+    const p = startPool(3);
+    p.warm();
+    const started = (): string[] => {
+      try {
+        return readFileSync(path.join(tmp, 'seen.started'), 'utf8').trim().split('\n');
+      } catch {
+        return [];
+      }
+    };
+    while (started().length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => p.run({ id: `w${n}`, domain: 'd', input: { n } })),
+    );
+    expect(replies.every((r) => r.kind === 'reply')).toBe(true);
+    expect(new Set(started()).size).toBe(3);
   });
 
   it('passes a model failure through as a reply with an error, without retrying', async () => {

@@ -149,6 +149,10 @@ export function createTaskPool(options: TaskPoolOptions) {
       const second = await runOnce(request);
       return second.kind === 'reply' ? second : { ...second, reason: `${second.reason} (after one retry)` };
     },
+    /** Starts every worker not yet running, so that the tasks to come do not wait for their start-up. */
+    warm(): void {
+      while (!closed && all.size < options.size) release(spawnWorker());
+    },
     async close(): Promise<void> {
       closed = true;
       for (const worker of [...all]) {
