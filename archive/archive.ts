@@ -323,6 +323,13 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
       const row = db.prepare('SELECT * FROM variants WHERE id = ?').get(id);
       return row === undefined ? undefined : VariantRow.parse(row);
     },
+    /** Every variant's id and step, unvalidated and cheap: for callers that keep finished rows themselves. */
+    variantStates(): { id: number; state: VariantState }[] {
+      return db.prepare('SELECT id, state FROM variants ORDER BY id').all() as {
+        id: number;
+        state: VariantState;
+      }[];
+    },
     listVariants(): VariantRow[] {
       return db
         .prepare('SELECT * FROM variants ORDER BY id')

@@ -134,6 +134,9 @@ export async function benchHarnessOverhead(depths: number[], repeats = 15): Prom
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  lines.push(`  depth ${depths.at(-1)} / depth ${depths[0]}: ${(medians.at(-1)! / medians[0]!).toFixed(2)}x`);
+  const last = depths.length - 1;
+  for (let i = 0; i < last; i++) {
+    lines.push(`  depth ${depths[last]} / depth ${depths[i]}: ${(medians[last]! / medians[i]!).toFixed(2)}x`);
+  }
   return lines;
 }

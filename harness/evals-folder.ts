@@ -1,8 +1,9 @@
 import { closeSync, mkdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { Archive, EvaluationRow, VariantRow } from '../archive/archive.ts';
+import type { Archive, VariantRow } from '../archive/archive.ts';
 import { openNoFollow } from './capped-output.ts';
 import type { DomainTasks } from './evaluate.ts';
+import { finishedVariants } from './finished-variants.ts';
 import { scoresBySplit } from './scoring.ts';
 
 /** Writes a new file, never through a link: whatever an agent may have planted is refused, not followed. */
@@ -44,13 +45,11 @@ export function writeEvalsFolder(
   // A fresh folder: rmSync removes links instead of following them.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const variants = archive.listVariants();
+  const finished = finishedVariants(archive);
+  const variants = finished.variants();
+  const byId = new Map(variants.map((v) => [v.id, v]));
   const lineage = lineageOf(variants, parentId);
   const recent = new Set(lineage.slice(-LINEAGE_FOLDERS));
-  // One query for the whole lineage, not one per ancestor.
-  const evaluations = new Map<number, EvaluationRow[]>();
-  for (const e of archive.listEvaluations())
-    evaluations.set(e.variant_id, [...(evaluations.get(e.variant_id) ?? []), e]);
   const summary: string[] = [
     '# Evaluation results of your lineage (train split only)',
     '',
@@ -62,10 +61,10 @@ export function writeEvalsFolder(
   ];
   const lineageRows = [];
   for (const id of lineage) {
-    const variant = variants.find((v) => v.id === id);
+    const variant = byId.get(id);
     if (variant === undefined) continue;
     // Train only: the selection score is a val score, and val results never reach the MetaAgent.
-    const trainScores = scoresBySplit((evaluations.get(id) ?? []).filter((e) => e.split === 'train'));
+    const trainScores = scoresBySplit(finished.evaluations(id).filter((e) => e.split === 'train'));
     lineageRows.push({
       id,
       parent: variant.parent_id,
@@ -78,14 +77,14 @@ export function writeEvalsFolder(
       `## variant ${id}${variant.parent_id === null ? ' (initial agent)' : ` (parent ${variant.parent_id})`}`,
     );
     for (const { domain, splits } of domains) {
-      const byId = new Map((splits.train ?? []).map((t) => [t.id, t]));
+      const tasks = new Map((splits.train ?? []).map((t) => [t.id, t]));
       const results = archive.listTaskResults(id, { domain: domain.name, split: 'train' });
       const lines = results.map((r) =>
         JSON.stringify({
           task_id: r.task_id,
-          input: byId.get(r.task_id)?.input,
+          input: tasks.get(r.task_id)?.input,
           prediction: r.prediction === null ? null : (JSON.parse(r.prediction) as unknown),
-          expected: byId.get(r.task_id)?.answer,
+          expected: tasks.get(r.task_id)?.answer,
           correct: r.outcome === 'correct',
           parse_error: r.outcome === 'parse_failure',
           error: r.error,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createRng } from '../domains/rng.ts';
 import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
+import { finishedVariants } from './finished-variants.ts';
 import { harnessLog, taskPolicy } from './generation-session.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import {
@@ -18,12 +19,14 @@ const SELECT_TIMEOUT_MS = 300_000;
 
 /** The archive as parent selection sees it. */
 export function archivedVariants(ctx: Pick<RunContext, 'archive'>): ArchivedVariant[] {
-  return ctx.archive.listVariants().map((v) => ({
-    id: v.id,
-    parentId: v.parent_id,
-    score: v.state === 'done' ? v.selection_score : null,
-    blamesParent: v.state === 'failed' && v.failure_cause === 'agent',
-  }));
+  return finishedVariants(ctx.archive)
+    .variants()
+    .map((v) => ({
+      id: v.id,
+      parentId: v.parent_id,
+      score: v.state === 'done' ? v.selection_score : null,
+      blamesParent: v.state === 'failed' && v.failure_cause === 'agent',
+    }));
 }
 
 /**

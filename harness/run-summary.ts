@@ -1,4 +1,5 @@
 import type { Archive, VariantStatus } from '../archive/archive.ts';
+import { finishedVariants } from './finished-variants.ts';
 import type { RunContext } from './run-context.ts';
 import { scoresBySplit } from './scoring.ts';
 
@@ -28,7 +29,7 @@ export interface RunSummary {
 /** The best finished variant by selection score (the lowest id among equals). */
 export function bestVariant(archive: Archive): { id: number; score: number } | null {
   let best: { id: number; score: number } | null = null;
-  for (const v of archive.listVariants()) {
+  for (const v of finishedVariants(archive).variants()) {
     if (v.state !== 'done' || v.selection_score === null) continue;
     if (best === null || v.selection_score > best.score) best = { id: v.id, score: v.selection_score };
   }
