@@ -94,6 +94,8 @@ export const gate: Step = async (ctx, variant, session) => {
   // From here on everything runs on a clean checkout of the commit, never on what the MetaAgent left.
   await session.checkout(stored(variant.commit_sha, 'commit', id), true);
   const checked = await checkEntryPoints(ctx, id, session);
+  if (ctx.signal.aborted)
+    return { kind: 'failed', status: 'failed', reason: 'interrupted', cause: 'harness' };
   if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
   ctx.archive.logEvent(id, 'entry_points_loaded', {});
   const smoke = await smokeTest(ctx, session);
@@ -176,12 +178,16 @@ async function checkEntryPoints(
   id: number,
   session: GenerationSession,
 ): Promise<GateResult> {
+  // An interrupt kills the processes running; none may start after it.
+  if (ctx.signal.aborted) return { ok: false, reason: 'interrupted' };
   const gateLog = harnessLog(ctx, path.join(logDir(ctx, id), 'gate.log'));
   const typing = typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, session.worktree)), gateLog);
   const env = agentEnv({ url: ctx.gateway.url, token: 'none' });
-  const loading = ([TASK_ENTRY, META_ENTRY] as const).map(async (entry) =>
-    loadsEntryPoint(session.command(await session.built(entry), ['--check'], env), entry, gateLog),
-  );
+  const loading = ([TASK_ENTRY, META_ENTRY] as const).map(async (entry): Promise<GateResult> => {
+    const built = await session.built(entry);
+    if (ctx.signal.aborted) return { ok: false, reason: 'interrupted' };
+    return loadsEntryPoint(session.command(built, ['--check'], env), entry, gateLog);
+  });
   const [typed, ...loaded] = await Promise.all([typing, ...loading]);
   return [typed, ...loaded].find((result) => !result.ok) ?? { ok: true };
 }
