@@ -192,3 +192,67 @@ function erfc(x: number): number {
     );
   return x >= 0 ? r : 2 - r;
 }
+
+export interface SignedRankTest {
+  /** Wilcoxon's W+: the sum of the midranks of |d| over the positive differences d = a − b. */
+  wPlus: number;
+  /** Pairs left after dropping zero differences (Wilcoxon's convention). */
+  n: number;
+  /** One-sided p-value for the alternative asked. */
+  p: number;
+  method: 'exact' | 'normal';
+}
+
+/** Up to this many non-zero pairs the signed-rank p-value is exact. */
+export const SIGNED_RANK_EXACT_LIMIT = 50;
+
+/**
+ * One-sided Wilcoxon signed-rank test on paired samples (a[i] with b[i]). `greater`: does a tend to
+ * exceed b? Zero differences are dropped; tied |d| share midranks, and the exact p-value is taken from
+ * the distribution of W+ over all 2^n sign assignments of the midranks actually observed. Beyond
+ * SIGNED_RANK_EXACT_LIMIT pairs: normal approximation with tie correction and continuity correction.
+ * Null when the samples differ in length or no non-zero difference is left.
+ */
+export function wilcoxonSignedRank(
+  a: readonly number[],
+  b: readonly number[],
+  alternative: 'greater' | 'less' = 'greater',
+): SignedRankTest | null {
+  if (a.length !== b.length) return null;
+  const d = a.map((x, i) => x - b[i]!).filter((x) => x !== 0);
+  const n = d.length;
+  if (n === 0) return null;
+  const ranks = midranks(d.map(Math.abs));
+  const wPlus = ranks.reduce((s, r, i) => s + (d[i]! > 0 ? r : 0), 0);
+  if (n <= SIGNED_RANK_EXACT_LIMIT) {
+    // Midranks are multiples of 1/2: count sign assignments by twice their W+.
+    const doubled = ranks.map((r) => Math.round(r * 2));
+    const maxSum = doubled.reduce((s, r) => s + r, 0);
+    let counts = new Float64Array(maxSum + 1);
+    counts[0] = 1;
+    for (const r of doubled) {
+      const next = counts.slice();
+      for (let s = r; s <= maxSum; s++) next[s]! += counts[s - r]!;
+      counts = next;
+    }
+    const observed = Math.round(wPlus * 2);
+    let total = 0;
+    let tail = 0;
+    for (let s = 0; s <= maxSum; s++) {
+      total += counts[s]!;
+      if (alternative === 'greater' ? s >= observed : s <= observed) tail += counts[s]!;
+    }
+    return { wPlus, n, p: tail / total, method: 'exact' };
+  }
+  const ties = new Map<number, number>();
+  for (const r of ranks) ties.set(r, (ties.get(r) ?? 0) + 1);
+  const tieTerm = [...ties.values()].reduce((s, t) => s + t ** 3 - t, 0);
+  const mean = (n * (n + 1)) / 4;
+  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tieTerm / 48;
+  if (variance <= 0) return { wPlus, n, p: 1, method: 'normal' };
+  const z =
+    alternative === 'greater'
+      ? (wPlus - mean - 0.5) / Math.sqrt(variance)
+      : (mean - wPlus - 0.5) / Math.sqrt(variance);
+  return { wPlus, n, p: 1 - normalCdf(z), method: 'normal' };
+}
