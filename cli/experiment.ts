@@ -170,7 +170,8 @@ export async function experimentCommand(argv: string[]): Promise<number> {
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, path.join(dir, MANIFEST));
 
-  const wanted = args.configs.flatMap((c) => args.seeds.map((seed) => ({ config: c, seed })));
+  // Seed by seed, so an interrupted experiment has every configuration on the seeds it finished.
+  const wanted = args.seeds.flatMap((seed) => args.configs.map((c) => ({ config: c, seed })));
   const jobs = args.jobs ?? Math.max(1, Math.floor(os.availableParallelism() / 2));
   const limit = pLimit(jobs);
   log(
