@@ -23,10 +23,10 @@ import { hash01, type KeyPart } from './rng.ts';
 /** P(breaking edit) = scale · (1 − q)². */
 export const BREAK_RATE_SCALE = 0.35;
 /**
- * P(damaging edit) = scale · (1 − q)²: the MetaAgent "simplifies" the task prompt and drops its
+ * P(damaging edit) = base + scale · (1 − q)²: the MetaAgent "simplifies" the task prompt and drops its
  * answer-format line. It passes the gate, so only selection keeps it from spreading; the sim MetaAgent
  * restores the line only when it read that the parent's replies were unparseable (more than
- * `repairAbove` of train tasks), and then with P = q.
+ * `repairAbove` of train tasks), and then with P = repairScale · q².
  */
 export const DAMAGE = { base: 0.03, scale: 0.15, repairAbove: 0.3, repairScale: 1 } as const;
 export const FORMAT_LINE =
