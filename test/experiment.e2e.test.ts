@@ -80,7 +80,7 @@ describe('hyperagents experiment', () => {
     } finally {
       await server?.close();
     }
-  });
+  }, 120_000);
 
   it('refuses bad input with one paragraph and exit code 2, starting nothing', async () => {
     const out = mkdtempSync(path.join(tmpdir(), 'experiment-bad-'));
@@ -122,5 +122,5 @@ describe('hyperagents experiment', () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 });
