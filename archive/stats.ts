@@ -141,27 +141,36 @@ export function mannWhitneyU(
       }
       counts = next;
     }
-    const observed = Math.round(rankSumA * 2);
-    const row = counts[n1]!;
-    let total = 0;
-    let tail = 0;
-    for (let s = 0; s <= maxSum; s++) {
-      total += row[s]!;
-      if (alternative === 'greater' ? s >= observed : s <= observed) tail += row[s]!;
-    }
-    return { u, p: tail / total, method: 'exact' };
+    return { u, p: tailShare(counts[n1]!, Math.round(rankSumA * 2), alternative), method: 'exact' };
   }
+  const mean = (n1 * n2) / 2;
+  const variance = ((n1 * n2) / 12) * (n + 1 - tieSum(ranks) / (n * (n - 1)));
+  return { u, p: normalTail(u, mean, variance, alternative), method: 'normal' };
+}
+
+/** Share of a count distribution (indexed by twice the statistic) at or beyond `observed`. */
+function tailShare(counts: Float64Array, observed: number, alternative: 'greater' | 'less'): number {
+  let total = 0;
+  let tail = 0;
+  for (let s = 0; s < counts.length; s++) {
+    total += counts[s]!;
+    if (alternative === 'greater' ? s >= observed : s <= observed) tail += counts[s]!;
+  }
+  return tail / total;
+}
+
+/** Σ (t³ − t) over groups of tied ranks, for the variance's tie correction. */
+function tieSum(ranks: readonly number[]): number {
   const ties = new Map<number, number>();
   for (const r of ranks) ties.set(r, (ties.get(r) ?? 0) + 1);
-  const tieTerm = [...ties.values()].reduce((s, t) => s + t ** 3 - t, 0);
-  const mean = (n1 * n2) / 2;
-  const variance = ((n1 * n2) / 12) * (n + 1 - tieTerm / (n * (n - 1)));
-  if (variance <= 0) return { u, p: 1, method: 'normal' };
-  const z =
-    alternative === 'greater'
-      ? (u - mean - 0.5) / Math.sqrt(variance)
-      : (mean - u - 0.5) / Math.sqrt(variance);
-  return { u, p: 1 - normalCdf(z), method: 'normal' };
+  return [...ties.values()].reduce((s, t) => s + t ** 3 - t, 0);
+}
+
+/** One-sided p of a statistic under the normal approximation, with a continuity correction of 1/2. */
+function normalTail(stat: number, mean: number, variance: number, alternative: 'greater' | 'less'): number {
+  if (variance <= 0) return 1;
+  const z = (alternative === 'greater' ? stat - mean - 0.5 : mean - stat - 0.5) / Math.sqrt(variance);
+  return 1 - normalCdf(z);
 }
 
 /** Standard normal CDF via the complementary error function (absolute error below 1.2e-7). */
@@ -235,24 +244,9 @@ export function wilcoxonSignedRank(
       for (let s = r; s <= maxSum; s++) next[s]! += counts[s - r]!;
       counts = next;
     }
-    const observed = Math.round(wPlus * 2);
-    let total = 0;
-    let tail = 0;
-    for (let s = 0; s <= maxSum; s++) {
-      total += counts[s]!;
-      if (alternative === 'greater' ? s >= observed : s <= observed) tail += counts[s]!;
-    }
-    return { wPlus, n, p: tail / total, method: 'exact' };
+    return { wPlus, n, p: tailShare(counts, Math.round(wPlus * 2), alternative), method: 'exact' };
   }
-  const ties = new Map<number, number>();
-  for (const r of ranks) ties.set(r, (ties.get(r) ?? 0) + 1);
-  const tieTerm = [...ties.values()].reduce((s, t) => s + t ** 3 - t, 0);
   const mean = (n * (n + 1)) / 4;
-  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tieTerm / 48;
-  if (variance <= 0) return { wPlus, n, p: 1, method: 'normal' };
-  const z =
-    alternative === 'greater'
-      ? (wPlus - mean - 0.5) / Math.sqrt(variance)
-      : (mean - wPlus - 0.5) / Math.sqrt(variance);
-  return { wPlus, n, p: 1 - normalCdf(z), method: 'normal' };
+  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tieSum(ranks) / 48;
+  return { wPlus, n, p: normalTail(wPlus, mean, variance, alternative), method: 'normal' };
 }
