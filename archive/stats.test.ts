@@ -8,6 +8,7 @@ import {
   midranks,
   normalCdf,
   quantile,
+  wilcoxonSignedRank,
 } from './stats.ts';
 
 describe('median', () => {
@@ -124,6 +125,11 @@ describe('mannWhitneyU', () => {
     expect(test.p).toBeCloseTo(p, 6);
   });
 
+  it('gives p = 1/2 for one value against one (the smallest sample)', () => {
+    expect(mannWhitneyU([2], [1], 'greater')).toEqual({ u: 1, p: 0.5, method: 'exact' });
+    expect(mannWhitneyU([1], [1], 'greater')).toEqual({ u: 0.5, p: 1, method: 'exact' });
+  });
+
   it('is null when a sample is empty', () => {
     expect(mannWhitneyU([], [1])).toBeNull();
     expect(mannWhitneyU([1], [])).toBeNull();
@@ -136,4 +142,57 @@ describe('normalCdf', () => {
     [1.959963984540054, 0.975],
     [-1, 0.15865525393145707],
   ])('Φ(%d) = %d', (z, p) => expect(normalCdf(z)).toBeCloseTo(p, 6));
+});
+
+const zeros = (n: number) => Array.from({ length: n }, () => 0);
+
+// Exact p-values: scipy.stats.wilcoxon(d, alternative=..., method="exact") where it applies (no ties),
+// and by enumerating the 2^n sign assignments of the midranks by hand where there are ties or zeros.
+describe('wilcoxonSignedRank', () => {
+  it.each([
+    [[1, 2, 3, 4, 5], 'greater', 15, 5, 0.03125],
+    [[1, -2, 3, 4, 5], 'greater', 13, 5, 0.09375],
+    [[1, -2, 3, 4, 5], 'less', 13, 5, 0.9375],
+    [[0.3, -0.1, 0.25, 0.05, 0.4, 0.15, -0.2, 0.35], 'greater', 30, 8, 0.0546875],
+    // ties: |d| = 1, 1, 2 → midranks 1.5, 1.5, 3; W+ over the 8 sign assignments: 0, 1.5, 1.5, 3, 3, 4.5, 4.5, 6
+    [[1, 1, 2], 'greater', 6, 3, 0.125],
+    [[1, -1, 2], 'greater', 4.5, 3, 0.375],
+    [[-1, -1, -2], 'less', 0, 3, 0.125],
+    // zeros are dropped: d = 0, 1, 2 → n = 2, W+ = 3 of {0, 1, 2, 3}
+    [[0, 1, 2], 'greater', 3, 2, 0.25],
+    [[4], 'greater', 1, 1, 0.5],
+  ] as const)('exact: d=%j %s → W+=%d n=%d p=%d', (d, alternative, wPlus, n, p) => {
+    const test = wilcoxonSignedRank(d, zeros(d.length), alternative)!;
+    expect(test.method).toBe('exact');
+    expect(test.wPlus).toBe(wPlus);
+    expect(test.n).toBe(n);
+    expect(test.p).toBeCloseTo(p, 12);
+  });
+
+  it('pairs a with b by position: d = a − b', () => {
+    expect(wilcoxonSignedRank([0.9, 0.8, 0.7], [0.5, 0.5, 0.5], 'greater')!.p).toBeCloseTo(0.125, 12);
+    expect(wilcoxonSignedRank([0.5, 0.5, 0.5], [0.9, 0.8, 0.7], 'greater')!.p).toBeCloseTo(1, 12);
+  });
+
+  const d = [
+    0.1, 0.4, -0.2, -0.8, -0.4, -0.9, 0.2, 1.4, -0.4, -0.5, 0.6, 0.5, 0.2, -0.8, 0.1, 0.8, -1.2, -0.4, -1.8,
+    -1.2, -1.7, -0.1, -1.2, 0.4, 0.3, -0.1, -2.4, -0.4, 0.1, 0.2, -1.4, -0.4, -0.9, -0.7, 1.2, -0.7, 0.1, 1.0,
+    -0.5, 0.2, 0.2, -1.1, 0.2, 1.5, -1.4, 1.0, 0.2, -0.5, 2.1, 0.9, -1.1, 0.2, 0.7, -0.1, 0.8, 0.8, 1.5, -0.6,
+  ];
+  // scipy.stats.wilcoxon(d, alternative=..., method="asymptotic", correction=True) (tie-corrected variance)
+  it.each([
+    ['greater', 0.7842705509496534],
+    ['less', 0.21800549637205174],
+  ] as const)('normal approximation with ties (58 pairs), %s', (alternative, p) => {
+    const test = wilcoxonSignedRank(d, zeros(d.length), alternative)!;
+    expect(test.method).toBe('normal');
+    expect(test.wPlus).toBe(754.5);
+    expect(test.p).toBeCloseTo(p, 6);
+  });
+
+  it('is null for samples of different lengths or without a non-zero difference', () => {
+    expect(wilcoxonSignedRank([1, 2], [1])).toBeNull();
+    expect(wilcoxonSignedRank([0.5, 0.5], [0.5, 0.5])).toBeNull();
+    expect(wilcoxonSignedRank([], [])).toBeNull();
+  });
 });

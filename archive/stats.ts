@@ -141,27 +141,36 @@ export function mannWhitneyU(
       }
       counts = next;
     }
-    const observed = Math.round(rankSumA * 2);
-    const row = counts[n1]!;
-    let total = 0;
-    let tail = 0;
-    for (let s = 0; s <= maxSum; s++) {
-      total += row[s]!;
-      if (alternative === 'greater' ? s >= observed : s <= observed) tail += row[s]!;
-    }
-    return { u, p: tail / total, method: 'exact' };
+    return { u, p: tailShare(counts[n1]!, Math.round(rankSumA * 2), alternative), method: 'exact' };
   }
+  const mean = (n1 * n2) / 2;
+  const variance = ((n1 * n2) / 12) * (n + 1 - tieSum(ranks) / (n * (n - 1)));
+  return { u, p: normalTail(u, mean, variance, alternative), method: 'normal' };
+}
+
+/** Share of a count distribution (indexed by twice the statistic) at or beyond `observed`. */
+function tailShare(counts: Float64Array, observed: number, alternative: 'greater' | 'less'): number {
+  let total = 0;
+  let tail = 0;
+  for (let s = 0; s < counts.length; s++) {
+    total += counts[s]!;
+    if (alternative === 'greater' ? s >= observed : s <= observed) tail += counts[s]!;
+  }
+  return tail / total;
+}
+
+/** Σ (t³ − t) over groups of tied ranks, for the variance's tie correction. */
+function tieSum(ranks: readonly number[]): number {
   const ties = new Map<number, number>();
   for (const r of ranks) ties.set(r, (ties.get(r) ?? 0) + 1);
-  const tieTerm = [...ties.values()].reduce((s, t) => s + t ** 3 - t, 0);
-  const mean = (n1 * n2) / 2;
-  const variance = ((n1 * n2) / 12) * (n + 1 - tieTerm / (n * (n - 1)));
-  if (variance <= 0) return { u, p: 1, method: 'normal' };
-  const z =
-    alternative === 'greater'
-      ? (u - mean - 0.5) / Math.sqrt(variance)
-      : (mean - u - 0.5) / Math.sqrt(variance);
-  return { u, p: 1 - normalCdf(z), method: 'normal' };
+  return [...ties.values()].reduce((s, t) => s + t ** 3 - t, 0);
+}
+
+/** One-sided p of a statistic under the normal approximation, with a continuity correction of 1/2. */
+function normalTail(stat: number, mean: number, variance: number, alternative: 'greater' | 'less'): number {
+  if (variance <= 0) return 1;
+  const z = (alternative === 'greater' ? stat - mean - 0.5 : mean - stat - 0.5) / Math.sqrt(variance);
+  return 1 - normalCdf(z);
 }
 
 /** Standard normal CDF via the complementary error function (absolute error below 1.2e-7). */
@@ -191,4 +200,53 @@ function erfc(x: number): number {
                             t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? r : 2 - r;
+}
+
+export interface SignedRankTest {
+  /** Wilcoxon's W+: the sum of the midranks of |d| over the positive differences d = a − b. */
+  wPlus: number;
+  /** Pairs left after dropping zero differences (Wilcoxon's convention). */
+  n: number;
+  /** One-sided p-value for the alternative asked. */
+  p: number;
+  method: 'exact' | 'normal';
+}
+
+/** Up to this many non-zero pairs the signed-rank p-value is exact. */
+export const SIGNED_RANK_EXACT_LIMIT = 50;
+
+/**
+ * One-sided Wilcoxon signed-rank test on paired samples (a[i] with b[i]). `greater`: does a tend to
+ * exceed b? Zero differences are dropped; tied |d| share midranks, and the exact p-value is taken from
+ * the distribution of W+ over all 2^n sign assignments of the midranks actually observed. Beyond
+ * SIGNED_RANK_EXACT_LIMIT pairs: normal approximation with tie correction and continuity correction.
+ * Null when the samples differ in length or no non-zero difference is left.
+ */
+export function wilcoxonSignedRank(
+  a: readonly number[],
+  b: readonly number[],
+  alternative: 'greater' | 'less' = 'greater',
+): SignedRankTest | null {
+  if (a.length !== b.length) return null;
+  const d = a.map((x, i) => x - b[i]!).filter((x) => x !== 0);
+  const n = d.length;
+  if (n === 0) return null;
+  const ranks = midranks(d.map(Math.abs));
+  const wPlus = ranks.reduce((s, r, i) => s + (d[i]! > 0 ? r : 0), 0);
+  if (n <= SIGNED_RANK_EXACT_LIMIT) {
+    // Midranks are multiples of 1/2: count sign assignments by twice their W+.
+    const doubled = ranks.map((r) => Math.round(r * 2));
+    const maxSum = doubled.reduce((s, r) => s + r, 0);
+    let counts = new Float64Array(maxSum + 1);
+    counts[0] = 1;
+    for (const r of doubled) {
+      const next = counts.slice();
+      for (let s = r; s <= maxSum; s++) next[s]! += counts[s - r]!;
+      counts = next;
+    }
+    return { wPlus, n, p: tailShare(counts, Math.round(wPlus * 2), alternative), method: 'exact' };
+  }
+  const mean = (n * (n + 1)) / 4;
+  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tieSum(ranks) / 48;
+  return { wPlus, n, p: normalTail(wPlus, mean, variance, alternative), method: 'normal' };
 }

@@ -7,12 +7,23 @@ import { chat } from './chat.ts';
 import { domains } from './domains.ts';
 import { reportError } from './errors.ts';
 import { evalCommand } from './eval.ts';
+import { experimentCommand } from './experiment.ts';
 import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Every command, for suggestions on a typo. */
-const COMMANDS = ['generate-loop', 'chat', 'eval', 'domains', 'models', 'archive', 'serve', 'report'];
+const COMMANDS = [
+  'generate-loop',
+  'chat',
+  'eval',
+  'domains',
+  'models',
+  'archive',
+  'serve',
+  'report',
+  'experiment',
+];
 
 const HELP = `hyperagents <command> [options]
 
@@ -26,6 +37,8 @@ Commands:
   archive list|show|diff|lineage|best|tasks|export ...   browse run archives (--json everywhere)
   serve [--port N] [--runs DIR]   the archive browser on http://127.0.0.1
   report RUN [RUN ...] -o FILE    the browser's pages as one self-contained HTML file
+  experiment [--seeds 1-8] [--config NAME=OPTS ...] -- OPTS   configurations x seeds, compared
+  experiment report DIR           the comparison of an experiment's finished runs
 
 Run "hyperagents <command> --help" for a command's options.`;
 
@@ -109,6 +122,8 @@ export async function main(argv: string[]): Promise<number> {
         return await reportCommand(rest);
       case 'eval':
         return await evalCommand(rest);
+      case 'experiment':
+        return await experimentCommand(rest);
       case 'domains':
         return await domains(rest);
       case 'models': {

@@ -243,3 +243,12 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     chosen,
   };
 }
+
+/** Checks generate-loop options as the command would, without reading or writing runs. */
+export async function checkLoopArgs(argv: string[]): Promise<void> {
+  await parseLoopArgs(argv, {
+    domains: listDomainNames(),
+    checkModel,
+    defaultModel: defaultModel(loadEnv()).model,
+  });
+}

@@ -106,10 +106,17 @@ function simModel(plan: GatewayPlan): SimModel {
     },
   });
   for (const { domain, splits } of plan.domains) {
-    const tasks = [...(splits.train ?? []), ...(splits.val ?? []), ...(splits.test ?? [])];
+    const tasks = (['train', 'val', 'test'] as const).flatMap((split) =>
+      (splits[split] ?? []).map((task) => ({ split, task })),
+    );
     sim.registerTasks(
       domain.name,
-      tasks.map((task) => ({ id: task.id, input: task.input, answer: domain.goldResponse(task) })),
+      tasks.map(({ split, task }) => ({
+        id: task.id,
+        input: task.input,
+        answer: domain.goldResponse(task),
+        split,
+      })),
     );
   }
   return sim;

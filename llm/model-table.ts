@@ -75,7 +75,7 @@ export const MODELS: readonly ModelRecord[] = Object.freeze([
     maxTokensField: 'max_tokens',
     systemRole: 'system',
     caching: 'none',
-    revision: '1',
+    revision: '2',
   },
   {
     id: 'openai/gpt-4o',

@@ -232,6 +232,8 @@ describe('the archive browser in headless Chromium', () => {
     expect(test).toContain('exact');
     // The lifted group ends higher in every seed: the exact one-sided p of 3 vs 3 is 1/20.
     expect(test).toContain('0.0500');
+    expect(await page.locator('#experiment-configs tbody tr').count()).toBe(2);
+    expect(await page.locator('#experiment-tests tbody tr').first().textContent()).toMatch(/ > /);
     await shot(page, 'compare-runs');
     await page.close();
   });

@@ -1,6 +1,11 @@
 import path from 'node:path';
 import type { TaskResultRow } from '../archive/archive.ts';
 import {
+  type ExperimentSummary,
+  type RunFigures,
+  summarizeExperiment,
+} from '../archive/experiment-summary.ts';
+import {
   type ArchiveReader,
   openArchiveReader,
   type RunView,
@@ -181,6 +186,7 @@ export function conditionOf(run: RunView): string {
   const parts = [run.model, run.domains.join('+')];
   if (typeof config.parentSelection === 'string') parts.push(config.parentSelection);
   if (config.freezeMeta === true) parts.push('freeze-meta');
+  if (config.skipStagedEval === true) parts.push('skip-staged-eval');
   return parts.join(' · ');
 }
 
@@ -205,6 +211,11 @@ export interface RunComparison {
   groups: RunGroup[];
   /** Final best scores, first group against each other group: is the first one higher? */
   tests: { a: string; b: string; test: RankTest | null }[];
+  /**
+   * The figures `hyperagents experiment` prints, over the same groups (a group is a configuration):
+   * present when every run came with its figures.
+   */
+  summary: ExperimentSummary | null;
 }
 
 /**
@@ -213,7 +224,7 @@ export interface RunComparison {
  * Mann–Whitney U test of the final scores of the first group against each other group. Pure.
  */
 export function compareRuns(
-  runs: readonly { run: RunView; variants: readonly VariantView[] }[],
+  runs: readonly { run: RunView; variants: readonly VariantView[]; figures?: RunFigures | null }[],
   groupOf: (run: RunView) => string = conditionOf,
 ): RunComparison {
   const byLabel = new Map<string, RunGroup['runs']>();
@@ -243,5 +254,14 @@ export function compareRuns(
           b: g.label,
           test: mannWhitneyU(finals(first), finals(g), 'greater'),
         }));
-  return { groups, tests };
+  const complete = runs.every((r) => r.figures != null);
+  const summary = complete
+    ? summarizeExperiment(
+        groups.map((g) => ({
+          name: g.label,
+          runs: runs.filter((r) => groupOf(r.run) === g.label).map((r) => r.figures!),
+        })),
+      )
+    : null;
+  return { groups, tests, summary };
 }

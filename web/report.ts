@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type RunFigures, runFigures } from '../archive/experiment-summary.ts';
 import { openArchiveReader } from '../archive/read.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { compareRuns, compareVariants, type RunPage, runPage, type TaskSource, variantPage } from './data.ts';
@@ -16,13 +17,13 @@ export async function buildReport(
   tasks?: TaskSource,
 ): Promise<string> {
   const api: Record<string, unknown> = {};
-  const pages: RunPage[] = [];
+  const pages: (RunPage & { figures: RunFigures | null })[] = [];
   for (const { id, dir } of runs) {
     const reader = openArchiveReader(path.join(dir, 'archive.sqlite'));
     try {
       const page = runPage(reader);
       if (page === null) continue;
-      pages.push(page);
+      pages.push({ ...page, figures: runFigures(reader) });
       api[runPath(id)] = page;
       for (const v of page.variants) {
         api[`${runPath(id)}/variants/${v.id}`] = await variantPage(reader, id, dir, v.id, tasks);

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { runFigures } from '../archive/experiment-summary.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { contentType, isAsset, readAsset } from './assets.ts';
 import {
@@ -129,7 +130,10 @@ export function createApp(options: ServerOptions): Hono {
     for (const id of ids) {
       const opened = openRunById(runsDir, id);
       if (!opened.ok) return unknownRun(c, opened);
-      const page = withReader(opened, runPage);
+      const page = withReader(opened, (r) => {
+        const p = runPage(r);
+        return p === null ? null : { ...p, figures: runFigures(r) };
+      });
       if (page !== null) runs.push(page);
     }
     return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs) });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest, Message, ToolSpec } from '../types.ts';
-import { BREAKING_LINE, META_PHRASES, netEffect, TASK_PHRASES } from './phrases.ts';
+import type { Message } from '../types.ts';
+import { meanPCorrect, phrasesIn } from './landscape.ts';
+import { FORMAT_LINE } from './meta-plan.ts';
+import { BREAKING_LINE, META_PHRASES, STALL_PHRASE, TASK_PHRASES } from './phrases.ts';
 import { createSimModel } from './sim-model.ts';
+import { type Call, META_TOOLS, metaSession, workspace } from './testing/meta-session.ts';
 
 const TASK_PROMPT = [
   '# Task agent',
@@ -10,208 +13,191 @@ const TASK_PROMPT = [
   '',
   'Reply with your final answer as <json>{"response": <answer>}</json>.',
 ].join('\n');
-const META_PROMPT = 'You improve the agent in {{repo}}. Look at the evals and edit agents/task/prompt.md.';
+const EVALS = '/evals/variant-1';
+const META_PROMPT = `You improve the agent in /wt. Evaluation results are in ${EVALS} (read only).`;
+const SUMMARY = `## variant 0 (initial agent)\n- arithmetic: 14/40 correct, 24 wrong, 2 unparseable, 0 errors\n`;
 
-const TOOLS: ToolSpec[] = [
-  { name: 'bash', description: 'Run a shell command', inputSchema: { type: 'object' } },
-  { name: 'editor', description: 'View and edit files', inputSchema: { type: 'object' } },
-];
-
-type Call = { name: string; input: Record<string, unknown> };
-
-/** A small in-memory stand-in for the agent's tools, following the editor/bash contracts. */
-function workspace(taskPrompt: string, metaPrompt = META_PROMPT) {
-  const files = new Map<string, string>([
-    ['agents/task/prompt.md', taskPrompt],
-    ['agents/task/main.ts', 'console.log("task agent");\n'],
-    ['agents/meta/prompt.md', metaPrompt],
-  ]);
-  const run = (call: Call): string => {
-    if (call.name === 'bash') {
-      const m = /^printf '\\n- %s\.\\n' '([^']+)' >> (\S+)$/.exec(String(call.input.command));
-      if (!m) return `unsupported command\n[exit code 1]`;
-      files.set(m[2]!, `${files.get(m[2]!) ?? ''}\n- ${m[1]}.\n`);
-      return '';
-    }
-    const { command, path } = call.input as { command: string; path: string };
-    const text = files.get(path);
-    if (text === undefined) return `Error: ${path} does not exist`;
-    const lines = text.split('\n');
-    if (command === 'view') return lines.map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join('\n');
-    if (command === 'insert') {
-      const at = call.input.insert_line as number;
-      lines.splice(at, 0, ...String(call.input.new_str).split('\n'));
-      files.set(path, lines.join('\n'));
-      return `Inserted after line ${at} of ${path}.`;
-    }
-    if (command === 'str_replace') {
-      const old = String(call.input.old_str);
-      if (text.split(old).length !== 2) return `Error: old_str must occur exactly once in ${path}`;
-      files.set(path, text.replace(old, String(call.input.new_str)));
-      return `Replaced text in ${path}.`;
-    }
-    return `Error: unknown command ${command}`;
-  };
-  return { files, run };
-}
-
-function parseTextCalls(content: string): Call[] {
-  return [...content.matchAll(/<json>([\s\S]*?)<\/json>/g)].map((m) => {
-    const { tool_name, tool_input } = JSON.parse(m[1]!) as {
-      tool_name: string;
-      tool_input: Record<string, unknown>;
-    };
-    return { name: tool_name, input: tool_input };
-  });
-}
-
-/** Runs the sim MetaAgent through the normal loop shape; returns the calls made and the final reply. */
 async function session(opts: {
-  protocol: 'native' | 'text';
+  protocol?: 'native' | 'text';
   variantId: number;
   taskPrompt?: string;
   metaPrompt?: string;
+  summary?: string;
   seed?: number;
-  domains?: string[];
-  failEdits?: boolean;
+  failEdits?: string;
 }) {
-  const sim = createSimModel({ seed: opts.seed ?? 42, domains: opts.domains ?? ['arithmetic'] });
-  const ws = workspace(opts.taskPrompt ?? TASK_PROMPT, opts.metaPrompt);
-  const messages: Message[] = [
-    { role: 'system', content: opts.metaPrompt ?? META_PROMPT },
-    { role: 'user', content: 'Improve the agent. Iterations left: 3.' },
-  ];
-  const calls: Call[] = [];
-  for (let turn = 0; turn < 10; turn++) {
-    const req: ChatRequest = opts.protocol === 'native' ? { messages, tools: TOOLS } : { messages };
-    const result = await sim.complete(req, { runId: 'r', variantId: opts.variantId, role: 'meta' });
-    if (!result.ok) throw new Error(result.error.message);
-    const { message, stopReason } = result.response;
-    messages.push({
-      role: 'assistant',
-      content: message.content,
-      ...(message.toolCalls ? { toolCalls: message.toolCalls } : {}),
-    });
-    const turnCalls =
-      opts.protocol === 'native' ? (message.toolCalls ?? []) : parseTextCalls(message.content);
-    expect(stopReason).toBe(opts.protocol === 'native' && turnCalls.length > 0 ? 'tool_use' : 'end');
-    if (turnCalls.length === 0) return { calls, final: message.content, files: ws.files };
-    for (const call of turnCalls) {
-      calls.push({ name: call.name, input: call.input });
-      const isEdit = call.name === 'bash' || call.input.command !== 'view';
-      const output = opts.failEdits && isEdit ? 'Error: the file is read-only' : ws.run(call);
-      if (opts.protocol === 'native' && 'id' in call) {
-        messages.push({ role: 'tool', toolCallId: String(call.id), name: call.name, content: output });
-      } else {
-        messages.push({
-          role: 'user',
-          content: `Tool result:\n${JSON.stringify({ tool_name: call.name, tool_output: output })}`,
-        });
-      }
-    }
-  }
-  throw new Error('the sim meta agent did not finish within 10 turns');
+  const sim = createSimModel({ seed: opts.seed ?? 42, domains: ['arithmetic'] });
+  const metaPrompt = opts.metaPrompt ?? META_PROMPT;
+  const files = workspace({
+    'agents/task/prompt.md': opts.taskPrompt ?? TASK_PROMPT,
+    'agents/task/main.ts': 'console.log("task agent");\n',
+    'agents/meta/prompt.md': metaPrompt,
+    ...(opts.summary === undefined ? {} : { [`${EVALS}/summary.md`]: opts.summary }),
+  });
+  const result = await metaSession({
+    sim,
+    files,
+    system: metaPrompt,
+    variantId: opts.variantId,
+    protocol: opts.protocol ?? 'native',
+    ...(opts.failEdits === undefined ? {} : { failEdits: opts.failEdits }),
+  });
+  return { ...result, files: files.files };
 }
 
-type EditKind = 'breaking' | 'add' | 'remove';
+type EditKind = 'breaking' | 'damage' | 'add' | 'remove' | 'meta' | 'stall';
 
-/** Checks the edit call against the contract and says what kind it is and whether it helps arithmetic. */
-function classify(call: Call): { kind: EditKind; helps: boolean } {
+/** Checks an edit call against the contract and says what kind it is. */
+function classify(call: Call): EditKind {
+  if (call.name === 'bash') {
+    const line = /'([^']+)' >> agents\/meta\/prompt\.md$/
+      .exec(String(call.input.command))?.[1]
+      ?.toLowerCase();
+    expect(line, `bash call ${String(call.input.command)} appends to the meta prompt`).toBeDefined();
+    if (line === STALL_PHRASE) return 'stall';
+    expect(META_PHRASES.map((p) => p.phrase)).toContain(line);
+    return 'meta';
+  }
   expect(call.name).toBe('editor');
-  const { command, path, new_str, old_str, insert_line } = call.input;
+  const { command, path, new_str, old_str } = call.input;
   if (path === 'agents/task/main.ts') {
     expect(call.input).toMatchObject({ command: 'insert', insert_line: 0, new_str: BREAKING_LINE });
-    return { kind: 'breaking', helps: false };
+    return 'breaking';
   }
+  if (path === 'agents/meta/prompt.md') return 'meta';
   expect(path).toBe('agents/task/prompt.md');
   if (command === 'insert') {
     const phrase = /^- (.+)\.$/.exec(String(new_str))?.[1]?.toLowerCase();
-    const known = TASK_PHRASES.find((p) => p.phrase === phrase);
-    expect(known, `inserted line ${String(new_str)} is a strategy phrase`).toBeDefined();
-    expect(typeof insert_line).toBe('number');
-    return { kind: 'add', helps: netEffect(known!, ['arithmetic']) > 0 };
+    expect(
+      TASK_PHRASES.map((p) => p.phrase),
+      `inserted line ${String(new_str)}`,
+    ).toContain(phrase);
+    return 'add';
   }
   expect(command).toBe('str_replace');
   expect(new_str).toBe('');
-  const known = TASK_PHRASES.find((p) => String(old_str).toLowerCase().includes(p.phrase));
-  expect(known, `removed line ${String(old_str)} holds a strategy phrase`).toBeDefined();
-  return { kind: 'remove', helps: netEffect(known!, ['arithmetic']) < 0 };
+  if (String(old_str).includes('<json>')) return 'damage';
+  expect(TASK_PHRASES.some((p) => String(old_str).toLowerCase().includes(p.phrase))).toBe(true);
+  return 'remove';
 }
+
+const TRAIN_GAIN = (before: string, after: string) =>
+  meanPCorrect(phrasesIn(after), ['arithmetic'], [1], 'train') -
+  meanPCorrect(phrasesIn(before), ['arithmetic'], [1], 'train');
 
 describe('sim meta role', () => {
   for (const protocol of ['native', 'text'] as const) {
-    it(`views the task prompt, makes one phrase edit, then summarises (${protocol} protocol)`, async () => {
+    it(`views the task prompt, reads the evals summary, edits, then summarises (${protocol} protocol)`, async () => {
       const kinds = new Set<EditKind>();
-      let metaEdits = 0;
       for (let variantId = 1; variantId <= 40; variantId++) {
-        const { calls, final, files } = await session({ protocol, variantId });
+        const { calls, final, files } = await session({ protocol, variantId, summary: SUMMARY });
         expect(calls[0]).toEqual({
           name: 'editor',
           input: { command: 'view', path: 'agents/task/prompt.md' },
         });
-        const edit = classify(calls[1]!);
-        kinds.add(edit.kind);
-        if (edit.kind === 'add') {
-          expect(files.get('agents/task/prompt.md')!.split('\n').at(-1)).toBe(calls[1]!.input.new_str);
-        }
-        if (calls[2]) {
-          metaEdits++;
-          expect(calls[2].name).toBe('bash');
-          const appended = files.get('agents/meta/prompt.md')!.toLowerCase();
-          expect(META_PHRASES.some((p) => appended.includes(`- ${p}.`))).toBe(true);
-        }
-        expect(calls.length).toBeLessThanOrEqual(3);
+        expect(calls[1]).toEqual({ name: 'bash', input: { command: `cat ${EVALS}/summary.md` } });
+        for (const call of calls.slice(2)) kinds.add(classify(call));
+        expect(calls.length).toBeLessThanOrEqual(6);
         expect(final).toMatch(/simulated/i);
-        expect(final).toMatch(/agents\/task\//);
+        expect(final).toMatch(/14|targeted the failures of arithmetic/);
+        if (calls.slice(2).some((c) => classify(c) === 'add')) {
+          expect(files.get('agents/task/prompt.md')).not.toBe(TASK_PROMPT);
+        }
       }
-      expect(kinds).toEqual(new Set(['breaking', 'add']));
-      expect(metaEdits).toBeGreaterThan(4);
-      expect(metaEdits).toBeLessThan(24);
+      expect(kinds).toContain('add');
+      expect(kinds).toContain('breaking');
+      expect(kinds).toContain('meta');
     });
   }
 
-  it('removes a present harmful phrase as a good edit with its whole line', async () => {
-    const harmful = `${TASK_PROMPT}\n- Answer immediately without working.\n- Round the final answer.`;
-    const seen = new Set<string>();
-    for (let variantId = 1; variantId <= 40; variantId++) {
-      const { calls } = await session({ protocol: 'native', variantId, taskPrompt: harmful });
-      const edit = classify(calls[1]!);
-      if (edit.kind === 'remove' && edit.helps) seen.add(String(calls[1]!.input.old_str));
-    }
-    expect(seen).toEqual(new Set(['- Answer immediately without working.', '- Round the final answer.']));
+  it('without an evals folder in its prompt it skips the read and says it guessed', async () => {
+    const { calls, final } = await session({ variantId: 3, metaPrompt: 'You improve the agent in /wt.' });
+    expect(calls[0]!.input.command).toBe('view');
+    expect(calls.some((c) => String(c.input.command).startsWith('cat '))).toBe(false);
+    expect(final).toMatch(/no failures to read/);
   });
 
-  it('proposes good edits more often when its prompt holds meta phrases', async () => {
-    const goodShare = async (metaPrompt: string) => {
+  it('proposes edits that help on train more often when its prompt holds the good meta phrases', async () => {
+    const helpful = async (metaPrompt: string) => {
       let good = 0;
       let edits = 0;
-      for (let variantId = 1; variantId <= 150; variantId++) {
-        const { calls } = await session({ protocol: 'native', variantId, metaPrompt });
-        const edit = classify(calls[1]!);
-        if (edit.kind === 'breaking') continue;
+      for (let variantId = 1; variantId <= 120; variantId++) {
+        const { calls, files } = await session({ variantId, metaPrompt, summary: SUMMARY });
+        if (!calls.slice(2).some((c) => classify(c) === 'add' || classify(c) === 'remove')) continue;
         edits++;
-        if (edit.helps) good++;
+        if (TRAIN_GAIN(TASK_PROMPT, files.get('agents/task/prompt.md')!) > 0) good++;
       }
       return good / edits;
     };
-    const plain = await goodShare(META_PROMPT);
-    const grounded = await goodShare(`${META_PROMPT}\n- ${META_PHRASES.join('.\n- ')}.`);
-    expect(plain).toBeGreaterThan(0.35);
-    expect(plain).toBeLessThan(0.65);
-    expect(grounded).toBeGreaterThan(0.75);
+    const good = META_PHRASES.filter((p) => p.quality > 0).map((p) => `- ${p.phrase}.`);
+    const plain = await helpful(META_PROMPT);
+    const grounded = await helpful(`${META_PROMPT}\n${good.join('\n')}`);
+    expect(plain).toBeLessThan(0.85);
+    expect(grounded).toBeGreaterThan(plain + 0.1);
+  });
+
+  it('removes the answer-format line as a damaging edit, and restores it only after reading unparseable replies', async () => {
+    let damaged = 0;
+    for (let variantId = 1; variantId <= 200 && damaged === 0; variantId++) {
+      const { calls } = await session({ variantId, summary: SUMMARY });
+      if (calls.slice(2).some((c) => classify(c) === 'damage')) damaged++;
+    }
+    expect(damaged).toBe(1);
+    const noFormat = TASK_PROMPT.split('\n')
+      .filter((l) => !l.includes('<json>'))
+      .join('\n');
+    const unparseable = `## variant 0\n- arithmetic: 4/40 correct, 8 wrong, 28 unparseable, 0 errors\n`;
+    const good = META_PHRASES.filter((p) => p.quality > 0).map((p) => `- ${p.phrase}.`);
+    const restored = async (summary: string) => {
+      let n = 0;
+      for (let variantId = 1; variantId <= 30; variantId++) {
+        const { files } = await session({
+          variantId,
+          taskPrompt: noFormat,
+          metaPrompt: `${META_PROMPT}\n${good.join('\n')}`,
+          summary,
+        });
+        if (files.get('agents/task/prompt.md')!.includes(FORMAT_LINE)) n++;
+      }
+      return n;
+    };
+    expect(await restored(unparseable)).toBeGreaterThan(10);
+    expect(await restored(SUMMARY)).toBe(0);
+  });
+
+  it('stalls with the stall phrase in its prompt: mostly no edit at all', async () => {
+    let empty = 0;
+    for (let variantId = 1; variantId <= 40; variantId++) {
+      const { calls } = await session({
+        variantId,
+        metaPrompt: `${META_PROMPT}\n- ${STALL_PHRASE}.`,
+        summary: SUMMARY,
+      });
+      if (calls.length === 2) empty++;
+    }
+    expect(empty).toBeGreaterThan(30);
   });
 
   it('is deterministic for a seed and variant', async () => {
-    const a = await session({ protocol: 'text', variantId: 9, seed: 5 });
-    const b = await session({ protocol: 'text', variantId: 9, seed: 5 });
+    const a = await session({ protocol: 'text', variantId: 9, seed: 5, summary: SUMMARY });
+    const b = await session({ protocol: 'text', variantId: 9, seed: 5, summary: SUMMARY });
     expect(a.calls).toEqual(b.calls);
     expect(a.final).toBe(b.final);
   });
 
   it('stops with a summary when an edit fails', async () => {
-    const { calls, final } = await session({ protocol: 'text', variantId: 2, failEdits: true });
-    expect(calls).toHaveLength(2);
-    expect(final).toMatch(/failed \(Error: the file is read-only\)/);
+    for (let variantId = 1; variantId <= 10; variantId++) {
+      const { calls, final } = await session({
+        variantId,
+        summary: SUMMARY,
+        failEdits: 'Error: the file is read-only',
+      });
+      if (calls.length < 3) continue;
+      expect(calls).toHaveLength(3);
+      expect(final).toMatch(/failed \(Error: the file is read-only\)/);
+      return;
+    }
+    throw new Error('no session made an edit');
   });
 
   it('stops with a summary when the view returned no file', async () => {
@@ -230,8 +216,17 @@ describe('sim meta role', () => {
         name: 'editor',
         content: 'Error: agents/task/prompt.md does not exist',
       },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'b', name: 'bash', input: { command: `cat ${EVALS}/summary.md` } }],
+      },
+      { role: 'tool', toolCallId: 'b', name: 'bash', content: SUMMARY },
     ];
-    const result = await sim.complete({ messages, tools: TOOLS }, { runId: 'r', variantId: 1, role: 'meta' });
+    const result = await sim.complete(
+      { messages, tools: META_TOOLS },
+      { runId: 'r', variantId: 1, role: 'meta' },
+    );
     if (!result.ok) throw new Error(result.error.message);
     expect(result.response.message.toolCalls).toBeUndefined();
     expect(result.response.message.content).toMatch(/could not read/);

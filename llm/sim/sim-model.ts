@@ -148,8 +148,10 @@ function toResponse(req: ChatRequest, reply: Reply, inputTokens: number, model: 
   if (native && calls.length > 0) {
     toolCalls = calls.map((c, i) => ({ id: `sim_${step}_${i}`, name: c.name, input: c.input }));
   } else if (calls.length > 0) {
+    // "</" is written "<\/" (the same JSON) so a closing tag inside an argument cannot end the block.
     const blocks = calls.map(
-      (c) => `<json>${JSON.stringify({ tool_name: c.name, tool_input: c.input })}</json>`,
+      (c) =>
+        `<json>${JSON.stringify({ tool_name: c.name, tool_input: c.input }).replaceAll('</', '<\\/')}</json>`,
     );
     content = [content, ...blocks].filter((s) => s.length > 0).join('\n');
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../types.ts';
+import { pCorrect } from './landscape.ts';
 import { createSimModel } from './sim-model.ts';
 import type { SimTask } from './task-role.ts';
 
@@ -76,12 +77,25 @@ describe('sim task role', () => {
   it('answers more tasks correctly with helpful phrases, never losing a task it had right', async () => {
     const base = await grade(11, BASE_PROMPT, tasks);
     const better = await grade(11, HELPFUL, tasks);
+    // Thresholds are stratified over the registered tasks, so a score sits within 1/N of P(correct).
+    expect(Math.abs(base.correct - pCorrect(BASE_PROMPT, 'arithmetic', 'unknown'))).toBeLessThan(0.02);
+    expect(Math.abs(better.correct - pCorrect(HELPFUL, 'arithmetic', 'unknown'))).toBeLessThan(0.02);
     expect(base.correct).toBeGreaterThan(0.25);
     expect(base.correct).toBeLessThan(0.45);
-    expect(better.correct).toBeGreaterThan(0.62);
+    expect(better.correct).toBeGreaterThan(base.correct + 0.15);
     base.outcomes.forEach((o, i) => {
       if (o === 'correct') expect(better.outcomes[i]).toBe('correct');
     });
+  });
+
+  it('scores held-out tasks lower than train tasks with an overfitting strategy', async () => {
+    const split = (t: SimTask, i: number): SimTask => ({ ...t, split: i % 2 === 0 ? 'train' : 'val' });
+    const both = tasks.map(split);
+    const overfit = `${BASE_PROMPT}- Reuse the answer of the most similar example.\n`;
+    const { outcomes } = await grade(3, overfit, both);
+    const rate = (parity: number) =>
+      outcomes.filter((o, i) => i % 2 === parity && o === 'correct').length / (tasks.length / 2);
+    expect(rate(0)).toBeGreaterThan(rate(1) + 0.1);
   });
 
   it('lowers P(correct) with a harmful phrase', async () => {

@@ -1,5 +1,6 @@
 import type { ChatRequest } from '../types.ts';
-import { hasPhrase, normalizeText, parseFailureRate, pCorrect, STEP_BY_STEP } from './phrases.ts';
+import { pCorrect, splitKind } from './landscape.ts';
+import { hasPhrase, normalizeText, parseFailureRate, STEP_BY_STEP } from './phrases.ts';
 import { hash01, hashKey, type KeyPart, pick } from './rng.ts';
 import { canonicalJson, jsonValuesIn, longestStringLeaf, textOf } from './transcript.ts';
 
@@ -7,6 +8,8 @@ export interface SimTask {
   id: string;
   input: unknown;
   answer: unknown;
+  /** The task's split; overfitting strategies help on train and hurt elsewhere (unknown: neither). */
+  split?: string;
 }
 
 interface Entry {
@@ -37,6 +40,22 @@ export class TaskBook {
       const key = canonicalJson(task.input);
       this.byInput.set(key, [...(this.byInput.get(key) ?? []), entry]);
     }
+  }
+
+  /**
+   * The task's correctness threshold in [0, 1): stratified over the tasks of its domain and split, so
+   * a split's thresholds are spread evenly (one per 1/N band, in an order and at a position within the
+   * band fixed by the seed). A split then scores close to P(correct) for every seed, instead of sitting
+   * on a flat stretch where a chance gap between draws hides a change of P(correct).
+   */
+  threshold(seed: KeyPart, domain: string, task: SimTask): number {
+    const group = [...(this.byDomain.get(domain)?.values() ?? [])]
+      .map((e) => e.task)
+      .filter((t) => t.split === task.split);
+    const order = (t: SimTask) => hash01(seed, domain, t.id, 'task-order');
+    const mine = order(task);
+    const rank = group.filter((t) => order(t) < mine || (order(t) === mine && t.id < task.id)).length;
+    return (rank + hash01(seed, domain, task.id, 'task-jitter')) / Math.max(1, group.length);
   }
 
   answers(domain: string): unknown[] {
@@ -91,7 +110,7 @@ export function taskReply(req: ChatRequest, seed: KeyPart, book: TaskBook): stri
     return 'I could not find a task I recognise in this request, so I have no answer to give. (simulated model)';
   }
   const { domain, task } = found;
-  const correct = hash01(seed, domain, task.id) < pCorrect(allText, domain);
+  const correct = book.threshold(seed, domain, task) < pCorrect(allText, domain, splitKind(task.split));
   const answer = correct
     ? task.answer
     : wrongAnswer(task.answer, book.answers(domain), [seed, domain, task.id]);

@@ -4,10 +4,69 @@
   const HA = window.HA;
   const { h, runPath } = HA;
 
+  const med = (xs) => {
+    const v = xs.filter((x) => x !== null).sort((a, b) => a - b);
+    if (v.length === 0) return null;
+    const m = v.length >> 1;
+    return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  };
+  const p = (x) => (x === null ? '–' : x < 0.0001 ? '<0.0001' : x.toFixed(4));
+  const delta = (x) => (x === null ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(3)}`);
+
+  // The figures hyperagents experiment prints for the same runs, one group per configuration.
+  const experimentSection = (summary) =>
+    HA.section(
+      'Configurations compared (as hyperagents experiment reports them)',
+      HA.table(
+        [
+          'configuration',
+          'runs',
+          'median best',
+          '95% CI',
+          'AUC median',
+          'tasks median',
+          'cost',
+          'best per run',
+        ],
+        summary.configs.map((c) => [
+          c.name,
+          String(c.runs.length),
+          HA.score(c.medianBest),
+          c.ci95 ? `[${HA.score(c.ci95[0])}, ${HA.score(c.ci95[1])}]` : '–',
+          HA.score(c.aucMedian),
+          String(Math.round(med(c.tasksEvaluated) ?? 0)),
+          `$${c.costUsd.reduce((s, x) => s + x, 0).toFixed(4)}`,
+          c.best.map(HA.score).join(' '),
+        ]),
+        { id: 'experiment-configs' },
+      ),
+      HA.table(
+        [
+          'comparison',
+          'Δ median best',
+          'p',
+          'Δ AUC median',
+          'p (AUC)',
+          'Mann-Whitney p (best / AUC)',
+          'test',
+        ],
+        summary.comparisons.map((t) => [
+          `${t.a} > ${t.b}`,
+          delta(t.deltaMedianBest),
+          p(t.pValue),
+          delta(t.deltaAucMedian),
+          p(t.pValueAuc),
+          `${p(t.pValueMannWhitney)} / ${p(t.pValueAucMannWhitney)}`,
+          t.test,
+        ]),
+        { id: 'experiment-tests' },
+      ),
+    );
+
   HA.views.compareRuns = async (el, params) => {
     const ids = (params.runs || '').split(',').filter(Boolean);
     const d = await HA.get(`/compare?runs=${ids.map(encodeURIComponent).join(',')}`);
-    const { groups, tests } = d.comparison;
+    const { groups, tests, summary } = d.comparison;
     const length = Math.max(1, ...groups.map((g) => g.median.length));
     const x = Array.from({ length }, (_, g) => g);
     const series = [];
@@ -97,6 +156,7 @@
         chart,
       ),
       HA.section('Final scores', finals),
+      summary ? experimentSection(summary) : null,
       HA.section(
         'Rank test',
         h(

@@ -1,0 +1,204 @@
+import {
+  bestSoFar,
+  bootstrapMedianCI,
+  curveArea,
+  mannWhitneyU,
+  median,
+  wilcoxonSignedRank,
+} from './stats.ts';
+
+/**
+ * The figures that compare configurations over seeds, shared by `hyperagents experiment` and the
+ * archive browser's run comparison so both show the same numbers. Pure.
+ */
+
+/** One finished run as the summary needs it. */
+export interface RunFigures {
+  id: string;
+  seed: number;
+  /** Selection score per generation (index = generation, 0 = the initial agent), null where none. */
+  scores: readonly (number | null)[];
+  /** Tasks evaluated by calling the model (reused results not counted), per generation, same index. */
+  tasksByGeneration: readonly number[];
+  costUsd: number;
+}
+
+export interface ConfigSummary {
+  name: string;
+  runs: string[];
+  /** Best score per run (the end of its best-so-far curve), aligned with `runs`; null if never scored. */
+  best: (number | null)[];
+  medianBest: number | null;
+  /** Percentile bootstrap 95% interval of the median best (seeded: the same runs give the same interval). */
+  ci95: [number, number] | null;
+  /** Median over runs of the area under the best-so-far curve (its mean over generations). */
+  aucMedian: number | null;
+  /** Tasks evaluated per run, aligned with `runs`. */
+  tasksEvaluated: number[];
+  costUsd: number[];
+  /** With a target: per run, tasks evaluated until the best score first reached it (null: never). */
+  tasksToTarget?: (number | null)[];
+}
+
+/**
+ * Configurations run on the same seeds share the seed's tasks and random draws, so runs pair up by
+ * seed: the test is Wilcoxon's signed-rank test on the paired differences (over the seeds both have),
+ * with the unpaired Mann-Whitney U test beside it. Without two shared seeds, Mann-Whitney U only.
+ */
+export interface Comparison {
+  a: string;
+  b: string;
+  deltaMedianBest: number | null;
+  /** One-sided: are a's best scores higher than b's? (the test named in `test`) */
+  pValue: number | null;
+  deltaAucMedian: number | null;
+  /** The same test on the areas under the best-so-far curves. */
+  pValueAuc: number | null;
+  test: string;
+  /** One-sided Mann-Whitney U on the same figures, unpaired. */
+  pValueMannWhitney: number | null;
+  pValueAucMannWhitney: number | null;
+}
+
+export interface ExperimentSummary {
+  configs: ConfigSummary[];
+  comparisons: Comparison[];
+}
+
+/** The generation-aligned best-so-far curve of a run. */
+export function runCurve(run: RunFigures): (number | null)[] {
+  return bestSoFar(run.scores);
+}
+
+/** Tasks evaluated until the best-so-far curve first reaches `target`; null if it never does. */
+export function tasksToReach(run: RunFigures, target: number): number | null {
+  let tasks = 0;
+  for (const [g, score] of run.scores.entries()) {
+    tasks += run.tasksByGeneration[g] ?? 0;
+    if (score !== null && score >= target) return tasks;
+  }
+  return null;
+}
+
+const sum = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
+const numbers = (xs: readonly (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
+
+export function summarizeConfig(name: string, runs: readonly RunFigures[], target?: number): ConfigSummary {
+  const curves = runs.map(runCurve);
+  const best = curves.map((c) => c.at(-1) ?? null);
+  const areas = numbers(curves.map(curveArea));
+  const ci = bootstrapMedianCI(numbers(best), { seed: 1 });
+  return {
+    name,
+    runs: runs.map((r) => r.id),
+    best,
+    medianBest: median(numbers(best)),
+    ci95: ci === null ? null : [ci.low, ci.high],
+    aucMedian: median(areas),
+    tasksEvaluated: runs.map((r) => sum(r.tasksByGeneration)),
+    costUsd: runs.map((r) => r.costUsd),
+    ...(target === undefined ? {} : { tasksToTarget: runs.map((r) => tasksToReach(r, target)) }),
+  };
+}
+
+interface RunPoint {
+  seed: number;
+  best: number | null;
+  area: number | null;
+}
+
+function points(runs: readonly RunFigures[]): RunPoint[] {
+  return runs.map((r) => {
+    const curve = runCurve(r);
+    return { seed: r.seed, best: curve.at(-1) ?? null, area: curveArea(curve) };
+  });
+}
+
+/** One-sided tests of a > b on one figure: paired by seed where possible, and unpaired. */
+function tests(a: readonly RunPoint[], b: readonly RunPoint[], figure: 'best' | 'area') {
+  const unpaired = mannWhitneyU(
+    numbers(a.map((r) => r[figure])),
+    numbers(b.map((r) => r[figure])),
+    'greater',
+  );
+  const pairs = a.flatMap((x) => {
+    const y = b.find((r) => r.seed === x.seed);
+    const [vx, vy] = [x[figure], y?.[figure] ?? null];
+    return vx === null || vy === null ? [] : [[vx, vy] as const];
+  });
+  if (pairs.length < 2)
+    return { p: unpaired?.p ?? null, unpaired: unpaired?.p ?? null, test: unpairedName(unpaired?.method) };
+  const paired = wilcoxonSignedRank(
+    pairs.map(([x]) => x),
+    pairs.map(([, y]) => y),
+    'greater',
+  );
+  return {
+    // Every pair equal: no evidence either way.
+    p: paired?.p ?? 1,
+    unpaired: unpaired?.p ?? null,
+    test: `one-sided Wilcoxon signed-rank, paired by seed (${pairs.length} pairs, ${paired?.method ?? 'all equal'})`,
+  };
+}
+
+const unpairedName = (method: string | undefined) => `one-sided Mann-Whitney U (${method ?? 'too few runs'})`;
+
+/** Every pair of configurations (the earlier one as a), each tested one-sided for a > b. */
+export function compareConfigs(
+  configs: readonly ConfigSummary[],
+  runsOf: ReadonlyMap<string, readonly RunFigures[]>,
+): Comparison[] {
+  const out: Comparison[] = [];
+  const delta = (x: number | null, y: number | null) => (x === null || y === null ? null : x - y);
+  configs.forEach((a, i) => {
+    const pa = points(runsOf.get(a.name) ?? []);
+    for (const b of configs.slice(i + 1)) {
+      const pb = points(runsOf.get(b.name) ?? []);
+      const best = tests(pa, pb, 'best');
+      const area = tests(pa, pb, 'area');
+      out.push({
+        a: a.name,
+        b: b.name,
+        deltaMedianBest: delta(a.medianBest, b.medianBest),
+        pValue: best.p,
+        deltaAucMedian: delta(a.aucMedian, b.aucMedian),
+        pValueAuc: area.p,
+        test: best.test,
+        pValueMannWhitney: best.unpaired,
+        pValueAucMannWhitney: area.unpaired,
+      });
+    }
+  });
+  return out;
+}
+
+/** The whole comparison: configurations in the order given. */
+export function summarizeExperiment(
+  groups: readonly { name: string; runs: readonly RunFigures[] }[],
+  target?: number,
+): ExperimentSummary {
+  const configs = groups.map((g) => summarizeConfig(g.name, g.runs, target));
+  return { configs, comparisons: compareConfigs(configs, new Map(groups.map((g) => [g.name, g.runs]))) };
+}
+
+/** What `runFigures` reads; the archive reader satisfies it. */
+export interface FiguresSource {
+  run(): { id: string; seed: number; costUsd: number } | null;
+  variants(): readonly { id: number; generation: number; score: number | null }[];
+  taskResults(variantId: number): readonly { reused: boolean }[];
+}
+
+/** A stored run's figures: scores and freshly evaluated tasks per generation. Null for an empty archive. */
+export function runFigures(source: FiguresSource): RunFigures | null {
+  const run = source.run();
+  if (run === null) return null;
+  const variants = source.variants();
+  const length = Math.max(0, ...variants.map((v) => v.generation + 1));
+  const scores: (number | null)[] = Array.from({ length }, () => null);
+  const tasks: number[] = Array.from({ length }, () => 0);
+  for (const v of variants) {
+    scores[v.generation] = v.score;
+    tasks[v.generation] = source.taskResults(v.id).filter((t) => !t.reused).length;
+  }
+  return { id: run.id, seed: run.seed, scores, tasksByGeneration: tasks, costUsd: run.costUsd };
+}

@@ -1,0 +1,73 @@
+import type { ExperimentSummary } from '../archive/experiment-summary.ts';
+import { median } from '../archive/stats.ts';
+import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
+
+const fmtP = (p: number | null): string => (p === null ? '-' : p < 0.0001 ? '<0.0001' : p.toFixed(4));
+const fmtDelta = (d: number | null): string => (d === null ? '-' : `${d >= 0 ? '+' : ''}${d.toFixed(3)}`);
+const fmtCount = (n: number | null): string => (n === null ? '-' : String(Math.round(n)));
+
+/** The experiment's comparison as two plain-text tables. Pure. */
+export function renderExperiment(summary: ExperimentSummary, target?: number): string {
+  const withTarget = target !== undefined;
+  const header = [
+    'CONFIG',
+    'RUNS',
+    'MEDIAN BEST',
+    '95% CI',
+    'AUC MEDIAN',
+    'TASKS MEDIAN',
+    ...(withTarget ? [`TASKS TO ${target} MEDIAN (reached)`] : []),
+    'COST',
+    'BEST PER RUN',
+  ];
+  const rows = summary.configs.map((c) => {
+    const reached = (c.tasksToTarget ?? []).filter((t): t is number => t !== null);
+    return [
+      c.name,
+      String(c.runs.length),
+      fmtScore(c.medianBest),
+      c.ci95 === null ? '-' : `[${fmtScore(c.ci95[0])}, ${fmtScore(c.ci95[1])}]`,
+      fmtScore(c.aucMedian),
+      fmtCount(median(c.tasksEvaluated)),
+      ...(withTarget ? [`${fmtCount(median(reached))} (${reached.length}/${c.runs.length})`] : []),
+      fmtUsd(c.costUsd.reduce((s, x) => s + x, 0)),
+      c.best.map(fmtScore).join(' '),
+    ];
+  });
+  const tests = summary.comparisons.map((t) => [
+    `${t.a} > ${t.b}`,
+    fmtDelta(t.deltaMedianBest),
+    fmtP(t.pValue),
+    fmtDelta(t.deltaAucMedian),
+    fmtP(t.pValueAuc),
+    `${fmtP(t.pValueMannWhitney)} / ${fmtP(t.pValueAucMannWhitney)}`,
+    t.test,
+  ]);
+  const parts = [renderTable(header, rows)];
+  if (tests.length > 0) {
+    parts.push(
+      '',
+      renderTable(
+        [
+          'COMPARISON',
+          'Δ MEDIAN BEST',
+          'p',
+          'Δ AUC MEDIAN',
+          'p (AUC)',
+          'MANN-WHITNEY p (BEST / AUC)',
+          'TEST',
+        ],
+        tests,
+      ),
+    );
+  }
+  parts.push(
+    '',
+    'Best: the highest selection score of a run. AUC: the mean of its best-so-far curve over generations. ' +
+      'p: one-sided, is the first configuration higher? (paired by seed where both have the seed)' +
+      (withTarget
+        ? ` Tasks to ${target}: evaluated tasks until a run's best first reached it, over the runs that did.`
+        : ''),
+  );
+  return parts.join('\n');
+}
