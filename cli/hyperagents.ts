@@ -7,12 +7,25 @@ import { chat } from './chat.ts';
 import { domains } from './domains.ts';
 import { reportError } from './errors.ts';
 import { evalCommand } from './eval.ts';
+import { queueCommand } from './queue.ts';
 import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
 import { UsageError } from './usage-error.ts';
+import { workerCommand } from './worker.ts';
 
 /** Every command, for suggestions on a typo. */
-const COMMANDS = ['generate-loop', 'chat', 'eval', 'domains', 'models', 'archive', 'serve', 'report'];
+const COMMANDS = [
+  'generate-loop',
+  'chat',
+  'eval',
+  'domains',
+  'models',
+  'archive',
+  'serve',
+  'report',
+  'worker',
+  'queue',
+];
 
 const HELP = `hyperagents <command> [options]
 
@@ -26,6 +39,8 @@ Commands:
   archive list|show|diff|lineage|best|tasks|export ...   browse run archives (--json everywhere)
   serve [--port N] [--runs DIR]   the archive browser on http://127.0.0.1
   report RUN [RUN ...] -o FILE    the browser's pages as one self-contained HTML file
+  worker --queue redis://HOST:PORT   take evaluation tasks from a coordinator (generate-loop --queue)
+  queue status --queue redis://...   jobs waiting, active and failed, and the workers connected
 
 Run "hyperagents <command> --help" for a command's options.`;
 
@@ -109,6 +124,10 @@ export async function main(argv: string[]): Promise<number> {
         return await reportCommand(rest);
       case 'eval':
         return await evalCommand(rest);
+      case 'worker':
+        return await workerCommand(rest);
+      case 'queue':
+        return await queueCommand(rest);
       case 'domains':
         return await domains(rest);
       case 'models': {

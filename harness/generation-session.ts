@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
-import { agentCommand, agentEnv } from './agent-processes.ts';
+import { agentCommand, agentEnv, type CommandSpec } from './agent-processes.ts';
 import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
-import type { SandboxPolicy } from './sandbox.ts';
+import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';
@@ -36,6 +36,24 @@ export function taskPolicy(ctx: RunContext, worktree: string): SandboxPolicy {
     ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
     limits: ctx.config.limits,
   };
+}
+
+/** The TaskAgent's command line: its built file (readable beside the worktree) or, failing that, its source. */
+export function taskAgentCommand(
+  sandbox: ResolvedSandbox,
+  policy: SandboxPolicy,
+  entry: AgentEntry,
+  env: Record<string, string>,
+): CommandSpec {
+  return entry.kind === 'built'
+    ? agentCommand(
+        sandbox,
+        { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
+        entry.file,
+        [],
+        env,
+      )
+    : agentCommand(sandbox, policy, TASK_ENTRY, [], env);
 }
 
 /** Where the harness logs a variant's step: its own log folder, capped and redacted. */
@@ -85,6 +103,10 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     async pool() {
       if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out for its workers`);
       if (pool !== null) return pool;
+      if (ctx.remoteTasks !== undefined) {
+        pool = await ctx.remoteTasks.pool(ctx, { id, commit: checkedOut });
+        return pool;
+      }
       const entry = await buildTaskEntry(ctx, id, worktree);
       if (pool !== null) return pool;
       token = ctx.gateway.issueToken({
@@ -94,19 +116,9 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         model: ctx.config.taskModel,
       });
       const env = agentEnv({ url: ctx.gateway.url, token });
-      const policy = taskPolicy(ctx, worktree);
       pool = createTaskPool({
         size: ctx.config.evalWorkers,
-        command:
-          entry.kind === 'built'
-            ? agentCommand(
-                ctx.sandbox,
-                { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
-                entry.file,
-                [],
-                env,
-              )
-            : agentCommand(ctx.sandbox, policy, TASK_ENTRY, [], env),
+        command: taskAgentCommand(ctx.sandbox, taskPolicy(ctx, worktree), entry, env),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         ...harnessLog(ctx, path.join(logDir(ctx, id), 'task-agent.log')),
       });
