@@ -61,10 +61,15 @@ export interface RunContext {
   remoteTasks?: RemoteTasks;
 }
 
+/** What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits. */
+export type RemoteTaskContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' | 'signal'> & {
+  config: Pick<RunConfig, 'taskModel' | 'taskTimeoutSec' | 'limits'>;
+};
+
 /** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */
 export interface RemoteTasks {
   /** A pool whose `run` hands each task of the variant's commit to a worker; `close` revokes its access. */
-  pool(ctx: RunContext, variant: { id: number; commit: string }): Promise<TaskPool>;
+  pool(ctx: RemoteTaskContext, variant: { id: number; commit: string }): Promise<TaskPool>;
 }
 
 export const worktreeDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/worktrees/variant-${id}`;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { RemoteTasks, RunContext } from '../harness/run-context.ts';
+import type { RemoteTaskContext, RemoteTasks } from '../harness/run-context.ts';
 import type { TaskRequest, WorkerReply } from '../harness/task-workers.ts';
 import { connectionOptions } from './connection.ts';
 import {
@@ -60,7 +60,8 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   client.on('error', () => undefined);
   await client.set(VERSION_KEY, options.version);
   const waiters = new Map<string, Waiter>();
-  const uploads = new Map<string, () => Promise<void>>();
+  /** Writes what workers read for a variant (its tree, the gateway's address) again: Redis may have lost it. */
+  const published = new Map<string, () => Promise<void>>();
 
   const add = (waiter: Waiter) =>
     queue.add('task', waiter.job, {
@@ -82,8 +83,8 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     try {
       const job = await Job.fromId(queue, waiter.jobId);
       if (job === undefined) {
-        // Redis lost it (restarted without persistence): the code may be gone too.
-        await uploads.get(`${waiter.job.runKey}:${waiter.job.commit}`)?.();
+        // Redis lost it (restarted without persistence), and with it what workers read for the variant.
+        await published.get(`${waiter.job.runKey}:${waiter.job.commit}`)?.();
         await add(waiter);
         return;
       }
@@ -141,7 +142,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   };
 
   return {
-    async pool(ctx: RunContext, variant: { id: number; commit: string }) {
+    async pool(ctx: RemoteTaskContext, variant: { id: number; commit: string }) {
       const secret = runSecret(ctx.runDir);
       const token = ctx.gateway.issueToken(
         { runId: ctx.runId, variantId: variant.id, role: 'task', model: ctx.config.taskModel },
@@ -150,13 +151,13 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
       const gatewayUrl = options.gatewayUrl ?? ctx.gateway.tcpUrl;
       if (gatewayUrl === undefined)
         throw new Error('the gateway listens on no TCP address for queue workers');
-      await client.set(gatewayKey(secret.runKey), gatewayUrl);
-      const upload = async (): Promise<void> => {
+      const publish = async (): Promise<void> => {
+        await client.set(gatewayKey(secret.runKey), gatewayUrl);
         const tar = await gitArchive(path.join(ctx.runDir, 'variants.git'), variant.commit);
         await client.setex(codeKey(secret.runKey, variant.commit), KEEP_SECONDS, tar);
       };
-      await upload();
-      uploads.set(`${secret.runKey}:${variant.commit}`, upload);
+      await publish();
+      published.set(`${secret.runKey}:${variant.commit}`, publish);
       const base = {
         version: options.version,
         runKey: secret.runKey,

@@ -34,7 +34,8 @@ export async function queueStatus(target: RedisTarget, version: string): Promise
         completed: counts.completed ?? 0,
         failed: counts.failed ?? 0,
       },
-      workers: workers.map((w) => (w.name ?? '').split(':w:')[1] ?? w.addr ?? '?').sort(),
+      // BullMQ names a named worker's connection `<queue client name>:w:<worker name>`.
+      workers: [...new Set(workers.map((w) => (w.rawname ?? '').split(':w:')[1] ?? w.addr ?? '?'))].sort(),
     };
   } finally {
     await queue.close();
