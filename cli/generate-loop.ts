@@ -8,7 +8,7 @@ import { loopHelp } from './loop-args.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
-import { queueTarget } from './queue-target.ts';
+import { assertListenable, queueTarget } from './queue-target.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
@@ -54,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     prepared = await prepareLoop(queue.rest);
     if (prepared !== 'help' && queue.queue !== null) {
       const target = await queueTarget(queue.queue, 'generate-loop --queue');
+      await assertListenable(queue.gatewayListen);
       coordinator = await openCoordinator({ target, version: HARNESS_VERSION, gatewayUrl: queue.gatewayUrl });
     }
   } catch (error) {

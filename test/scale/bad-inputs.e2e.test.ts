@@ -12,6 +12,9 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+const simLoop = (...extra: string[]) =>
+  runCli('generate-loop', ['--domains', 'arithmetic', '--model', 'sim', ...extra]);
+
 /** A clear paragraph, exit code 2, no stack trace. */
 function refused(result: { code: number | null; stderr: string }, words: string): void {
   expect(result.code, result.stderr).toBe(2);
@@ -37,16 +40,13 @@ describe('scale-out refuses bad input with a message', () => {
       await runCli('hyperagents', ['worker', '--queue', `redis://127.0.0.1:${port}`]),
       `Cannot reach Redis at redis://127.0.0.1:${port}/0`,
     );
+    refused(await simLoop('--queue', `redis://127.0.0.1:${port}`), 'Cannot reach Redis');
+  });
+
+  it('refuses a gateway address the coordinator cannot listen on', async () => {
     refused(
-      await runCli('generate-loop', [
-        '--domains',
-        'arithmetic',
-        '--model',
-        'sim',
-        '--queue',
-        `redis://127.0.0.1:${port}`,
-      ]),
-      'Cannot reach Redis',
+      await simLoop('--queue', redis.url, '--gateway-listen', `127.0.0.1:${redis.port}`),
+      `port ${redis.port} is in use`,
     );
   });
 

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESS_VERSION, type RunSummary } from '../../harness/run.ts';
 import { PREFIX, taskQueueName } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
-import { outcome, readArchive, startCli, stepsOf, waitFor } from '../kill-points.ts';
+import { type KillPoint, outcome, readArchive, startCli, stepsOf, waitFor } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
 import { type RunningWorker, startWorker } from './workers.ts';
 
 /**
- * A small simulated run whose children reach the full evaluation (seed 2), slow enough per call (300 ms)
+ * A small simulated run whose child reaches the full evaluation (seed 2), slow enough per call (300 ms)
  * that a kill lands inside a job. Every run here, local or through the queue, uses the same arguments.
  */
 const RUN_ARGS = [
@@ -22,7 +22,7 @@ const RUN_ARGS = [
   '--seed',
   '2',
   '--generations',
-  '2',
+  '1',
   '--eval-samples',
   '4',
   '--staged-samples',
@@ -82,6 +82,15 @@ afterAll(async () => {
   await redis?.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
+
+/** The child's last evaluation step in the single-machine run: where its tasks are in flight. */
+function lastEvaluationStep(): KillPoint {
+  const point = stepsOf(path.join(tmp, 'local', 'run'))
+    .filter((p) => p.variant >= 1 && (p.state === 'staged' || p.state === 'full'))
+    .at(-1);
+  if (point === undefined) throw new Error('the single-machine run has no evaluated child');
+  return point;
+}
 
 async function twoWorkers(): Promise<RunningWorker[]> {
   for (const worker of workers.splice(0)) await worker.stop();
@@ -146,16 +155,25 @@ describe('generate-loop --queue with two workers', () => {
     }
   }, 600_000);
 
+  it('survives a restart of Redis (without persistence) in the middle of an evaluation', async () => {
+    await twoWorkers();
+    const out = path.join(tmp, 'redis-restarted');
+    const runDir = path.join(out, 'run');
+    const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
+    expect(await waitFor(runDir, run, lastEvaluationStep())).toBe(true);
+    await redis.restart();
+    const finished = await run.done;
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(outcome(summaryOf(finished.stdout))).toEqual(baseline.outcome);
+    expect(results(runDir)).toEqual(baseline.results);
+  }, 600_000);
+
   it('resumes a coordinator killed in the middle of a run, with nothing lost or counted twice', async () => {
     await twoWorkers();
     const out = path.join(tmp, 'coordinator-killed');
     const runDir = path.join(out, 'run');
-    const point = stepsOf(path.join(tmp, 'local', 'run'))
-      .filter((p) => p.variant >= 1 && (p.state === 'staged' || p.state === 'full'))
-      .at(-1);
-    expect(point).toBeDefined();
     const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
-    expect(await waitFor(runDir, run, point!)).toBe(true);
+    expect(await waitFor(runDir, run, lastEvaluationStep())).toBe(true);
     run.child.kill('SIGKILL');
     await run.done;
     const resumed = await runCli('generate-loop', ['--resume', runDir, '--queue', redis.url, '--json']);
