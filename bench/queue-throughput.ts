@@ -22,20 +22,29 @@ export interface QueueThroughput {
   path: string;
   inFlight: number;
   tasks: number;
+  /** Median over the rounds. */
   seconds: number;
+  /**
+   * One task from being handed over to its answer, median over the tasks (then over the rounds): the time
+   * per task once the workers are warm, where `seconds` also counts their start.
+   */
+  medianTaskMs: number;
+  rounds: number;
 }
 
 /**
  * Evaluation throughput of one variant's tasks: local TaskAgent processes against the queue path with one and
  * with two real `hyperagents worker` processes (a real redis-server, the coordinator's gateway over TCP and
  * each worker's relay), at the same number of tasks in flight, with the sim's fixed latency standing in for
- * the model. The queue's time includes each worker fetching and building the variant. No sandbox: what is
- * measured is the queue, not bubblewrap.
+ * the model. The three alternate for `rounds` rounds (the machine is shared) and the median is reported.
+ * Workers start afresh each round, so the queue's time includes each worker fetching and building the
+ * variant. No sandbox: what is measured is the queue, not bubblewrap.
  */
 export async function benchQueueThroughput(
   latencyMs: number,
   taskCount: number,
   inFlight: number,
+  rounds = 3,
 ): Promise<QueueThroughput[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-queue-'));
   const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
@@ -61,47 +70,35 @@ export async function benchQueueThroughput(
     gatewayUrl: null,
   });
   const workers: ChildProcess[] = [];
-  const results: QueueThroughput[] = [];
-  const measure = async (label: string, pool: TaskPool, runs: number): Promise<void> => {
+  const times = new Map<string, number[]>();
+  const taskTimes = new Map<string, number[]>();
+  let measured = 0;
+  /** Every measurement has its own task ids (so new jobs) and its own variant token (new TaskAgents). */
+  const measure = async (label: string, pool: TaskPool): Promise<void> => {
     const limit = pLimit(inFlight);
+    const run = ++measured;
     const started = performance.now();
+    const each: number[] = [];
     await Promise.all(
       tasks.map((t) =>
-        limit(() => pool.run({ id: `${t.id}-${runs}`, domain: 'arithmetic', input: t.input })),
+        limit(async () => {
+          const sent = performance.now();
+          await pool.run({ id: `${t.id}-${run}`, domain: 'arithmetic', input: t.input });
+          each.push(performance.now() - sent);
+        }),
       ),
     );
-    results.push({
-      path: label,
-      inFlight,
-      tasks: tasks.length,
-      seconds: (performance.now() - started) / 1000,
-    });
+    times.set(label, [...(times.get(label) ?? []), (performance.now() - started) / 1000]);
+    taskTimes.set(label, [...(taskTimes.get(label) ?? []), median(each)]);
     await pool.close();
   };
   try {
-    const worktree = path.join(dir, 'local');
     const built = await buildAgentEntry({
       worktree: PROJECT_ROOT,
       entry: 'agents/task/main.ts',
-      outDir: path.join(worktree, 'build'),
+      outDir: path.join(dir, 'build'),
       nodeModules,
     });
-    const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
-    await measure(
-      'local',
-      createTaskPool({
-        size: inFlight,
-        command: taskAgentCommand(
-          { kind: 'none', why: 'benchmark' },
-          { workdir: PROJECT_ROOT, writable: false, readOnly: [nodeModules], limits: DEFAULT_LIMITS },
-          built,
-          agentEnv({ url: gateway.url, token }),
-        ),
-        taskTimeoutMs: 120_000,
-        logFile: path.join(dir, 'local.log'),
-      }),
-      0,
-    );
     const runDir = path.join(dir, 'run');
     const { rootCommit } = await createVariantRepo(
       path.join(runDir, 'variants.git'),
@@ -115,29 +112,57 @@ export async function benchQueueThroughput(
       signal: new AbortController().signal,
       config: { taskModel: 'sim', taskTimeoutSec: 120, limits: DEFAULT_LIMITS },
     };
-    for (const count of [1, 2]) {
-      while (workers.length < count) {
-        workers.push(await startWorker(redis.url, Math.ceil(inFlight / count)));
-      }
-      // Its own task ids and variant token: new jobs, and new TaskAgent processes on every worker.
+    for (let round = 0; round < rounds; round++) {
+      const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
       await measure(
-        `${count} worker${count === 1 ? '' : 's'}`,
-        await coordinator.pool(ctx, { id: count, commit: rootCommit }),
-        count,
+        'local',
+        createTaskPool({
+          size: inFlight,
+          command: taskAgentCommand(
+            { kind: 'none', why: 'benchmark' },
+            { workdir: PROJECT_ROOT, writable: false, readOnly: [nodeModules], limits: DEFAULT_LIMITS },
+            built,
+            agentEnv({ url: gateway.url, token }),
+          ),
+          taskTimeoutMs: 120_000,
+          logFile: path.join(dir, 'local.log'),
+        }),
       );
+      for (const count of [1, 2]) {
+        while (workers.length < count)
+          workers.push(await startWorker(redis.url, Math.ceil(inFlight / count)));
+        const pool = await coordinator.pool(ctx, { id: measured + 1, commit: rootCommit });
+        await measure(`${count} worker${count === 1 ? '' : 's'}`, pool);
+      }
+      await stopWorkers(workers.splice(0));
     }
   } finally {
-    for (const worker of workers) {
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    await stopWorkers(workers);
     await coordinator.close();
     await gateway.close();
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  return results;
+  return [...times].map(([label, seconds]) => ({
+    path: label,
+    inFlight,
+    tasks: tasks.length,
+    seconds: median(seconds),
+    medianTaskMs: median(taskTimes.get(label) ?? []),
+    rounds: seconds.length,
+  }));
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+async function stopWorkers(workers: ChildProcess[]): Promise<void> {
+  for (const worker of workers) {
+    if (worker.exitCode !== null || worker.signalCode !== null) continue;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.kill('SIGTERM');
+    await exited;
+  }
 }
 
 function startWorker(url: string, concurrency: number): Promise<ChildProcess> {

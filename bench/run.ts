@@ -79,16 +79,18 @@ const BENCHES: Record<string, () => Promise<void>> = {
     const latencyMs = 200;
     const inFlight = 8;
     console.log(
-      `Evaluation of 200 arithmetic tasks, ${inFlight} in flight, model latency ${latencyMs} ms per call: local TaskAgent\n` +
+      `Evaluation of 200 arithmetic tasks, ${inFlight} in flight, model latency ${latencyMs} ms per call (ideal ` +
+        `${((inFlight * 1000) / latencyMs).toFixed(0)} tasks/s): local TaskAgent\n` +
         'processes against generate-loop --queue with 1 and 2 hyperagents worker processes on this same machine\n' +
-        '(real redis-server; workers fetch and build the variant first). One machine: this shows the queue overhead.',
+        '(real redis-server; workers fetch and build the variant first); median of 3 alternating rounds.\n' +
+        'One machine: this shows the overhead of the queue, not the gain of more machines.',
     );
     const runs = await benchQueueThroughput(latencyMs, 200, inFlight);
     const base = runs[0]!;
     for (const r of runs) {
       console.log(
         `  ${r.path.padEnd(9)} ${r.seconds.toFixed(2).padStart(6)} s  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s` +
-          `  ${(base.seconds / r.seconds).toFixed(2)}x the local speed`,
+          `  ${(base.seconds / r.seconds).toFixed(2)}x the local speed  one task ${r.medianTaskMs.toFixed(0)} ms (median)`,
       );
     }
   },

@@ -86,8 +86,10 @@ export async function main(argv: string[]): Promise<number> {
       `parallel ${config.parallel}, output ${runDir}`,
   );
   if (coordinator !== null) {
+    const connected = await coordinator.workers();
     progress(
-      `Coordinator: evaluation tasks go to the workers of ${queue.queue} (hyperagents worker --queue ...).`,
+      `Coordinator: evaluation tasks go to the workers of ${queue.queue} (${connected} connected now; ` +
+        `start more with: hyperagents worker --queue ${queue.queue}).`,
     );
   }
   const interrupt = interruptions(runDir);

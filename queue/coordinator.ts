@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Job, Queue, QueueEvents } from 'bullmq';
@@ -13,6 +12,7 @@ import {
   PREFIX,
   type TaskJob,
   TaskJobResultSchema,
+  taskJobId,
   taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
@@ -34,13 +34,19 @@ export interface CoordinatorOptions {
   gatewayUrl: string | null;
 }
 
-export type Coordinator = RemoteTasks & { close(): Promise<void> };
+export type Coordinator = RemoteTasks & {
+  /** Worker processes connected to the queue now. */
+  workers(): Promise<number>;
+  close(): Promise<void>;
+};
 
 interface Waiter {
   job: TaskJob;
   jobId: string;
   started: number;
   checking: boolean;
+  /** Set when an event arrived while `checking`. */
+  again: boolean;
   resolve(reply: WorkerReply): void;
 }
 
@@ -78,8 +84,13 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   };
 
   const check = async (waiter: Waiter): Promise<void> => {
-    if (waiter.checking) return;
+    if (waiter.checking) {
+      // An event during a look that may have read the state before it: look once more afterwards.
+      waiter.again = true;
+      return;
+    }
     waiter.checking = true;
+    waiter.again = false;
     try {
       const job = await Job.fromId(queue, waiter.jobId);
       if (job === undefined) {
@@ -106,6 +117,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
       }
     } finally {
       waiter.checking = false;
+      if (waiter.again && waiters.has(waiter.jobId)) void check(waiter).catch(() => undefined);
     }
   };
 
@@ -123,7 +135,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     const jobId = taskJobId(job);
     const started = Date.now();
     return new Promise<WorkerReply>((resolve) => {
-      const waiter: Waiter = { job, jobId, started, checking: false, resolve };
+      const waiter: Waiter = { job, jobId, started, checking: false, again: false, resolve };
       const onAbort = (): void =>
         finish(waiter, { kind: 'infra', reason: 'interrupted', latencyMs: Date.now() - started });
       signal.addEventListener('abort', onAbort, { once: true });
@@ -175,6 +187,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
         },
       };
     },
+    workers: () => queue.getWorkersCount(),
     async close() {
       clearInterval(sweep);
       for (const waiter of [...waiters.values()]) {
@@ -185,15 +198,6 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
       client.disconnect();
     },
   };
-}
-
-/** The job's id: the same task of the same commit in the same run is the same job. */
-export function taskJobId(job: TaskJob): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([job.runKey, job.commit, job.request.domain, job.request.id, job.request.input]))
-    .digest('hex')
-    .slice(0, 40);
-  return `task-${digest}`;
 }
 
 /** The variant's whole tree at `commit`, as git stores it (no links: the gate refused those). */

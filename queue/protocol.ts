@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -56,3 +57,15 @@ export const TaskJobResultSchema = z.discriminatedUnion('kind', [
   }),
   z.object({ kind: z.literal('infra'), reason: z.string(), latencyMs: z.number() }),
 ]);
+
+/**
+ * A job's id: the same task of the same commit in the same run is the same job, so adding it again (after a
+ * restart of the coordinator or of Redis) finds the job, or its result, instead of running it twice.
+ */
+export function taskJobId(job: Pick<TaskJob, 'runKey' | 'commit' | 'request'>): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([job.runKey, job.commit, job.request.domain, job.request.id, job.request.input]))
+    .digest('hex')
+    .slice(0, 40);
+  return `task-${digest}`;
+}
