@@ -44,6 +44,9 @@ interface ResultRow {
   domain: string;
   split: string;
   task_id: string;
+  outcome: string;
+  /** Shown when a run differs: a task that failed says why. */
+  error: string | null;
   score: number;
 }
 
@@ -54,7 +57,7 @@ const results = (runDir: string): ResultRow[] =>
     (db) =>
       db
         .prepare(
-          'SELECT variant_id, domain, split, task_id, score FROM task_results ORDER BY variant_id, domain, split, task_id',
+          'SELECT variant_id, domain, split, task_id, outcome, error, score FROM task_results ORDER BY variant_id, domain, split, task_id',
         )
         .all() as ResultRow[],
   ) ?? [];
@@ -113,8 +116,8 @@ describe('generate-loop --queue with two workers', () => {
       redis.url,
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(outcome(summaryOf(run.stdout))).toEqual(baseline.outcome);
     expect(results(path.join(out, 'run'))).toEqual(baseline.results);
+    expect(outcome(summaryOf(run.stdout))).toEqual(baseline.outcome);
     // The tasks ran on the workers: both prepared variants and the queue has their completed jobs.
     expect(first!.log()).toContain('ready');
     expect(second!.log()).toContain('ready');
