@@ -5,12 +5,13 @@ import { benchGateway } from './gateway.ts';
 import { benchGenerationsPerHour } from './generations-per-hour.ts';
 import { benchGrading } from './grading.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
+import { benchQueueThroughput } from './queue-throughput.ts';
 import { benchSandbox } from './sandbox.ts';
 
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
  * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser,
- * generations-per-hour, harness-overhead, sandbox, grading (default: all).
+ * generations-per-hour, harness-overhead, sandbox, grading, queue (default: all).
  */
 const MODE_LABEL: Record<BenchMode, string> = {
   pool: 'pool',
@@ -82,6 +83,25 @@ const BENCHES: Record<string, () => Promise<void>> = {
         `  ${r.graders} grader(s) at once: ${r.seconds.toFixed(1).padStart(6)} s, ` +
           `${r.perExerciseSeconds.toFixed(2)} s per exercise, ${((r.exercises / r.seconds) * 60).toFixed(1)} exercises/min, ` +
           `${(base.seconds / r.seconds).toFixed(2)}x the 1-grader speed${r.allPassed ? '' : ' (SOME FAILED)'}`,
+      );
+    }
+  },
+  queue: async () => {
+    const latencyMs = 200;
+    const inFlight = 8;
+    console.log(
+      `Evaluation of 200 arithmetic tasks, ${inFlight} in flight, model latency ${latencyMs} ms per call (ideal ` +
+        `${((inFlight * 1000) / latencyMs).toFixed(0)} tasks/s): local TaskAgent\n` +
+        'processes against generate-loop --queue with 1 and 2 hyperagents worker processes on this same machine\n' +
+        '(real redis-server; workers fetch and build the variant first); median of 3 alternating rounds.\n' +
+        'One machine: this shows the overhead of the queue, not the gain of more machines.',
+    );
+    const runs = await benchQueueThroughput(latencyMs, 200, inFlight);
+    const base = runs[0]!;
+    for (const r of runs) {
+      console.log(
+        `  ${r.path.padEnd(9)} ${r.seconds.toFixed(2).padStart(6)} s  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s` +
+          `  ${(base.seconds / r.seconds).toFixed(2)}x the local speed  one task ${r.medianTaskMs.toFixed(0)} ms (median)`,
       );
     }
   },

@@ -1,11 +1,14 @@
 import { secretValues } from '../archive/redact.ts';
 import { ModelUnreachableError, type RetryNotice } from '../harness/first-contact.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
-import { runGenerations } from '../harness/run.ts';
+import { HARNESS_VERSION, runGenerations } from '../harness/run.ts';
+import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
 import { reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
+import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
+import { assertListenable, queueTarget } from './queue-target.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
@@ -44,13 +47,21 @@ function interruptions(runDir: string): { signal: AbortSignal; dispose(): void }
 
 export async function main(argv: string[]): Promise<number> {
   let prepared: PreparedRun | 'help';
+  let queue: QueueFlags;
+  let coordinator: Coordinator | null = null;
   try {
-    prepared = await prepareLoop(argv);
+    queue = takeQueueFlags(argv);
+    prepared = await prepareLoop(queue.rest);
+    if (prepared !== 'help' && queue.queue !== null) {
+      const target = await queueTarget(queue.queue, 'generate-loop --queue');
+      await assertListenable(queue.gatewayListen);
+      coordinator = await openCoordinator({ target, version: HARNESS_VERSION, gatewayUrl: queue.gatewayUrl });
+    }
   } catch (error) {
     return reportError(error, 'generate-loop');
   }
   if (prepared === 'help') {
-    process.stdout.write(`${await loopHelp()}\n`);
+    process.stdout.write(`${await loopHelp()}\n\n${QUEUE_HELP}\n`);
     return 0;
   }
   const { config, runId, runDir, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
@@ -74,6 +85,13 @@ export async function main(argv: string[]): Promise<number> {
       `${config.domains.join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
       `parallel ${config.parallel}, output ${runDir}`,
   );
+  if (coordinator !== null) {
+    const connected = await coordinator.workers();
+    progress(
+      `Coordinator: evaluation tasks go to the workers of ${queue.queue} (${connected} connected now; ` +
+        `start more with: hyperagents worker --queue ${queue.queue}).`,
+    );
+  }
   const interrupt = interruptions(runDir);
   try {
     const summary = await runGenerations(
@@ -96,7 +114,9 @@ export async function main(argv: string[]): Promise<number> {
           replay,
           env,
           onRetry: retryReporter(progress),
+          ...(coordinator === null ? {} : { tcp: queue.gatewayListen }),
         }),
+        ...(coordinator === null ? {} : { remoteTasks: coordinator }),
         progress,
         status: display.status,
         onEvent: display.event,
@@ -132,6 +152,7 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   } finally {
     interrupt.dispose();
+    await coordinator?.close();
   }
 }
 

@@ -8,9 +8,11 @@ import { domains } from './domains.ts';
 import { reportError } from './errors.ts';
 import { evalCommand } from './eval.ts';
 import { experimentCommand } from './experiment.ts';
+import { queueCommand } from './queue.ts';
 import { reportCommand } from './report.ts';
 import { serveCommand } from './serve.ts';
 import { UsageError } from './usage-error.ts';
+import { workerCommand } from './worker.ts';
 
 /** Every command, for suggestions on a typo. */
 const COMMANDS = [
@@ -23,6 +25,8 @@ const COMMANDS = [
   'serve',
   'report',
   'experiment',
+  'worker',
+  'queue',
 ];
 
 const HELP = `hyperagents <command> [options]
@@ -39,6 +43,8 @@ Commands:
   report RUN [RUN ...] -o FILE    the browser's pages as one self-contained HTML file
   experiment [--seeds 1-8] [--config NAME=OPTS ...] -- OPTS   configurations x seeds, compared
   experiment report DIR           the comparison of an experiment's finished runs
+  worker --queue redis://HOST:PORT   take evaluation tasks from a coordinator (generate-loop --queue)
+  queue status --queue redis://...   jobs waiting, active and failed, and the workers connected
 
 Run "hyperagents <command> --help" for a command's options.`;
 
@@ -124,6 +130,10 @@ export async function main(argv: string[]): Promise<number> {
         return await evalCommand(rest);
       case 'experiment':
         return await experimentCommand(rest);
+      case 'worker':
+        return await workerCommand(rest);
+      case 'queue':
+        return await queueCommand(rest);
       case 'domains':
         return await domains(rest);
       case 'models': {

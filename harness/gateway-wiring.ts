@@ -29,6 +29,8 @@ export interface GatewayPlan {
   env: Readonly<Record<string, string | undefined>>;
   /** Told each time a call to a real model is retried. */
   onRetry?: (notice: RetryNotice) => void;
+  /** Also listen on TCP here, for agents on queue workers (reached through their relay). */
+  tcp?: { host: string; port: number };
 }
 
 /**
@@ -49,6 +51,7 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
       records: (id) => served.get(id)?.record,
       onCall,
       normalizer,
+      ...(plan.tcp === undefined ? {} : { tcp: plan.tcp }),
       ...(budgetUsd === null ? {} : { budgetUsd }),
       ...(plan.record === null ? {} : { record: createRecordWriter(plan.record) }),
       ...(plan.replay === null ? {} : { replay: plan.replay }),

@@ -4,7 +4,7 @@ import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
 import { agentCommand, agentEnv, type CommandSpec } from './agent-processes.ts';
 import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
-import type { SandboxPolicy } from './sandbox.ts';
+import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';
@@ -44,6 +44,28 @@ export function taskPolicy(ctx: RunContext, worktree: string): SandboxPolicy {
     ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
     limits: ctx.config.limits,
   };
+}
+
+/**
+ * The command that runs an entry point in the sandbox under `policy`: its built file (made readable beside
+ * the worktree) or, when it did not build, its source.
+ */
+export function entryCommand(
+  sandbox: ResolvedSandbox,
+  policy: SandboxPolicy,
+  entry: AgentEntry,
+  args: string[],
+  env: Record<string, string>,
+): CommandSpec {
+  return entry.kind === 'built'
+    ? agentCommand(
+        sandbox,
+        { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
+        entry.file,
+        args,
+        env,
+      )
+    : agentCommand(sandbox, policy, entry.entry, args, env);
 }
 
 /** Where the harness logs a variant's step: its own log folder, capped and redacted. */
@@ -95,15 +117,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
   let builds = new Map<EntryPoint, Promise<AgentEntry>>();
   const policy = taskPolicy(ctx, worktree);
   const command = (entry: AgentEntry, args: string[], env: Record<string, string>): CommandSpec =>
-    entry.kind === 'built'
-      ? agentCommand(
-          ctx.sandbox,
-          { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
-          entry.file,
-          args,
-          env,
-        )
-      : agentCommand(ctx.sandbox, policy, entry.entry, args, env);
+    entryCommand(ctx.sandbox, policy, entry, args, env);
   const built = (entry: EntryPoint): Promise<AgentEntry> => {
     if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out to build`);
     const known = builds.get(entry);
@@ -123,6 +137,10 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     async pool() {
       if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out for its workers`);
       if (pool !== null) return pool;
+      if (ctx.remoteTasks !== undefined) {
+        pool = await ctx.remoteTasks.pool(ctx, { id, commit: checkedOut });
+        return pool;
+      }
       const entry = await built(TASK_ENTRY);
       if (pool !== null) return pool;
       token = ctx.gateway.issueToken({

@@ -5,18 +5,24 @@ import type { DomainTasks } from './evaluate.ts';
 import type { RunConfig } from './run-config.ts';
 import type { RunEvent } from './run-events.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
+import type { TaskPool } from './task-workers.ts';
 import type { VariantRepo } from './variant-repo.ts';
 
 /** Issues gateway tokens; implemented by the LLM gateway. */
 export interface TokenIssuer {
   url: string;
   socketPath: string | null;
-  issueToken(grant: {
-    runId: string;
-    variantId: number | null;
-    role: 'meta' | 'task' | 'select';
-    model: string;
-  }): string;
+  /** `http://HOST:PORT` when the gateway also listens on TCP (for queue workers). */
+  tcpUrl?: string;
+  issueToken(
+    grant: {
+      runId: string;
+      variantId: number | null;
+      role: 'meta' | 'task' | 'select';
+      model: string;
+    },
+    token?: string,
+  ): string;
   revokeToken(token: string): void;
   spentUsd(): number;
   /** True once the gateway refused a call for the budget: the run is stopping. */
@@ -51,6 +57,19 @@ export interface RunContext {
   taskLimit: <T>(run: () => Promise<T>) => Promise<T>;
   /** Progress as data, for a live display (see run-events.ts). */
   onEvent(event: RunEvent): void;
+  /** With `--queue`: TaskAgent work goes to queue workers instead of local processes. */
+  remoteTasks?: RemoteTasks;
+}
+
+/** What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits. */
+export type RemoteTaskContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' | 'signal'> & {
+  config: Pick<RunConfig, 'taskModel' | 'taskTimeoutSec' | 'limits'>;
+};
+
+/** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */
+export interface RemoteTasks {
+  /** A pool whose `run` hands each task of the variant's commit to a worker; `close` revokes its access. */
+  pool(ctx: RemoteTaskContext, variant: { id: number; commit: string }): Promise<TaskPool>;
 }
 
 export const worktreeDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/worktrees/variant-${id}`;

@@ -17,7 +17,7 @@ import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
 import { describeEnforcement } from './resource-limits.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
-import type { RunContext, TokenIssuer } from './run-context.ts';
+import type { RemoteTasks, RunContext, TokenIssuer } from './run-context.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
@@ -84,6 +84,8 @@ export interface RunDeps {
   onEvent?(event: RunEvent): void;
   /** Aborted on Ctrl-C: the run stops cleanly and can be resumed. */
   signal: AbortSignal;
+  /** With `--queue`: where the TaskAgent's tasks run instead of local processes. */
+  remoteTasks?: RemoteTasks;
 }
 
 export interface RunPlan {
@@ -175,6 +177,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       signal: deps.signal,
       taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
       onEvent: emit,
+      ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
     };
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     await advanceGeneration(ctx, 0);

@@ -37,8 +37,8 @@ import { clearStaleSocket, closeServer, listen, usableSocketPath } from './unix-
 export interface GatewayOptions {
   /** Where to listen; a path too long for a unix socket is replaced by a short one in os.tmpdir(). */
   socketPath: string;
-  /** Also listen on 127.0.0.1 (random port). */
-  tcp?: boolean;
+  /** Also listen on TCP: `true` is 127.0.0.1 on a random port (port 0 is random too). */
+  tcp?: boolean | { host: string; port: number };
   /** The provider serving a model id, or undefined when the run may not use that model. */
   providers: (modelId: string) => ModelProvider | undefined;
   /**
@@ -83,10 +83,13 @@ export interface Gateway {
   /** `unix:/abs/path.sock` (the real path, after any fallback): the agents' HYPERAGENTS_LLM_URL. */
   url: string;
   socketPath: string;
-  /** `http://127.0.0.1:PORT` when started with `tcp`. */
+  /** `http://HOST:PORT` when started with `tcp`. */
   tcpUrl?: string;
-  /** Throws when `grant.model` is not a known model id (a configuration error). */
-  issueToken(grant: TokenGrant): string;
+  /**
+   * Throws when `grant.model` is not a known model id (a configuration error). `token`, when given, is the
+   * token to accept (one the caller derived from a secret, so that it survives a restart); else a random one.
+   */
+  issueToken(grant: TokenGrant, token?: string): string;
   revokeToken(token: string): void;
   spentUsd(): number;
   /** True once a call was refused for the budget; every later call is refused too. */
@@ -332,20 +335,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let tcpServer: Server | undefined;
   let tcpUrl: string | undefined;
   if (opts.tcp) {
+    const { host, port } = opts.tcp === true ? { host: '127.0.0.1', port: 0 } : opts.tcp;
     tcpServer = createServer(listener);
-    await listen(tcpServer, 0, '127.0.0.1');
+    await listen(tcpServer, port, host);
     const address = tcpServer.address();
-    if (address && typeof address === 'object') tcpUrl = `http://127.0.0.1:${address.port}`;
+    if (address && typeof address === 'object') tcpUrl = `http://${host}:${address.port}`;
   }
 
   return {
     url: `unix:${socketPath}`,
     socketPath,
     ...(tcpUrl ? { tcpUrl } : {}),
-    issueToken(grant) {
+    issueToken(grant, given) {
       const resolved = resolve(grant.model);
       if (!resolved.ok) throw new Error(resolved.error.message);
-      const token = `hat_${randomBytes(24).toString('base64url')}`;
+      const token = given ?? `hat_${randomBytes(24).toString('base64url')}`;
       tokens.set(token, { ...grant });
       return token;
     },

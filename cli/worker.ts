@@ -1,0 +1,75 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import yargs from 'yargs';
+import { HARNESS_VERSION, PROJECT_ROOT } from '../harness/run-config.ts';
+import { resolveSandbox, SANDBOX_MODES } from '../harness/sandbox.ts';
+import { formatRedisTarget } from '../queue/redis-url.ts';
+import { startQueueWorker } from '../queue/worker.ts';
+import { parseOrExplain } from './parse-usage.ts';
+import { queueTarget } from './queue-target.ts';
+import { UsageError } from './usage-error.ts';
+
+const USAGE = `hyperagents worker --queue redis://HOST:PORT[/DB] [--concurrency 2] [--sandbox auto|bwrap|none]
+
+Takes evaluation tasks from a coordinator's queue (generate-loop --queue) and runs each variant's
+TaskAgent here, in this machine's sandbox. Agents reach models only through the coordinator's gateway;
+no provider key is needed or read here. Runs until Ctrl-C; a job it was running is then taken by
+another worker.`;
+
+/** `hyperagents worker`: runs until interrupted. */
+export async function workerCommand(argv: string[]): Promise<number> {
+  const args = await parseOrExplain(
+    yargs(argv)
+      .scriptName('hyperagents worker')
+      .usage(USAGE)
+      .version(false)
+      .option('queue', { type: 'string', requiresArg: true, describe: 'redis://HOST:PORT[/DB]' })
+      .option('concurrency', { type: 'number', default: 2, requiresArg: true, describe: 'tasks at once' })
+      .option('sandbox', {
+        type: 'string',
+        default: 'auto',
+        requiresArg: true,
+        describe: SANDBOX_MODES.join(' | '),
+      })
+      .strictOptions()
+      .help(),
+    'hyperagents worker',
+  );
+  if (args.help === true) return 0;
+  if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 256) {
+    throw new UsageError(`--concurrency must be a whole number from 1 to 256, not ${args.concurrency}.`);
+  }
+  if (!(SANDBOX_MODES as readonly string[]).includes(args.sandbox)) {
+    throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, not "${args.sandbox}".`);
+  }
+  const sandbox = resolveSandbox(args.sandbox as (typeof SANDBOX_MODES)[number]);
+  if (sandbox.kind === 'missing' || (sandbox.kind === 'none' && args.sandbox !== 'none')) {
+    throw new UsageError(
+      'This worker would run agent-written code from the queue without a sandbox: bubblewrap does not work ' +
+        'here. Install it (Debian/Ubuntu: apt-get install bubblewrap), or pass --sandbox none to accept ' +
+        'running that code unsandboxed on this machine.',
+    );
+  }
+  const target = await queueTarget(args.queue, 'hyperagents worker');
+  const started = await startQueueWorker({
+    target,
+    version: HARNESS_VERSION,
+    concurrency: args.concurrency,
+    sandbox,
+    nodeModules: path.join(PROJECT_ROOT, 'node_modules'),
+    workDir: mkdtempSync(path.join(tmpdir(), 'hyperagents-worker-')),
+    note: (line) => process.stderr.write(`worker: ${line}\n`),
+  });
+  if (!started.ok) throw new UsageError(started.message);
+  process.stderr.write(
+    `worker ${started.id}: taking tasks from ${formatRedisTarget(target)} (version ${HARNESS_VERSION}, ` +
+      `concurrency ${args.concurrency}, sandbox ${sandbox.kind === 'bwrap' ? 'bubblewrap' : `none: ${sandbox.why}`}). Ctrl-C to stop.\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await started.close();
+  return 0;
+}

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * What crosses Redis between a coordinator and its workers: a job names a run (by a key derived from the
+ * run's secret, not its folder), a variant's commit, the gateway token for that variant's tasks, and one
+ * task's input. Gold answers, graders' verdicts, provider keys and the archive never enter Redis.
+ */
+
+/** BullMQ's key prefix: every key this project writes in Redis starts with it. */
+export const PREFIX = 'hyperagents';
+
+/** One queue per project version, so a worker of another version never takes a job it would misread. */
+export const taskQueueName = (version: string): string => `tasks-v${version.replace(/[^\w.-]/g, '_')}`;
+
+/** The version of the last coordinator that opened the queue; a worker of another version refuses to start. */
+export const VERSION_KEY = `${PREFIX}:coordinator-version`;
+
+/** The coordinator's gateway as workers reach it (`http://HOST:PORT`); rewritten by a resumed coordinator. */
+export const gatewayKey = (runKey: string): string => `${PREFIX}:gateway:${runKey}`;
+
+/** A variant's tree at a commit, as a tar of `git archive`. */
+export const codeKey = (runKey: string, commit: string): string => `${PREFIX}:code:${runKey}:${commit}`;
+
+export const TaskJobSchema = z.object({
+  version: z.string(),
+  runKey: z.string().regex(/^[0-9a-f]{16,64}$/),
+  runId: z.string(),
+  variantId: z.number().int().nonnegative(),
+  commit: z.string().regex(/^[0-9a-f]{40,64}$/),
+  token: z.string().min(20),
+  taskTimeoutMs: z.number().int().positive(),
+  limits: z.object({
+    memoryMb: z.number(),
+    processes: z.number(),
+    openFiles: z.number(),
+    fileSizeMb: z.number(),
+    diskMb: z.number(),
+    outputKb: z.number(),
+  }),
+  request: z.object({
+    id: z.string(),
+    domain: z.string(),
+    input: z.unknown(),
+    formatHint: z.string().optional(),
+  }),
+});
+export type TaskJob = z.infer<typeof TaskJobSchema>;
+
+/** A job's result: the TaskAgent's reply, or an infrastructure failure on the worker (both are results). */
+export const TaskJobResultSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('reply'),
+    output: z.string(),
+    error: z.string().nullable(),
+    latencyMs: z.number(),
+  }),
+  z.object({ kind: z.literal('infra'), reason: z.string(), latencyMs: z.number() }),
+]);
+
+/**
+ * A job's id: the same task of the same commit in the same run is the same job, so adding it again (after a
+ * restart of the coordinator or of Redis) finds the job, or its result, instead of running it twice.
+ */
+export function taskJobId(job: Pick<TaskJob, 'runKey' | 'commit' | 'request'>): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([job.runKey, job.commit, job.request.domain, job.request.id, job.request.input]))
+    .digest('hex')
+    .slice(0, 40);
+  return `task-${digest}`;
+}

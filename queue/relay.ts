@@ -1,0 +1,56 @@
+import { chmod, unlink } from 'node:fs/promises';
+import { connect, createServer, type Socket } from 'node:net';
+
+export interface Relay {
+  /** The unix socket agents on this worker use as their gateway (bound into their sandbox). */
+  socketPath: string;
+  /** Connections that could not reach the coordinator, since the relay started. */
+  failures(): number;
+  lastFailure(): string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Passes each connection on a local unix socket through to the coordinator's gateway over TCP, byte for
+ * byte: the sandboxed agent keeps its one way out (a socket file), and only the coordinator holds keys.
+ * A connection the coordinator refuses or drops is counted, so the job it served can be retried.
+ */
+export async function startRelay(socketPath: string, gateway: URL): Promise<Relay> {
+  let failures = 0;
+  let last: string | null = null;
+  const open = new Set<Socket>();
+  const server = createServer((local) => {
+    const remote = connect(Number(gateway.port || 80), gateway.hostname.replace(/^\[(.*)\]$/, '$1'));
+    open.add(local).add(remote);
+    local.pipe(remote);
+    remote.pipe(local);
+    const fail = (error: Error): void => {
+      failures += 1;
+      last = error.message;
+      local.destroy();
+    };
+    remote.on('error', fail);
+    local.on('error', () => remote.destroy());
+    local.on('close', () => {
+      open.delete(local);
+      remote.destroy();
+    });
+    remote.on('close', () => open.delete(remote));
+  });
+  await unlink(socketPath).catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  await chmod(socketPath, 0o600);
+  return {
+    socketPath,
+    failures: () => failures,
+    lastFailure: () => last,
+    async close() {
+      for (const socket of open) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await unlink(socketPath).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * A run's queue identity, kept in its folder so that a resumed coordinator finds its own jobs again and
+ * issues the same gateway tokens: the jobs still in Redis carry them.
+ */
+export interface RunSecret {
+  /** Names the run in Redis (job ids, code and gateway keys); reveals nothing of the secret. */
+  runKey: string;
+  /** The task-role gateway token of a variant: the same after a restart of the coordinator. */
+  taskToken(variantId: number): string;
+}
+
+export function runSecret(runDir: string): RunSecret {
+  const file = path.join(runDir, 'queue-secret');
+  let secret: string;
+  try {
+    secret = readFileSync(file, 'utf8').trim();
+  } catch {
+    secret = randomBytes(32).toString('hex');
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return {
+    runKey: createHash('sha256').update(secret).digest('hex').slice(0, 32),
+    taskToken: (variantId) =>
+      `hat_${createHmac('sha256', secret).update(`task:${variantId}`).digest('base64url')}`,
+  };
+}

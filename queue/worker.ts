@@ -1,0 +1,251 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { type AgentEntry, buildAgentEntry } from '../harness/agent-build.ts';
+import { agentEnv } from '../harness/agent-processes.ts';
+import { entryCommand, TASK_ENTRY } from '../harness/generation-session.ts';
+import type { ResolvedSandbox } from '../harness/sandbox.ts';
+import { createTaskPool, type TaskPool, type WorkerReply } from '../harness/task-workers.ts';
+import { connectionOptions } from './connection.ts';
+import {
+  codeKey,
+  gatewayKey,
+  PREFIX,
+  type TaskJob,
+  TaskJobSchema,
+  taskQueueName,
+  VERSION_KEY,
+} from './protocol.ts';
+import type { RedisTarget } from './redis-url.ts';
+import { type Relay, startRelay } from './relay.ts';
+
+export interface QueueWorkerOptions {
+  target: RedisTarget;
+  version: string;
+  /** Jobs (tasks) run at once, each in its own TaskAgent process. */
+  concurrency: number;
+  sandbox: ResolvedSandbox;
+  /** This installation's node_modules: variants resolve their packages from it, read-only. */
+  nodeModules: string;
+  /** A folder of this worker's own, removed at close: variants' trees, builds, relay sockets, logs. */
+  workDir: string;
+  /** One line per event worth a person's attention (a job retried, a variant prepared). */
+  note(line: string): void;
+  /** How often a job whose worker died is noticed (BullMQ's stalled check); default 5 s. */
+  stalledMs?: number;
+}
+
+export type StartedWorker = { ok: true; id: string; close(): Promise<void> } | { ok: false; message: string };
+
+/** What a worker holds for one variant's commit while its tasks come: its tree, its build, its TaskAgents. */
+interface Prepared {
+  dir: string;
+  entry: AgentEntry;
+  pools: Map<string, TaskPool>;
+  lastUsed: number;
+  running: number;
+}
+
+const IDLE_MS = 30_000;
+
+/**
+ * Takes task jobs from the queue of this project version: fetches the variant's tree from Redis, builds its
+ * TaskAgent, runs it in this machine's sandbox with the coordinator's gateway reached through a local relay,
+ * and returns the reply as the job's result. Grading stays with the coordinator (which alone holds the gold
+ * answers). A job that could not reach the gateway fails and is tried again later (the coordinator may be
+ * restarting); a worker killed mid-job leaves it to BullMQ's stalled-job check.
+ */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<StartedWorker> {
+  const connection = connectionOptions(options.target);
+  const client = new Redis(connection);
+  client.on('error', () => undefined);
+  const theirs = await client.get(VERSION_KEY);
+  if (theirs !== null && theirs !== options.version) {
+    client.disconnect();
+    return {
+      ok: false,
+      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs}. Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
+    };
+  }
+  mkdirSync(options.workDir, { recursive: true });
+  const id = `${hostname()}-${process.pid}`;
+  const prepared = new Map<string, Promise<Prepared>>();
+  const relays = new Map<string, Promise<Relay>>();
+
+  const relayFor = (url: string): Promise<Relay> => {
+    let relay = relays.get(url);
+    if (relay === undefined) {
+      const socket = path.join(options.workDir, `gateway-${relays.size}.sock`);
+      relay = startRelay(socket, new URL(url));
+      relays.set(url, relay);
+    }
+    return relay;
+  };
+
+  const prepare = (job: TaskJob): Promise<Prepared> => {
+    const key = `${job.runKey}:${job.commit}`;
+    let ready = prepared.get(key);
+    if (ready === undefined) {
+      ready = (async () => {
+        const tar = await client.getBuffer(codeKey(job.runKey, job.commit));
+        if (tar === null)
+          throw new Error(`the code of commit ${job.commit.slice(0, 12)} is not in Redis (yet)`);
+        const dir = path.join(options.workDir, `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}`);
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(path.join(dir, 'tree'), { recursive: true });
+        await untar(tar, path.join(dir, 'tree'));
+        symlinkSync(options.nodeModules, path.join(dir, 'tree', 'node_modules'), 'dir');
+        const entry = await buildAgentEntry({
+          worktree: path.join(dir, 'tree'),
+          entry: TASK_ENTRY,
+          outDir: path.join(dir, 'build'),
+          nodeModules: options.nodeModules,
+        });
+        options.note(`variant ${job.variantId} of run ${job.runId}: ready (${entry.kind})`);
+        return { dir, entry, pools: new Map(), lastUsed: Date.now(), running: 0 };
+      })();
+      prepared.set(key, ready);
+      ready.catch(() => prepared.delete(key));
+    }
+    return ready;
+  };
+
+  const poolFor = async (job: TaskJob, variant: Prepared, relay: Relay): Promise<TaskPool> => {
+    const key = `${job.token}:${relay.socketPath}`;
+    let pool = variant.pools.get(key);
+    if (pool === undefined) {
+      const worktree = path.join(variant.dir, 'tree');
+      pool = createTaskPool({
+        size: options.concurrency,
+        command: entryCommand(
+          options.sandbox,
+          {
+            workdir: worktree,
+            writable: false,
+            readOnly: [options.nodeModules],
+            gatewaySocket: relay.socketPath,
+            limits: job.limits,
+          },
+          variant.entry,
+          [],
+          agentEnv({ url: `unix:${relay.socketPath}`, token: job.token }),
+        ),
+        taskTimeoutMs: job.taskTimeoutMs,
+        logFile: path.join(variant.dir, 'task-agent.log'),
+        outputCapBytes: job.limits.outputKb * 1024,
+      });
+      variant.pools.set(key, pool);
+    }
+    return pool;
+  };
+
+  const processTask = async (job: Job): Promise<WorkerReply> => {
+    const parsed = TaskJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError('a job this version cannot read');
+    const task = parsed.data;
+    if (task.version !== options.version) {
+      throw new UnrecoverableError(`job of version ${task.version}, worker of version ${options.version}`);
+    }
+    const url = await client.get(gatewayKey(task.runKey));
+    if (url === null) throw new Error('the coordinator has not published its gateway');
+    const relay = await relayFor(url);
+    const variant = await prepare(task);
+    variant.running += 1;
+    try {
+      const pool = await poolFor(task, variant, relay);
+      const failuresBefore = relay.failures();
+      const reply = await pool.run(task.request);
+      // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
+      const failed = reply.kind === 'infra' || reply.error !== null;
+      if (relay.failures() > failuresBefore || (failed && !(await reachable(new URL(url))))) {
+        const reason = `the coordinator's gateway at ${url} could not be reached (${relay.lastFailure() ?? 'no answer'}); the job will be tried again`;
+        options.note(`job ${job.id}: ${reason}`);
+        throw new Error(reason);
+      }
+      return reply;
+    } finally {
+      variant.running -= 1;
+      variant.lastUsed = Date.now();
+    }
+  };
+
+  const worker = new Worker(taskQueueName(options.version), processTask, {
+    connection,
+    prefix: PREFIX,
+    concurrency: options.concurrency,
+    name: id,
+    stalledInterval: options.stalledMs ?? 5000,
+    lockDuration: 2 * (options.stalledMs ?? 5000),
+    maxStalledCount: 10,
+  });
+  worker.on('error', () => undefined);
+
+  const sweep = setInterval(() => {
+    for (const [key, ready] of prepared) {
+      void ready.then(async (variant) => {
+        if (variant.running > 0 || Date.now() - variant.lastUsed < IDLE_MS) return;
+        prepared.delete(key);
+        await closeVariant(variant);
+      });
+    }
+  }, 5000);
+
+  return {
+    ok: true,
+    id,
+    async close() {
+      clearInterval(sweep);
+      await worker.close();
+      for (const ready of prepared.values()) await ready.then(closeVariant, () => undefined);
+      for (const relay of relays.values())
+        await relay.then(
+          (r) => r.close(),
+          () => undefined,
+        );
+      client.disconnect();
+      rmSync(options.workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function closeVariant(variant: Prepared): Promise<void> {
+  for (const pool of variant.pools.values()) await pool.close();
+  rmSync(variant.dir, { recursive: true, force: true });
+}
+
+/** Unpacks a tar of `git archive` (regular files and folders only) into `dir`. */
+function untar(tar: Buffer, dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-C', dir], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tar failed: ${stderr.trim()}`))));
+    child.stdin.end(tar);
+  });
+}
+
+/** Whether the gateway's TCP port accepts a connection now. */
+function reachable(url: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port || 80), url.hostname.replace(/^\[(.*)\]$/, '$1'));
+    socket.setTimeout(3000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}

@@ -1,0 +1,187 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HARNESS_VERSION, type RunSummary } from '../../harness/run.ts';
+import { PREFIX, taskQueueName } from '../../queue/protocol.ts';
+import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
+import { type KillPoint, outcome, readArchive, startCli, stepsOf, waitFor } from '../kill-points.ts';
+import { runCli } from '../run-cli.ts';
+import { type RunningWorker, startWorker } from './workers.ts';
+
+/**
+ * A small simulated run whose child reaches the full evaluation (seed 2), slow enough per call (300 ms)
+ * that a kill lands inside a job. Every run here, local or through the queue, uses the same arguments.
+ */
+const RUN_ARGS = [
+  '--domains',
+  'arithmetic',
+  '--model',
+  'sim',
+  '--seed',
+  '2',
+  '--generations',
+  '1',
+  '--eval-samples',
+  '4',
+  '--staged-samples',
+  '1',
+  '--eval-workers',
+  '2',
+  '--sim-latency-ms',
+  '300',
+  '--json',
+];
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-scale-'));
+let redis: TestRedis;
+let baseline: { outcome: ReturnType<typeof outcome>; results: ResultRow[] };
+const workers: RunningWorker[] = [];
+
+interface ResultRow {
+  variant_id: number;
+  domain: string;
+  split: string;
+  task_id: string;
+  outcome: string;
+  /** Shown when a run differs: a task that failed says why. */
+  error: string | null;
+  score: number;
+}
+
+/** Every stored task result of a run, in one order. */
+const results = (runDir: string): ResultRow[] =>
+  readArchive(
+    runDir,
+    (db) =>
+      db
+        .prepare(
+          'SELECT variant_id, domain, split, task_id, outcome, error, score FROM task_results ORDER BY variant_id, domain, split, task_id',
+        )
+        .all() as ResultRow[],
+  ) ?? [];
+
+function summaryOf(stdout: string): RunSummary {
+  return JSON.parse(stdout) as RunSummary;
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const local = await runCli('generate-loop', [
+    ...RUN_ARGS,
+    '--out',
+    path.join(tmp, 'local'),
+    '--run-id',
+    'run',
+  ]);
+  expect(local.code, local.stderr).toBe(0);
+  baseline = { outcome: outcome(summaryOf(local.stdout)), results: results(path.join(tmp, 'local', 'run')) };
+  expect(baseline.results.length).toBeGreaterThan(0);
+}, 600_000);
+
+afterAll(async () => {
+  for (const worker of workers) await worker.stop();
+  await redis?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The child's last evaluation step in the single-machine run: where its tasks are in flight. */
+function lastEvaluationStep(): KillPoint {
+  const point = stepsOf(path.join(tmp, 'local', 'run'))
+    .filter((p) => p.variant >= 1 && (p.state === 'staged' || p.state === 'full'))
+    .at(-1);
+  if (point === undefined) throw new Error('the single-machine run has no evaluated child');
+  return point;
+}
+
+async function twoWorkers(): Promise<RunningWorker[]> {
+  for (const worker of workers.splice(0)) await worker.stop();
+  const started = await Promise.all([startWorker(redis.url), startWorker(redis.url)]);
+  workers.push(...started);
+  return started;
+}
+
+describe('generate-loop --queue with two workers', () => {
+  it('runs a sim run to the end with the archive of a single-machine run of the same seed', async () => {
+    const [first, second] = await twoWorkers();
+    const out = path.join(tmp, 'queued');
+    const run = await runCli('generate-loop', [
+      ...RUN_ARGS,
+      '--out',
+      out,
+      '--run-id',
+      'run',
+      '--queue',
+      redis.url,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(results(path.join(out, 'run'))).toEqual(baseline.results);
+    expect(outcome(summaryOf(run.stdout))).toEqual(baseline.outcome);
+    // The tasks ran on the workers: both prepared variants and the queue has their completed jobs.
+    expect(first!.log()).toContain('ready');
+    expect(second!.log()).toContain('ready');
+    const status = await runCli('hyperagents', ['queue', 'status', '--queue', redis.url, '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    const parsed = JSON.parse(status.stdout) as { jobs: { completed: number }; workers: string[] };
+    expect(parsed.jobs.completed).toBeGreaterThanOrEqual(baseline.results.length);
+    expect(parsed.workers).toEqual([first!.name, second!.name].sort());
+  }, 600_000);
+
+  it('loses nothing and counts nothing twice when a worker is killed in the middle of a job', async () => {
+    const [victim] = await twoWorkers();
+    const out = path.join(tmp, 'worker-killed');
+    const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
+    const queue = new Queue(taskQueueName(HARNESS_VERSION), {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix: PREFIX,
+    });
+    let killedJob: string | undefined;
+    try {
+      while (killedJob === undefined && run.child.exitCode === null) {
+        const active = await queue.getActive();
+        killedJob = active.find((job) => job.processedBy === victim!.name)?.id;
+        if (killedJob === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(killedJob).toBeDefined();
+      victim!.child.kill('SIGKILL');
+      const finished = await run.done;
+      expect(finished.code, finished.stderr).toBe(0);
+      expect(outcome(summaryOf(finished.stdout))).toEqual(baseline.outcome);
+      expect(results(path.join(out, 'run'))).toEqual(baseline.results);
+      // The killed worker's job was taken again (BullMQ's stalled-job check) and finished by the other.
+      const job = await queue.getJob(killedJob!);
+      expect(await job?.getState()).toBe('completed');
+      expect(job?.processedBy).toBe(workers[1]!.name);
+    } finally {
+      await queue.close();
+    }
+  }, 600_000);
+
+  it('survives a restart of Redis (without persistence) in the middle of an evaluation', async () => {
+    await twoWorkers();
+    const out = path.join(tmp, 'redis-restarted');
+    const runDir = path.join(out, 'run');
+    const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
+    expect(await waitFor(runDir, run, lastEvaluationStep())).toBe(true);
+    await redis.restart();
+    const finished = await run.done;
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(outcome(summaryOf(finished.stdout))).toEqual(baseline.outcome);
+    expect(results(runDir)).toEqual(baseline.results);
+  }, 600_000);
+
+  it('resumes a coordinator killed in the middle of a run, with nothing lost or counted twice', async () => {
+    await twoWorkers();
+    const out = path.join(tmp, 'coordinator-killed');
+    const runDir = path.join(out, 'run');
+    const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
+    expect(await waitFor(runDir, run, lastEvaluationStep())).toBe(true);
+    run.child.kill('SIGKILL');
+    await run.done;
+    const resumed = await runCli('generate-loop', ['--resume', runDir, '--queue', redis.url, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(outcome(summaryOf(resumed.stdout))).toEqual(baseline.outcome);
+    expect(results(runDir)).toEqual(baseline.results);
+  }, 600_000);
+});
