@@ -93,7 +93,7 @@ describe('summarizeExperiment', () => {
 });
 
 describe('runFigures', () => {
-  it('reads scores by generation and counts only freshly evaluated task results', () => {
+  it('reads scores by generation and counts each task once per run and task code', () => {
     const source = {
       run: () => ({ id: 'r1', seed: 4, costUsd: 0.5 }),
       variants: () => [
@@ -101,12 +101,16 @@ describe('runFigures', () => {
         { id: 1, generation: 1, score: null },
         { id: 2, generation: 2, score: 0.6 },
       ],
-      taskResults: (id: number) =>
-        id === 2
-          ? [{ reused: true }, { reused: false }]
-          : id === 0
-            ? [{ reused: false }, { reused: false }]
-            : [],
+      // Variant 2 keeps t1's task code (counted once) and changes t2's (counted again).
+      taskResults: (id: number) => {
+        const r = (code: string, task: string) => ({
+          code_hash: code,
+          domain: 'd',
+          split: 'val',
+          task_id: task,
+        });
+        return id === 0 ? [r('c0', 't1'), r('c0', 't2')] : id === 2 ? [r('c0', 't1'), r('c2', 't2')] : [];
+      },
     };
     expect(runFigures(source)).toEqual({
       id: 'r1',

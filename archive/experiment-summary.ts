@@ -18,7 +18,7 @@ export interface RunFigures {
   seed: number;
   /** Selection score per generation (index = generation, 0 = the initial agent), null where none. */
   scores: readonly (number | null)[];
-  /** Tasks evaluated by calling the model (reused results not counted), per generation, same index. */
+  /** Tasks evaluated per generation, same index (see runFigures for what counts). */
   tasksByGeneration: readonly number[];
   costUsd: number;
 }
@@ -185,10 +185,17 @@ export function summarizeExperiment(
 export interface FiguresSource {
   run(): { id: string; seed: number; costUsd: number } | null;
   variants(): readonly { id: number; generation: number; score: number | null }[];
-  taskResults(variantId: number): readonly { reused: boolean }[];
+  taskResults(
+    variantId: number,
+  ): readonly { code_hash: string; domain: string; split: string; task_id: string }[];
 }
 
-/** A stored run's figures: scores and freshly evaluated tasks per generation. Null for an empty archive. */
+/**
+ * A stored run's figures: scores and evaluated tasks per generation. A task counts once per run and
+ * task code: a child whose task code is unchanged reuses its parent's results, which costs nothing,
+ * while a result another run put in the shared evaluation cache still counts, as this run needed it.
+ * Null for an empty archive.
+ */
 export function runFigures(source: FiguresSource): RunFigures | null {
   const run = source.run();
   if (run === null) return null;
@@ -196,9 +203,15 @@ export function runFigures(source: FiguresSource): RunFigures | null {
   const length = Math.max(0, ...variants.map((v) => v.generation + 1));
   const scores: (number | null)[] = Array.from({ length }, () => null);
   const tasks: number[] = Array.from({ length }, () => 0);
-  for (const v of variants) {
+  const seen = new Set<string>();
+  for (const v of [...variants].sort((a, b) => a.generation - b.generation)) {
     scores[v.generation] = v.score;
-    tasks[v.generation] = source.taskResults(v.id).filter((t) => !t.reused).length;
+    for (const t of source.taskResults(v.id)) {
+      const key = [t.code_hash, t.domain, t.split, t.task_id].join('\u0000');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      tasks[v.generation]! += 1;
+    }
   }
   return { id: run.id, seed: run.seed, scores, tasksByGeneration: tasks, costUsd: run.costUsd };
 }
