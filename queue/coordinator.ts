@@ -131,7 +131,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   events.on('completed', wake);
   events.on('failed', wake);
 
-  const runTask = async (job: TaskJob, signal: AbortSignal): Promise<WorkerReply> => {
+  const runQueued = async (job: TaskJob, signal: AbortSignal): Promise<WorkerReply> => {
     const jobId = taskJobId(job);
     const started = Date.now();
     return new Promise<WorkerReply>((resolve) => {
@@ -181,7 +181,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
         limits: ctx.config.limits,
       };
       return {
-        run: (request: TaskRequest) => runTask({ ...base, request }, ctx.signal),
+        run: (request: TaskRequest) => runQueued({ ...base, request }, ctx.signal),
         // Workers start their TaskAgents when their first job of the variant arrives.
         warm() {},
         async close() {
