@@ -1,0 +1,321 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { adaptRequest } from './adapt.ts';
+import { type createBudget, maxCallCost } from './budget.ts';
+import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts';
+import type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
+import type { ModelProvider, ProviderResult, RetryTrace } from './provider.ts';
+import { type Normalizer, normalizeRequest, type RecordedResponse, requestKey } from './recorder.ts';
+import {
+  costUsd,
+  knownModelIds,
+  type ModelRecord,
+  type ResolveModelResult,
+  resolveModel,
+} from './registry.ts';
+import {
+  type CallContext,
+  type ChatRequest,
+  ChatRequestSchema,
+  type ChatResponse,
+  type ErrorType,
+  formatIssues,
+  type ModelsResponse,
+  ZERO_USAGE,
+} from './types.ts';
+
+/** How the gateway serves one request: routing, authentication, replay, budget, provider call, ledger. */
+/** What every request handler of one gateway shares: its options, budget, ledger and model lookups. */
+export interface GatewayState {
+  opts: GatewayOptions;
+  tokens: Map<string, TokenGrant>;
+  budget: ReturnType<typeof createBudget>;
+  normalizer: Normalizer;
+  /** Replay requests that found no recorded response. */
+  misses: number;
+}
+
+/** Routes a request: authenticates its token, then lists models or parses and serves a chat call. */
+export async function handle(state: GatewayState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0];
+  const route = `${req.method} ${path}`;
+  if (route !== 'POST /v1/chat' && route !== 'GET /v1/models') {
+    req.resume();
+    return sendError(
+      res,
+      'bad_request',
+      `no route ${route}; the gateway serves POST /v1/chat and GET /v1/models`,
+    );
+  }
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  const grant = token === undefined ? undefined : state.tokens.get(token);
+  if (!grant) {
+    req.resume();
+    const why = token === undefined ? 'missing bearer token' : 'unknown or revoked token';
+    return sendError(res, 'auth', `${why}: send "Authorization: Bearer $HYPERAGENTS_LLM_TOKEN"`);
+  }
+  if (route === 'GET /v1/models') {
+    req.resume();
+    const models: ModelsResponse = {
+      models: availableModels(state, grant.model).map((m) => ({
+        id: m.id,
+        nativeTools: m.nativeTools,
+        contextWindow: m.contextWindow,
+        maxOutput: m.maxOutput,
+        simulated: m.simulated,
+      })),
+    };
+    return sendJson(res, 200, models);
+  }
+  const row: Row = { ts: new Date().toISOString(), started: Date.now(), grant, model: grant.model };
+  const body = await readBody(req);
+  if (body.kind === 'aborted') return;
+  if (body.kind === 'too_large') {
+    res.setHeader('connection', 'close');
+    return fail(
+      state,
+      res,
+      row,
+      'context_overflow',
+      `request body over the gateway's limit of ${MAX_BODY_BYTES} bytes; shorten the conversation`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body.text);
+  } catch (error) {
+    return fail(
+      state,
+      res,
+      row,
+      'bad_request',
+      `request body is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  const parsed = ChatRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    return fail(
+      state,
+      res,
+      row,
+      'bad_request',
+      `invalid chat request:\n${formatIssues(parsed.error.issues)}`,
+    );
+  }
+  await chat(state, grant, { body: parsed.data, chars: body.text.length, row }, res);
+}
+
+/**
+ * Serves one chat call: the model must be known and served by this run; in replay mode the answer comes from
+ * the recording; otherwise the budget reserves the call's maximum cost, the provider answers (with its
+ * retries), the actual cost is settled and the reply is recorded when recording.
+ */
+async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: ServerResponse): Promise<void> {
+  const { opts, normalizer } = state;
+  const { body, row } = call;
+  const modelId = body.model ?? grant.model;
+  row.model = modelId;
+  const resolved = resolve(state, modelId);
+  if (!resolved.ok) return fail(state, res, row, 'unknown_model', resolved.error.message);
+  if (!serves(opts, modelId)) {
+    const allowed = availableModels(state, grant.model).map((m) => m.id);
+    return fail(
+      state,
+      res,
+      row,
+      'unknown_model',
+      `model "${modelId}" is not available in this run; use one of: ${allowed.join(', ')}`,
+    );
+  }
+  const model = resolved.model;
+  const req: ChatRequest = { ...body, model: modelId };
+  const recorded =
+    opts.record || opts.replay ? normalizeRequest(grant.role, modelId, body, normalizer) : null;
+  const key = recorded === null ? '' : requestKey(recorded);
+  if (opts.replay) {
+    const hit = opts.replay.next(key);
+    if (hit === undefined) {
+      state.misses++;
+      return fail(
+        state,
+        res,
+        row,
+        'provider_error',
+        `no recorded response for this ${grant.role} request in ${opts.replay.file} (replay mode calls no ` +
+          'model). The run asked something the recorded run did not: replay with the same options and ' +
+          '--seed as the recording, and record again after changing the agents or the harness.',
+      );
+    }
+    return answer(state, res, row, normalizer.restore(hit), { costUsd: 0, attempts: 0, replayed: true });
+  }
+  const fitted = adaptRequest(model, req);
+  const reservation = state.budget.reserve(maxCallCost(model, fitted.maxTokens, call.chars), modelId);
+  if (!reservation.ok) return fail(state, res, row, 'budget_exceeded', reservation.message);
+  const provider = safeProvider(opts, modelId);
+  if (!provider) {
+    reservation.settle(0);
+    return fail(state, res, row, 'unknown_model', `model "${modelId}" has no provider in this run`);
+  }
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const ctx: CallContext = { runId: grant.runId, variantId: grant.variantId, role: grant.role };
+  const result = await safeComplete(provider, req, ctx, controller.signal);
+  const trace: RetryTrace = result.trace ?? { attempts: 1, retried: [] };
+  if (!result.ok) {
+    reservation.settle(0);
+    return fail(state, res, row, result.error.type, result.error.message, result.error.retryable, trace);
+  }
+  const cost = result.response.costUsd ?? costUsd(model, result.response.usage);
+  reservation.settle(cost);
+  const adapted = result.response.adapted ?? fitted.adapted;
+  const response: RecordedResponse = {
+    message: result.response.message,
+    stopReason: result.response.stopReason,
+    usage: result.response.usage,
+    costUsd: cost,
+    ...(adapted.length > 0 ? { adapted } : {}),
+  };
+  if (opts.record && recorded !== null) {
+    try {
+      opts.record.append({ key, request: recorded, response: normalizer.normalize(response) });
+    } catch (error) {
+      process.stderr.write(`gateway: could not append to ${opts.record.file}: ${(error as Error).message}\n`);
+    }
+  }
+  answer(state, res, row, response, { costUsd: cost, attempts: trace.attempts, replayed: false, trace });
+}
+
+/** A reply to the agent, with its ledger row. */
+function answer(
+  state: GatewayState,
+  res: ServerResponse,
+  row: Row,
+  reply: RecordedResponse,
+  how: { costUsd: number; attempts: number; replayed: boolean; trace?: RetryTrace },
+): void {
+  const latencyMs = Date.now() - row.started;
+  const { message, stopReason, usage, adapted } = reply;
+  ledger(state, {
+    ...ledgerBase(row),
+    usage,
+    costUsd: how.costUsd,
+    latencyMs,
+    status: 'ok',
+    attempts: how.attempts,
+    replayed: how.replayed,
+    ...(adapted ? { adapted } : {}),
+    ...(how.trace && how.trace.retried.length > 0 ? { retried: how.trace.retried } : {}),
+  });
+  const response: ChatResponse = {
+    message,
+    stopReason,
+    usage,
+    costUsd: how.costUsd,
+    model: row.model,
+    latencyMs,
+    ...(adapted ? { adapted } : {}),
+  };
+  sendJson(res, 200, response);
+}
+
+/** An error reply to the agent, with its ledger row. */
+function fail(
+  state: GatewayState,
+  res: ServerResponse,
+  row: Row,
+  type: ErrorType,
+  message: string,
+  retryable = false,
+  trace?: RetryTrace,
+): void {
+  ledger(state, {
+    ...ledgerBase(row),
+    usage: { ...ZERO_USAGE },
+    costUsd: 0,
+    latencyMs: Date.now() - row.started,
+    status: type,
+    error: message,
+    attempts: trace?.attempts ?? 0,
+    replayed: false,
+    ...(trace && trace.retried.length > 0 ? { retried: trace.retried } : {}),
+  });
+  sendError(res, type, message, retryable);
+}
+
+function ledger(state: GatewayState, row: GatewayLedgerRow): void {
+  try {
+    state.opts.onCall(row);
+  } catch (error) {
+    process.stderr.write(`gateway: ledger callback failed: ${(error as Error).message}\n`);
+  }
+}
+
+/** The run's own record of a model (the sim's nominal price) before the registry's. */
+export function resolve(state: GatewayState, id: string): ResolveModelResult {
+  const own = state.opts.records?.(id);
+  return own ? { ok: true, model: own } : resolveModel(id);
+}
+
+function serves(opts: GatewayOptions, id: string): boolean {
+  return opts.models ? opts.models.includes(id) : safeProvider(opts, id) !== undefined;
+}
+
+/** The token's default model first, then every other model this run serves. */
+function availableModels(state: GatewayState, first: string): ModelRecord[] {
+  const others = (state.opts.models ?? knownModelIds()).filter(
+    (id) => id !== first && serves(state.opts, id),
+  );
+  return [first, ...others].flatMap((id) => {
+    const resolved = resolve(state, id);
+    return resolved.ok ? [resolved.model] : [];
+  });
+}
+
+interface Row {
+  ts: string;
+  started: number;
+  grant: TokenGrant;
+  model: string;
+}
+
+/** A parsed chat request, its size in characters (for the cost estimate) and its ledger row. */
+interface Call {
+  body: ChatRequest;
+  chars: number;
+  row: Row;
+}
+
+function ledgerBase(row: Row) {
+  return {
+    ts: row.ts,
+    runId: row.grant.runId,
+    variantId: row.grant.variantId,
+    role: row.grant.role,
+    model: row.model,
+  };
+}
+
+function safeProvider(opts: GatewayOptions, id: string): ModelProvider | undefined {
+  try {
+    return opts.providers(id);
+  } catch {
+    return undefined;
+  }
+}
+
+async function safeComplete(
+  provider: ModelProvider,
+  req: ChatRequest,
+  ctx: CallContext,
+  signal: AbortSignal,
+): Promise<ProviderResult> {
+  try {
+    return await provider.complete(req, ctx, signal);
+  } catch (error) {
+    return {
+      ok: false,
+      error: { type: 'internal', message: `provider threw: ${(error as Error).message}`, retryable: true },
+    };
+  }
+}
