@@ -20,7 +20,9 @@ describe('generate-loop on the simulated model', () => {
   let ten: Summary;
 
   beforeAll(async () => {
-    const base = ['--domains', 'arithmetic', '--model', 'sim', '--seed', '1', '--json'];
+    // Seed 4: on the simulated landscape its first ten generations find a better variant (not every seed's
+    // do: the landscape is built so that progress takes a search, not a lucky first draw).
+    const base = ['--domains', 'arithmetic', '--model', 'sim', '--seed', '4', '--json'];
     const [a, b] = [
       await runCli('generate-loop', [...base, '--generations', '5', '--out', path.join(tmp, 'five')]),
       await runCli('generate-loop', [...base, '--generations', '10', '--out', path.join(tmp, 'ten')]),
@@ -95,7 +97,7 @@ describe('generate-loop on the simulated model', () => {
       simulated: number;
       status: string;
     };
-    expect(run).toEqual({ seed: 1, simulated: 1, status: 'done' });
+    expect(run).toEqual({ seed: 4, simulated: 1, status: 'done' });
     const v0 = db
       .prepare("SELECT score FROM evaluations WHERE variant_id = 0 AND split = 'val' AND stage = 'full'")
       .get() as {
