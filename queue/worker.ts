@@ -161,7 +161,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
       // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
       const failed = reply.kind === 'infra' || reply.error !== null;
       if (relay.failures() > failuresBefore || (failed && !(await reachable(new URL(url))))) {
-        const reason = `the coordinator's gateway at ${url} could not be reached (${relay.lastFailure() ?? 'no answer'}); the job will be tried again`;
+        const reason = `a model call through the coordinator's gateway at ${url} failed in transit (${relay.lastFailure() ?? 'no answer'}); the job will be tried again`;
         options.note(`job ${job.id}: ${reason}`);
         throw new Error(reason);
       }
