@@ -74,6 +74,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
   mkdirSync(options.workDir, { recursive: true });
   const id = `${hostname()}-${process.pid}`;
   const prepared = new Map<string, Promise<Prepared>>();
+  let preparedCount = 0;
   const relays = new Map<string, Promise<Relay>>();
 
   const relayFor = (url: string): Promise<Relay> => {
@@ -94,8 +95,11 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
         const tar = await client.getBuffer(codeKey(job.runKey, job.commit));
         if (tar === null)
           throw new Error(`the code of commit ${job.commit.slice(0, 12)} is not in Redis (yet)`);
-        const dir = path.join(options.workDir, `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}`);
-        rmSync(dir, { recursive: true, force: true });
+        // A folder of its own: an idle copy of the same commit being closed may still be removing its folder.
+        const dir = path.join(
+          options.workDir,
+          `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}-${++preparedCount}`,
+        );
         mkdirSync(path.join(dir, 'tree'), { recursive: true });
         await untar(tar, path.join(dir, 'tree'));
         symlinkSync(options.nodeModules, path.join(dir, 'tree', 'node_modules'), 'dir');
