@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HARNESS_VERSION, type RunSummary } from '../../harness/run.ts';
+import type { RunSummary } from '../../harness/run.ts';
+import { PROJECT_VERSION } from '../../queue/project-version.ts';
 import { PREFIX, taskQueueName } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
 import { type KillPoint, outcome, readArchive, startCli, stepsOf, waitFor } from '../kill-points.ts';
@@ -132,7 +133,7 @@ describe('generate-loop --queue with two workers', () => {
     const [victim] = await twoWorkers();
     const out = path.join(tmp, 'worker-killed');
     const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
-    const queue = new Queue(taskQueueName(HARNESS_VERSION), {
+    const queue = new Queue(taskQueueName(PROJECT_VERSION), {
       connection: { host: '127.0.0.1', port: redis.port },
       prefix: PREFIX,
     });
