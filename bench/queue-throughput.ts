@@ -111,7 +111,7 @@ export async function benchQueueThroughput(
       runDir,
       gateway,
       signal: new AbortController().signal,
-      config: { taskModel: 'sim', taskTimeoutSec: 120, limits: DEFAULT_LIMITS },
+      config: { taskModel: 'sim', taskTimeoutSec: 120, limits: DEFAULT_LIMITS, domains: ['arithmetic'] },
     };
     for (let round = 0; round < rounds; round++) {
       const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });

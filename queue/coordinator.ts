@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import { parseDomainRefs } from '../domains/reference.ts';
 import type { RemoteTaskContext, RemoteTasks } from '../harness/run-context.ts';
 import type { TaskRequest, WorkerReply } from '../harness/task-workers.ts';
 import { connectionOptions } from './connection.ts';
@@ -180,8 +181,10 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         limits: ctx.config.limits,
       };
+      const shipped = shippedDomains(ctx.config.domains);
       return {
-        run: (request: TaskRequest) => runTask({ ...base, request }, ctx.signal),
+        run: (request: TaskRequest) =>
+          runTask({ ...base, request, gradeHere: shipped.has(request.domain) }, ctx.signal),
         async close() {
           ctx.gateway.revokeToken(token);
         },
@@ -198,6 +201,12 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
       client.disconnect();
     },
   };
+}
+
+/** Names of the run's domains that come with the project (a worker has them); not users' datasets. */
+function shippedDomains(domains: readonly string[]): Set<string> {
+  const parsed = parseDomainRefs(domains);
+  return new Set(parsed.ok ? parsed.refs.filter((r) => r.kind === 'named').map((r) => r.name) : []);
 }
 
 /** The variant's whole tree at `commit`, as git stores it (no links: the gate refused those). */

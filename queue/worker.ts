@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { type AgentEntry, buildAgentEntry } from '../harness/agent-build.ts';
 import { agentEnv } from '../harness/agent-processes.ts';
 import { TASK_ENTRY, taskAgentCommand } from '../harness/generation-session.ts';
+import { createGradeContext } from '../harness/grade-context.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
 import { createTaskPool, type TaskPool, type WorkerReply } from '../harness/task-workers.ts';
 import { connectionOptions } from './connection.ts';
@@ -22,6 +23,7 @@ import {
 } from './protocol.ts';
 import type { RedisTarget } from './redis-url.ts';
 import { type Relay, startRelay } from './relay.ts';
+import { createWorkerGrader } from './worker-grading.ts';
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
@@ -55,8 +57,9 @@ const IDLE_MS = 30_000;
 /**
  * Takes task jobs from the queue of this project version: fetches the variant's tree from Redis, builds its
  * TaskAgent, runs it in this machine's sandbox with the coordinator's gateway reached through a local relay,
- * and returns the reply as the job's result. Grading stays with the coordinator (which alone holds the gold
- * answers). A job that could not reach the gateway fails and is tried again later (the coordinator may be
+ * grades the reply with this installation's own copy of the domain (for a domain shipped with the project;
+ * the project version makes the copies equal, and gold answers never cross the network), and returns both as
+ * the job's result. A job that could not reach the gateway fails and is tried again later (the coordinator may be
  * restarting); a worker killed mid-job leaves it to BullMQ's stalled-job check.
  */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<StartedWorker> {
@@ -76,6 +79,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
   const prepared = new Map<string, Promise<Prepared>>();
   let preparedCount = 0;
   const relays = new Map<string, Promise<Relay>>();
+  const grader = createWorkerGrader(
+    createGradeContext({ sandbox: options.sandbox, nodeModules: options.nodeModules }),
+  );
 
   const relayFor = (url: string): Promise<Relay> => {
     let relay = relays.get(url);
@@ -169,7 +175,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
         options.note(`job ${job.id}: ${reason}`);
         throw new Error(reason);
       }
-      return reply;
+      if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return reply;
+      const graded = await grader.grade(task.request, reply.output);
+      return graded === null ? reply : { ...reply, graded };
     } finally {
       variant.running -= 1;
       variant.lastUsed = Date.now();
