@@ -13,8 +13,8 @@ import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents worker --queue redis://HOST:PORT[/DB] [--concurrency 2] [--sandbox auto|bwrap|none]
 
-Takes evaluation tasks from a coordinator's queue (generate-loop --queue) and runs each variant's
-TaskAgent here, in this machine's sandbox. Agents reach models only through the coordinator's gateway;
+Takes evaluation tasks from a coordinator's queue (generate-loop --queue), runs each variant's
+TaskAgent here, in this machine's sandbox, and grades its replies with this installation's domains. Agents reach models only through the coordinator's gateway;
 no provider key is needed or read here. Runs until Ctrl-C; a job it was running is then taken by
 another worker.`;
 
