@@ -93,14 +93,18 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     waiter.checking = true;
     waiter.again = false;
     try {
-      const job = await Job.fromId(queue, waiter.jobId);
-      if (job === undefined) {
+      const state = await queue.getJobState(waiter.jobId);
+      if (state === 'unknown') {
         // Redis lost it (restarted without persistence), and with it what workers read for the variant.
         await published.get(`${waiter.job.runKey}:${waiter.job.commit}`)?.();
         await add(waiter);
         return;
       }
-      const state = await job.getState();
+      if (state !== 'completed' && state !== 'failed') return;
+      // Read after its state: a job becomes completed together with its result, so the job read now holds
+      // it (read before, it could be the job of a moment earlier, without its result).
+      const job = await Job.fromId(queue, waiter.jobId);
+      if (job === undefined) return;
       if (state === 'completed') {
         const parsed = TaskJobResultSchema.safeParse(job.returnvalue);
         finish(
