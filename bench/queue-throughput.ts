@@ -8,12 +8,13 @@ import { buildAgentEntry } from '../harness/agent-build.ts';
 import { agentEnv } from '../harness/agent-processes.ts';
 import { entryCommand } from '../harness/generation-session.ts';
 import { DEFAULT_LIMITS } from '../harness/resource-limits.ts';
-import { HARNESS_VERSION, PROJECT_ROOT } from '../harness/run-config.ts';
+import { PROJECT_ROOT } from '../harness/run-config.ts';
 import { createTaskPool, type TaskPool } from '../harness/task-workers.ts';
 import { createVariantRepo } from '../harness/variant-repo.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 import { openCoordinator } from '../queue/coordinator.ts';
+import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { parseRedisUrl } from '../queue/redis-url.ts';
 import { startRedis } from '../queue/testing/redis-server.ts';
 
@@ -66,7 +67,7 @@ export async function benchQueueThroughput(
   if (!target.ok) throw new Error(target.message);
   const coordinator = await openCoordinator({
     target: target.target,
-    version: HARNESS_VERSION,
+    version: PROJECT_VERSION,
     gatewayUrl: null,
   });
   const workers: ChildProcess[] = [];
@@ -110,7 +111,7 @@ export async function benchQueueThroughput(
       runDir,
       gateway,
       signal: new AbortController().signal,
-      config: { taskModel: 'sim', taskTimeoutSec: 120, limits: DEFAULT_LIMITS },
+      config: { taskModel: 'sim', taskTimeoutSec: 120, limits: DEFAULT_LIMITS, domains: ['arithmetic'] },
     };
     for (let round = 0; round < rounds; round++) {
       const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });

@@ -1,8 +1,9 @@
 import { secretValues } from '../archive/redact.ts';
 import { ModelUnreachableError, type RetryNotice } from '../harness/first-contact.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
-import { HARNESS_VERSION, runGenerations } from '../harness/run.ts';
+import { runGenerations } from '../harness/run.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
+import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
@@ -55,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
     if (prepared !== 'help' && queue.queue !== null) {
       const target = await queueTarget(queue.queue, 'generate-loop --queue');
       await assertListenable(queue.gatewayListen);
-      coordinator = await openCoordinator({ target, version: HARNESS_VERSION, gatewayUrl: queue.gatewayUrl });
+      coordinator = await openCoordinator({ target, version: PROJECT_VERSION, gatewayUrl: queue.gatewayUrl });
     }
   } catch (error) {
     return reportError(error, 'generate-loop');

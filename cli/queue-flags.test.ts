@@ -38,6 +38,10 @@ describe('takeQueueFlags', () => {
     [['--gateway-listen', '0.0.0.0:1'], 'is for a coordinator'],
     [['--queue', 'redis://q', '--gateway-listen', '8750'], 'HOST:PORT'],
     [['--queue', 'redis://q', '--gateway-url', 'coord:8750'], 'http://HOST:PORT'],
+    [
+      ['--queue', 'redis://q', '--remote-generations'],
+      '--remote-generations (whole MetaAgent runs as queue jobs) is not built yet',
+    ],
   ])('refuses %j', (argv, words) => {
     expect(() => takeQueueFlags(argv)).toThrow(words);
   });

@@ -14,7 +14,8 @@ export interface QueueFlags {
 export const QUEUE_HELP = `Scale-out (see README, "Scale-out with workers"):
   --queue redis://HOST:PORT[/DB]   run as a coordinator: tasks go to "hyperagents worker" processes
   --gateway-listen HOST:PORT       where the gateway also listens for workers (default 127.0.0.1:0, any port)
-  --gateway-url http://HOST:PORT   the gateway as workers reach it (default: the listening address)`;
+  --gateway-url http://HOST:PORT   the gateway as workers reach it (default: the listening address)
+  (--remote-generations, whole MetaAgent runs on workers, is not built yet: the MetaAgent runs here)`;
 
 const NAMES = ['queue', 'gateway-listen', 'gateway-url'] as const;
 
@@ -24,6 +25,13 @@ export function takeQueueFlags(argv: readonly string[]): QueueFlags {
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
+    if (word === '--remote-generations' || word.startsWith('--remote-generations=')) {
+      throw new UsageError(
+        '--remote-generations (whole MetaAgent runs as queue jobs) is not built yet. With --queue, every ' +
+          "task of a variant's evaluation runs on the workers, while the MetaAgent and the gate run on this " +
+          'machine. Drop --remote-generations and run again.',
+      );
+    }
     const name = NAMES.find((n) => word === `--${n}` || word.startsWith(`--${n}=`));
     if (name === undefined) {
       rest.push(word);

@@ -1,5 +1,5 @@
 import yargs from 'yargs';
-import { HARNESS_VERSION } from '../harness/run-config.ts';
+import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { queueStatus } from '../queue/status.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { queueTarget } from './queue-target.ts';
@@ -31,7 +31,7 @@ export async function queueCommand(argv: string[]): Promise<number> {
     );
   }
   const target = await queueTarget(args.queue, 'hyperagents queue status');
-  const status = await queueStatus(target, HARNESS_VERSION);
+  const status = await queueStatus(target, PROJECT_VERSION);
   if (args.json) {
     process.stdout.write(`${JSON.stringify(status)}\n`);
     return 0;

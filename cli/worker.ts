@@ -2,8 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yargs from 'yargs';
-import { HARNESS_VERSION, PROJECT_ROOT } from '../harness/run-config.ts';
+import { PROJECT_ROOT } from '../harness/run-config.ts';
 import { resolveSandbox, SANDBOX_MODES } from '../harness/sandbox.ts';
+import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { formatRedisTarget } from '../queue/redis-url.ts';
 import { startQueueWorker } from '../queue/worker.ts';
 import { parseOrExplain } from './parse-usage.ts';
@@ -12,8 +13,8 @@ import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents worker --queue redis://HOST:PORT[/DB] [--concurrency 2] [--sandbox auto|bwrap|none]
 
-Takes evaluation tasks from a coordinator's queue (generate-loop --queue) and runs each variant's
-TaskAgent here, in this machine's sandbox. Agents reach models only through the coordinator's gateway;
+Takes evaluation tasks from a coordinator's queue (generate-loop --queue), runs each variant's
+TaskAgent here, in this machine's sandbox, and grades its replies with this installation's domains. Agents reach models only through the coordinator's gateway;
 no provider key is needed or read here. Runs until Ctrl-C; a job it was running is then taken by
 another worker.`;
 
@@ -54,7 +55,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const target = await queueTarget(args.queue, 'hyperagents worker');
   const started = await startQueueWorker({
     target,
-    version: HARNESS_VERSION,
+    version: PROJECT_VERSION,
     concurrency: args.concurrency,
     sandbox,
     nodeModules: path.join(PROJECT_ROOT, 'node_modules'),
@@ -63,7 +64,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   });
   if (!started.ok) throw new UsageError(started.message);
   process.stderr.write(
-    `worker ${started.id}: taking tasks from ${formatRedisTarget(target)} (version ${HARNESS_VERSION}, ` +
+    `worker ${started.id}: taking tasks from ${formatRedisTarget(target)} (version ${PROJECT_VERSION}, ` +
       `concurrency ${args.concurrency}, sandbox ${sandbox.kind === 'bwrap' ? 'bubblewrap' : `none: ${sandbox.why}`}). Ctrl-C to stop.\n`,
   );
   await new Promise<void>((resolve) => {

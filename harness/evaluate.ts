@@ -177,7 +177,7 @@ async function evaluateTask(
   const graded =
     reply.error !== null
       ? { outcome: 'error' as const, prediction: undefined, score: 0, error: reply.error, detail: null }
-      : await gradeOutput(domain, task, reply.output, target.grading);
+      : (reply.graded ?? (await gradeOutput(domain, task, reply.output, target.grading)));
   const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
   if (target.cacheable && reply.error === null) target.cache.put(key, result);
   return { ...base, ...result, reused: false };

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createRedactor, type Redactor } from '../archive/redact.ts';
 import { type CommandSpec, killGroup, startTracked } from './agent-processes.ts';
 import { type CappedLog, capText, openCappedLog } from './capped-output.ts';
+import type { Graded } from './grading.ts';
 import { DEFAULT_LIMITS } from './resource-limits.ts';
 
 export type { CommandSpec } from './agent-processes.ts';
@@ -13,9 +14,12 @@ export interface TaskRequest {
   formatHint?: string;
 }
 
-/** A reply the TaskAgent gave (its `error` is a model failure, a result), or an infrastructure failure. */
+/**
+ * A reply the TaskAgent gave (its `error` is a model failure, a result), or an infrastructure failure.
+ * `graded` is set when the reply was already graded where it ran (a queue worker).
+ */
 export type WorkerReply =
-  | { kind: 'reply'; output: string; error: string | null; latencyMs: number }
+  | { kind: 'reply'; output: string; error: string | null; latencyMs: number; graded?: Graded }
   | { kind: 'infra'; reason: string; latencyMs: number };
 
 export interface TaskPoolOptions {

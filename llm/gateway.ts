@@ -10,6 +10,14 @@ import { clearStaleSocket, closeServer, listen, usableSocketPath } from './unix-
 
 export type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
 
+/**
+ * How long the gateway keeps an idle connection open: longer than agents' HTTP clients keep one (Node's
+ * default agent: 5 s), so that it is always the agent that closes an idle connection. A gateway closing
+ * first can cross the agent's next request on that connection, which the agent reports as a failed model
+ * call: a task's outcome would then depend on timing (more so on a loaded machine or through a relay).
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 export interface Gateway {
   /** `unix:/abs/path.sock` (the real path, after any fallback): the agents' HYPERAGENTS_LLM_URL. */
   url: string;
@@ -82,6 +90,7 @@ async function listenAll(
   const socketPath = usableSocketPath(opts.socketPath);
   await clearStaleSocket(socketPath);
   const unixServer = createServer(listener);
+  unixServer.keepAliveTimeout = KEEP_ALIVE_MS;
   await listen(unixServer, socketPath);
   await chmod(socketPath, 0o600);
   let tcpServer: Server | undefined;
@@ -89,6 +98,7 @@ async function listenAll(
   if (opts.tcp) {
     const { host, port } = opts.tcp === true ? { host: '127.0.0.1', port: 0 } : opts.tcp;
     tcpServer = createServer(listener);
+    tcpServer.keepAliveTimeout = KEEP_ALIVE_MS;
     await listen(tcpServer, port, host);
     const address = tcpServer.address();
     if (address && typeof address === 'object') tcpUrl = `http://${host}:${address.port}`;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import { parseDomainRefs } from '../domains/reference.ts';
 import type { RemoteTaskContext, RemoteTasks } from '../harness/run-context.ts';
 import type { TaskRequest, WorkerReply } from '../harness/task-workers.ts';
 import { connectionOptions } from './connection.ts';
@@ -92,14 +93,18 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     waiter.checking = true;
     waiter.again = false;
     try {
-      const job = await Job.fromId(queue, waiter.jobId);
-      if (job === undefined) {
+      const state = await queue.getJobState(waiter.jobId);
+      if (state === 'unknown') {
         // Redis lost it (restarted without persistence), and with it what workers read for the variant.
         await published.get(`${waiter.job.runKey}:${waiter.job.commit}`)?.();
         await add(waiter);
         return;
       }
-      const state = await job.getState();
+      if (state !== 'completed' && state !== 'failed') return;
+      // Read after its state: a job becomes completed together with its result, so the job read now holds
+      // it (read before, it could be the job of a moment earlier, without its result).
+      const job = await Job.fromId(queue, waiter.jobId);
+      if (job === undefined) return;
       if (state === 'completed') {
         const parsed = TaskJobResultSchema.safeParse(job.returnvalue);
         finish(
@@ -180,8 +185,10 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         limits: ctx.config.limits,
       };
+      const shipped = shippedDomains(ctx.config.domains);
       return {
-        run: (request: TaskRequest) => runQueued({ ...base, request }, ctx.signal),
+        run: (request: TaskRequest) =>
+          runQueued({ ...base, request, gradeHere: shipped.has(request.domain) }, ctx.signal),
         // Workers start their TaskAgents when their first job of the variant arrives.
         warm() {},
         async close() {
@@ -200,6 +207,12 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
       client.disconnect();
     },
   };
+}
+
+/** Names of the run's domains that come with the project (a worker has them); not users' datasets. */
+function shippedDomains(domains: readonly string[]): Set<string> {
+  const parsed = parseDomainRefs(domains);
+  return new Set(parsed.ok ? parsed.refs.filter((r) => r.kind === 'named').map((r) => r.name) : []);
 }
 
 /** The variant's whole tree at `commit`, as git stores it (no links: the gate refused those). */

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { TASK_OUTCOMES } from '../archive/archive.ts';
 
 /**
  * What crosses Redis between a coordinator and its workers: a job names a run (by a key derived from the
  * run's secret, not its folder), a variant's commit, the gateway token for that variant's tasks, and one
- * task's input. Gold answers, graders' verdicts, provider keys and the archive never enter Redis.
+ * task's input; its result is the TaskAgent's reply and, for a domain shipped with the project, the grade
+ * the worker gave it with its own copy of that domain. Gold answers, provider keys and the archive never
+ * enter Redis.
  */
 
 /** BullMQ's key prefix: every key this project writes in Redis starts with it. */
@@ -44,6 +47,8 @@ export const TaskJobSchema = z.object({
     input: z.unknown(),
     formatHint: z.string().optional(),
   }),
+  /** The task's domain is one shipped with the project (not a user's dataset): the worker grades it. */
+  gradeHere: z.boolean(),
 });
 export type TaskJob = z.infer<typeof TaskJobSchema>;
 
@@ -54,6 +59,15 @@ export const TaskJobResultSchema = z.discriminatedUnion('kind', [
     output: z.string(),
     error: z.string().nullable(),
     latencyMs: z.number(),
+    graded: z
+      .object({
+        outcome: z.enum(TASK_OUTCOMES),
+        prediction: z.unknown(),
+        score: z.number(),
+        error: z.string().nullable(),
+        detail: z.string().nullable(),
+      })
+      .optional(),
   }),
   z.object({ kind: z.literal('infra'), reason: z.string(), latencyMs: z.number() }),
 ]);

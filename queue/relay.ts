@@ -13,7 +13,11 @@ export interface Relay {
 /**
  * Passes each connection on a local unix socket through to the coordinator's gateway over TCP, byte for
  * byte: the sandboxed agent keeps its one way out (a socket file), and only the coordinator holds keys.
- * A connection the coordinator refuses or drops is counted, so the job it served can be retried.
+ * A connection the coordinator refuses or drops is counted, so the job it served can be retried. "Drops"
+ * includes a gateway that ends a kept-alive connection while a request on it is still unanswered: the
+ * gateway closes idle connections after a few seconds, and an agent's next request can cross that close
+ * on the way (more often here than beside the gateway, the relay being one more hop), which the agent
+ * would report as a failed model call, a task outcome that depends on timing.
  */
 export async function startRelay(socketPath: string, gateway: URL): Promise<Relay> {
   let failures = 0;
@@ -24,12 +28,23 @@ export async function startRelay(socketPath: string, gateway: URL): Promise<Rela
     open.add(local).add(remote);
     local.pipe(remote);
     remote.pipe(local);
-    const fail = (error: Error): void => {
+    /** Bytes went to the gateway and none came back since: a request is waiting for its answer. */
+    let unanswered = false;
+    local.on('data', () => {
+      unanswered = true;
+    });
+    remote.on('data', () => {
+      unanswered = false;
+    });
+    const fail = (reason: string): void => {
       failures += 1;
-      last = error.message;
+      last = reason;
       local.destroy();
     };
-    remote.on('error', fail);
+    remote.on('error', (error) => fail(error.message));
+    remote.on('end', () => {
+      if (unanswered) fail('the gateway closed the connection before answering a request');
+    });
     local.on('error', () => remote.destroy());
     local.on('close', () => {
       open.delete(local);

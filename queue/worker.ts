@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { type AgentEntry, buildAgentEntry } from '../harness/agent-build.ts';
 import { agentEnv } from '../harness/agent-processes.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation-session.ts';
+import { createGradeContext } from '../harness/grade-context.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
 import { createTaskPool, type TaskPool, type WorkerReply } from '../harness/task-workers.ts';
 import { connectionOptions } from './connection.ts';
@@ -22,6 +23,7 @@ import {
 } from './protocol.ts';
 import type { RedisTarget } from './redis-url.ts';
 import { type Relay, startRelay } from './relay.ts';
+import { createWorkerGrader } from './worker-grading.ts';
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
@@ -55,8 +57,9 @@ const IDLE_MS = 30_000;
 /**
  * Takes task jobs from the queue of this project version: fetches the variant's tree from Redis, builds its
  * TaskAgent, runs it in this machine's sandbox with the coordinator's gateway reached through a local relay,
- * and returns the reply as the job's result. Grading stays with the coordinator (which alone holds the gold
- * answers). A job that could not reach the gateway fails and is tried again later (the coordinator may be
+ * grades the reply with this installation's own copy of the domain (for a domain shipped with the project;
+ * the project version makes the copies equal, and gold answers never cross the network), and returns both as
+ * the job's result. A job that could not reach the gateway fails and is tried again later (the coordinator may be
  * restarting); a worker killed mid-job leaves it to BullMQ's stalled-job check.
  */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<StartedWorker> {
@@ -68,13 +71,17 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     client.disconnect();
     return {
       ok: false,
-      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs}. Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
+      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs} (after the "+" is a hash of the project's domains/ and harness/ code: workers grade with their own copy of the domains, so it must match too). Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
     };
   }
   mkdirSync(options.workDir, { recursive: true });
   const id = `${hostname()}-${process.pid}`;
   const prepared = new Map<string, Promise<Prepared>>();
+  let preparedCount = 0;
   const relays = new Map<string, Promise<Relay>>();
+  const grader = createWorkerGrader(
+    createGradeContext({ sandbox: options.sandbox, nodeModules: options.nodeModules }),
+  );
 
   const relayFor = (url: string): Promise<Relay> => {
     let relay = relays.get(url);
@@ -94,8 +101,11 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
         const tar = await client.getBuffer(codeKey(job.runKey, job.commit));
         if (tar === null)
           throw new Error(`the code of commit ${job.commit.slice(0, 12)} is not in Redis (yet)`);
-        const dir = path.join(options.workDir, `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}`);
-        rmSync(dir, { recursive: true, force: true });
+        // A folder of its own: an idle copy of the same commit being closed may still be removing its folder.
+        const dir = path.join(
+          options.workDir,
+          `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}-${++preparedCount}`,
+        );
         mkdirSync(path.join(dir, 'tree'), { recursive: true });
         await untar(tar, path.join(dir, 'tree'));
         symlinkSync(options.nodeModules, path.join(dir, 'tree', 'node_modules'), 'dir');
@@ -162,11 +172,13 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
       // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
       const failed = reply.kind === 'infra' || reply.error !== null;
       if (relay.failures() > failuresBefore || (failed && !(await reachable(new URL(url))))) {
-        const reason = `the coordinator's gateway at ${url} could not be reached (${relay.lastFailure() ?? 'no answer'}); the job will be tried again`;
+        const reason = `a model call through the coordinator's gateway at ${url} failed in transit (${relay.lastFailure() ?? 'no answer'}); the job will be tried again`;
         options.note(`job ${job.id}: ${reason}`);
         throw new Error(reason);
       }
-      return reply;
+      if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return reply;
+      const graded = await grader.grade(task.request, reply.output);
+      return graded === null ? reply : { ...reply, graded };
     } finally {
       variant.running -= 1;
       variant.lastUsed = Date.now();

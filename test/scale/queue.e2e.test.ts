@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HARNESS_VERSION, type RunSummary } from '../../harness/run.ts';
-import { PREFIX, taskQueueName } from '../../queue/protocol.ts';
+import type { RunSummary } from '../../harness/run.ts';
+import { PROJECT_VERSION } from '../../queue/project-version.ts';
+import { PREFIX, type TaskJob, taskQueueName } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
 import { type KillPoint, outcome, readArchive, startCli, stepsOf, waitFor } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
@@ -126,13 +127,27 @@ describe('generate-loop --queue with two workers', () => {
     const parsed = JSON.parse(status.stdout) as { jobs: { completed: number }; workers: string[] };
     expect(parsed.jobs.completed).toBeGreaterThanOrEqual(baseline.results.length);
     expect(parsed.workers).toEqual([first!.name, second!.name].sort());
+    // Each evaluated task was graded on the worker that ran it, with the worker's own copy of the domain.
+    const queue = new Queue(taskQueueName(PROJECT_VERSION), {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix: PREFIX,
+    });
+    try {
+      const evaluated = (await queue.getCompleted(0, -1)).filter(
+        (job) => !(job.data as TaskJob).request.id.startsWith('smoke-'),
+      );
+      expect(evaluated.length).toBeGreaterThan(0);
+      for (const job of evaluated) expect((job.returnvalue as { graded?: unknown }).graded).toBeDefined();
+    } finally {
+      await queue.close();
+    }
   }, 600_000);
 
   it('loses nothing and counts nothing twice when a worker is killed in the middle of a job', async () => {
     const [victim] = await twoWorkers();
     const out = path.join(tmp, 'worker-killed');
     const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
-    const queue = new Queue(taskQueueName(HARNESS_VERSION), {
+    const queue = new Queue(taskQueueName(PROJECT_VERSION), {
       connection: { host: '127.0.0.1', port: redis.port },
       prefix: PREFIX,
     });
