@@ -65,11 +65,18 @@ export function readNoFollow(file: string, capBytes: number): string | null {
  */
 export function copyAgentFile(from: string, to: string, capBytes: number, redact: Redactor): string | null {
   const text = readNoFollow(from, capBytes);
-  if (text === null) return null;
+  return text === null ? null : writeAgentText(to, text, capBytes, redact);
+}
+
+/**
+ * Writes a text an agent produced (elsewhere: a queue worker read it) as a new file in a folder only the
+ * harness writes: cut at `capBytes`, redacted. Returns why it was not written, or null.
+ */
+export function writeAgentText(to: string, text: string, capBytes: number, redact: Redactor): string | null {
   try {
     const fd = openNoFollow(to, 'create');
     try {
-      writeSync(fd, redact(text));
+      writeSync(fd, redact(capText(text, capBytes)));
     } finally {
       closeSync(fd);
     }

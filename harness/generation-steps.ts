@@ -18,12 +18,12 @@ import {
   TASK_ENTRY,
   taskPolicy,
 } from './generation-session.ts';
+import { editOnWorker } from './meta-agent-remote.ts';
 import { editWithMetaAgent } from './meta-agent-run.ts';
-import { MIB } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import { selectionScore } from './scoring.ts';
 import type { WorkerReply } from './task-workers.ts';
-import { inspectTree } from './tree-check.ts';
+import { inspectTree, treeLimits } from './tree-check.ts';
 import type { DiffSummary } from './variant-repo.ts';
 
 const budgetFailure = (step: string): StepOutcome => ({
@@ -52,13 +52,17 @@ export const runEdit: Step = async (ctx, variant, session) => {
   const id = variant.id;
   const parentCommit = stored(variant.parent_commit, 'parent commit', id);
   await session.checkout(parentCommit);
-  const edit = await editWithMetaAgent(ctx, variant, session.worktree);
+  const edit =
+    ctx.remoteEdits === undefined
+      ? await editWithMetaAgent(ctx, variant, session.worktree)
+      : await editOnWorker(ctx, ctx.remoteEdits, variant, session.worktree);
   if (session.budgetRefused('meta')) return budgetFailure("the MetaAgent's edit");
   if (!edit.ok) return { kind: 'failed', status: 'failed', reason: edit.reason, cause: edit.cause };
   // Nothing the agent left is committed until it is known to hold no links, special or oversized files.
-  const tree = checkTree(
-    inspectTree(session.worktree, { maxFileBytes: ctx.config.limits.fileSizeMb * MIB, maxFiles: 5000 }),
-  );
+  const tree =
+    edit.refused === undefined
+      ? checkTree(inspectTree(session.worktree, treeLimits(ctx.config.limits)))
+      : { ok: false as const, reason: edit.refused };
   if (!tree.ok) return { kind: 'failed', status: 'rejected', reason: tree.reason, cause: null };
   const committed = await ctx.repo.commitWorktree(
     session.worktree,

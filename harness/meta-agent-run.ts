@@ -1,15 +1,23 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { FailureCause, VariantRow } from '../archive/archive.ts';
-import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
+import {
+  agentCommand,
+  agentEnv,
+  type CommandSpec,
+  type Finished,
+  runToCompletion,
+} from './agent-processes.ts';
 import { copyAgentFile } from './capped-output.ts';
 import { writeEvalsFolder } from './evals-folder.ts';
 import { harnessLog, META_ENTRY } from './generation-session.ts';
-import { MIB } from './resource-limits.ts';
+import { MIB, type ResourceLimits } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
-import type { SandboxPolicy } from './sandbox.ts';
+import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
 
-export type EditOutcome = { ok: true } | { ok: false; reason: string; cause: FailureCause };
+export type EditOutcome =
+  /** `refused`: a queue worker found the edited tree unfit to commit (see `checkTree`); it never came here. */
+  { ok: true; refused?: string } | { ok: false; reason: string; cause: FailureCause };
 
 export const frozenMetaDir = (ctx: Pick<RunContext, 'runDir'>): string =>
   path.join(ctx.runDir, 'worktrees', 'frozen-meta');
@@ -40,28 +48,16 @@ export async function editWithMetaAgent(
   rmSync(agentOut, { recursive: true, force: true });
   mkdirSync(agentOut, { recursive: true });
   try {
-    const metaRoot = ctx.config.freezeMeta ? frozenMetaDir(ctx) : worktree;
-    const env = agentEnv(
-      { url: ctx.gateway.url, token },
-      { HYPERAGENTS_TRANSCRIPT: path.join(agentOut, 'meta-transcript.json') },
-    );
-    const policy: SandboxPolicy = {
-      workdir: worktree,
-      writable: true,
-      readOnly: [ctx.nodeModules, evalsDir, ...(ctx.config.freezeMeta ? [metaRoot] : [])],
-      readWrite: [agentOut],
-      ...(ctx.gateway.socketPath === null ? {} : { gatewaySocket: ctx.gateway.socketPath }),
-      limits: ctx.config.limits,
-    };
-    const args = [
-      '--repo',
+    const command = metaAgentCommand(ctx.sandbox, {
       worktree,
-      '--evals',
+      metaRoot: ctx.config.freezeMeta ? frozenMetaDir(ctx) : worktree,
       evalsDir,
-      '--iterations-left',
-      String(ctx.config.generations - id),
-    ];
-    const command = agentCommand(ctx.sandbox, policy, path.join(metaRoot, META_ENTRY), args, env);
+      agentOut,
+      nodeModules: ctx.nodeModules,
+      gateway: { url: ctx.gateway.url, token, socket: ctx.gateway.socketPath },
+      limits: ctx.config.limits,
+      iterationsLeft: iterationsLeft(ctx, id),
+    });
     ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id });
     const finished = await runToCompletion(command, {
       ...harnessLog(ctx, path.join(logs, 'meta-agent.log')),
@@ -76,25 +72,78 @@ export async function editWithMetaAgent(
     );
     if (refused !== null) ctx.archive.logEvent(id, 'transcript_refused', { reason: refused });
     ctx.archive.logEvent(id, 'meta_finished', { exitCode: finished.exitCode, timedOut: finished.timedOut });
-    if (finished.overLimit !== null) {
-      return { ok: false, reason: `MetaAgent stopped: it ${finished.overLimit}`, cause: 'agent' };
-    }
-    if (finished.exitCode === 0) return { ok: true };
-    if (finished.timedOut) {
-      return {
-        ok: false,
-        reason: `MetaAgent timed out after ${ctx.config.metaTimeoutSec} s`,
-        cause: 'timeout',
-      };
-    }
-    return {
-      ok: false,
-      reason: `MetaAgent exited with code ${finished.exitCode}: ${finished.tail.split('\n').slice(-3).join(' | ')}`,
-      cause: 'agent',
-    };
+    return editVerdict(finished, ctx.config.metaTimeoutSec);
   } finally {
     ctx.gateway.revokeToken(token);
     rmSync(evalsDir, { recursive: true, force: true });
     rmSync(agentOut, { recursive: true, force: true });
   }
+}
+
+/** The iterations the MetaAgent is told are left after its own (generation `id` of `--generations`). */
+export const iterationsLeft = (ctx: Pick<RunContext, 'config'>, id: number): number =>
+  ctx.config.generations - id;
+
+/** Where one MetaAgent run reads and writes: the same on this machine and on a queue worker. */
+export interface MetaAgentPlace {
+  /** The child's worktree, checked out at the parent's commit: the MetaAgent edits it. */
+  worktree: string;
+  /** Whose `agents/meta/` runs: the worktree's, or (with --freeze-meta) the initial agent's. */
+  metaRoot: string;
+  evalsDir: string;
+  /** Its transcript folder, writable; never a folder the harness writes its own files in. */
+  agentOut: string;
+  nodeModules: string;
+  /** `socket`: the gateway's unix socket, bound into the sandbox (null: the gateway is reached by URL). */
+  gateway: { url: string; token: string; socket: string | null };
+  limits: ResourceLimits;
+  iterationsLeft: number;
+}
+
+/** The sandboxed command that runs the MetaAgent (DESIGN §2: `--repo`, `--evals`, `--iterations-left`). */
+export function metaAgentCommand(sandbox: ResolvedSandbox, place: MetaAgentPlace): CommandSpec {
+  const frozen = place.metaRoot !== place.worktree;
+  const env = agentEnv(
+    { url: place.gateway.url, token: place.gateway.token },
+    { HYPERAGENTS_TRANSCRIPT: path.join(place.agentOut, 'meta-transcript.json') },
+  );
+  const policy: SandboxPolicy = {
+    workdir: place.worktree,
+    writable: true,
+    readOnly: [place.nodeModules, place.evalsDir, ...(frozen ? [place.metaRoot] : [])],
+    readWrite: [place.agentOut],
+    ...(place.gateway.socket === null ? {} : { gatewaySocket: place.gateway.socket }),
+    limits: place.limits,
+  };
+  const args = [
+    '--repo',
+    place.worktree,
+    '--evals',
+    place.evalsDir,
+    '--iterations-left',
+    String(place.iterationsLeft),
+  ];
+  return agentCommand(sandbox, policy, path.join(place.metaRoot, META_ENTRY), args, env);
+}
+
+/**
+ * What a finished MetaAgent process means for the generation. A failure's cause is what the harness knows,
+ * not what the agent printed: a timeout the harness set, else the agent's own failure. Pure.
+ */
+export function editVerdict(
+  finished: Pick<Finished, 'exitCode' | 'timedOut' | 'overLimit' | 'tail'>,
+  metaTimeoutSec: number,
+): EditOutcome {
+  if (finished.overLimit !== null) {
+    return { ok: false, reason: `MetaAgent stopped: it ${finished.overLimit}`, cause: 'agent' };
+  }
+  if (finished.exitCode === 0) return { ok: true };
+  if (finished.timedOut) {
+    return { ok: false, reason: `MetaAgent timed out after ${metaTimeoutSec} s`, cause: 'timeout' };
+  }
+  return {
+    ok: false,
+    reason: `MetaAgent exited with code ${finished.exitCode}: ${finished.tail.split('\n').slice(-3).join(' | ')}`,
+    cause: 'agent',
+  };
 }

@@ -59,6 +59,8 @@ export interface RunContext {
   onEvent(event: RunEvent): void;
   /** With `--queue`: TaskAgent work goes to queue workers instead of local processes. */
   remoteTasks?: RemoteTasks;
+  /** With `--remote-generations`: each MetaAgent run goes to a queue worker. */
+  remoteEdits?: RemoteEdits;
 }
 
 /** What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits. */
@@ -70,6 +72,47 @@ export type RemoteTaskContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' 
 export interface RemoteTasks {
   /** A pool whose `run` hands each task of the variant's commit to a worker; `close` revokes its access. */
   pool(ctx: RemoteTaskContext, variant: { id: number; commit: string }): Promise<TaskPool>;
+}
+
+/** What of a run a MetaAgent run sent elsewhere needs: its folder (variant repo), gateway and limits. */
+export type RemoteEditContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' | 'signal'> & {
+  config: Pick<RunConfig, 'metaModel' | 'metaTimeoutSec' | 'limits'>;
+};
+
+/** One MetaAgent run for a queue worker: on a copy of `parentCommit`, with `agents/meta/` of `metaCommit`. */
+export interface RemoteEditRequest {
+  variantId: number;
+  parentCommit: string;
+  /** The parent's commit, or with --freeze-meta the initial agent's. */
+  metaCommit: string;
+  /** The evals folder as written here (see evals-folder.ts); the worker gets a copy. */
+  evalsDir: string;
+  iterationsLeft: number;
+}
+
+/**
+ * How a MetaAgent run on a worker ended: its process's end, its log and transcript (cut at the output limit,
+ * not yet redacted), and its edit as a binary diff against the parent (see `trackTree`), or the reason the
+ * worker refused the edited tree; or an infrastructure failure (the job's tries ran out, an interrupt).
+ */
+export type RemoteEditReply =
+  | {
+      kind: 'ran';
+      worker: string;
+      exitCode: number | null;
+      timedOut: boolean;
+      overLimit: string | null;
+      tail: string;
+      log: string;
+      transcript: string | null;
+      refused: string | null;
+      patch: Buffer;
+    }
+  | { kind: 'infra'; reason: string };
+
+/** Where MetaAgent runs go when they do not run on this machine (see queue/). */
+export interface RemoteEdits {
+  edit(ctx: RemoteEditContext, request: RemoteEditRequest): Promise<RemoteEditReply>;
 }
 
 export const worktreeDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/worktrees/variant-${id}`;

@@ -17,7 +17,7 @@ import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
 import { describeEnforcement } from './resource-limits.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
-import type { RemoteTasks, RunContext, TokenIssuer } from './run-context.ts';
+import type { RemoteEdits, RemoteTasks, RunContext, TokenIssuer } from './run-context.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
@@ -86,6 +86,8 @@ export interface RunDeps {
   signal: AbortSignal;
   /** With `--queue`: where the TaskAgent's tasks run instead of local processes. */
   remoteTasks?: RemoteTasks;
+  /** With `--remote-generations`: where the MetaAgent runs instead of a local process. */
+  remoteEdits?: RemoteEdits;
 }
 
 export interface RunPlan {
@@ -178,6 +180,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
       onEvent: emit,
       ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
+      ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
     };
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     await advanceGeneration(ctx, 0);

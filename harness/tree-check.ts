@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { MIB, type ResourceLimits } from './resource-limits.ts';
 
 /** Entries at the top of a worktree that the harness put there and never reads through. */
 const HARNESS_ENTRIES = new Set(['.git', 'node_modules']);
@@ -52,6 +53,14 @@ export function inspectTree(root: string, limits: { maxFileBytes: number; maxFil
   walk(root, '');
   return report;
 }
+
+/** The limits an edited tree is inspected with before it is committed (here or on a queue worker). */
+export const treeLimits = (
+  limits: Pick<ResourceLimits, 'fileSizeMb'>,
+): { maxFileBytes: number; maxFiles: number } => ({
+  maxFileBytes: limits.fileSizeMb * MIB,
+  maxFiles: 5000,
+});
 
 /** Bytes of regular files under `root`, links not followed, harness entries skipped. Never throws. */
 export function treeBytes(root: string): number {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkDiff } from './gate.ts';
-import { createVariantRepo } from './variant-repo.ts';
+import { createVariantRepo, trackTree } from './variant-repo.ts';
 
 let tmp: string;
 let agents: string;
@@ -137,5 +137,52 @@ describe('the variant repo', () => {
       ok: false,
       reason: 'committed links or submodules: agents/task/passwd.txt',
     });
+  });
+  it('commits an edit made in a copy elsewhere, carried as a binary diff, as the same child', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    // The copy a queue worker makes: the parent's tree, tracked in a repository of its own.
+    const copy = path.join(tmp, 'copy');
+    mkdirSync(copy);
+    execFileSync('sh', ['-c', `git --git-dir ${repo.gitDir} archive ${rootCommit} | tar -x -C ${copy}`]);
+    const tracked = await trackTree(path.join(tmp, 'copy.git'), copy);
+    const binary = Buffer.from([0, 1, 2, 255, 254, 10, 0]);
+    writeFileSync(path.join(copy, 'agents/task/blob.bin'), binary);
+    writeFileSync(path.join(copy, 'agents/task/prompt.md'), 'Be brief.\n');
+    writeFileSync(path.join(copy, 'agents/task/run.sh'), '#!/bin/sh\n');
+    chmodSync(path.join(copy, 'agents/task/run.sh'), 0o755);
+    rmSync(path.join(copy, 'agents/meta/prompt.md'));
+    mkdirSync(path.join(copy, 'node_modules'));
+    writeFileSync(path.join(copy, 'node_modules/ignored.js'), 'ignored\n');
+    const patch = await tracked.changes();
+
+    const wt = path.join(tmp, 'worktrees', 'variant-1');
+    await repo.addWorktree(rootCommit, wt);
+    await repo.applyPatch(wt, patch);
+    const child = await repo.commitWorktree(wt, rootCommit, 'variant 1 (parent 0)');
+    expect(child!.diff.files.sort()).toEqual([
+      'agents/meta/prompt.md',
+      'agents/task/blob.bin',
+      'agents/task/prompt.md',
+      'agents/task/run.sh',
+    ]);
+    const show = (file: string): Buffer =>
+      execFileSync('git', ['--git-dir', repo.gitDir, 'show', `${child!.sha}:${file}`]);
+    expect(show('agents/task/blob.bin').equals(binary)).toBe(true);
+    expect(show('agents/task/prompt.md').toString()).toBe('Be brief.\n');
+    const mode = execFileSync('git', ['--git-dir', repo.gitDir, 'ls-tree', child!.sha, 'agents/task/run.sh']);
+    expect(mode.toString()).toMatch(/^100755 /);
+  });
+
+  it('applies no diff for an unchanged copy, so the child is "no change"', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const copy = path.join(tmp, 'copy');
+    mkdirSync(copy);
+    execFileSync('sh', ['-c', `git --git-dir ${repo.gitDir} archive ${rootCommit} | tar -x -C ${copy}`]);
+    const patch = await (await trackTree(path.join(tmp, 'copy.git'), copy)).changes();
+    expect(patch.length).toBe(0);
+    const wt = path.join(tmp, 'worktrees', 'variant-1');
+    await repo.addWorktree(rootCommit, wt);
+    await repo.applyPatch(wt, patch);
+    expect(await repo.commitWorktree(wt, rootCommit, 'variant 1')).toBeNull();
   });
 });

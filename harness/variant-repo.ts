@@ -35,6 +35,11 @@ export interface VariantRepo {
     parent: string,
     message: string,
   ): Promise<{ sha: string; diff: DiffSummary } | null>;
+  /**
+   * Applies a binary diff (from `trackTree`) to a worktree of this repo. git refuses paths outside the
+   * worktree and paths beyond a link; what it writes is checked like any agent's edit before a commit.
+   */
+  applyPatch(dir: string, patch: Buffer): Promise<void>;
   /** Names the commit `variant-<id>` so `git log --all` shows the whole lineage. */
   tagVariant(id: number, sha: string): Promise<void>;
   /** Hash of the TaskAgent's code at a commit: the `agents/` tree without `agents/meta/`. */
@@ -74,18 +79,63 @@ const GIT_ENV: Record<string, string> = {
  * Runs git on the variant repo with an explicit git dir (and work tree when given), from a folder no agent
  * writes: nothing inside a worktree (its `.git` file included) can redirect or configure it.
  */
-async function git(where: { gitDir: string; workTree?: string }, args: string[]): Promise<string> {
+async function git(where: GitLocation, args: string[]): Promise<string> {
+  return (await gitBytes(where, args)).toString();
+}
+
+interface GitLocation {
+  gitDir: string;
+  workTree?: string;
+}
+
+/**
+ * `git` with its output as bytes, `input` on its stdin. `cwd` is the git dir's folder unless given: only
+ * `git apply` needs the work tree as its folder (it applies paths relative to where it runs).
+ */
+async function gitBytes(
+  where: GitLocation,
+  args: string[],
+  options: { input?: Buffer; cwd?: string } = {},
+): Promise<Buffer> {
   const location = [
     '--git-dir',
     where.gitDir,
     ...(where.workTree === undefined ? [] : ['--work-tree', where.workTree]),
   ];
-  const { stdout } = await execGit('git', [...location, ...SAFE_CONFIG, ...args], {
-    cwd: path.dirname(where.gitDir),
+  const running = execGit('git', [...location, ...SAFE_CONFIG, ...args], {
+    cwd: options.cwd ?? path.dirname(where.gitDir),
     env: GIT_ENV,
-    maxBuffer: 64 * 1024 * 1024,
+    maxBuffer: 256 * 1024 * 1024,
+    encoding: 'buffer',
   });
-  return stdout;
+  running.child.stdin?.end(options.input);
+  return (await running).stdout;
+}
+
+/**
+ * A tree outside any variant repo (a queue worker's copy of a parent commit) recorded as it is now in a
+ * repository of its own at `gitDir`; `changes()` is the binary diff of what changed in it since, as
+ * `applyPatch` takes it (ignored files left out, as a commit leaves them out).
+ */
+export async function trackTree(gitDir: string, workTree: string): Promise<{ changes(): Promise<Buffer> }> {
+  const where = { gitDir, workTree };
+  await git({ gitDir }, ['init', '--bare', '--quiet']);
+  await git(where, ['add', '--all']);
+  await git(where, ['commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'parent']);
+  return {
+    async changes() {
+      await git(where, ['add', '--all']);
+      return gitBytes(where, [
+        'diff',
+        '--cached',
+        '--binary',
+        '--no-renames',
+        '--no-ext-diff',
+        '--no-textconv',
+        'HEAD',
+      ]);
+    },
+  };
 }
 
 /**
@@ -171,6 +221,14 @@ export function openVariantRepo(gitDir: string, nodeModules: string): VariantRep
       await git(where, ['commit', '--quiet', '--no-verify', '-m', message]);
       const sha = (await git(where, ['rev-parse', 'HEAD'])).trim();
       return { sha, diff: await diffStat(parent, sha) };
+    },
+    async applyPatch(dir, patch) {
+      if (patch.length === 0) return;
+      const where = { gitDir: worktreeGitDir(gitDir, dir), workTree: path.resolve(dir) };
+      await gitBytes(where, ['apply', '--binary', '--whitespace=nowarn', '-'], {
+        input: patch,
+        cwd: path.resolve(dir),
+      });
     },
     async tagVariant(id, sha) {
       await bare(['branch', '--force', `variant-${id}`, sha]);

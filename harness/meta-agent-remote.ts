@@ -1,0 +1,73 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import type { VariantRow } from '../archive/archive.ts';
+import { openCappedLog, writeAgentText } from './capped-output.ts';
+import { writeEvalsFolder } from './evals-folder.ts';
+import { type EditOutcome, editVerdict, iterationsLeft } from './meta-agent-run.ts';
+import { logDir, type RemoteEdits, type RunContext } from './run-context.ts';
+
+/**
+ * The `editing` step's work done on a queue worker (`--remote-generations`): the same evals folder is
+ * written here and sent, the parent's MetaAgent runs on a copy of the parent's commit there, and its edit
+ * comes back as a diff that is applied to `worktree` (checked out at the parent's commit), which the step then
+ * checks and commits exactly as it does a local edit. The log, transcript and events are those of a local run,
+ * plus the worker's name.
+ */
+export async function editOnWorker(
+  ctx: RunContext,
+  remote: RemoteEdits,
+  variant: VariantRow,
+  worktree: string,
+): Promise<EditOutcome> {
+  const id = variant.id;
+  const parentCommit = variant.parent_commit;
+  if (parentCommit === null) throw new Error(`variant ${id} has no stored parent commit`);
+  const logs = logDir(ctx, id);
+  const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
+  writeEvalsFolder(evalsDir, ctx.archive, variant.parent_id ?? 0, ctx.domains);
+  try {
+    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id, queued: true });
+    const reply = await remote.edit(ctx, {
+      variantId: id,
+      parentCommit,
+      metaCommit: ctx.config.freezeMeta ? ctx.rootCommit : parentCommit,
+      evalsDir,
+      iterationsLeft: iterationsLeft(ctx, id),
+    });
+    if (reply.kind === 'infra') {
+      return {
+        ok: false,
+        reason: `the MetaAgent's queue job did not finish: ${reply.reason}`,
+        cause: 'harness',
+      };
+    }
+    const cap = ctx.config.limits.outputKb * 1024;
+    const log = openCappedLog(path.join(logs, 'meta-agent.log'), cap, ctx.archive.redact);
+    log.write(reply.log);
+    log.close();
+    if (reply.transcript !== null) {
+      const refused = writeAgentText(
+        path.join(logs, 'meta-transcript.json'),
+        reply.transcript,
+        cap,
+        ctx.archive.redact,
+      );
+      if (refused !== null) ctx.archive.logEvent(id, 'transcript_refused', { reason: refused });
+    }
+    ctx.archive.logEvent(id, 'meta_finished', {
+      exitCode: reply.exitCode,
+      timedOut: reply.timedOut,
+      worker: reply.worker,
+    });
+    const verdict = editVerdict(
+      { ...reply, tail: ctx.archive.redact(reply.tail) },
+      ctx.config.metaTimeoutSec,
+    );
+    if (!verdict.ok) return verdict;
+    if (reply.refused !== null) return { ok: true, refused: reply.refused };
+    await ctx.repo.applyPatch(worktree, reply.patch);
+    return verdict;
+  } finally {
+    rmSync(evalsDir, { recursive: true, force: true });
+  }
+}
