@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { taskJobId, taskQueueName } from './protocol.ts';
+import { editJobId, editQueueName, taskJobId, taskQueueName } from './protocol.ts';
 
 const job = {
   runKey: 'a'.repeat(32),
@@ -28,5 +28,33 @@ describe('taskQueueName', () => {
   it('holds the version and nothing BullMQ refuses', () => {
     expect(taskQueueName('0.1.0')).toBe('tasks-v0.1.0');
     expect(taskQueueName('1.0.0+build:7')).not.toContain(':');
+  });
+});
+
+const edit = {
+  runKey: 'a'.repeat(32),
+  variantId: 3,
+  parentCommit: 'b'.repeat(40),
+  metaCommit: 'b'.repeat(40),
+};
+
+describe('editJobId', () => {
+  it('is the same for the same generation of the same run and parent', () => {
+    expect(editJobId({ ...edit })).toBe(editJobId(edit));
+    expect(editJobId(edit)).toMatch(/^edit-[0-9a-f]{40}$/);
+  });
+
+  it.each([
+    ['another run', { ...edit, runKey: 'c'.repeat(32) }],
+    ['another generation', { ...edit, variantId: 4 }],
+    ['another parent', { ...edit, parentCommit: 'd'.repeat(40) }],
+    ['another MetaAgent (--freeze-meta)', { ...edit, metaCommit: 'e'.repeat(40) }],
+  ])('differs for %s', (_, other) => {
+    expect(editJobId(other)).not.toBe(editJobId(edit));
+  });
+
+  it('lives in a queue of its own per version', () => {
+    expect(editQueueName('0.1.0')).toBe('edits-v0.1.0');
+    expect(editQueueName('0.1.0')).not.toBe(taskQueueName('0.1.0'));
   });
 });

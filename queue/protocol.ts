@@ -16,6 +16,9 @@ export const PREFIX = 'hyperagents';
 /** One queue per project version, so a worker of another version never takes a job it would misread. */
 export const taskQueueName = (version: string): string => `tasks-v${version.replace(/[^\w.-]/g, '_')}`;
 
+/** The queue of whole MetaAgent runs (`--remote-generations`), one per project version like the tasks'. */
+export const editQueueName = (version: string): string => `edits-v${version.replace(/[^\w.-]/g, '_')}`;
+
 /** The version of the last coordinator that opened the queue; a worker of another version refuses to start. */
 export const VERSION_KEY = `${PREFIX}:coordinator-version`;
 
@@ -25,6 +28,15 @@ export const gatewayKey = (runKey: string): string => `${PREFIX}:gateway:${runKe
 /** A variant's tree at a commit, as a tar of `git archive`. */
 export const codeKey = (runKey: string, commit: string): string => `${PREFIX}:code:${runKey}:${commit}`;
 
+const LimitsSchema = z.object({
+  memoryMb: z.number(),
+  processes: z.number(),
+  openFiles: z.number(),
+  fileSizeMb: z.number(),
+  diskMb: z.number(),
+  outputKb: z.number(),
+});
+
 export const TaskJobSchema = z.object({
   version: z.string(),
   runKey: z.string().regex(/^[0-9a-f]{16,64}$/),
@@ -33,14 +45,7 @@ export const TaskJobSchema = z.object({
   commit: z.string().regex(/^[0-9a-f]{40,64}$/),
   token: z.string().min(20),
   taskTimeoutMs: z.number().int().positive(),
-  limits: z.object({
-    memoryMb: z.number(),
-    processes: z.number(),
-    openFiles: z.number(),
-    fileSizeMb: z.number(),
-    diskMb: z.number(),
-    outputKb: z.number(),
-  }),
+  limits: LimitsSchema,
   request: z.object({
     id: z.string(),
     domain: z.string(),
@@ -82,4 +87,55 @@ export function taskJobId(job: Pick<TaskJob, 'runKey' | 'commit' | 'request'>): 
     .digest('hex')
     .slice(0, 40);
   return `task-${digest}`;
+}
+
+const commitSchema = z.string().regex(/^[0-9a-f]{40,64}$/);
+
+/**
+ * One generation's MetaAgent run (`--remote-generations`): the parent's commit to edit and the commit whose
+ * MetaAgent runs (both fetched like a task's code), the evals folder as a base64 tar, the MetaAgent's
+ * arguments and limits, and a meta-role gateway token for the variant.
+ */
+export const EditJobSchema = z.object({
+  version: z.string(),
+  runKey: z.string().regex(/^[0-9a-f]{16,64}$/),
+  runId: z.string(),
+  variantId: z.number().int().positive(),
+  parentCommit: commitSchema,
+  metaCommit: commitSchema,
+  token: z.string().min(20),
+  iterationsLeft: z.number().int(),
+  metaTimeoutMs: z.number().int().positive(),
+  limits: LimitsSchema,
+  evals: z.string(),
+});
+export type EditJob = z.infer<typeof EditJobSchema>;
+
+/** How the MetaAgent's process ended, its log and transcript, and its edit as a base64 binary diff. */
+export const EditJobResultSchema = z.object({
+  worker: z.string(),
+  exitCode: z.number().int().nullable(),
+  timedOut: z.boolean(),
+  overLimit: z.string().nullable(),
+  tail: z.string(),
+  log: z.string(),
+  transcript: z.string().nullable(),
+  /** Why the worker would not send the edited tree (a link, a special or oversized file); null when sent. */
+  refused: z.string().nullable(),
+  patch: z.string(),
+});
+export type EditJobResult = z.infer<typeof EditJobResultSchema>;
+
+/**
+ * A MetaAgent job's id: one per generation of a run and parent commit, so a resumed coordinator finds the job
+ * (and a result that arrived while it was down) instead of running the MetaAgent again.
+ */
+export function editJobId(
+  job: Pick<EditJob, 'runKey' | 'variantId' | 'parentCommit' | 'metaCommit'>,
+): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([job.runKey, job.variantId, job.parentCommit, job.metaCommit]))
+    .digest('hex')
+    .slice(0, 40);
+  return `edit-${digest}`;
 }

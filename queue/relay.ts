@@ -69,3 +69,20 @@ export async function startRelay(socketPath: string, gateway: URL): Promise<Rela
     },
   };
 }
+
+/** Whether the gateway's TCP port accepts a connection now. */
+export function reachable(url: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port || 80), url.hostname.replace(/^\[(.*)\]$/, '$1'));
+    socket.setTimeout(3000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}

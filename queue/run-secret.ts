@@ -11,6 +11,8 @@ export interface RunSecret {
   runKey: string;
   /** The task-role gateway token of a variant: the same after a restart of the coordinator. */
   taskToken(variantId: number): string;
+  /** The meta-role gateway token of a variant's MetaAgent on a worker (`--remote-generations`), likewise. */
+  metaToken(variantId: number): string;
 }
 
 export function runSecret(runDir: string): RunSecret {
@@ -26,5 +28,7 @@ export function runSecret(runDir: string): RunSecret {
     runKey: createHash('sha256').update(secret).digest('hex').slice(0, 32),
     taskToken: (variantId) =>
       `hat_${createHmac('sha256', secret).update(`task:${variantId}`).digest('base64url')}`,
+    metaToken: (variantId) =>
+      `hat_${createHmac('sha256', secret).update(`meta:${variantId}`).digest('base64url')}`,
   };
 }

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
@@ -11,9 +9,10 @@ import { entryCommand, TASK_ENTRY } from '../harness/generation-session.ts';
 import { createGradeContext } from '../harness/grade-context.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
 import { createTaskPool, type TaskPool, type WorkerReply } from '../harness/task-workers.ts';
+import { fetchTree } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
 import {
-  codeKey,
+  editQueueName,
   gatewayKey,
   PREFIX,
   type TaskJob,
@@ -22,13 +21,14 @@ import {
   VERSION_KEY,
 } from './protocol.ts';
 import type { RedisTarget } from './redis-url.ts';
-import { type Relay, startRelay } from './relay.ts';
+import { type Relay, reachable, startRelay } from './relay.ts';
+import { editJobProcessor } from './worker-edits.ts';
 import { createWorkerGrader } from './worker-grading.ts';
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
   version: string;
-  /** Jobs (tasks) run at once, each in its own TaskAgent process. */
+  /** Tasks run at once, each in its own TaskAgent process; and MetaAgent runs at once, beside them. */
   concurrency: number;
   sandbox: ResolvedSandbox;
   /** This installation's node_modules: variants resolve their packages from it, read-only. */
@@ -59,7 +59,8 @@ const IDLE_MS = 30_000;
  * TaskAgent, runs it in this machine's sandbox with the coordinator's gateway reached through a local relay,
  * grades the reply with this installation's own copy of the domain (for a domain shipped with the project;
  * the project version makes the copies equal, and gold answers never cross the network), and returns both as
- * the job's result. A job that could not reach the gateway fails and is tried again later (the coordinator may be
+ * the job's result. It takes MetaAgent jobs (`--remote-generations`) from a second queue the same way
+ * (see worker-edits.ts). A job that could not reach the gateway fails and is tried again later (the coordinator may be
  * restarting); a worker killed mid-job leaves it to BullMQ's stalled-job check.
  */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<StartedWorker> {
@@ -98,17 +99,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     let ready = prepared.get(key);
     if (ready === undefined) {
       ready = (async () => {
-        const tar = await client.getBuffer(codeKey(job.runKey, job.commit));
-        if (tar === null)
-          throw new Error(`the code of commit ${job.commit.slice(0, 12)} is not in Redis (yet)`);
         // A folder of its own: an idle copy of the same commit being closed may still be removing its folder.
         const dir = path.join(
           options.workDir,
           `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}-${++preparedCount}`,
         );
-        mkdirSync(path.join(dir, 'tree'), { recursive: true });
-        await untar(tar, path.join(dir, 'tree'));
-        symlinkSync(options.nodeModules, path.join(dir, 'tree', 'node_modules'), 'dir');
+        await fetchTree(client, job, path.join(dir, 'tree'), options.nodeModules);
         const entry = await buildAgentEntry({
           worktree: path.join(dir, 'tree'),
           entry: TASK_ENTRY,
@@ -185,7 +181,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     }
   };
 
-  const worker = new Worker(taskQueueName(options.version), processTask, {
+  const workerOptions = {
     connection,
     prefix: PREFIX,
     concurrency: options.concurrency,
@@ -193,8 +189,21 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     stalledInterval: options.stalledMs ?? 5000,
     lockDuration: 2 * (options.stalledMs ?? 5000),
     maxStalledCount: 10,
-  });
+  };
+  const worker = new Worker(taskQueueName(options.version), processTask, workerOptions);
   worker.on('error', () => undefined);
+  const processEdit = editJobProcessor({
+    name: id,
+    version: options.version,
+    client,
+    relayFor,
+    sandbox: options.sandbox,
+    nodeModules: options.nodeModules,
+    workDir: options.workDir,
+    note: options.note,
+  });
+  const editWorker = new Worker(editQueueName(options.version), processEdit, workerOptions);
+  editWorker.on('error', () => undefined);
 
   const sweep = setInterval(() => {
     for (const [key, ready] of prepared) {
@@ -212,6 +221,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     async close() {
       clearInterval(sweep);
       await worker.close();
+      await editWorker.close();
       for (const ready of prepared.values()) await ready.then(closeVariant, () => undefined);
       for (const relay of relays.values())
         await relay.then(
@@ -227,37 +237,4 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
 async function closeVariant(variant: Prepared): Promise<void> {
   for (const pool of variant.pools.values()) await pool.close();
   rmSync(variant.dir, { recursive: true, force: true });
-}
-
-/** Unpacks a tar of `git archive` (regular files and folders only) into `dir`. */
-function untar(tar: Buffer, dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-C', dir], {
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tar failed: ${stderr.trim()}`))));
-    child.stdin.end(tar);
-  });
-}
-
-/** Whether the gateway's TCP port accepts a connection now. */
-function reachable(url: URL): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(Number(url.port || 80), url.hostname.replace(/^\[(.*)\]$/, '$1'));
-    socket.setTimeout(3000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
 }

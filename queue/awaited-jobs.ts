@@ -1,0 +1,151 @@
+import { Job, Queue, QueueEvents } from 'bullmq';
+import type { connectionOptions } from './connection.ts';
+import { PREFIX } from './protocol.ts';
+
+/** How often every awaited job is looked at, beside the events: finds jobs a Redis restart lost. */
+const SWEEP_MS = 1000;
+/** Tries of one job: a worker that cannot reach the gateway fails it, and it is tried again later. */
+const ATTEMPTS = 20;
+export const KEEP_SECONDS = 7 * 24 * 3600;
+
+/** What the coordinator waits for on one queue, and how it reads what comes back. */
+export interface AwaitedJobsOptions<R> {
+  connection: ReturnType<typeof connectionOptions>;
+  queueName: string;
+  /** BullMQ's name of each job (shown by queue tools). */
+  jobName: string;
+  /** A completed job's result; a value this version cannot read becomes an infrastructure failure. */
+  read(returnvalue: unknown): R | null;
+  /** The result standing for a job that gave none: its tries ran out, the run was interrupted, Redis closed. */
+  infra(reason: string, latencyMs: number): R;
+}
+
+export interface AwaitedJobs<R> {
+  /**
+   * Adds the job (or finds it: the id is derived from the work, so a job already added, running or done is
+   * the same job) and resolves with its result. `republish` writes again what workers read beside the job (the
+   * variant's code), for a job Redis lost. Never rejects.
+   */
+  run(jobId: string, data: object, signal: AbortSignal, republish: () => Promise<void>): Promise<R>;
+  queue: Queue;
+  close(): Promise<void>;
+}
+
+interface Waiter<R> {
+  jobId: string;
+  data: object;
+  republish: () => Promise<void>;
+  started: number;
+  checking: boolean;
+  /** Set when an event arrived while `checking`. */
+  again: boolean;
+  resolve(result: R): void;
+}
+
+/**
+ * Jobs on one BullMQ queue that the coordinator awaits: each is looked at when the queue says it completed or
+ * failed, and every second beside (Redis may have restarted and lost it: it is then added again).
+ */
+export function openAwaitedJobs<R>(options: AwaitedJobsOptions<R>): AwaitedJobs<R> {
+  const { connection } = options;
+  const queue = new Queue(options.queueName, { connection, prefix: PREFIX });
+  const events = new QueueEvents(options.queueName, { connection, prefix: PREFIX });
+  queue.on('error', () => undefined);
+  events.on('error', () => undefined);
+  const waiters = new Map<string, Waiter<R>>();
+
+  const add = (waiter: Waiter<R>) =>
+    queue.add(options.jobName, waiter.data, {
+      jobId: waiter.jobId,
+      attempts: ATTEMPTS,
+      backoff: { type: 'fixed', delay: 2000 },
+      removeOnComplete: { age: KEEP_SECONDS },
+      removeOnFail: { age: KEEP_SECONDS },
+    });
+
+  const finish = (waiter: Waiter<R>, result: R): void => {
+    if (!waiters.delete(waiter.jobId)) return;
+    waiter.resolve(result);
+  };
+
+  const check = async (waiter: Waiter<R>): Promise<void> => {
+    if (waiter.checking) {
+      // An event during a look that may have read the state before it: look once more afterwards.
+      waiter.again = true;
+      return;
+    }
+    waiter.checking = true;
+    waiter.again = false;
+    try {
+      const state = await queue.getJobState(waiter.jobId);
+      if (state === 'unknown') {
+        // Redis lost it (restarted without persistence), and with it what workers read beside it.
+        await waiter.republish();
+        await add(waiter);
+        return;
+      }
+      if (state !== 'completed' && state !== 'failed') return;
+      // Read after its state: a job becomes completed together with its result, so the job read now holds
+      // it (read before, it could be the job of a moment earlier, without its result).
+      const job = await Job.fromId(queue, waiter.jobId);
+      if (job === undefined) return;
+      if (state === 'completed') {
+        finish(
+          waiter,
+          options.read(job.returnvalue) ??
+            options.infra('a worker returned a result this version cannot read', 0),
+        );
+      } else {
+        finish(
+          waiter,
+          options.infra(
+            `queue job failed after ${job.attemptsMade} tries: ${job.failedReason}`,
+            Date.now() - waiter.started,
+          ),
+        );
+      }
+    } finally {
+      waiter.checking = false;
+      if (waiter.again && waiters.has(waiter.jobId)) void check(waiter).catch(() => undefined);
+    }
+  };
+
+  const sweep = setInterval(() => {
+    for (const waiter of waiters.values()) void check(waiter).catch(() => undefined);
+  }, SWEEP_MS);
+  const wake = ({ jobId }: { jobId: string }): void => {
+    const waiter = waiters.get(jobId);
+    if (waiter !== undefined) void check(waiter).catch(() => undefined);
+  };
+  events.on('completed', wake);
+  events.on('failed', wake);
+
+  return {
+    queue,
+    run(jobId, data, signal, republish) {
+      const started = Date.now();
+      return new Promise<R>((resolve) => {
+        const waiter: Waiter<R> = { jobId, data, republish, started, checking: false, again: false, resolve };
+        const onAbort = (): void => finish(waiter, options.infra('interrupted', Date.now() - started));
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter.resolve = (result) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        };
+        waiters.set(jobId, waiter);
+        void (async () => {
+          const added = await add(waiter);
+          // A job a resumed coordinator finds failed (its tries ran out while it was down) is tried again.
+          if ((await added.getState()) === 'failed') await added.retry('failed');
+          await check(waiter);
+        })().catch(() => undefined);
+      });
+    },
+    async close() {
+      clearInterval(sweep);
+      for (const waiter of [...waiters.values()]) finish(waiter, options.infra('the coordinator closed', 0));
+      await events.close();
+      await queue.close();
+    },
+  };
+}
