@@ -89,8 +89,8 @@ export async function main(argv: string[]): Promise<number> {
   if (coordinator !== null) {
     const connected = await coordinator.workers();
     progress(
-      `Coordinator: evaluation tasks go to the workers of ${queue.queue} (${connected} connected now; ` +
-        `start more with: hyperagents worker --queue ${queue.queue}).`,
+      `Coordinator: evaluation tasks${queue.remoteGenerations ? ' and MetaAgent runs' : ''} go to the ` +
+        `workers of ${queue.queue} (${connected} connected now; start more with: hyperagents worker --queue ${queue.queue}).`,
     );
   }
   const interrupt = interruptions(runDir);
@@ -118,6 +118,7 @@ export async function main(argv: string[]): Promise<number> {
           ...(coordinator === null ? {} : { tcp: queue.gatewayListen }),
         }),
         ...(coordinator === null ? {} : { remoteTasks: coordinator }),
+        ...(coordinator !== null && queue.remoteGenerations ? { remoteEdits: coordinator } : {}),
         progress,
         status: display.status,
         onEvent: display.event,

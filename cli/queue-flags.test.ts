@@ -7,6 +7,7 @@ describe('takeQueueFlags', () => {
       queue: null,
       gatewayListen: { host: '127.0.0.1', port: 0 },
       gatewayUrl: null,
+      remoteGenerations: false,
       rest: ['--domains', 'arithmetic', '--seed', '3'],
     });
   });
@@ -32,16 +33,20 @@ describe('takeQueueFlags', () => {
     expect(flags.gatewayUrl).toBe('http://coord.lan:8750');
   });
 
+  it('takes --remote-generations with --queue', () => {
+    const flags = takeQueueFlags(['--remote-generations', '--queue', 'redis://q', '--seed', '1']);
+    expect(flags.remoteGenerations).toBe(true);
+    expect(flags.rest).toEqual(['--seed', '1']);
+  });
+
   it.each([
     [['--queue'], '--queue needs a value'],
     [['--queue', '--seed', '1'], '--queue needs a value'],
     [['--gateway-listen', '0.0.0.0:1'], 'is for a coordinator'],
     [['--queue', 'redis://q', '--gateway-listen', '8750'], 'HOST:PORT'],
     [['--queue', 'redis://q', '--gateway-url', 'coord:8750'], 'http://HOST:PORT'],
-    [
-      ['--queue', 'redis://q', '--remote-generations'],
-      '--remote-generations (whole MetaAgent runs as queue jobs) is not built yet',
-    ],
+    [['--remote-generations', '--seed', '1'], '--remote-generations sends'],
+    [['--queue', 'redis://q', '--remote-generations=yes'], '--remote-generations takes no value'],
   ])('refuses %j', (argv, words) => {
     expect(() => takeQueueFlags(argv)).toThrow(words);
   });

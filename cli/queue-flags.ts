@@ -8,6 +8,8 @@ export interface QueueFlags {
   gatewayListen: { host: string; port: number };
   /** `--gateway-url URL`: the gateway as workers reach it, when that is not the listening address. */
   gatewayUrl: string | null;
+  /** `--remote-generations`: each MetaAgent run goes to a worker too. */
+  remoteGenerations: boolean;
   rest: string[];
 }
 
@@ -15,7 +17,8 @@ export const QUEUE_HELP = `Scale-out (see README, "Scale-out with workers"):
   --queue redis://HOST:PORT[/DB]   run as a coordinator: tasks go to "hyperagents worker" processes
   --gateway-listen HOST:PORT       where the gateway also listens for workers (default 127.0.0.1:0, any port)
   --gateway-url http://HOST:PORT   the gateway as workers reach it (default: the listening address)
-  (--remote-generations, whole MetaAgent runs on workers, is not built yet: the MetaAgent runs here)`;
+  --remote-generations             each generation's MetaAgent runs on a worker too (its edit comes back
+                                   as a diff, committed here); without it the MetaAgent runs here`;
 
 const NAMES = ['queue', 'gateway-listen', 'gateway-url'] as const;
 
@@ -23,13 +26,16 @@ const NAMES = ['queue', 'gateway-listen', 'gateway-url'] as const;
 export function takeQueueFlags(argv: readonly string[]): QueueFlags {
   const found = new Map<string, string>();
   const rest: string[] = [];
+  let remoteGenerations = false;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === '--remote-generations' || word.startsWith('--remote-generations=')) {
+    if (word === '--remote-generations') {
+      remoteGenerations = true;
+      continue;
+    }
+    if (word.startsWith('--remote-generations=')) {
       throw new UsageError(
-        '--remote-generations (whole MetaAgent runs as queue jobs) is not built yet. With --queue, every ' +
-          "task of a variant's evaluation runs on the workers, while the MetaAgent and the gate run on this " +
-          'machine. Drop --remote-generations and run again.',
+        '--remote-generations takes no value: write it alone, after --queue redis://HOST:PORT.',
       );
     }
     const name = NAMES.find((n) => word === `--${n}` || word.startsWith(`--${n}=`));
@@ -50,6 +56,13 @@ export function takeQueueFlags(argv: readonly string[]): QueueFlags {
       `--${listen !== undefined ? 'gateway-listen' : 'gateway-url'} is for a coordinator: add --queue redis://HOST:PORT, or drop it.`,
     );
   }
+  if (found.get('queue') === undefined && remoteGenerations) {
+    throw new UsageError(
+      "--remote-generations sends each generation's MetaAgent run to queue workers, so it needs a queue: add " +
+        '--queue redis://HOST:PORT (and start workers with hyperagents worker --queue ...), or drop ' +
+        '--remote-generations to run the MetaAgent on this machine.',
+    );
+  }
   if (gatewayUrl !== null && !/^http:\/\/[^/\s]+:\d+\/?$/.test(gatewayUrl)) {
     throw new UsageError(`--gateway-url must look like http://HOST:PORT, not "${gatewayUrl}".`);
   }
@@ -57,6 +70,7 @@ export function takeQueueFlags(argv: readonly string[]): QueueFlags {
     queue: found.get('queue') ?? null,
     gatewayListen: listen === undefined ? { host: '127.0.0.1', port: 0 } : hostPort(listen),
     gatewayUrl: gatewayUrl?.replace(/\/$/, '') ?? null,
+    remoteGenerations,
     rest,
   };
 }

@@ -1,14 +1,14 @@
 import yargs from 'yargs';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
-import { queueStatus } from '../queue/status.ts';
+import { type JobCounts, queueStatus } from '../queue/status.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { queueTarget } from './queue-target.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents queue status --queue redis://HOST:PORT[/DB] [--json]
 
-Shows the task queue of this version: jobs waiting, active, delayed (to be tried again), completed and
-failed, and the workers connected to it.`;
+Shows the queues of this version: task jobs and MetaAgent jobs (generate-loop --remote-generations)
+waiting, active, delayed (to be tried again), completed and failed, and the workers connected.`;
 
 /** `hyperagents queue status`. */
 export async function queueCommand(argv: string[]): Promise<number> {
@@ -36,10 +36,12 @@ export async function queueCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(status)}\n`);
     return 0;
   }
-  const { jobs } = status;
+  const counts = (jobs: JobCounts): string =>
+    `${jobs.waiting} waiting, ${jobs.active} active, ${jobs.delayed} delayed, ${jobs.completed} completed, ${jobs.failed} failed`;
   process.stdout.write(
     `queue ${status.queue} (coordinator version ${status.coordinatorVersion ?? 'none yet'})\n` +
-      `jobs: ${jobs.waiting} waiting, ${jobs.active} active, ${jobs.delayed} delayed, ${jobs.completed} completed, ${jobs.failed} failed\n` +
+      `jobs: ${counts(status.jobs)}\n` +
+      `MetaAgent jobs: ${counts(status.edits)}\n` +
       `workers: ${status.workers.length}${status.workers.length === 0 ? '' : ` (${status.workers.join(', ')})`}\n`,
   );
   return 0;
