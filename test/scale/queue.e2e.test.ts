@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../harness/run.ts';
 import { PROJECT_VERSION } from '../../queue/project-version.ts';
 import { PREFIX, type TaskJob, taskQueueName } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
-import { type KillPoint, outcome, readArchive, startCli, stepsOf, waitFor } from '../kill-points.ts';
+import { type KillPoint, outcome, startCli, stepsOf, waitFor } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
+import { type ResultRow, results, summaryOf } from './run-rows.ts';
 import { type RunningWorker, startWorker } from './workers.ts';
 
 /**
@@ -39,33 +39,6 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-scale-'));
 let redis: TestRedis;
 let baseline: { outcome: ReturnType<typeof outcome>; results: ResultRow[] };
 const workers: RunningWorker[] = [];
-
-interface ResultRow {
-  variant_id: number;
-  domain: string;
-  split: string;
-  task_id: string;
-  outcome: string;
-  /** Shown when a run differs: a task that failed says why. */
-  error: string | null;
-  score: number;
-}
-
-/** Every stored task result of a run, in one order. */
-const results = (runDir: string): ResultRow[] =>
-  readArchive(
-    runDir,
-    (db) =>
-      db
-        .prepare(
-          'SELECT variant_id, domain, split, task_id, outcome, error, score FROM task_results ORDER BY variant_id, domain, split, task_id',
-        )
-        .all() as ResultRow[],
-  ) ?? [];
-
-function summaryOf(stdout: string): RunSummary {
-  return JSON.parse(stdout) as RunSummary;
-}
 
 beforeAll(async () => {
   redis = await startRedis();

@@ -1,0 +1,200 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_VERSION } from '../../queue/project-version.ts';
+import { editQueueName, PREFIX } from '../../queue/protocol.ts';
+import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
+import { outcome, readArchive, repoDisagreements, startCli } from '../kill-points.ts';
+import { runCli } from '../run-cli.ts';
+import { type ResultRow, results, summaryOf, variantDiffs } from './run-rows.ts';
+import { type RunningWorker, startWorker } from './workers.ts';
+
+/**
+ * Two generations of a simulated run (seed 2: both children are committed and evaluated), slow enough per
+ * call (300 ms) that a kill lands inside a MetaAgent run. Every run here, local or through the queue, uses
+ * the same arguments.
+ */
+const RUN_ARGS = [
+  '--domains',
+  'arithmetic',
+  '--model',
+  'sim',
+  '--seed',
+  '2',
+  '--generations',
+  '2',
+  '--eval-samples',
+  '4',
+  '--staged-samples',
+  '1',
+  '--eval-workers',
+  '2',
+  '--sim-latency-ms',
+  '300',
+  '--json',
+];
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-remote-generations-'));
+let redis: TestRedis;
+let baseline: {
+  outcome: ReturnType<typeof outcome>;
+  results: ResultRow[];
+  diffs: ReturnType<typeof variantDiffs>;
+};
+const workers: RunningWorker[] = [];
+
+interface MetaEvent {
+  variant_id: number;
+  type: string;
+  data: string;
+}
+
+/** The MetaAgent's start and end events of a run, in order. */
+const metaEvents = (runDir: string): MetaEvent[] =>
+  readArchive(
+    runDir,
+    (db) =>
+      db
+        .prepare(
+          "SELECT variant_id, type, data FROM events WHERE type IN ('meta_started', 'meta_finished') ORDER BY id",
+        )
+        .all() as MetaEvent[],
+  ) ?? [];
+
+/** Meta-role model calls the gateway has recorded for a variant. */
+const metaCalls = (runDir: string, id: number): number =>
+  readArchive(
+    runDir,
+    (db) =>
+      (
+        db.prepare("SELECT COUNT(*) AS n FROM llm_calls WHERE role = 'meta' AND variant_id = ?").get(id) as {
+          n: number;
+        }
+      ).n,
+  ) ?? 0;
+
+const editQueue = (): Queue =>
+  new Queue(editQueueName(PROJECT_VERSION), {
+    connection: { host: '127.0.0.1', port: redis.port },
+    prefix: PREFIX,
+  });
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const local = await runCli('generate-loop', [
+    ...RUN_ARGS,
+    '--out',
+    path.join(tmp, 'local'),
+    '--run-id',
+    'run',
+  ]);
+  expect(local.code, local.stderr).toBe(0);
+  const runDir = path.join(tmp, 'local', 'run');
+  baseline = {
+    outcome: outcome(summaryOf(local.stdout)),
+    results: results(runDir),
+    diffs: variantDiffs(runDir),
+  };
+  // Both children were committed, so there are edits to compare.
+  expect(baseline.diffs.map((d) => d.diff !== null && d.diff.length > 0)).toEqual([true, true]);
+}, 600_000);
+
+afterAll(async () => {
+  for (const worker of workers) await worker.stop();
+  await redis?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+async function restartWorkers(count: number): Promise<RunningWorker[]> {
+  for (const worker of workers.splice(0)) await worker.stop();
+  const started = await Promise.all(Array.from({ length: count }, () => startWorker(redis.url)));
+  workers.push(...started);
+  return started;
+}
+
+/** The run's archive and variant repo equal the single-machine run's. */
+function expectSameAsLocal(runDir: string, stdout: string): void {
+  expect(outcome(summaryOf(stdout))).toEqual(baseline.outcome);
+  expect(results(runDir)).toEqual(baseline.results);
+  expect(variantDiffs(runDir)).toEqual(baseline.diffs);
+  expect(repoDisagreements(runDir)).toEqual([]);
+}
+
+describe('generate-loop --queue --remote-generations with two workers', () => {
+  it('runs every MetaAgent on a worker, with the archive and diffs of a single-machine run', async () => {
+    const [first, second] = await restartWorkers(2);
+    const out = path.join(tmp, 'queued');
+    const runDir = path.join(out, 'run');
+    const run = await runCli('generate-loop', [
+      ...RUN_ARGS,
+      '--out',
+      out,
+      '--run-id',
+      'run',
+      '--queue',
+      redis.url,
+      '--remote-generations',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('evaluation tasks and MetaAgent runs go to the workers');
+    expectSameAsLocal(runDir, run.stdout);
+    // Each generation's MetaAgent ran once, on one of the workers, and was recorded once.
+    const finished = metaEvents(runDir).filter((e) => e.type === 'meta_finished');
+    expect(finished.map((e) => e.variant_id)).toEqual([1, 2]);
+    for (const event of finished) {
+      expect([first!.name, second!.name]).toContain((JSON.parse(event.data) as { worker: string }).worker);
+    }
+    const status = await runCli('hyperagents', ['queue', 'status', '--queue', redis.url, '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { edits: { completed: number } }).edits.completed).toBe(2);
+  }, 600_000);
+
+  it('loses nothing and applies nothing twice when a worker is killed in the middle of a MetaAgent run', async () => {
+    // One worker at first, so the first MetaAgent job is surely the one killed.
+    const [victim] = await restartWorkers(1);
+    const out = path.join(tmp, 'worker-killed');
+    const runDir = path.join(out, 'run');
+    const run = startCli([
+      ...RUN_ARGS,
+      '--out',
+      out,
+      '--run-id',
+      'run',
+      '--queue',
+      redis.url,
+      '--remote-generations',
+    ]);
+    const queue = editQueue();
+    try {
+      let killed: { jobId: string; variant: number } | undefined;
+      while (killed === undefined && run.child.exitCode === null) {
+        const active = (await queue.getActive()).find((job) => job.processedBy === victim!.name);
+        const variant = (active?.data as { variantId?: number } | undefined)?.variantId;
+        // Killed once its MetaAgent has made a model call: the job is in the middle of the agent's run.
+        if (active?.id !== undefined && variant !== undefined && metaCalls(runDir, variant) > 0) {
+          killed = { jobId: active.id, variant };
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+      expect(killed).toBeDefined();
+      victim!.child.kill('SIGKILL');
+      const rescuer = await startWorker(redis.url);
+      workers.push(rescuer);
+      const finished = await run.done;
+      expect(finished.code, finished.stderr).toBe(0);
+      expectSameAsLocal(runDir, finished.stdout);
+      // BullMQ's stalled-job check gave the killed job to the other worker, whose edit was applied, once.
+      const job = await queue.getJob(killed!.jobId);
+      expect(await job?.getState()).toBe('completed');
+      expect(job?.processedBy).toBe(rescuer.name);
+      const events = metaEvents(runDir).filter((e) => e.variant_id === killed!.variant);
+      expect(events.map((e) => e.type)).toEqual(['meta_started', 'meta_finished']);
+      expect((JSON.parse(events[1]!.data) as { worker: string }).worker).toBe(rescuer.name);
+    } finally {
+      await queue.close();
+    }
+  }, 600_000);
+});

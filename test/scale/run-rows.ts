@@ -1,0 +1,56 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import type { RunSummary } from '../../harness/run.ts';
+import { readArchive } from '../kill-points.ts';
+
+/** One stored task result, as compared between a run through the queue and a single-machine run. */
+export interface ResultRow {
+  variant_id: number;
+  domain: string;
+  split: string;
+  task_id: string;
+  outcome: string;
+  /** Shown when a run differs: a task that failed says why. */
+  error: string | null;
+  score: number;
+}
+
+/** Every stored task result of a run, in one order. */
+export const results = (runDir: string): ResultRow[] =>
+  readArchive(
+    runDir,
+    (db) =>
+      db
+        .prepare(
+          'SELECT variant_id, domain, split, task_id, outcome, error, score FROM task_results ORDER BY variant_id, domain, split, task_id',
+        )
+        .all() as ResultRow[],
+  ) ?? [];
+
+export function summaryOf(stdout: string): RunSummary {
+  return JSON.parse(stdout) as RunSummary;
+}
+
+/** Each child's change as the variant repo holds it: `git diff` of its parent's commit and its own. */
+export function variantDiffs(runDir: string): { id: number; diff: string | null }[] {
+  const rows =
+    readArchive(
+      runDir,
+      (db) =>
+        db.prepare('SELECT id, parent_commit, commit_sha FROM variants WHERE id > 0 ORDER BY id').all() as {
+          id: number;
+          parent_commit: string | null;
+          commit_sha: string | null;
+        }[],
+    ) ?? [];
+  const gitDir = path.join(runDir, 'variants.git');
+  return rows.map((row) => ({
+    id: row.id,
+    diff:
+      row.parent_commit === null || row.commit_sha === null
+        ? null
+        : execFileSync('git', ['--git-dir', gitDir, 'diff', '--binary', row.parent_commit, row.commit_sha], {
+            encoding: 'utf8',
+          }),
+  }));
+}
