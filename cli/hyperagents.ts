@@ -43,7 +43,7 @@ Commands:
   report RUN [RUN ...] -o FILE    the browser's pages as one self-contained HTML file
   experiment [--seeds 1-8] [--config NAME=OPTS ...] -- OPTS   configurations x seeds, compared
   experiment report DIR           the comparison of an experiment's finished runs
-  worker --queue redis://HOST:PORT   take evaluation tasks from a coordinator (generate-loop --queue)
+  worker --queue redis://HOST:PORT   take tasks and MetaAgent runs from a coordinator (generate-loop --queue)
   queue status --queue redis://...   jobs waiting, active and failed, and the workers connected
 
 Run "hyperagents <command> --help" for a command's options.`;

@@ -43,6 +43,10 @@ describe('scale-out refuses bad input with a message', () => {
     refused(await simLoop('--queue', `redis://127.0.0.1:${port}`), 'Cannot reach Redis');
   });
 
+  it('refuses --remote-generations without a queue to send the MetaAgent runs to', async () => {
+    refused(await simLoop('--remote-generations'), 'add --queue redis://HOST:PORT');
+  });
+
   it('refuses a gateway address the coordinator cannot listen on', async () => {
     refused(
       await simLoop('--queue', redis.url, '--gateway-listen', `127.0.0.1:${redis.port}`),
