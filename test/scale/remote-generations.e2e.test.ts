@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_VERSION } from '../../queue/project-version.ts';
 import { editQueueName, PREFIX } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
-import { outcome, readArchive, repoDisagreements, startCli } from '../kill-points.ts';
+import { outcome, type RunningCli, readArchive, repoDisagreements, startCli } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
 import { type ResultRow, results, summaryOf, variantDiffs } from './run-rows.ts';
 import { type RunningWorker, startWorker } from './workers.ts';
@@ -107,6 +107,29 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
+/**
+ * Waits until a MetaAgent job (taken by `worker`, when given) has made a model call while still active: the
+ * job is in the middle of the agent's run. Undefined when the run ended first.
+ */
+async function metaAgentMidRun(
+  queue: Queue,
+  run: RunningCli,
+  runDir: string,
+  worker?: string,
+): Promise<{ jobId: string; variant: number } | undefined> {
+  while (run.child.exitCode === null) {
+    const active = (await queue.getActive()).find(
+      (job) => worker === undefined || job.processedBy === worker,
+    );
+    const variant = (active?.data as { variantId?: number } | undefined)?.variantId;
+    if (active?.id !== undefined && variant !== undefined && metaCalls(runDir, variant) > 0) {
+      return { jobId: active.id, variant };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
 async function restartWorkers(count: number): Promise<RunningWorker[]> {
   for (const worker of workers.splice(0)) await worker.stop();
   const started = await Promise.all(Array.from({ length: count }, () => startWorker(redis.url)));
@@ -168,17 +191,7 @@ describe('generate-loop --queue --remote-generations with two workers', () => {
     ]);
     const queue = editQueue();
     try {
-      let killed: { jobId: string; variant: number } | undefined;
-      while (killed === undefined && run.child.exitCode === null) {
-        const active = (await queue.getActive()).find((job) => job.processedBy === victim!.name);
-        const variant = (active?.data as { variantId?: number } | undefined)?.variantId;
-        // Killed once its MetaAgent has made a model call: the job is in the middle of the agent's run.
-        if (active?.id !== undefined && variant !== undefined && metaCalls(runDir, variant) > 0) {
-          killed = { jobId: active.id, variant };
-        } else {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      }
+      const killed = await metaAgentMidRun(queue, run, runDir, victim!.name);
       expect(killed).toBeDefined();
       victim!.child.kill('SIGKILL');
       const rescuer = await startWorker(redis.url);
@@ -193,6 +206,46 @@ describe('generate-loop --queue --remote-generations with two workers', () => {
       const events = metaEvents(runDir).filter((e) => e.variant_id === killed!.variant);
       expect(events.map((e) => e.type)).toEqual(['meta_started', 'meta_finished']);
       expect((JSON.parse(events[1]!.data) as { worker: string }).worker).toBe(rescuer.name);
+    } finally {
+      await queue.close();
+    }
+  }, 600_000);
+
+  it("resumes a coordinator killed in the middle of a MetaAgent run and reads that job's result", async () => {
+    await restartWorkers(2);
+    const out = path.join(tmp, 'coordinator-killed');
+    const runDir = path.join(out, 'run');
+    const run = startCli([
+      ...RUN_ARGS,
+      '--out',
+      out,
+      '--run-id',
+      'run',
+      '--queue',
+      redis.url,
+      '--remote-generations',
+    ]);
+    const queue = editQueue();
+    try {
+      const killed = await metaAgentMidRun(queue, run, runDir);
+      expect(killed).toBeDefined();
+      run.child.kill('SIGKILL');
+      await run.done;
+      const resumed = await runCli('generate-loop', [
+        '--resume',
+        runDir,
+        '--queue',
+        redis.url,
+        '--remote-generations',
+        '--json',
+      ]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expectSameAsLocal(runDir, resumed.stdout);
+      // The resumed coordinator found the same job (its id comes from the generation) and applied its edit once.
+      const job = await queue.getJob(killed!.jobId);
+      expect(await job?.getState()).toBe('completed');
+      const events = metaEvents(runDir).filter((e) => e.variant_id === killed!.variant);
+      expect(events.map((e) => e.type)).toEqual(['meta_started', 'meta_started', 'meta_finished']);
     } finally {
       await queue.close();
     }
