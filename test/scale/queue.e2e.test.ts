@@ -8,54 +8,25 @@ import { PREFIX, type TaskJob, taskQueueName } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
 import { type KillPoint, outcome, startCli, stepsOf, waitFor } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
-import { type ResultRow, results, summaryOf } from './run-rows.ts';
-import { type RunningWorker, startWorker } from './workers.ts';
+import { type Baseline, results, simRunArgs, singleMachineRun, summaryOf } from './run-rows.ts';
+import { type RunningWorker, workerSet } from './workers.ts';
 
-/**
- * A small simulated run whose child reaches the full evaluation (seed 2), slow enough per call (300 ms)
- * that a kill lands inside a job. Every run here, local or through the queue, uses the same arguments.
- */
-const RUN_ARGS = [
-  '--domains',
-  'arithmetic',
-  '--model',
-  'sim',
-  '--seed',
-  '2',
-  '--generations',
-  '1',
-  '--eval-samples',
-  '4',
-  '--staged-samples',
-  '1',
-  '--eval-workers',
-  '2',
-  '--sim-latency-ms',
-  '300',
-  '--json',
-];
+/** One generation, whose child reaches the full evaluation. */
+const RUN_ARGS = simRunArgs(1);
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-scale-'));
 let redis: TestRedis;
-let baseline: { outcome: ReturnType<typeof outcome>; results: ResultRow[] };
-const workers: RunningWorker[] = [];
+let baseline: Baseline;
+const workers = workerSet(() => redis.url);
 
 beforeAll(async () => {
   redis = await startRedis();
-  const local = await runCli('generate-loop', [
-    ...RUN_ARGS,
-    '--out',
-    path.join(tmp, 'local'),
-    '--run-id',
-    'run',
-  ]);
-  expect(local.code, local.stderr).toBe(0);
-  baseline = { outcome: outcome(summaryOf(local.stdout)), results: results(path.join(tmp, 'local', 'run')) };
+  baseline = await singleMachineRun(RUN_ARGS, path.join(tmp, 'local'));
   expect(baseline.results.length).toBeGreaterThan(0);
 }, 600_000);
 
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
+  await workers.stopAll();
   await redis?.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
@@ -69,12 +40,7 @@ function lastEvaluationStep(): KillPoint {
   return point;
 }
 
-async function twoWorkers(): Promise<RunningWorker[]> {
-  for (const worker of workers.splice(0)) await worker.stop();
-  const started = await Promise.all([startWorker(redis.url), startWorker(redis.url)]);
-  workers.push(...started);
-  return started;
-}
+const twoWorkers = (): Promise<RunningWorker[]> => workers.restart(2);
 
 describe('generate-loop --queue with two workers', () => {
   it('runs a sim run to the end with the archive of a single-machine run of the same seed', async () => {
@@ -117,7 +83,7 @@ describe('generate-loop --queue with two workers', () => {
   }, 600_000);
 
   it('loses nothing and counts nothing twice when a worker is killed in the middle of a job', async () => {
-    const [victim] = await twoWorkers();
+    const [victim, other] = await twoWorkers();
     const out = path.join(tmp, 'worker-killed');
     const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
     const queue = new Queue(taskQueueName(PROJECT_VERSION), {
@@ -140,7 +106,7 @@ describe('generate-loop --queue with two workers', () => {
       // The killed worker's job was taken again (BullMQ's stalled-job check) and finished by the other.
       const job = await queue.getJob(killedJob!);
       expect(await job?.getState()).toBe('completed');
-      expect(job?.processedBy).toBe(workers[1]!.name);
+      expect(job?.processedBy).toBe(other!.name);
     } finally {
       await queue.close();
     }

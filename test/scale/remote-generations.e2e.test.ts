@@ -8,42 +8,16 @@ import { editQueueName, PREFIX } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
 import { outcome, type RunningCli, readArchive, repoDisagreements, startCli } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
-import { type ResultRow, results, summaryOf, variantDiffs } from './run-rows.ts';
-import { type RunningWorker, startWorker } from './workers.ts';
+import { type Baseline, results, simRunArgs, singleMachineRun, summaryOf, variantDiffs } from './run-rows.ts';
+import { workerSet } from './workers.ts';
 
-/**
- * Two generations of a simulated run (seed 2: both children are committed and evaluated), slow enough per
- * call (300 ms) that a kill lands inside a MetaAgent run. Every run here, local or through the queue, uses
- * the same arguments.
- */
-const RUN_ARGS = [
-  '--domains',
-  'arithmetic',
-  '--model',
-  'sim',
-  '--seed',
-  '2',
-  '--generations',
-  '2',
-  '--eval-samples',
-  '4',
-  '--staged-samples',
-  '1',
-  '--eval-workers',
-  '2',
-  '--sim-latency-ms',
-  '300',
-  '--json',
-];
+/** Two generations, both children committed and evaluated. */
+const RUN_ARGS = simRunArgs(2);
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-remote-generations-'));
 let redis: TestRedis;
-let baseline: {
-  outcome: ReturnType<typeof outcome>;
-  results: ResultRow[];
-  diffs: ReturnType<typeof variantDiffs>;
-};
-const workers: RunningWorker[] = [];
+let baseline: Baseline;
+const workers = workerSet(() => redis.url);
 
 interface MetaEvent {
   variant_id: number;
@@ -83,29 +57,28 @@ const editQueue = (): Queue =>
 
 beforeAll(async () => {
   redis = await startRedis();
-  const local = await runCli('generate-loop', [
-    ...RUN_ARGS,
-    '--out',
-    path.join(tmp, 'local'),
-    '--run-id',
-    'run',
-  ]);
-  expect(local.code, local.stderr).toBe(0);
-  const runDir = path.join(tmp, 'local', 'run');
-  baseline = {
-    outcome: outcome(summaryOf(local.stdout)),
-    results: results(runDir),
-    diffs: variantDiffs(runDir),
-  };
+  baseline = await singleMachineRun(RUN_ARGS, path.join(tmp, 'local'));
   // Both children were committed, so there are edits to compare.
   expect(baseline.diffs.map((d) => d.diff !== null && d.diff.length > 0)).toEqual([true, true]);
 }, 600_000);
 
 afterAll(async () => {
-  for (const worker of workers) await worker.stop();
+  await workers.stopAll();
   await redis?.stop();
   rmSync(tmp, { recursive: true, force: true });
 });
+
+/** generate-loop as a coordinator that sends MetaAgent runs to the workers, the run stored in `out`. */
+const coordinatorArgs = (out: string): string[] => [
+  ...RUN_ARGS,
+  '--out',
+  out,
+  '--run-id',
+  'run',
+  '--queue',
+  redis.url,
+  '--remote-generations',
+];
 
 /**
  * Waits until a MetaAgent job (taken by `worker`, when given) has made a model call while still active: the
@@ -130,13 +103,6 @@ async function metaAgentMidRun(
   return undefined;
 }
 
-async function restartWorkers(count: number): Promise<RunningWorker[]> {
-  for (const worker of workers.splice(0)) await worker.stop();
-  const started = await Promise.all(Array.from({ length: count }, () => startWorker(redis.url)));
-  workers.push(...started);
-  return started;
-}
-
 /** The run's archive and variant repo equal the single-machine run's. */
 function expectSameAsLocal(runDir: string, stdout: string): void {
   expect(outcome(summaryOf(stdout))).toEqual(baseline.outcome);
@@ -147,19 +113,10 @@ function expectSameAsLocal(runDir: string, stdout: string): void {
 
 describe('generate-loop --queue --remote-generations with two workers', () => {
   it('runs every MetaAgent on a worker, with the archive and diffs of a single-machine run', async () => {
-    const [first, second] = await restartWorkers(2);
+    const [first, second] = await workers.restart(2);
     const out = path.join(tmp, 'queued');
     const runDir = path.join(out, 'run');
-    const run = await runCli('generate-loop', [
-      ...RUN_ARGS,
-      '--out',
-      out,
-      '--run-id',
-      'run',
-      '--queue',
-      redis.url,
-      '--remote-generations',
-    ]);
+    const run = await runCli('generate-loop', coordinatorArgs(out));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('evaluation tasks and MetaAgent runs go to the workers');
     expectSameAsLocal(runDir, run.stdout);
@@ -176,26 +133,16 @@ describe('generate-loop --queue --remote-generations with two workers', () => {
 
   it('loses nothing and applies nothing twice when a worker is killed in the middle of a MetaAgent run', async () => {
     // One worker at first, so the first MetaAgent job is surely the one killed.
-    const [victim] = await restartWorkers(1);
+    const [victim] = await workers.restart(1);
     const out = path.join(tmp, 'worker-killed');
     const runDir = path.join(out, 'run');
-    const run = startCli([
-      ...RUN_ARGS,
-      '--out',
-      out,
-      '--run-id',
-      'run',
-      '--queue',
-      redis.url,
-      '--remote-generations',
-    ]);
+    const run = startCli(coordinatorArgs(out));
     const queue = editQueue();
     try {
       const killed = await metaAgentMidRun(queue, run, runDir, victim!.name);
       expect(killed).toBeDefined();
       victim!.child.kill('SIGKILL');
-      const rescuer = await startWorker(redis.url);
-      workers.push(rescuer);
+      const rescuer = await workers.add();
       const finished = await run.done;
       expect(finished.code, finished.stderr).toBe(0);
       expectSameAsLocal(runDir, finished.stdout);
@@ -212,19 +159,10 @@ describe('generate-loop --queue --remote-generations with two workers', () => {
   }, 600_000);
 
   it("resumes a coordinator killed in the middle of a MetaAgent run and reads that job's result", async () => {
-    await restartWorkers(2);
+    await workers.restart(2);
     const out = path.join(tmp, 'coordinator-killed');
     const runDir = path.join(out, 'run');
-    const run = startCli([
-      ...RUN_ARGS,
-      '--out',
-      out,
-      '--run-id',
-      'run',
-      '--queue',
-      redis.url,
-      '--remote-generations',
-    ]);
+    const run = startCli(coordinatorArgs(out));
     const queue = editQueue();
     try {
       const killed = await metaAgentMidRun(queue, run, runDir);

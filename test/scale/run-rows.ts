@@ -1,7 +1,32 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { RunSummary } from '../../harness/run.ts';
-import { readArchive } from '../kill-points.ts';
+import { outcome, readArchive } from '../kill-points.ts';
+import { runCli } from '../run-cli.ts';
+
+/**
+ * A small simulated run (seed 2: its children are committed and reach the full evaluation), slow enough per
+ * call (300 ms) that a kill lands inside a job. A test file runs it the same way locally and through the queue.
+ */
+export const simRunArgs = (generations: number): string[] => [
+  '--domains',
+  'arithmetic',
+  '--model',
+  'sim',
+  '--seed',
+  '2',
+  '--generations',
+  String(generations),
+  '--eval-samples',
+  '4',
+  '--staged-samples',
+  '1',
+  '--eval-workers',
+  '2',
+  '--sim-latency-ms',
+  '300',
+  '--json',
+];
 
 /** One stored task result, as compared between a run through the queue and a single-machine run. */
 export interface ResultRow {
@@ -53,4 +78,19 @@ export function variantDiffs(runDir: string): { id: number; diff: string | null 
             encoding: 'utf8',
           }),
   }));
+}
+
+/** What a run through the queue is compared with: the same run on this machine alone. */
+export interface Baseline {
+  outcome: ReturnType<typeof outcome>;
+  results: ResultRow[];
+  diffs: ReturnType<typeof variantDiffs>;
+}
+
+/** Runs generate-loop with `args` on this machine alone, in `out` (run id `run`), and reads what it stored. */
+export async function singleMachineRun(args: readonly string[], out: string): Promise<Baseline> {
+  const local = await runCli('generate-loop', [...args, '--out', out, '--run-id', 'run']);
+  if (local.code !== 0) throw new Error(`the single-machine run failed (${local.code}): ${local.stderr}`);
+  const runDir = path.join(out, 'run');
+  return { outcome: outcome(summaryOf(local.stdout)), results: results(runDir), diffs: variantDiffs(runDir) };
 }

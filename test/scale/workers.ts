@@ -41,3 +41,23 @@ export function startWorker(url: string, extra: string[] = []): Promise<RunningW
     child.once('exit', (code) => reject(new Error(`worker exited (${code}) before starting: ${log}`)));
   });
 }
+
+/** The workers of one test file: each test starts the ones it needs afresh; all are stopped at the end. */
+export function workerSet(url: () => string) {
+  const running: RunningWorker[] = [];
+  return {
+    /** Stops the running workers, then starts `count` new ones. */
+    async restart(count: number): Promise<RunningWorker[]> {
+      await this.stopAll();
+      return Promise.all(Array.from({ length: count }, () => this.add()));
+    },
+    async add(): Promise<RunningWorker> {
+      const worker = await startWorker(url());
+      running.push(worker);
+      return worker;
+    },
+    async stopAll(): Promise<void> {
+      for (const worker of running.splice(0)) await worker.stop();
+    },
+  };
+}
