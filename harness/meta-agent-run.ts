@@ -23,10 +23,9 @@ export const frozenMetaDir = (ctx: Pick<RunContext, 'runDir'>): string =>
   path.join(ctx.runDir, 'worktrees', 'frozen-meta');
 
 /**
- * Runs the parent's MetaAgent (or, with --freeze-meta, the initial one) on `worktree`, shown the parent's
- * evaluations in a folder that is removed afterwards. A failure's cause is what the harness knows, not what
- * the agent printed: a timeout the harness set, else the agent's own failure. (A budget refusal is read
- * from the ledger by the caller.)
+ * Runs the parent's MetaAgent (or, with --freeze-meta, the initial one) on `worktree` on this machine, shown
+ * the parent's evaluations in a folder that is removed afterwards; see `editVerdict` for what its end means.
+ * (A budget refusal is read from the ledger by the caller.)
  */
 export async function editWithMetaAgent(
   ctx: RunContext,
