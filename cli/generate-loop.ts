@@ -16,18 +16,27 @@ const SIM_BANNER =
   'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
   'archive are real; the scores show how selection works, not how good a real model is.';
 
-/** The command that continues a run, printed whenever a run stops before its end. */
-export const resumeCommand = (runDir: string): string => `generate-loop --resume ${runDir}`;
+/**
+ * The command that continues a run, printed whenever a run stops before its end; a coordinator's keeps its
+ * queue (and --remote-generations), so the jobs it left in Redis are picked up.
+ */
+export function resumeCommand(runDir: string, queue: QueueFlags | null = null): string {
+  const flags = [
+    ...(queue?.queue == null ? [] : ['--queue', queue.queue]),
+    ...(queue?.remoteGenerations === true ? ['--remote-generations'] : []),
+  ];
+  return ['generate-loop', '--resume', runDir, ...flags].join(' ');
+}
 
 /**
  * The first Ctrl-C (or SIGTERM) stops the run cleanly: agents are stopped, finished work is kept and the
  * resume command printed. A second one exits at once; the run can still be resumed.
  */
-function interruptions(runDir: string): { signal: AbortSignal; dispose(): void } {
+function interruptions(resume: string): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
-      process.stderr.write(`\nAborted. Continue the run with: ${resumeCommand(runDir)}\n`);
+      process.stderr.write(`\nAborted. Continue the run with: ${resume}\n`);
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     process.stderr.write(
@@ -93,7 +102,8 @@ export async function main(argv: string[]): Promise<number> {
         `workers of ${queue.queue} (${connected} connected now; start more with: hyperagents worker --queue ${queue.queue}).`,
     );
   }
-  const interrupt = interruptions(runDir);
+  const resume = resumeCommand(runDir, queue);
+  const interrupt = interruptions(resume);
   try {
     const summary = await runGenerations(
       { config, runId, runDir, cacheFile: prepared.cacheFile, mode: prepared.mode },
@@ -130,14 +140,14 @@ export async function main(argv: string[]): Promise<number> {
     // These last lines are printed even with --quiet or --json: they say how the run ended.
     if (summary.stopped === 'interrupted') {
       process.stderr.write(
-        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with: ${resumeCommand(runDir)}\n`,
+        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with: ${resume}\n`,
       );
       return 130;
     }
     if (summary.stopped !== null) {
       process.stderr.write(
         `generate-loop: ${summary.stopped}. The run stopped cleanly: a call that could have taken the spend ` +
-          `over the budget was refused. Raise --budget-usd to let a run go further: ${resumeCommand(runDir)} ` +
+          `over the budget was refused. Raise --budget-usd to let a run go further: ${resume} ` +
           '--budget-usd X\n',
       );
     }
@@ -150,7 +160,7 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const code = reportError(error, 'generate-loop');
-    process.stderr.write(`The finished work is kept; to continue: ${resumeCommand(runDir)}\n`);
+    process.stderr.write(`The finished work is kept; to continue: ${resume}\n`);
     return code;
   } finally {
     interrupt.dispose();
