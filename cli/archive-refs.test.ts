@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { VariantView } from '../archive/read.ts';
-import { rankScore, scoreColumns } from './archive.ts';
+import { scoreColumns } from './archive.ts';
 import { csvField } from './archive-export.ts';
 import { parseVariantRef } from './archive-refs.ts';
+import { rankScore } from './archive-runs.ts';
 import { renderTable } from './text-table.ts';
 
 describe('parseVariantRef', () => {

@@ -70,3 +70,27 @@ export function openVariantRef(runsDir: string, ref: string): { run: OpenedRun; 
     throw error;
   }
 }
+
+/** Runs `body` on the opened run and closes its archive afterwards. */
+export function withRun<T>(runsDir: string, ref: string, body: (run: OpenedRun) => T): T {
+  const run = openRun(runsDir, ref);
+  try {
+    return body(run);
+  } finally {
+    run.reader.close();
+  }
+}
+
+/** Runs `body` on the variant named by `RUN:VARIANT` and closes its archive afterwards. */
+export async function withVariant(
+  runsDir: string,
+  ref: string,
+  body: (run: OpenedRun, variant: VariantView) => number | Promise<number>,
+): Promise<number> {
+  const { run, variant } = openVariantRef(runsDir, ref);
+  try {
+    return await body(run, variant);
+  } finally {
+    run.reader.close();
+  }
+}

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import yargs from 'yargs';
-import { openArchiveReader, type RunView, type Scores, type VariantView } from '../archive/read.ts';
-import { listRunIds } from '../archive/run-folder.ts';
+import type { Scores, VariantView } from '../archive/read.ts';
 import { readMetaTranscript } from '../archive/transcript.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { exportCsv, exportJsonl } from './archive-export.ts';
-import { type OpenedRun, openRun, openVariantRef, variantOf } from './archive-refs.ts';
+import { type OpenedRun, openVariantRef, variantOf, withRun, withVariant } from './archive-refs.ts';
+import { bestVariants, runList } from './archive-runs.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
@@ -63,7 +63,7 @@ export async function archiveCommand(argv: string[]): Promise<number> {
   };
   switch (sub) {
     case 'list':
-      if (positional[0] === undefined) listRuns(runsDir, args.json);
+      if (positional[0] === undefined) out(runList(runsDir, args.json));
       else withRun(runsDir, positional[0], (run) => listVariants(run, args.json));
       return 0;
     case 'show':
@@ -79,7 +79,14 @@ export async function archiveCommand(argv: string[]): Promise<number> {
         return 0;
       });
     case 'best':
-      best(runsDir, positional, { domain: args.domain, split: args.split, top: args.top }, args.json);
+      out(
+        bestVariants(
+          runsDir,
+          positional,
+          { domain: args.domain, split: args.split, top: args.top },
+          args.json,
+        ),
+      );
       return 0;
     case 'tasks':
       return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => {
@@ -102,72 +109,6 @@ export async function archiveCommand(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`Unknown archive command "${sub}". Commands: ${SUBCOMMANDS.join(', ')}.`);
   }
-}
-
-function withRun<T>(runsDir: string, ref: string, body: (run: OpenedRun) => T): T {
-  const run = openRun(runsDir, ref);
-  try {
-    return body(run);
-  } finally {
-    run.reader.close();
-  }
-}
-
-async function withVariant(
-  runsDir: string,
-  ref: string,
-  body: (run: OpenedRun, variant: VariantView) => number | Promise<number>,
-): Promise<number> {
-  const { run, variant } = openVariantRef(runsDir, ref);
-  try {
-    return await body(run, variant);
-  } finally {
-    run.reader.close();
-  }
-}
-
-function readRuns(runsDir: string): RunView[] {
-  const runs: RunView[] = [];
-  for (const id of listRunIds(runsDir)) {
-    try {
-      const reader = openArchiveReader(path.join(runsDir, id, 'archive.sqlite'));
-      try {
-        const run = reader.run();
-        if (run !== null) runs.push(run);
-      } finally {
-        reader.close();
-      }
-    } catch {
-      // A folder whose archive cannot be read is not a run to list.
-    }
-  }
-  return runs;
-}
-
-function listRuns(runsDir: string, json: boolean): void {
-  const runs = readRuns(runsDir);
-  if (json) {
-    printJson(runs);
-    return;
-  }
-  if (runs.length === 0) {
-    out(`No runs in ${runsDir}. Start one with hyperagents generate-loop.`);
-    return;
-  }
-  out(
-    renderTable(
-      ['run', 'state', 'model', 'domains', 'generations', 'best', 'spend'],
-      runs.map((r) => [
-        r.id,
-        r.state,
-        r.simulated ? `${r.model} (simulated)` : r.model,
-        r.domains.join(','),
-        r.generationsPlanned === null ? String(r.generations) : `${r.generations}/${r.generationsPlanned}`,
-        r.best === null ? '-' : `${fmtScore(r.best.score)} (variant ${r.best.id})`,
-        fmtUsd(r.costUsd),
-      ]),
-    ),
-  );
 }
 
 /** "domain split" column keys present in any variant, in a stable order. */
@@ -318,65 +259,6 @@ function lineage(run: OpenedRun, v: VariantView, json: boolean): void {
         r.changed.join(',') || '-',
         (r.summary ?? '-').replace(/\s+/g, ' ').slice(0, 100),
       ]),
-    ),
-  );
-}
-
-/**
- * The score `best` ranks by: the stored selection score; with --domain, that domain's score on --split
- * (default val, else train); with only --split, the mean over the run's domains on that split. Pure.
- */
-export function rankScore(
-  v: VariantView,
-  domains: readonly string[],
-  by: { domain?: string | undefined; split?: string | undefined },
-): number | null {
-  if (v.score === null) return null;
-  if (by.domain !== undefined) {
-    const splits = v.scores[by.domain];
-    const s = by.split === undefined ? (splits?.val ?? splits?.train) : splits?.[by.split];
-    return s?.score ?? null;
-  }
-  if (by.split !== undefined) {
-    const values = domains.map((d) => v.scores[d]?.[by.split!]?.score);
-    if (values.length === 0 || values.some((x) => x === undefined)) return null;
-    return (values as number[]).reduce((a, b) => a + b, 0) / values.length;
-  }
-  return v.score;
-}
-
-function best(
-  runsDir: string,
-  refs: string[],
-  by: { domain?: string | undefined; split?: string | undefined; top: number },
-  json: boolean,
-): void {
-  const ids = refs.length > 0 ? refs : listRunIds(runsDir);
-  const ranked: { run: string; model: string; variant: number; score: number; outcome: string }[] = [];
-  for (const ref of ids) {
-    withRun(runsDir, ref, (run) => {
-      const info = run.reader.run();
-      for (const v of run.reader.variants()) {
-        const score = rankScore(v, info?.domains ?? [], by);
-        if (score !== null)
-          ranked.push({ run: run.id, model: info?.model ?? '?', variant: v.id, score, outcome: v.outcome });
-      }
-    });
-  }
-  ranked.sort((a, b) => b.score - a.score || a.run.localeCompare(b.run) || a.variant - b.variant);
-  const top = ranked.slice(0, Math.max(1, by.top));
-  if (json) {
-    printJson(top);
-    return;
-  }
-  if (top.length === 0) {
-    out('No evaluated variants match.');
-    return;
-  }
-  out(
-    renderTable(
-      ['run', 'variant', 'score', 'status', 'model'],
-      top.map((r) => [r.run, String(r.variant), fmtScore(r.score), r.outcome, r.model]),
     ),
   );
 }

@@ -75,7 +75,7 @@ export const MODELS: readonly ModelRecord[] = Object.freeze([
     maxTokensField: 'max_tokens',
     systemRole: 'system',
     caching: 'none',
-    revision: '2',
+    revision: '3',
   },
   {
     id: 'openai/gpt-4o',

@@ -38,7 +38,7 @@ export const ESTIMATE_NOISE = { base: 0.02, scale: 0.4 } as const;
 /** A second coherent edit when draw < 2(q − second), a third when draw < 2(q − third). */
 export const MULTI_EDIT = { second: 0.3, third: 0.5 } as const;
 /** Chance of one edit to the MetaAgent's own prompt per session; its choice sharpens by `sharpness` · q. */
-export const META_EDIT = { rate: 0.5, sharpness: 8 } as const;
+export const META_EDIT = { rate: 0.9, sharpness: 30 } as const;
 
 export type TaskEdit = { kind: 'add'; phrase: string } | { kind: 'remove'; phrase: string; line: string };
 export type MetaEdit =

@@ -119,7 +119,7 @@ export const META_PHRASES: readonly MetaPhrase[] = [
  * that only selection can step back from.
  */
 export const STALL_PHRASE = 'if a change is not certainly safe, change nothing';
-export const STALL = { rate: 0.15, stall: 0.9 } as const;
+export const STALL = { rate: 0.25, stall: 1 } as const;
 
 /** Proposal quality q = base + Σ meta phrases present, clamped to [min, max]. */
 export const META_QUALITY = { base: 0.3, min: 0.05, max: 0.95 } as const;

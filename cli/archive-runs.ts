@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { openArchiveReader, type RunView, type VariantView } from '../archive/read.ts';
+import { listRunIds } from '../archive/run-folder.ts';
+import { withRun } from './archive-refs.ts';
+import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
+
+/** `archive list` and `archive best`: views over every run of a runs folder. They read, never write. */
+
+const toJson = (value: unknown): string => JSON.stringify(value, null, 2);
+
+function readRuns(runsDir: string): RunView[] {
+  const runs: RunView[] = [];
+  for (const id of listRunIds(runsDir)) {
+    try {
+      const reader = openArchiveReader(path.join(runsDir, id, 'archive.sqlite'));
+      try {
+        const run = reader.run();
+        if (run !== null) runs.push(run);
+      } finally {
+        reader.close();
+      }
+    } catch {
+      // A folder whose archive cannot be read is not a run to list.
+    }
+  }
+  return runs;
+}
+
+/** The run list of `archive list`: a table, or JSON. */
+export function runList(runsDir: string, json: boolean): string {
+  const runs = readRuns(runsDir);
+  if (json) return toJson(runs);
+  if (runs.length === 0) return `No runs in ${runsDir}. Start one with hyperagents generate-loop.`;
+  return renderTable(
+    ['run', 'state', 'model', 'domains', 'generations', 'best', 'spend'],
+    runs.map((r) => [
+      r.id,
+      r.state,
+      r.simulated ? `${r.model} (simulated)` : r.model,
+      r.domains.join(','),
+      r.generationsPlanned === null ? String(r.generations) : `${r.generations}/${r.generationsPlanned}`,
+      r.best === null ? '-' : `${fmtScore(r.best.score)} (variant ${r.best.id})`,
+      fmtUsd(r.costUsd),
+    ]),
+  );
+}
+
+/**
+ * The score `best` ranks by: the stored selection score; with --domain, that domain's score on --split
+ * (default val, else train); with only --split, the mean over the run's domains on that split. Pure.
+ */
+export function rankScore(
+  v: VariantView,
+  domains: readonly string[],
+  by: { domain?: string | undefined; split?: string | undefined },
+): number | null {
+  if (v.score === null) return null;
+  if (by.domain !== undefined) {
+    const splits = v.scores[by.domain];
+    const s = by.split === undefined ? (splits?.val ?? splits?.train) : splits?.[by.split];
+    return s?.score ?? null;
+  }
+  if (by.split !== undefined) {
+    const values = domains.map((d) => v.scores[d]?.[by.split!]?.score);
+    if (values.length === 0 || values.some((x) => x === undefined)) return null;
+    return (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+  }
+  return v.score;
+}
+
+/** The ranking of `archive best` over the runs named (default: every run under `runsDir`). */
+export function bestVariants(
+  runsDir: string,
+  refs: readonly string[],
+  by: { domain?: string | undefined; split?: string | undefined; top: number },
+  json: boolean,
+): string {
+  const ids = refs.length > 0 ? refs : listRunIds(runsDir);
+  const ranked: { run: string; model: string; variant: number; score: number; outcome: string }[] = [];
+  for (const ref of ids) {
+    withRun(runsDir, ref, (run) => {
+      const info = run.reader.run();
+      for (const v of run.reader.variants()) {
+        const score = rankScore(v, info?.domains ?? [], by);
+        if (score !== null)
+          ranked.push({ run: run.id, model: info?.model ?? '?', variant: v.id, score, outcome: v.outcome });
+      }
+    });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.run.localeCompare(b.run) || a.variant - b.variant);
+  const top = ranked.slice(0, Math.max(1, by.top));
+  if (json) return toJson(top);
+  if (top.length === 0) return 'No evaluated variants match.';
+  return renderTable(
+    ['run', 'variant', 'score', 'status', 'model'],
+    top.map((r) => [r.run, String(r.variant), fmtScore(r.score), r.outcome, r.model]),
+  );
+}
