@@ -254,7 +254,7 @@ describe('costUsd', () => {
 
 describe('resultCacheIdentity', () => {
   it('names the sim with its revision, so results of an older sim are not reused', () => {
-    expect(resultCacheIdentity('sim')).toBe('sim@2');
+    expect(resultCacheIdentity('sim')).toBe('sim@3');
     expect(resultCacheIdentity('local/unknown')).toBe('local/unknown');
     expect(resultCacheIdentity('openai/gpt-4o')).toBe('openai/gpt-4o');
   });
