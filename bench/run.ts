@@ -14,9 +14,9 @@ import { benchSandbox } from './sandbox.ts';
  * generations-per-hour, harness-overhead, sandbox, grading, queue (default: all).
  */
 const MODE_LABEL: Record<BenchMode, string> = {
-  pool: 'pool',
-  evaluation: 'eval',
-  'after-gate': 'after gate',
+  steady: 'steady',
+  'one-at-a-time': 'one at a time',
+  cold: 'cold',
 };
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -24,12 +24,13 @@ const BENCHES: Record<string, () => Promise<void>> = {
     const latencyMs = 200;
     const taskCount = 400;
     console.log(
-      `Evaluation of ${taskCount} arithmetic tasks by TaskAgent worker processes, model latency ${latencyMs} ms per call.\n` +
-        'Ideal: every worker always waiting on the model, i.e. workers / latency calls per second. Time counts from\n' +
-        'the pool starting (no worker running yet) to the last answer. "built": workers start from the file built\n' +
-        'once per variant; "source": from the TypeScript through tsx. "pool": tasks fed straight to the workers;\n' +
-        '"eval": the harness\'s evaluation of a stage, grading and storing each answer (archive, cache, ledger);\n' +
-        '"after gate": that evaluation on the workers the gate started during its smoke task (not timed).',
+      `The harness's evaluation of ${taskCount} arithmetic tasks by TaskAgent worker processes, model latency ${latencyMs} ms per\n` +
+        'call: each answer graded and stored (archive, result cache, ledger) as a run does. Ideal: every worker always\n' +
+        'waiting on the model, i.e. workers / latency tasks per second. "steady": timed from the first task to the last\n' +
+        'result stored, on workers started before (start-up is the next columns: first answer and every worker up,\n' +
+        'from the pool starting), each worker holding its next task in its input; "one at a time": each worker given\n' +
+        'its next task only once its answer is read; "cold": steady counted from the pool starting (start-up included).\n' +
+        '"built": workers start from the file built once per variant; "source": from the TypeScript through tsx.',
     );
     const { results, startup } = await benchEvalWorkers([1, 4, 8, 16], latencyMs, taskCount);
     const ms = Object.fromEntries(startup.map((s) => [s.entry, s.medianMs]));
@@ -41,9 +42,10 @@ const BENCHES: Record<string, () => Promise<void>> = {
       const ideal = (r.workers * 1000) / latencyMs;
       const throughput = r.calls / r.seconds;
       console.log(
-        `  ${`${r.entry} ${MODE_LABEL[r.mode]}`.padEnd(16)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
+        `  ${`${r.entry} ${MODE_LABEL[r.mode]}`.padEnd(20)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
           `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s of ${ideal.toFixed(0).padStart(2)} ideal` +
-          `  ratio ${(throughput / ideal).toFixed(2)}  first answer after ${r.firstAnswerSeconds.toFixed(2)} s` +
+          `  ratio ${(throughput / ideal).toFixed(2)}  first answer ${r.firstAnswerSeconds.toFixed(2)} s` +
+          (r.allUpSeconds === null ? '' : `, all ${r.workers} up ${r.allUpSeconds.toFixed(2)} s`) +
           (r.calls === r.tasks ? '' : `  (${(r.calls / r.tasks).toFixed(2)} calls per task)`),
       );
     }

@@ -22,6 +22,7 @@ import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
+import { createTaskSlots } from './task-workers.ts';
 import { initialAgents } from './transfer.ts';
 import { createVariantRepo, openVariantRepo, type VariantRepo } from './variant-repo.ts';
 
@@ -176,6 +177,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       status: deps.status,
       signal: deps.signal,
       taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
+      taskSlots: createTaskSlots(config.evalWorkers),
       onEvent: emit,
       ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
     };
