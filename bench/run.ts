@@ -69,9 +69,12 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'harness-overhead': async () => {
     console.log(
       "The harness's own time per generation (no agents), by the parent's lineage depth. The MetaAgent's evals\n" +
-        'folder holds the task results of the newest 10 ancestors, so up to depth 10 it grows by design.',
+        'folder holds the task results of the newest 10 ancestors. "reused": the folder the last MetaAgent read is\n' +
+        'updated for the next (as runs under bubblewrap do), each generation the child of the one before, so one\n' +
+        'ancestor folder is written (and past depth 10 one removed) each time; "fresh": written afresh for a\n' +
+        'parent at exactly that depth.',
     );
-    for (const line of await benchHarnessOverhead([1, 10, 200])) console.log(line);
+    for (const line of await benchHarnessOverhead([1, 10, 200], 31)) console.log(line);
   },
   sandbox: async () => {
     for (const line of await benchSandbox()) console.log(line);

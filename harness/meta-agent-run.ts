@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FailureCause, VariantRow } from '../archive/archive.ts';
 import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
 import { copyAgentFile } from './capped-output.ts';
-import { writeEvalsFolder } from './evals-folder.ts';
+import { evalsFoldersOf } from './evals-folder.ts';
 import { harnessLog, META_ENTRY } from './generation-session.ts';
 import { MIB } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
@@ -16,9 +16,9 @@ export const frozenMetaDir = (ctx: Pick<RunContext, 'runDir'>): string =>
 
 /**
  * Runs the parent's MetaAgent (or, with --freeze-meta, the initial one) on `worktree`, shown the parent's
- * evaluations in a folder that is removed afterwards. A failure's cause is what the harness knows, not what
- * the agent printed: a timeout the harness set, else the agent's own failure. (A budget refusal is read
- * from the ledger by the caller.)
+ * evaluations in a folder it can only read (removed afterwards, or kept for the next one to update). A
+ * failure's cause is what the harness knows, not what the agent printed: a timeout the harness set, else
+ * the agent's own failure. (A budget refusal is read from the ledger by the caller.)
  */
 export async function editWithMetaAgent(
   ctx: RunContext,
@@ -28,7 +28,9 @@ export async function editWithMetaAgent(
   const id = variant.id;
   const logs = logDir(ctx, id);
   const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
-  writeEvalsFolder(evalsDir, ctx.archive, variant.parent_id ?? 0, ctx.domains);
+  // Kept for the next MetaAgent only where the sandbox mounts it read-only (it cannot have changed).
+  const evals = evalsFoldersOf(ctx.archive, ctx.domains, { reuse: ctx.sandbox.kind === 'bwrap' });
+  evals.write(evalsDir, variant.parent_id ?? 0);
   const token = ctx.gateway.issueToken({
     runId: ctx.runId,
     variantId: id,
@@ -94,7 +96,7 @@ export async function editWithMetaAgent(
     };
   } finally {
     ctx.gateway.revokeToken(token);
-    rmSync(evalsDir, { recursive: true, force: true });
+    evals.release(evalsDir);
     rmSync(agentOut, { recursive: true, force: true });
   }
 }

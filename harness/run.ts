@@ -8,6 +8,7 @@ import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRefs } from '../domains/reference.ts';
 import { killAll } from './agent-processes.ts';
+import { evalsFoldersOf } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { advanceGeneration, failVariant, isFinal } from './generation.ts';
@@ -213,6 +214,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
+    evalsFoldersOf(archive, deps.domains, { reuse: false }).dispose();
     await gateway?.close();
     cache.close();
     archive.close();
