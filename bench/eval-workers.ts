@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Archive, openArchive } from '../archive/archive.ts';
@@ -38,6 +38,35 @@ export interface WorkerResult {
   firstAnswerSeconds: number;
   /** `steady` and `one-at-a-time`: from the pool starting to every worker having answered its first task. */
   allUpSeconds: number | null;
+  /**
+   * CPU per task while timed, in ms: this process (the harness's evaluation, the gateway and the sim that
+   * stands in for the model) and the workers together.
+   */
+  cpuMsPerTask: { harness: number; workers: number };
+}
+
+/** CPU time in ms of this process's `node` children (the workers), from /proc; 0 where there is none. */
+function workersCpuMs(): number {
+  let total = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(node)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) !== process.pid) continue;
+      // utime and stime, in clock ticks of 10 ms.
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }
 
 export interface StartupResult {
@@ -179,6 +208,8 @@ export async function benchEvalWorkers(
       }
       const callsBefore = calls;
       const started = mode === 'cold' ? poolStarted : performance.now();
+      const cpuBefore = process.cpuUsage();
+      const workersBefore = workersCpuMs();
       const timed: TaskPool = {
         async run(request) {
           const reply = await pool.run(request);
@@ -191,13 +222,20 @@ export async function benchEvalWorkers(
         ...(mode === 'one-at-a-time' || pool.lookahead === undefined ? {} : { lookahead: pool.lookahead }),
       };
       await evaluation(timed, workers, `${entry}-${mode}-${workers}`);
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuMsPerTask = {
+        harness: (cpu.user + cpu.system) / 1000 / tasks.length,
+        workers: (workersCpuMs() - workersBefore) / tasks.length,
+      };
       results.push({
         entry,
         mode,
         workers,
         tasks: tasks.length,
         calls: calls - callsBefore,
-        seconds: (performance.now() - started) / 1000,
+        seconds,
+        cpuMsPerTask,
         firstAnswerSeconds: (firstAnswer - poolStarted) / 1000,
         allUpSeconds: allUp === null ? null : (allUp - poolStarted) / 1000,
       });

@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
 import { type BenchMode, benchEvalWorkers } from './eval-workers.ts';
@@ -30,7 +31,13 @@ const BENCHES: Record<string, () => Promise<void>> = {
         'result stored, on workers started before (start-up is the next columns: first answer and every worker up,\n' +
         'from the pool starting), each worker holding its next task in its input; "one at a time": each worker given\n' +
         'its next task only once its answer is read; "cold": steady counted from the pool starting (start-up included).\n' +
-        '"built": workers start from the file built once per variant; "source": from the TypeScript through tsx.',
+        '"built": workers start from the file built once per variant; "source": from the TypeScript through tsx.\n' +
+        'CPU per task: this process (evaluation, gateway, and the sim standing in for the model) and the workers.',
+    );
+    console.log(
+      `  load average at the start: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
     );
     const { results, startup } = await benchEvalWorkers([1, 4, 8, 16], latencyMs, taskCount);
     const ms = Object.fromEntries(startup.map((s) => [s.entry, s.medianMs]));
@@ -46,9 +53,15 @@ const BENCHES: Record<string, () => Promise<void>> = {
           `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s of ${ideal.toFixed(0).padStart(2)} ideal` +
           `  ratio ${(throughput / ideal).toFixed(2)}  first answer ${r.firstAnswerSeconds.toFixed(2)} s` +
           (r.allUpSeconds === null ? '' : `, all ${r.workers} up ${r.allUpSeconds.toFixed(2)} s`) +
+          `  CPU per task ${r.cpuMsPerTask.harness.toFixed(1)} ms harness + ${r.cpuMsPerTask.workers.toFixed(1)} ms workers` +
           (r.calls === r.tasks ? '' : `  (${(r.calls / r.tasks).toFixed(2)} calls per task)`),
       );
     }
+    console.log(
+      `  load average at the end: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
   },
   bash: async () => {
     for (const line of await benchBashTool()) console.log(line);
@@ -62,7 +75,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'generations-per-hour': async () => {
     const latencyMs = 500;
     console.log(
-      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 6 tasks per split, 4 eval workers`,
+      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 6 tasks per split, 4 eval workers.\n` +
+        'Wall time of the whole command; "generations alone": from variant 0 evaluated to the last generation ended\n' +
+        "(the command's start-up and variant 0's evaluation, about the same at every --parallel, left out).",
     );
     for (const line of await benchGenerationsPerHour([1, 2, 4], 4, latencyMs)) console.log(line);
   },
