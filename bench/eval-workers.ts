@@ -40,9 +40,9 @@ export interface WorkerResult {
   allUpSeconds: number | null;
   /**
    * CPU per task while timed, in ms: this process (the harness's evaluation, the gateway and the sim that
-   * stands in for the model) and the workers together.
+   * stands in for the model) and the workers (not for `cold`, whose workers start while timed).
    */
-  cpuMsPerTask: { harness: number; workers: number };
+  cpuMsPerTask: { harness: number; workers: number | null };
 }
 
 /** CPU time in ms of this process's `node` children (the workers), from /proc; 0 where there is none. */
@@ -226,7 +226,7 @@ export async function benchEvalWorkers(
       const cpu = process.cpuUsage(cpuBefore);
       const cpuMsPerTask = {
         harness: (cpu.user + cpu.system) / 1000 / tasks.length,
-        workers: (workersCpuMs() - workersBefore) / tasks.length,
+        workers: mode === 'cold' ? null : (workersCpuMs() - workersBefore) / tasks.length,
       };
       results.push({
         entry,

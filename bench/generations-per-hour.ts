@@ -17,6 +17,17 @@ interface Measured {
   load: number;
 }
 
+/**
+ * What bounds a run: its own CPU when it keeps the cores busy; else the model's latency, or, on a machine
+ * other work keeps busier than its cores (load average above the core count), the CPU that work leaves it.
+ */
+function bound(busy: number, load: number, cores: number): string {
+  if (busy > 0.8) return 'CPU-bound: gating and start-up';
+  if (load > cores)
+    return `bound by the CPU other work leaves it: load average ${load.toFixed(1)} on ${cores} cores`;
+  return 'bound by model latency';
+}
+
 /** Seconds from variant 0's end to the last variant's end, from the run's archive. */
 function generationPhase(runDir: string): number {
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
@@ -113,8 +124,7 @@ export async function benchGenerationsPerHour(
       `${(base.seconds / r.seconds).toFixed(2)}x --parallel ${base.parallel}; generations alone ` +
       `${r.generationSeconds.toFixed(1)} s, ${(base.generationSeconds / r.generationSeconds).toFixed(2)}x; ` +
       `CPU ${r.cpuSeconds.toFixed(1)} s = ${(busy * 100).toFixed(0)}% of ${cores} cores ` +
-      `(${busy > 0.8 ? 'CPU-bound: gating and start-up' : 'its own work leaves the cores free: bound by model latency and the machine'}), ` +
-      `load average ${r.load.toFixed(1)}`
+      `(${bound(busy, r.load, cores)})`
     );
   });
   return lines;

@@ -118,32 +118,44 @@ export async function benchHarnessOverhead(depths: number[], repeats = 15): Prom
   const lines: string[] = [];
   for (const reuse of [true, false]) {
     const how = reuse ? 'reused' : 'fresh';
-    const medians: number[] = [];
-    for (const depth of depths) {
+    // Every depth's archive is made first and the depths take turns, so a change of the machine's load
+    // during the measurement falls on all of them alike.
+    const setups = depths.map((depth) => {
       const dir = mkdtempSync(path.join(tmpdir(), 'bench-overhead-'));
       const archive = openArchive(path.join(dir, 'archive.sqlite'));
-      const evals = createEvalsFolders(archive, domains, { reuse });
-      try {
-        for (let id = 0; id < depth; id++) storeVariant(archive, id, id === 0 ? null : id - 1);
-        const times: number[] = [];
-        for (let r = 0; r < repeats; r++) {
+      for (let id = 0; id < depth; id++) storeVariant(archive, id, id === 0 ? null : id - 1);
+      return {
+        depth,
+        dir,
+        archive,
+        evals: createEvalsFolders(archive, domains, { reuse }),
+        times: [] as number[],
+      };
+    });
+    try {
+      for (let r = 0; r < repeats; r++) {
+        for (const { depth, dir, archive, evals, times } of setups) {
           // Fresh: every child's parent is the chain's tip, at exactly `depth`. Reused: each child is the next
           // one's parent, so each folder gains a variant (and past LINEAGE_FOLDERS loses one), the most it changes.
           const parent = reuse ? depth + r - 1 : depth - 1;
           times.push(await oneGeneration(archive, depth + r, parent, domains, evals, dir));
         }
-        times.sort((a, b) => a - b);
-        const median = times[Math.floor(times.length / 2)]!;
-        medians.push(median);
-        lines.push(
-          `  evals folder ${how.padEnd(6)} lineage depth ${String(depth).padStart(3)}: ${median.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,
-        );
-      } finally {
+      }
+    } finally {
+      for (const { dir, archive, evals } of setups) {
         evals.dispose();
         archive.close();
         rmSync(dir, { recursive: true, force: true });
       }
     }
+    const medians = setups.map(
+      ({ times }) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!,
+    );
+    setups.forEach(({ depth }, i) => {
+      lines.push(
+        `  evals folder ${how.padEnd(6)} lineage depth ${String(depth).padStart(3)}: ${medians[i]!.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,
+      );
+    });
     const last = depths.length - 1;
     for (let i = 0; i < last; i++) {
       lines.push(

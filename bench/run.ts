@@ -53,7 +53,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
           `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s of ${ideal.toFixed(0).padStart(2)} ideal` +
           `  ratio ${(throughput / ideal).toFixed(2)}  first answer ${r.firstAnswerSeconds.toFixed(2)} s` +
           (r.allUpSeconds === null ? '' : `, all ${r.workers} up ${r.allUpSeconds.toFixed(2)} s`) +
-          `  CPU per task ${r.cpuMsPerTask.harness.toFixed(1)} ms harness + ${r.cpuMsPerTask.workers.toFixed(1)} ms workers` +
+          `  CPU per task ${r.cpuMsPerTask.harness.toFixed(1)} ms harness` +
+          (r.cpuMsPerTask.workers === null ? '' : ` + ${r.cpuMsPerTask.workers.toFixed(1)} ms workers`) +
           (r.calls === r.tasks ? '' : `  (${(r.calls / r.tasks).toFixed(2)} calls per task)`),
       );
     }

@@ -40,16 +40,17 @@ const SUMMARY_HEAD = [
   '',
 ];
 
-/** A variant's entry in lineage.json. */
-function lineageRow(variant: VariantRow, evaluations: readonly EvaluationRow[]): unknown {
+/** A variant's entry in lineage.json, as JSON.stringify(lineage, null, 2) writes an array's element. */
+function lineageRow(variant: VariantRow, evaluations: readonly EvaluationRow[]): string {
   // Train only: the selection score is a val score, and val results never reach the MetaAgent.
   const trainScores = scoresBySplit(evaluations.filter((e) => e.split === 'train'));
-  return {
+  const row = {
     id: variant.id,
     parent: variant.parent_id,
     diffStat: variant.diff_stat === null ? null : (JSON.parse(variant.diff_stat) as unknown),
     train: Object.fromEntries(Object.entries(trainScores).map(([domain, s]) => [domain, s.train])),
   };
+  return `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`;
 }
 
 /** What the evals folder shows of one of the newest variants of the lineage. */
@@ -132,15 +133,16 @@ export function createEvalsFolders(
 ): EvalsFolders {
   const finished = finishedVariants(archive);
   // What is shown of a finished variant, made once: a finished variant never changes.
-  const rows = new Map<number, unknown>();
+  const rows = new Map<number, string>();
   const memo = new Map<number, Rendered>();
   const final = (variant: VariantRow): boolean => variant.state === 'done' || variant.state === 'failed';
   /** Which variant folders each folder the harness wrote holds (in use or kept). */
   const shown = new Map<string, Set<number>>();
   const spares: string[] = [];
 
-  const rowOf = (variant: VariantRow): unknown => {
-    if (rows.has(variant.id)) return rows.get(variant.id);
+  const rowOf = (variant: VariantRow): string => {
+    const known = rows.get(variant.id);
+    if (known !== undefined) return known;
     const made = lineageRow(variant, finished.evaluations(variant.id));
     if (final(variant)) rows.set(variant.id, made);
     return made;
@@ -182,7 +184,7 @@ export function createEvalsFolders(
         for (const file of ['lineage.json', 'summary.md']) rmSync(path.join(dir, file), { force: true });
       } else mkdirSync(dir, { recursive: true });
       const summary = [...SUMMARY_HEAD];
-      const listed: unknown[] = [];
+      const listed: string[] = [];
       for (const id of lineage) {
         const row = byId.get(id)!;
         listed.push(rowOf(row));
@@ -193,7 +195,10 @@ export function createEvalsFolders(
         if (!present.has(id)) writeVariant(dir, id, variant);
       }
       shown.set(dir, recent);
-      writeNew(path.join(dir, 'lineage.json'), `${JSON.stringify(listed, null, 2)}\n`);
+      writeNew(
+        path.join(dir, 'lineage.json'),
+        listed.length === 0 ? '[]\n' : `[\n${listed.join(',\n')}\n]\n`,
+      );
       writeNew(path.join(dir, 'summary.md'), `${summary.join('\n')}\n`);
     },
     release(dir) {
