@@ -184,6 +184,12 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
        cost_usd, reused, code_hash, task_model, created_at, detail)
     VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
        @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail)`);
+  // One row per model call: prepared once, not at every call.
+  const insertLlmCallRow =
+    db.prepare(`INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
+           cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error, attempts, retried, replayed,
+           adapted)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const putTaskResults = db.transaction((rows: TaskResultInput[]) => {
     for (const r of rows) {
       insertTaskResult.run({
@@ -374,12 +380,7 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
         .map((row) => TaskResultRow.parse(row));
     },
     insertLlmCall(c: LlmCallInput): void {
-      db.prepare(
-        `INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
-           cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error, attempts, retried, replayed,
-           adapted)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
+      insertLlmCallRow.run(
         c.ts,
         c.variantId,
         c.role,

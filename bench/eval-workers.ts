@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { type Archive, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import arithmetic, { loadArithmetic } from '../domains/arithmetic/index.ts';
@@ -20,12 +19,12 @@ import { createSimModel } from '../llm/sim/sim-model.ts';
 export type EntryKind = 'built' | 'source';
 
 /**
- * What is timed: `pool` feeds the tasks straight to the workers; `evaluation` is the harness's own
- * evaluation of a stage (built workers), which also grades each answer and writes it to a real archive, the
- * result cache and the ledger, as a run does; `after-gate` is that evaluation as a run starts it, on the
- * pool its gate opened: the workers were started while the gate's smoke task ran (not timed).
+ * What is timed. `steady`: the harness's own evaluation of a stage (grading each answer and storing it in a
+ * real archive, the result cache and the ledger, as a run does) on workers already started, each holding
+ * the next task in its input; `one-at-a-time`: the same, with each worker given its next task only once
+ * the harness has read its answer; `cold`: `steady` counted from the pool starting, no worker running.
  */
-export type BenchMode = 'pool' | 'evaluation' | 'after-gate';
+export type BenchMode = 'steady' | 'one-at-a-time' | 'cold';
 
 export interface WorkerResult {
   entry: EntryKind;
@@ -33,10 +32,41 @@ export interface WorkerResult {
   workers: number;
   tasks: number;
   calls: number;
-  /** From creating the pool (no worker started yet) to the last answer. */
+  /** From the evaluation's start (`cold`: the pool's start) to the last result stored. */
   seconds: number;
-  /** From creating the pool to the first answer: start-up plus one model call. */
+  /** From the pool starting to the first answer: start-up plus one model call. */
   firstAnswerSeconds: number;
+  /** `steady` and `one-at-a-time`: from the pool starting to every worker having answered its first task. */
+  allUpSeconds: number | null;
+  /**
+   * CPU per task while timed, in ms: this process (the harness's evaluation, the gateway and the sim that
+   * stands in for the model) and the workers (not for `cold`, whose workers start while timed).
+   */
+  cpuMsPerTask: { harness: number; workers: number | null };
+}
+
+/** CPU time in ms of this process's `node` children (the workers), from /proc; 0 where there is none. */
+function workersCpuMs(): number {
+  let total = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(node)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) !== process.pid) continue;
+      // utime and stime, in clock ticks of 10 ms.
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }
 
 export interface StartupResult {
@@ -145,55 +175,72 @@ export async function benchEvalWorkers(
       startup.push({ entry, medianMs: times[2]! });
     }
     const runs = [
-      { entry: 'built', mode: 'pool' },
-      { entry: 'built', mode: 'evaluation' },
-      { entry: 'built', mode: 'after-gate' },
-      { entry: 'source', mode: 'pool' },
-    ] as const;
-    for (const workers of workerCounts) {
-      for (const { entry, mode } of runs) {
-        const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
-        const pool = createTaskPool({
-          size: workers,
-          command: commandFor(entry, [], token),
-          taskTimeoutMs: 120_000,
-          logFile: path.join(dir, 'workers.log'),
-        });
-        if (mode === 'after-gate') {
-          const smoke = pool.run({ id: 'smoke', domain: 'arithmetic', input: distinct[0]!.input });
-          pool.warm();
-          await smoke;
-        }
-        const callsBefore = calls;
-        const started = performance.now();
-        let firstAnswer = 0;
-        const timed: TaskPool = {
-          ...pool,
-          async run(request) {
-            const reply = await pool.run(request);
-            if (firstAnswer === 0) firstAnswer = performance.now();
-            return reply;
-          },
-        };
-        if (mode !== 'pool') await evaluation(timed, workers, `${mode}-${workers}`);
-        else {
-          const limit = pLimit(workers);
-          await Promise.all(
-            tasks.map((t) => limit(() => timed.run({ id: t.id, domain: 'arithmetic', input: t.input }))),
-          );
-        }
-        results.push({
-          entry,
+      ...workerCounts.flatMap((workers) =>
+        (['steady', 'one-at-a-time', 'cold'] as const).map((mode) => ({
+          entry: 'built' as const,
           mode,
           workers,
-          tasks: tasks.length,
-          calls: calls - callsBefore,
-          seconds: (performance.now() - started) / 1000,
-          firstAnswerSeconds: (firstAnswer - started) / 1000,
-        });
-        await pool.close();
-        gateway.revokeToken(token);
+        })),
+      ),
+      { entry: 'source' as const, mode: 'cold' as const, workers: Math.max(...workerCounts) },
+    ];
+    for (const { entry, mode, workers } of runs) {
+      const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
+      const pool = createTaskPool({
+        size: workers,
+        command: commandFor(entry, [], token),
+        taskTimeoutMs: 120_000,
+        logFile: path.join(dir, 'workers.log'),
+      });
+      const poolStarted = performance.now();
+      let firstAnswer = 0;
+      let allUp: number | null = null;
+      if (mode !== 'cold') {
+        // Start-up on its own: every worker started and answering its first task.
+        pool.warm();
+        await Promise.all(
+          distinct.slice(0, workers).map(async (task, i) => {
+            await pool.run({ id: `warm-${i}`, domain: 'arithmetic', input: task.input });
+            if (firstAnswer === 0) firstAnswer = performance.now();
+          }),
+        );
+        allUp = performance.now();
       }
+      const callsBefore = calls;
+      const started = mode === 'cold' ? poolStarted : performance.now();
+      const cpuBefore = process.cpuUsage();
+      const workersBefore = workersCpuMs();
+      const timed: TaskPool = {
+        async run(request) {
+          const reply = await pool.run(request);
+          if (firstAnswer === 0) firstAnswer = performance.now();
+          return reply;
+        },
+        warm: () => pool.warm(),
+        close: () => pool.close(),
+        // Without it the evaluation gives each worker one task at a time.
+        ...(mode === 'one-at-a-time' || pool.lookahead === undefined ? {} : { lookahead: pool.lookahead }),
+      };
+      await evaluation(timed, workers, `${entry}-${mode}-${workers}`);
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuMsPerTask = {
+        harness: (cpu.user + cpu.system) / 1000 / tasks.length,
+        workers: mode === 'cold' ? null : (workersCpuMs() - workersBefore) / tasks.length,
+      };
+      results.push({
+        entry,
+        mode,
+        workers,
+        tasks: tasks.length,
+        calls: calls - callsBefore,
+        seconds,
+        cpuMsPerTask,
+        firstAnswerSeconds: (firstAnswer - poolStarted) / 1000,
+        allUpSeconds: allUp === null ? null : (allUp - poolStarted) / 1000,
+      });
+      await pool.close();
+      gateway.revokeToken(token);
     }
   } finally {
     await gateway.close();

@@ -1,15 +1,42 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { openArchive } from '../archive/archive.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 interface Measured {
   parallel: number;
   seconds: number;
+  /** From variant 0 finished to the last generation finished: the generations alone, without start-up. */
+  generationSeconds: number;
   /** CPU seconds of the run and everything it started (user + system). */
   cpuSeconds: number;
+  /** The machine's 1-minute load average at the run's end. */
+  load: number;
+}
+
+/**
+ * What bounds a run: its own CPU when it keeps the cores busy; else the model's latency, or, on a machine
+ * other work keeps busier than its cores (load average above the core count), the CPU that work leaves it.
+ */
+function bound(busy: number, load: number, cores: number): string {
+  if (busy > 0.8) return 'CPU-bound: gating and start-up';
+  if (load > cores)
+    return `bound by the CPU other work leaves it: load average ${load.toFixed(1)} on ${cores} cores`;
+  return 'bound by model latency';
+}
+
+/** Seconds from variant 0's end to the last variant's end, from the run's archive. */
+function generationPhase(runDir: string): number {
+  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  try {
+    const ends = archive.listVariants().map((v) => Date.parse(v.finished_at ?? ''));
+    return (Math.max(...ends) - ends[0]!) / 1000;
+  } finally {
+    archive.close();
+  }
 }
 
 /**
@@ -76,7 +103,13 @@ export async function benchGenerationsPerHour(
         `parallel-${parallel}`,
         '--quiet',
       ];
-      results.push({ parallel, ...(await timedRun(args)) });
+      const timed = await timedRun(args);
+      results.push({
+        parallel,
+        ...timed,
+        generationSeconds: generationPhase(path.join(out, `parallel-${parallel}`, `parallel-${parallel}`)),
+        load: loadavg()[0] ?? 0,
+      });
     }
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -88,8 +121,10 @@ export async function benchGenerationsPerHour(
     const busy = r.cpuSeconds / (r.seconds * cores);
     return (
       `  --parallel ${r.parallel}: ${r.seconds.toFixed(1).padStart(6)} s, ${perHour.toFixed(0).padStart(4)} generations/hour, ` +
-      `${(base.seconds / r.seconds).toFixed(2)}x --parallel ${base.parallel}; CPU ${r.cpuSeconds.toFixed(1)} s = ` +
-      `${(busy * 100).toFixed(0)}% of ${cores} cores (${busy > 0.8 ? 'CPU-bound: gating and start-up' : 'bound by model latency'})`
+      `${(base.seconds / r.seconds).toFixed(2)}x --parallel ${base.parallel}; generations alone ` +
+      `${r.generationSeconds.toFixed(1)} s, ${(base.generationSeconds / r.generationSeconds).toFixed(2)}x; ` +
+      `CPU ${r.cpuSeconds.toFixed(1)} s = ${(busy * 100).toFixed(0)}% of ${cores} cores ` +
+      `(${bound(busy, r.load, cores)})`
     );
   });
   return lines;

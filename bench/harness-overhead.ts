@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Archive, openArchive } from '../archive/archive.ts';
 import { createRng } from '../domains/rng.ts';
-import { writeEvalsFolder } from '../harness/evals-folder.ts';
+import { createEvalsFolders, type EvalsFolders } from '../harness/evals-folder.ts';
 import type { DomainTasks } from '../harness/evaluate.ts';
 import { archivedVariants } from '../harness/parent-choice.ts';
 import { loadDomainTasks } from '../harness/run.ts';
@@ -73,26 +73,26 @@ function storeVariant(archive: Archive, id: number, parentId: number | null): vo
 }
 
 /**
- * The harness's own work for one generation, without the agents: choose a parent over the archive, write the
- * MetaAgent's evals folder for it, move the child through its steps with its results, score it and print
- * its line.
+ * The harness's own work for one generation, without the agents: parent selection over the archive (the
+ * parent is given, so that the lineage's depth is known), the MetaAgent's evals folder for the parent, the
+ * child moved through its steps with its results, scored, and its line printed.
  * Returns the milliseconds it took.
  */
 async function oneGeneration(
   archive: Archive,
   id: number,
+  parent: number,
   domains: readonly DomainTasks[],
+  evals: EvalsFolders,
   dir: string,
 ): Promise<number> {
   const config = { generations: 1000, parentSelection: 'score_child_prop' } as RunConfig;
   const started = performance.now();
   const pool = selectionPool(archivedVariants({ archive }), id, 1);
-  // The newest variant is the deepest one: the evals folder then holds the whole lineage.
-  const parent = pool.length > 0 ? id - 1 : 0;
   selectParent(pool, 'score_child_prop', createRng(`bench:${id}`));
-  const evals = path.join(dir, `evals-${id}`);
-  writeEvalsFolder(evals, archive, parent, domains);
-  rmSync(evals, { recursive: true, force: true });
+  const folder = path.join(dir, `evals-${id}`);
+  evals.write(folder, parent);
+  evals.release(folder);
   storeVariant(archive, id, parent);
   selectionScore(
     archive.listEvaluations(id),
@@ -104,7 +104,8 @@ async function oneGeneration(
 
 /**
  * Harness time per generation when the parent is at lineage depth `depth` (an archive of a chain of `depth`
- * variants): the median of `repeats` generations.
+ * variants): the median of `repeats` generations, with the evals folder kept and updated from one
+ * generation to the next (`reused`, as runs under bubblewrap do) and written afresh each time (`fresh`).
  */
 export async function benchHarnessOverhead(depths: number[], repeats = 15): Promise<string[]> {
   const domains = await loadDomainTasks({
@@ -115,28 +116,52 @@ export async function benchHarnessOverhead(depths: number[], repeats = 15): Prom
   });
   if ('error' in domains) throw new Error(domains.error);
   const lines: string[] = [];
-  const medians: number[] = [];
-  for (const depth of depths) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bench-overhead-'));
-    const archive = openArchive(path.join(dir, 'archive.sqlite'));
-    try {
+  for (const reuse of [true, false]) {
+    const how = reuse ? 'reused' : 'fresh';
+    // Every depth's archive is made first and the depths take turns, so a change of the machine's load
+    // during the measurement falls on all of them alike.
+    const setups = depths.map((depth) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'bench-overhead-'));
+      const archive = openArchive(path.join(dir, 'archive.sqlite'));
       for (let id = 0; id < depth; id++) storeVariant(archive, id, id === 0 ? null : id - 1);
-      const times: number[] = [];
-      for (let r = 0; r < repeats; r++) times.push(await oneGeneration(archive, depth + r, domains, dir));
-      times.sort((a, b) => a - b);
-      const median = times[Math.floor(times.length / 2)]!;
-      medians.push(median);
-      lines.push(
-        `  lineage depth ${String(depth).padStart(3)}: ${median.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,
-      );
+      return {
+        depth,
+        dir,
+        archive,
+        evals: createEvalsFolders(archive, domains, { reuse }),
+        times: [] as number[],
+      };
+    });
+    try {
+      for (let r = 0; r < repeats; r++) {
+        for (const { depth, dir, archive, evals, times } of setups) {
+          // Fresh: every child's parent is the chain's tip, at exactly `depth`. Reused: each child is the next
+          // one's parent, so each folder gains a variant (and past LINEAGE_FOLDERS loses one), the most it changes.
+          const parent = reuse ? depth + r - 1 : depth - 1;
+          times.push(await oneGeneration(archive, depth + r, parent, domains, evals, dir));
+        }
+      }
     } finally {
-      archive.close();
-      rmSync(dir, { recursive: true, force: true });
+      for (const { dir, archive, evals } of setups) {
+        evals.dispose();
+        archive.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
-  }
-  const last = depths.length - 1;
-  for (let i = 0; i < last; i++) {
-    lines.push(`  depth ${depths[last]} / depth ${depths[i]}: ${(medians[last]! / medians[i]!).toFixed(2)}x`);
+    const medians = setups.map(
+      ({ times }) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!,
+    );
+    setups.forEach(({ depth }, i) => {
+      lines.push(
+        `  evals folder ${how.padEnd(6)} lineage depth ${String(depth).padStart(3)}: ${medians[i]!.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,
+      );
+    });
+    const last = depths.length - 1;
+    for (let i = 0; i < last; i++) {
+      lines.push(
+        `  evals folder ${how.padEnd(6)} depth ${depths[last]} / depth ${depths[i]}: ${(medians[last]! / medians[i]!).toFixed(2)}x`,
+      );
+    }
   }
   return lines;
 }

@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
 import { type BenchMode, benchEvalWorkers } from './eval-workers.ts';
@@ -14,9 +15,9 @@ import { benchSandbox } from './sandbox.ts';
  * generations-per-hour, harness-overhead, sandbox, grading, queue (default: all).
  */
 const MODE_LABEL: Record<BenchMode, string> = {
-  pool: 'pool',
-  evaluation: 'eval',
-  'after-gate': 'after gate',
+  steady: 'steady',
+  'one-at-a-time': 'one at a time',
+  cold: 'cold',
 };
 
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -24,12 +25,19 @@ const BENCHES: Record<string, () => Promise<void>> = {
     const latencyMs = 200;
     const taskCount = 400;
     console.log(
-      `Evaluation of ${taskCount} arithmetic tasks by TaskAgent worker processes, model latency ${latencyMs} ms per call.\n` +
-        'Ideal: every worker always waiting on the model, i.e. workers / latency calls per second. Time counts from\n' +
-        'the pool starting (no worker running yet) to the last answer. "built": workers start from the file built\n' +
-        'once per variant; "source": from the TypeScript through tsx. "pool": tasks fed straight to the workers;\n' +
-        '"eval": the harness\'s evaluation of a stage, grading and storing each answer (archive, cache, ledger);\n' +
-        '"after gate": that evaluation on the workers the gate started during its smoke task (not timed).',
+      `The harness's evaluation of ${taskCount} arithmetic tasks by TaskAgent worker processes, model latency ${latencyMs} ms per\n` +
+        'call: each answer graded and stored (archive, result cache, ledger) as a run does. Ideal: every worker always\n' +
+        'waiting on the model, i.e. workers / latency tasks per second. "steady": timed from the first task to the last\n' +
+        'result stored, on workers started before (start-up is the next columns: first answer and every worker up,\n' +
+        'from the pool starting), each worker holding its next task in its input; "one at a time": each worker given\n' +
+        'its next task only once its answer is read; "cold": steady counted from the pool starting (start-up included).\n' +
+        '"built": workers start from the file built once per variant; "source": from the TypeScript through tsx.\n' +
+        'CPU per task: this process (evaluation, gateway, and the sim standing in for the model) and the workers.',
+    );
+    console.log(
+      `  load average at the start: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
     );
     const { results, startup } = await benchEvalWorkers([1, 4, 8, 16], latencyMs, taskCount);
     const ms = Object.fromEntries(startup.map((s) => [s.entry, s.medianMs]));
@@ -41,12 +49,20 @@ const BENCHES: Record<string, () => Promise<void>> = {
       const ideal = (r.workers * 1000) / latencyMs;
       const throughput = r.calls / r.seconds;
       console.log(
-        `  ${`${r.entry} ${MODE_LABEL[r.mode]}`.padEnd(16)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
+        `  ${`${r.entry} ${MODE_LABEL[r.mode]}`.padEnd(20)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
           `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s of ${ideal.toFixed(0).padStart(2)} ideal` +
-          `  ratio ${(throughput / ideal).toFixed(2)}  first answer after ${r.firstAnswerSeconds.toFixed(2)} s` +
+          `  ratio ${(throughput / ideal).toFixed(2)}  first answer ${r.firstAnswerSeconds.toFixed(2)} s` +
+          (r.allUpSeconds === null ? '' : `, all ${r.workers} up ${r.allUpSeconds.toFixed(2)} s`) +
+          `  CPU per task ${r.cpuMsPerTask.harness.toFixed(1)} ms harness` +
+          (r.cpuMsPerTask.workers === null ? '' : ` + ${r.cpuMsPerTask.workers.toFixed(1)} ms workers`) +
           (r.calls === r.tasks ? '' : `  (${(r.calls / r.tasks).toFixed(2)} calls per task)`),
       );
     }
+    console.log(
+      `  load average at the end: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
   },
   bash: async () => {
     for (const line of await benchBashTool()) console.log(line);
@@ -60,16 +76,21 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'generations-per-hour': async () => {
     const latencyMs = 500;
     console.log(
-      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 6 tasks per split, 4 eval workers`,
+      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 6 tasks per split, 4 eval workers.\n` +
+        'Wall time of the whole command; "generations alone": from variant 0 evaluated to the last generation ended\n' +
+        "(the command's start-up and variant 0's evaluation, about the same at every --parallel, left out).",
     );
     for (const line of await benchGenerationsPerHour([1, 2, 4], 4, latencyMs)) console.log(line);
   },
   'harness-overhead': async () => {
     console.log(
       "The harness's own time per generation (no agents), by the parent's lineage depth. The MetaAgent's evals\n" +
-        'folder holds the task results of the newest 10 ancestors, so up to depth 10 it grows by design.',
+        'folder holds the task results of the newest 10 ancestors. "reused": the folder the last MetaAgent read is\n' +
+        'updated for the next (as runs under bubblewrap do), each generation the child of the one before, so one\n' +
+        'ancestor folder is written (and past depth 10 one removed) each time; "fresh": written afresh for a\n' +
+        'parent at exactly that depth.',
     );
-    for (const line of await benchHarnessOverhead([1, 10, 200])) console.log(line);
+    for (const line of await benchHarnessOverhead([1, 10, 200], 31)) console.log(line);
   },
   sandbox: async () => {
     for (const line of await benchSandbox()) console.log(line);

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Archive, openArchive, type TaskOutcome, type VariantRow } from '../archive/archive.ts';
 import { defineDomain, type Split, type Task } from '../domains/define-domain.ts';
-import { lineageOf, writeEvalsFolder } from './evals-folder.ts';
+import { createEvalsFolders, lineageOf, writeEvalsFolder } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 
 const row = (id: number, parent: number | null): VariantRow => ({
@@ -274,5 +274,29 @@ describe('writeEvalsFolder', () => {
     expect(summary).toContain('## variant 2 (parent 1)');
     expect(summary).toContain('- riddles: 2/3 correct, 0 wrong, 0 unparseable, 1 errors');
     expect(summary).not.toContain('variant 3');
+  });
+
+  it('updates a kept folder for the next parent to hold what a fresh one would, and removes kept folders', () => {
+    const evals = createEvalsFolders(archive, domains, { reuse: true });
+    const first = path.join(dir, 'evals-a');
+    const second = path.join(dir, 'evals-b');
+    evals.write(first, 2);
+    evals.release(first);
+    expect(existsSync(first)).toBe(true);
+    evals.write(second, 3);
+    expect(existsSync(first)).toBe(false);
+    writeEvalsFolder(path.join(dir, 'fresh'), archive, 3, domains);
+    expect(readTree(second)).toEqual(readTree(path.join(dir, 'fresh')));
+    evals.release(second);
+    evals.dispose();
+    expect(existsSync(second)).toBe(false);
+  });
+
+  it('removes a folder once its MetaAgent is done when it may not be kept', () => {
+    const evals = createEvalsFolders(archive, domains, { reuse: false });
+    const folder = path.join(dir, 'evals-a');
+    evals.write(folder, 2);
+    evals.release(folder);
+    expect(existsSync(folder)).toBe(false);
   });
 });

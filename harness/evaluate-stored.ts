@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import { scoresBySplit } from './scoring.ts';
+import { createTaskSlots } from './task-workers.ts';
 import { openVariantRepo } from './variant-repo.ts';
 
 export interface StoredEvaluation {
@@ -70,6 +71,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
     status: job.status,
     signal: job.signal,
     taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
+    taskSlots: createTaskSlots(job.evalWorkers),
   };
   mkdirSync(path.join(job.runDir, 'logs', `variant-${job.variantId}`), { recursive: true });
   const session = openSession(ctx, job.variantId, `eval-${job.variantId}-${process.pid}`);

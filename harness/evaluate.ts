@@ -5,7 +5,7 @@ import type { EvalCache } from '../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../domains/define-domain.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
 import { resultCacheIdentity } from '../llm/registry.ts';
-import { gradeOutput, tally } from './grading.ts';
+import { type Graded, gradeOutput, tally } from './grading.ts';
 import type { TaskPool } from './task-workers.ts';
 
 export type Stage = 'staged' | 'full';
@@ -27,7 +27,11 @@ export interface EvaluationTarget {
   /** Whether model replies may be cached (false for scripted runs, whose replies depend on call order). */
   cacheable: boolean;
   concurrency: number;
-  /** Shared with other evaluations under way, so that together they run at most `concurrency` tasks. */
+  /**
+   * Shared with other evaluations under way, so that together they run at most `concurrency` tasks. A pool
+   * with lookahead limits the tasks it runs itself (against slots shared the same way) and is given
+   * `lookahead` more to wait in its workers' input; this limit then bounds grading alone.
+   */
   limit?: <T>(run: () => Promise<T>) => Promise<T>;
   /** Once aborted (the run was interrupted), results are not stored: their workers were stopped. */
   signal?: AbortSignal;
@@ -70,8 +74,15 @@ export async function evaluateStage(
       .listTaskResults(target.variantId)
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.task_id}`),
   );
-  const own = pLimit(target.concurrency);
-  const limit = target.limit ?? (<T>(run: () => Promise<T>) => own(run));
+  const lookahead = target.pool.lookahead ?? 0;
+  const shared = target.limit;
+  const own = pLimit(target.concurrency + lookahead);
+  const limit = lookahead > 0 || shared === undefined ? <T>(run: () => Promise<T>) => own(run) : shared;
+  const gradeNow: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
+  const grade: Grade =
+    lookahead > 0 && shared !== undefined
+      ? (domain, task, output) => shared(() => gradeNow(domain, task, output))
+      : gradeNow;
   let done = 0;
   // Each result is stored as it arrives, so a run killed mid-stage never pays for a finished task again.
   await Promise.all(
@@ -80,7 +91,7 @@ export async function evaluateStage(
       .map((job) =>
         limit(async () => {
           if (target.signal?.aborted) return;
-          const result = await evaluateTask(target, job.domain, job.split, job.task);
+          const result = await evaluateTask(target, grade, job.domain, job.split, job.task);
           if (target.signal?.aborted) return;
           target.archive.putTaskResults([result]);
           target.onTask?.(++done, jobs.length - existing.size);
@@ -123,8 +134,11 @@ export function taskContentHash(task: Task): string {
     .slice(0, 16);
 }
 
+type Grade = (domain: Domain, task: Task, output: string) => Promise<Graded>;
+
 async function evaluateTask(
   target: EvaluationTarget,
+  grade: Grade,
   domain: Domain,
   split: Split,
   task: Task,
@@ -150,7 +164,7 @@ async function evaluateTask(
   const cached = target.cacheable ? target.cache.get(key) : undefined;
   if (cached !== undefined) {
     // Graded again: the cache keeps what the model said, and grading is the harness's, which may change.
-    const graded = await gradeOutput(domain, task, cached.rawOutput, target.grading);
+    const graded = await grade(domain, task, cached.rawOutput);
     return { ...base, ...cached, ...graded, reused: true };
   }
 
@@ -177,7 +191,7 @@ async function evaluateTask(
   const graded =
     reply.error !== null
       ? { outcome: 'error' as const, prediction: undefined, score: 0, error: reply.error, detail: null }
-      : (reply.graded ?? (await gradeOutput(domain, task, reply.output, target.grading)));
+      : (reply.graded ?? (await grade(domain, task, reply.output)));
   const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
   if (target.cacheable && reply.error === null) target.cache.put(key, result);
   return { ...base, ...result, reused: false };

@@ -55,6 +55,18 @@ export function checkDiff(diff: DiffSummary | null): GateResult {
 }
 
 /** The typecheck of a worktree, run like agent code: in the sandbox, the worktree read-only. */
+/** Files that can be part of the variant's TypeScript program (sources, declarations, JSON imports). */
+const PROGRAM_FILE = /\.([cm]?[jt]sx?|json)$/i;
+
+/**
+ * Whether the child must be typechecked: not when every file it changed (all under `agents/`, checked
+ * before) is one the compiler never reads, such as a prompt. Its program is then its parent's, which
+ * passed this same check (or is variant 0, whose agents the project itself checks). Pure.
+ */
+export function typecheckNeeded(diff: Pick<DiffSummary, 'files'>): boolean {
+  return diff.files.some((file) => PROGRAM_FILE.test(file));
+}
+
 export function typecheckCommand(sandbox: ResolvedSandbox, policy: SandboxPolicy): CommandSpec {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TMPDIR: '/tmp' };
   const args = ['--noEmit', '--pretty', 'false', '-p', policy.workdir];

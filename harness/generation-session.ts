@@ -153,6 +153,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         size: ctx.config.evalWorkers,
         command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
+        slots: ctx.taskSlots,
         ...harnessLog(ctx, path.join(logDir(ctx, id), 'task-agent.log')),
       });
       return pool;

@@ -9,6 +9,7 @@ import {
   loadsEntryPoint,
   typecheck,
   typecheckCommand,
+  typecheckNeeded,
 } from './gate.ts';
 import type { Step, StepOutcome } from './generation.ts';
 import {
@@ -97,7 +98,7 @@ export const gate: Step = async (ctx, variant, session) => {
   if (!diffGate.ok) return { kind: 'failed', status: 'rejected', reason: diffGate.reason, cause: null };
   // From here on everything runs on a clean checkout of the commit, never on what the MetaAgent left.
   await session.checkout(stored(variant.commit_sha, 'commit', id), true);
-  const checked = await checkEntryPoints(ctx, id, session);
+  const checked = await checkEntryPoints(ctx, id, session, typecheckNeeded(diff));
   if (ctx.signal.aborted)
     return { kind: 'failed', status: 'failed', reason: 'interrupted', cause: 'harness' };
   if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
@@ -173,27 +174,31 @@ const formatScores = (scores: Map<string, number>): string =>
   [...scores].map(([d, s]) => `${d}=${s.toFixed(3)}`).join(' ');
 
 /**
- * Typechecks the worktree while both entry points are built, then loads each built file with `--check`
- * (the source through tsx when it does not build), all in the sandbox; the typecheck's failure is the
- * one reported first, as it names the cause.
+ * Typechecks the worktree (when `typed`: see typecheckNeeded) while both entry points are built, then loads
+ * each built file with `--check` (the source through tsx when it does not build), all in the sandbox; the
+ * typecheck's failure is the one reported first, as it names the cause.
  */
 async function checkEntryPoints(
   ctx: RunContext,
   id: number,
   session: GenerationSession,
+  typed: boolean,
 ): Promise<GateResult> {
   // An interrupt kills the processes running; none may start after it.
   if (ctx.signal.aborted) return { ok: false, reason: 'interrupted' };
   const gateLog = harnessLog(ctx, path.join(logDir(ctx, id), 'gate.log'));
-  const typing = typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, session.worktree)), gateLog);
+  if (!typed) ctx.archive.logEvent(id, 'typecheck_skipped', { reason: 'no file the compiler reads changed' });
+  const typing: Promise<GateResult> = typed
+    ? typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, session.worktree)), gateLog)
+    : Promise.resolve({ ok: true });
   const env = agentEnv({ url: ctx.gateway.url, token: 'none' });
   const loading = ([TASK_ENTRY, META_ENTRY] as const).map(async (entry): Promise<GateResult> => {
     const built = await session.built(entry);
     if (ctx.signal.aborted) return { ok: false, reason: 'interrupted' };
     return loadsEntryPoint(session.command(built, ['--check'], env), entry, gateLog);
   });
-  const [typed, ...loaded] = await Promise.all([typing, ...loading]);
-  return [typed, ...loaded].find((result) => !result.ok) ?? { ok: true };
+  const [checked, ...loaded] = await Promise.all([typing, ...loading]);
+  return [checked, ...loaded].find((result) => !result.ok) ?? { ok: true };
 }
 
 /** The child must answer one task (right or wrong) before its evaluation is paid for. */

@@ -9,7 +9,7 @@ import {
   runToCompletion,
 } from './agent-processes.ts';
 import { copyAgentFile } from './capped-output.ts';
-import { writeEvalsFolder } from './evals-folder.ts';
+import { evalsFoldersOf } from './evals-folder.ts';
 import { harnessLog, META_ENTRY } from './generation-session.ts';
 import { MIB, type ResourceLimits } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
@@ -24,8 +24,9 @@ export const frozenMetaDir = (ctx: Pick<RunContext, 'runDir'>): string =>
 
 /**
  * Runs the parent's MetaAgent (or, with --freeze-meta, the initial one) on `worktree` on this machine, shown
- * the parent's evaluations in a folder that is removed afterwards; see `editVerdict` for what its end means.
- * (A budget refusal is read from the ledger by the caller.)
+ * the parent's evaluations in a folder it can only read (removed afterwards, or kept for the next one to
+ * update); see `editVerdict` for what its end means. (A budget refusal is read from the ledger by the
+ * caller.)
  */
 export async function editWithMetaAgent(
   ctx: RunContext,
@@ -35,7 +36,9 @@ export async function editWithMetaAgent(
   const id = variant.id;
   const logs = logDir(ctx, id);
   const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
-  writeEvalsFolder(evalsDir, ctx.archive, variant.parent_id ?? 0, ctx.domains);
+  // Kept for the next MetaAgent only where the sandbox mounts it read-only (it cannot have changed).
+  const evals = evalsFoldersOf(ctx.archive, ctx.domains, { reuse: ctx.sandbox.kind === 'bwrap' });
+  evals.write(evalsDir, variant.parent_id ?? 0);
   const token = ctx.gateway.issueToken({
     runId: ctx.runId,
     variantId: id,
@@ -74,7 +77,7 @@ export async function editWithMetaAgent(
     return editVerdict(finished, ctx.config.metaTimeoutSec);
   } finally {
     ctx.gateway.revokeToken(token);
-    rmSync(evalsDir, { recursive: true, force: true });
+    evals.release(evalsDir);
     rmSync(agentOut, { recursive: true, force: true });
   }
 }

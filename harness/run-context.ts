@@ -5,7 +5,7 @@ import type { DomainTasks } from './evaluate.ts';
 import type { RunConfig } from './run-config.ts';
 import type { RunEvent } from './run-events.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
-import type { TaskPool } from './task-workers.ts';
+import type { TaskPool, TaskSlots } from './task-workers.ts';
 import type { VariantRepo } from './variant-repo.ts';
 
 /** Issues gateway tokens; implemented by the LLM gateway. */
@@ -55,6 +55,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** Bounds the tasks under way across all concurrent generations to `--eval-workers`. */
   taskLimit: <T>(run: () => Promise<T>) => Promise<T>;
+  /** The `--eval-workers` tasks that may run at once in the TaskAgent workers of all concurrent generations. */
+  taskSlots: TaskSlots;
   /** Progress as data, for a live display (see run-events.ts). */
   onEvent(event: RunEvent): void;
   /** With `--queue`: TaskAgent work goes to queue workers instead of local processes. */

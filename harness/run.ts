@@ -8,6 +8,7 @@ import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRefs } from '../domains/reference.ts';
 import { killAll } from './agent-processes.ts';
+import { evalsFoldersOf } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { advanceGeneration, failVariant, isFinal } from './generation.ts';
@@ -22,6 +23,7 @@ import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
+import { createTaskSlots } from './task-workers.ts';
 import { initialAgents } from './transfer.ts';
 import { createVariantRepo, openVariantRepo, type VariantRepo } from './variant-repo.ts';
 
@@ -178,6 +180,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       status: deps.status,
       signal: deps.signal,
       taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
+      taskSlots: createTaskSlots(config.evalWorkers),
       onEvent: emit,
       ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
       ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
@@ -214,6 +217,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
+    evalsFoldersOf(archive, deps.domains, { reuse: false }).dispose();
     await gateway?.close();
     cache.close();
     archive.close();

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTaskPool, type TaskPool } from './task-workers.ts';
+import { createTaskPool, createTaskSlots, type TaskPool, type TaskSlots } from './task-workers.ts';
 
 let tmp: string;
 let pool: TaskPool | undefined;
@@ -16,13 +16,24 @@ afterEach(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/** A TaskAgent stand-in: a real node process speaking the JSON-lines protocol, with failure modes by input. */
+/**
+ * A TaskAgent stand-in: a real node process speaking the JSON-lines protocol, one task at a time like the
+ * TaskAgent, with failure modes by input.
+ */
 const WORKER = `
 const { createInterface } = require('node:readline');
 const { appendFileSync, readFileSync } = require('node:fs');
 appendFileSync(process.env.SEEN + '.started', process.pid + '\\n');
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const req = JSON.parse(line);
+const lines = [];
+let busy = false;
+const reply = (req, output) => process.stdout.write(JSON.stringify({ id: req.id, output }) + '\\n');
+const next = () => {
+  if (busy || lines.length === 0) return;
+  busy = true;
+  handle(JSON.parse(lines.shift()), () => { busy = false; next(); });
+};
+createInterface({ input: process.stdin }).on('line', (line) => { lines.push(line); next(); });
+function handle(req, done) {
   appendFileSync(process.env.SEEN, req.id + '\\n');
   const mode = req.input.mode;
   const attempts = readFileSync(process.env.SEEN, 'utf8').split('\\n').filter((id) => id === req.id).length;
@@ -31,23 +42,44 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (mode === 'noise') process.stdout.write('debug output on stdout\\n');
   if (mode === 'flood') {
     for (let i = 0; i < 200; i++) console.error('E'.repeat(1000) + ' key sk-ant-api03-abcdefghijklmnopqrstuvwx');
-    process.stdout.write(JSON.stringify({ id: req.id, output: 'A'.repeat(req.input.size) }) + '\\n');
-    return;
+    reply(req, 'A'.repeat(req.input.size));
+    return done();
   }
   if (mode === 'model-error') {
     process.stdout.write(JSON.stringify({ id: req.id, output: '', error: 'budget exceeded' }) + '\\n');
+    return done();
+  }
+  // Answers only once the next task is waiting in its input (or, with crash-once, exits then).
+  if (mode === 'after-next' || (mode === 'crash-once-after-next' && attempts <= 2)) {
+    const wait = setInterval(() => {
+      if (lines.length === 0) return;
+      clearInterval(wait);
+      if (mode === 'crash-once-after-next' && attempts === 1) process.exit(3);
+      reply(req, 'after ' + JSON.parse(lines[0]).id);
+      done();
+    }, 5);
+    return;
+  }
+  if (mode === 'slow') {
+    appendFileSync(process.env.SEEN + '.runs', 'start\\n');
+    setTimeout(() => {
+      appendFileSync(process.env.SEEN + '.runs', 'end\\n');
+      reply(req, 'slow');
+      done();
+    }, 50);
     return;
   }
   console.error('working on', req.id);
-  const output = '<json>{"response": ' + req.input.n * 2 + '}</json>';
-  process.stdout.write(JSON.stringify({ id: req.id, output }) + '\\n');
-});
+  reply(req, '<json>{"response": ' + req.input.n * 2 + '}</json>');
+  done();
+}
 `;
 
-function startPool(size: number, timeoutMs = 5000, outputCapBytes?: number): TaskPool {
+function startPool(size: number, timeoutMs = 5000, outputCapBytes?: number, slots?: TaskSlots): TaskPool {
   const script = path.join(tmp, 'worker.cjs');
   writeFileSync(script, WORKER);
-  pool = createTaskPool({
+  const started = createTaskPool({
+    ...(slots === undefined ? {} : { slots }),
     size,
     command: {
       file: process.execPath,
@@ -59,7 +91,8 @@ function startPool(size: number, timeoutMs = 5000, outputCapBytes?: number): Tas
     logFile: path.join(tmp, 'workers.log'),
     ...(outputCapBytes === undefined ? {} : { outputCapBytes }),
   });
-  return pool;
+  pool ??= started;
+  return started;
 }
 
 describe('TaskAgent worker pool', () => {
@@ -149,5 +182,48 @@ describe('TaskAgent worker pool', () => {
       input: { mode: 'flood', size: 50_000 },
     });
     expect(reply.kind).toBe('infra');
+  });
+
+  it("writes the next task into a busy worker's input, so it goes on without waiting for the harness", async () => {
+    const p = startPool(1);
+    // The first task is answered only once the second is in the worker's input.
+    const [first, second] = await Promise.all([
+      p.run({ id: 'a', domain: 'd', input: { mode: 'after-next' } }),
+      p.run({ id: 'b', domain: 'd', input: { n: 4 } }),
+    ]);
+    expect(first).toMatchObject({ kind: 'reply', output: 'after b' });
+    expect(second).toMatchObject({ kind: 'reply', output: '<json>{"response": 8}</json>' });
+  });
+
+  it("hands a task waiting in a crashed worker's input to a fresh worker, and retries the crashed one", async () => {
+    const p = startPool(1);
+    const [first, second] = await Promise.all([
+      p.run({ id: 'a', domain: 'd', input: { mode: 'crash-once-after-next' } }),
+      p.run({ id: 'b', domain: 'd', input: { n: 3 } }),
+    ]);
+    expect(first.kind).toBe('reply');
+    expect(second).toMatchObject({ kind: 'reply', output: '<json>{"response": 6}</json>' });
+    expect(readFileSync(path.join(tmp, 'seen.started'), 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
+  it('runs no more tasks at once than the slots it shares with other pools', async () => {
+    const slots = createTaskSlots(2);
+    const pools = [startPool(2, 5000, undefined, slots), startPool(2, 5000, undefined, slots)];
+    const replies = await Promise.all(
+      pools.flatMap((p, k) =>
+        Array.from({ length: 4 }, (_, n) =>
+          p.run({ id: `s${k}-${n}`, domain: 'd', input: { mode: 'slow' } }),
+        ),
+      ),
+    );
+    await pools[1]?.close();
+    expect(replies.every((r) => r.kind === 'reply')).toBe(true);
+    let running = 0;
+    let most = 0;
+    for (const event of readFileSync(path.join(tmp, 'seen.runs'), 'utf8').trim().split('\n')) {
+      running += event === 'start' ? 1 : -1;
+      most = Math.max(most, running);
+    }
+    expect(most).toBe(2);
   });
 });

@@ -25,8 +25,11 @@ const MIN_LEAF = 4;
 export class TaskBook {
   private readonly byInput = new Map<string, Entry[]>();
   private readonly byDomain = new Map<string, Map<string, Entry>>();
+  /** Thresholds by seed, domain and split; cleared when tasks are registered. */
+  private readonly thresholds = new Map<string, Map<string, number>>();
 
   register(domain: string, tasks: readonly SimTask[]): void {
+    this.thresholds.clear();
     let domainTasks = this.byDomain.get(domain);
     if (!domainTasks) {
       domainTasks = new Map();
@@ -46,16 +49,39 @@ export class TaskBook {
    * The task's correctness threshold in [0, 1): stratified over the tasks of its domain and split, so
    * a split's thresholds are spread evenly (one per 1/N band, in an order and at a position within the
    * band fixed by the seed). A split then scores close to P(correct) for every seed, instead of sitting
-   * on a flat stretch where a chance gap between draws hides a change of P(correct).
+   * on a flat stretch where a chance gap between draws hides a change of P(correct). Computed once per
+   * (seed, domain, split) until more tasks are registered: a call costs a lookup, not a pass over the split.
    */
   threshold(seed: KeyPart, domain: string, task: SimTask): number {
+    const key = `${String(seed)}\u0000${domain}\u0000${task.split ?? '\u0000'}`;
+    let table = this.thresholds.get(key);
+    if (table === undefined) {
+      table = this.splitThresholds(seed, domain, task.split);
+      this.thresholds.set(key, table);
+    }
+    return table.get(task.id) ?? this.splitThresholds(seed, domain, task.split, task).get(task.id) ?? 0;
+  }
+
+  /** Thresholds of every task of a domain's split (and of `extra`, a task not registered there). */
+  private splitThresholds(
+    seed: KeyPart,
+    domain: string,
+    split: string | undefined,
+    extra?: SimTask,
+  ): Map<string, number> {
     const group = [...(this.byDomain.get(domain)?.values() ?? [])]
       .map((e) => e.task)
-      .filter((t) => t.split === task.split);
-    const order = (t: SimTask) => hash01(seed, domain, t.id, 'task-order');
-    const mine = order(task);
-    const rank = group.filter((t) => order(t) < mine || (order(t) === mine && t.id < task.id)).length;
-    return (rank + hash01(seed, domain, task.id, 'task-jitter')) / Math.max(1, group.length);
+      .filter((t) => t.split === split);
+    const size = Math.max(1, group.length);
+    if (extra !== undefined) group.push(extra);
+    const ranked = group
+      .map((task) => ({ id: task.id, order: hash01(seed, domain, task.id, 'task-order') }))
+      .sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const table = new Map<string, number>();
+    ranked.forEach(({ id }, rank) => {
+      table.set(id, (rank + hash01(seed, domain, id, 'task-jitter')) / size);
+    });
+    return table;
   }
 
   answers(domain: string): unknown[] {
