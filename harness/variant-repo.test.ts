@@ -40,6 +40,27 @@ describe('the variant repo', () => {
     expect(branches).toContain('variant-0');
   });
 
+  it('lets generations running in parallel add, commit and remove worktrees at the same time', async () => {
+    const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
+    const generation = async (id: number) => {
+      const wt = path.join(tmp, 'worktrees', `variant-${id}`);
+      await repo.addWorktree(rootCommit, wt);
+      writeFileSync(
+        path.join(wt, 'agents/task/prompt.md'),
+        `Variant ${id}: answer as <json>{"response": 1}</json>.\n`,
+      );
+      const child = await repo.commitWorktree(wt, rootCommit, `variant ${id} (parent 0)`);
+      await repo.removeWorktree(wt);
+      return child?.sha;
+    };
+    const shas = await Promise.all(Array.from({ length: 16 }, (_, i) => generation(i + 1)));
+    expect(new Set(shas).size).toBe(16);
+    const left = execFileSync('git', ['--git-dir', repo.gitDir, 'worktree', 'list', '--porcelain'], {
+      encoding: 'utf8',
+    });
+    expect(left).not.toContain(path.join(tmp, 'worktrees'));
+  });
+
   it('commits a worktree edit as a child whose parent commit is the parent variant', async () => {
     const { repo, rootCommit } = await createVariantRepo(path.join(tmp, 'variants.git'), agents, nodeModules);
     const wt = path.join(tmp, 'worktrees', 'variant-1');

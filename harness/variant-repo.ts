@@ -178,8 +178,29 @@ export async function createVariantRepo(
   return { repo: openVariantRepo(gitDir, nodeModules), rootCommit };
 }
 
+/**
+ * git's worktree bookkeeping is not safe to run concurrently on one repository: a `worktree prune` or
+ * `worktree add` can read another's half-written entry under `worktrees/` and fail ("failed to read
+ * .../commondir"). Generations running in parallel take turns for it, one queue per repository.
+ */
+const worktreeTurns = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(gitDir: string, work: () => Promise<T>): Promise<T> {
+  const next = (worktreeTurns.get(gitDir) ?? Promise.resolve()).then(work, work);
+  worktreeTurns.set(
+    gitDir,
+    next.catch(() => undefined),
+  );
+  return next;
+}
+
 export function openVariantRepo(gitDir: string, nodeModules: string): VariantRepo {
   const bare = (args: string[]): Promise<string> => git({ gitDir }, args);
+  const removeWorktree = async (dir: string): Promise<void> => {
+    // Not `git worktree remove`: that reads the worktree. rmSync removes links, never follows them.
+    rmSync(dir, { recursive: true, force: true });
+    await bare(['worktree', 'prune']);
+  };
   const diffStat = async (from: string, to: string): Promise<DiffSummary> => {
     const numstat = await bare(['diff', '--numstat', '--no-renames', from, to]);
     const summary: DiffSummary = { files: [], insertions: 0, deletions: 0, outside: [], notFiles: [] };
@@ -203,15 +224,15 @@ export function openVariantRepo(gitDir: string, nodeModules: string): VariantRep
   };
   return {
     gitDir,
-    async addWorktree(commit, dir) {
-      if (existsSync(dir)) await this.removeWorktree(dir);
-      await bare(['worktree', 'add', '--detach', '--quiet', path.resolve(dir), commit]);
-      symlinkSync(nodeModules, path.join(dir, 'node_modules'), 'dir');
+    addWorktree(commit, dir) {
+      return inTurn(gitDir, async () => {
+        if (existsSync(dir)) await removeWorktree(dir);
+        await bare(['worktree', 'add', '--detach', '--quiet', path.resolve(dir), commit]);
+        symlinkSync(nodeModules, path.join(dir, 'node_modules'), 'dir');
+      });
     },
-    async removeWorktree(dir) {
-      // Not `git worktree remove`: that reads the worktree. rmSync removes links, never follows them.
-      rmSync(dir, { recursive: true, force: true });
-      await bare(['worktree', 'prune']);
+    removeWorktree(dir) {
+      return inTurn(gitDir, () => removeWorktree(dir));
     },
     async commitWorktree(dir, parent, message) {
       const where = { gitDir: worktreeGitDir(gitDir, dir), workTree: path.resolve(dir) };
