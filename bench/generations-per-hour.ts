@@ -5,6 +5,12 @@ import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+/**
+ * Shared by the generations in flight. Tasks wait on the model's latency, not the CPU, so this many do
+ * not oversubscribe two cores, and evaluation does not bound the figure: it shows generation-level
+ * parallelism.
+ */
+export const EVAL_WORKERS = 16;
 
 interface Measured {
   parallel: number;
@@ -93,7 +99,7 @@ export async function benchGenerationsPerHour(
         '--eval-samples',
         '6',
         '--eval-workers',
-        '4',
+        String(EVAL_WORKERS),
         '--sim-latency-ms',
         String(latencyMs),
         // A folder per run: the eval cache is shared within one, and a later run would reuse earlier results.

@@ -3,7 +3,7 @@ import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
 import { type BenchMode, benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
-import { benchGenerationsPerHour } from './generations-per-hour.ts';
+import { benchGenerationsPerHour, EVAL_WORKERS } from './generations-per-hour.ts';
 import { benchGrading } from './grading.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchQueueThroughput } from './queue-throughput.ts';
@@ -19,6 +19,9 @@ const MODE_LABEL: Record<BenchMode, string> = {
   'one-at-a-time': 'one at a time',
   cold: 'cold',
 };
+
+/** Enough generations that four in flight reach a steady state: the first and last waves are partly idle. */
+const GPH_GENERATIONS = 12;
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
@@ -76,11 +79,12 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'generations-per-hour': async () => {
     const latencyMs = 500;
     console.log(
-      `Simulated runs of 4 generations, model latency ${latencyMs} ms per call, 6 tasks per split, 4 eval workers.\n` +
+      `Simulated runs of ${GPH_GENERATIONS} generations, model latency ${latencyMs} ms per call, 6 tasks per split, ${EVAL_WORKERS} eval workers.\n` +
         'Wall time of the whole command; "generations alone": from variant 0 evaluated to the last generation ended\n' +
         "(the command's start-up and variant 0's evaluation, about the same at every --parallel, left out).",
     );
-    for (const line of await benchGenerationsPerHour([1, 2, 4], 4, latencyMs)) console.log(line);
+    for (const line of await benchGenerationsPerHour([1, 2, 4], GPH_GENERATIONS, latencyMs))
+      console.log(line);
   },
   'harness-overhead': async () => {
     console.log(
