@@ -54,7 +54,6 @@ export function checkDiff(diff: DiffSummary | null): GateResult {
   return { ok: true };
 }
 
-/** The typecheck of a worktree, run like agent code: in the sandbox, the worktree read-only. */
 /** Files that can be part of the variant's TypeScript program (sources, declarations, JSON imports). */
 const PROGRAM_FILE = /\.([cm]?[jt]sx?|json)$/i;
 
@@ -67,6 +66,7 @@ export function typecheckNeeded(diff: Pick<DiffSummary, 'files'>): boolean {
   return diff.files.some((file) => PROGRAM_FILE.test(file));
 }
 
+/** The typecheck of a worktree, run like agent code: in the sandbox, the worktree read-only. */
 export function typecheckCommand(sandbox: ResolvedSandbox, policy: SandboxPolicy): CommandSpec {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', TMPDIR: '/tmp' };
   const args = ['--noEmit', '--pretty', 'false', '-p', policy.workdir];

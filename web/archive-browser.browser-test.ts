@@ -80,8 +80,9 @@ beforeAll(async () => {
     '12',
     '--out',
     runs,
+    // Seed 4: both children are evaluated and have a diff on the sim landscape.
     '--seed',
-    '1',
+    '4',
     '--run-id',
     'sim1',
     '--quiet',
