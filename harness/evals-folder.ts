@@ -217,21 +217,6 @@ export function createEvalsFolders(
   };
 }
 
-const perArchive = new WeakMap<Archive, EvalsFolders>();
-
-/** The evals folders of the run whose archive this is (one per archive object, made on first use). */
-export function evalsFoldersOf(
-  archive: Archive,
-  domains: readonly DomainTasks[],
-  options: { reuse: boolean },
-): EvalsFolders {
-  const known = perArchive.get(archive);
-  if (known !== undefined) return known;
-  const made = createEvalsFolders(archive, domains, options);
-  perArchive.set(archive, made);
-  return made;
-}
-
 /** Writes one evals folder afresh (see EvalsFolders). */
 export function writeEvalsFolder(
   dir: string,

@@ -5,6 +5,7 @@ import pLimit from 'p-limit';
 import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Split } from '../domains/define-domain.ts';
+import { createEvalsFolders } from './evals-folder.ts';
 import { type DomainTasks, evaluateStage } from './evaluate.ts';
 import { openSession } from './generation-session.ts';
 import { createGradeContext } from './grade-context.ts';
@@ -62,6 +63,8 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
     repo: openVariantRepo(path.join(job.runDir, 'variants.git'), nodeModules),
     rootCommit: job.commit,
     domains: job.domains,
+    // No MetaAgent runs here, so no evals folder is ever written.
+    evals: createEvalsFolders(archive, job.domains, { reuse: false }),
     gateway,
     sandbox: job.sandbox,
     grading: createGradeContext({ sandbox: job.sandbox, nodeModules }),

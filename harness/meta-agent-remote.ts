@@ -1,8 +1,6 @@
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { VariantRow } from '../archive/archive.ts';
 import { openCappedLog, writeAgentText } from './capped-output.ts';
-import { writeEvalsFolder } from './evals-folder.ts';
 import { type EditOutcome, editVerdict, iterationsLeft } from './meta-agent-run.ts';
 import { logDir, type RemoteEdits, type RunContext } from './run-context.ts';
 
@@ -24,7 +22,7 @@ export async function editOnWorker(
   if (parentCommit === null) throw new Error(`variant ${id} has no stored parent commit`);
   const logs = logDir(ctx, id);
   const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
-  writeEvalsFolder(evalsDir, ctx.archive, variant.parent_id ?? 0, ctx.domains);
+  ctx.evals.write(evalsDir, variant.parent_id ?? 0);
   try {
     ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id, queued: true });
     const reply = await remote.edit(ctx, {
@@ -68,6 +66,6 @@ export async function editOnWorker(
     await ctx.repo.applyPatch(worktree, reply.patch);
     return verdict;
   } finally {
-    rmSync(evalsDir, { recursive: true, force: true });
+    ctx.evals.release(evalsDir);
   }
 }

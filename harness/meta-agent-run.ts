@@ -9,7 +9,6 @@ import {
   runToCompletion,
 } from './agent-processes.ts';
 import { copyAgentFile } from './capped-output.ts';
-import { evalsFoldersOf } from './evals-folder.ts';
 import { harnessLog, META_ENTRY } from './generation-session.ts';
 import { MIB, type ResourceLimits } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
@@ -36,9 +35,7 @@ export async function editWithMetaAgent(
   const id = variant.id;
   const logs = logDir(ctx, id);
   const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
-  // Kept for the next MetaAgent only where the sandbox mounts it read-only (it cannot have changed).
-  const evals = evalsFoldersOf(ctx.archive, ctx.domains, { reuse: ctx.sandbox.kind === 'bwrap' });
-  evals.write(evalsDir, variant.parent_id ?? 0);
+  ctx.evals.write(evalsDir, variant.parent_id ?? 0);
   const token = ctx.gateway.issueToken({
     runId: ctx.runId,
     variantId: id,
@@ -77,7 +74,7 @@ export async function editWithMetaAgent(
     return editVerdict(finished, ctx.config.metaTimeoutSec);
   } finally {
     ctx.gateway.revokeToken(token);
-    evals.release(evalsDir);
+    ctx.evals.release(evalsDir);
     rmSync(agentOut, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,7 @@
 import type { Archive } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
+import type { EvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 import type { RunConfig } from './run-config.ts';
 import type { RunEvent } from './run-events.ts';
@@ -42,6 +43,8 @@ export interface RunContext {
   repo: VariantRepo;
   rootCommit: string;
   domains: DomainTasks[];
+  /** The MetaAgents' evals folders of this run (see evals-folder.ts). */
+  evals: EvalsFolders;
   gateway: TokenIssuer;
   sandbox: ResolvedSandbox;
   /** Runs graders' commands (code answers) in the sandbox with limits. */

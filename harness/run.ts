@@ -8,7 +8,7 @@ import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRefs } from '../domains/reference.ts';
 import { killAll } from './agent-processes.ts';
-import { evalsFoldersOf } from './evals-folder.ts';
+import { createEvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { advanceGeneration, failVariant, isFinal } from './generation.ts';
@@ -126,6 +126,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     emit,
   );
   const cache = openEvalCache(plan.cacheFile);
+  // Kept for the next MetaAgent only where the sandbox mounts it read-only (it cannot have changed).
+  const evals = createEvalsFolders(archive, deps.domains, { reuse: deps.sandbox.kind === 'bwrap' });
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
   let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
@@ -172,6 +174,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       repo,
       rootCommit,
       domains: deps.domains,
+      evals,
       gateway,
       sandbox: deps.sandbox,
       grading: createGradeContext({ sandbox: deps.sandbox, nodeModules }),
@@ -217,7 +220,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
-    evalsFoldersOf(archive, deps.domains, { reuse: false }).dispose();
+    evals.dispose();
     await gateway?.close();
     cache.close();
     archive.close();
