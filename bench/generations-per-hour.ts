@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
@@ -17,7 +17,7 @@ interface Measured {
   seconds: number;
   /** From variant 0 finished to the last generation finished: the generations alone, without start-up. */
   generationSeconds: number;
-  /** CPU seconds of the run and everything it started (user + system). */
+  /** CPU seconds the machine was busy during the run (see timedRun). */
   cpuSeconds: number;
   /** The machine's 1-minute load average at the run's end. */
   load: number;
@@ -45,32 +45,38 @@ function generationPhase(runDir: string): number {
   }
 }
 
+/** CPU seconds the whole machine has spent busy since boot (every process, from /proc/stat). */
+function machineBusySeconds(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS;
+}
+/** Linux's USER_HZ, the unit of /proc/stat. */
+const CLOCK_TICKS = 100;
+
 /**
- * One simulated run through the command, as a user starts it. bash's `times` gives the CPU time of the
- * run's whole process tree, so the share of the machine it used shows whether CPU or latency bounds it.
+ * One simulated run through the command, as a user starts it. Its CPU is the machine's busy time over the
+ * run: agent processes end in sandboxes that are killed, not waited for, so the run's own accounting
+ * (`times`) misses most of them. On a quiet machine nearly all of it is the run's.
  */
 function timedRun(args: string[]): Promise<{ seconds: number; cpuSeconds: number }> {
-  const script = `"$@" >/dev/null 2>&1 || exit 1; times`;
   const started = performance.now();
+  const busyBefore = machineBusySeconds();
   return new Promise((resolve, reject) => {
-    execFile(
-      'bash',
-      ['-c', script, 'bench', process.execPath, path.join(ROOT, 'bin', 'generate-loop.mjs'), ...args],
-      (error, stdout) => {
-        if (error) return reject(new Error(`generate-loop failed: ${error.message}`));
-        const seconds = (performance.now() - started) / 1000;
-        // Second line of `times`: user and system time of the children, as 0m1.234s.
-        const [user, sys] = (stdout.trim().split('\n')[1] ?? '').split(' ').map(minutesSeconds);
-        resolve({ seconds, cpuSeconds: (user ?? 0) + (sys ?? 0) });
-      },
-    );
+    execFile(process.execPath, [path.join(ROOT, 'bin', 'generate-loop.mjs'), ...args], (error) => {
+      if (error) return reject(new Error(`generate-loop failed: ${error.message}`));
+      resolve({
+        seconds: (performance.now() - started) / 1000,
+        cpuSeconds: machineBusySeconds() - busyBefore,
+      });
+    });
   });
 }
-
-const minutesSeconds = (text: string): number => {
-  const match = /^(\d+)m([\d.]+)s$/.exec(text);
-  return match === null ? 0 : Number(match[1]) * 60 + Number(match[2]);
-};
 
 /**
  * Generations per hour of simulated runs at each `--parallel`, with every model call taking `latencyMs`:

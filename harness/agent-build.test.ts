@@ -86,7 +86,7 @@ describe('buildAgentEntry', () => {
   it.each([
     ['a file outside agents/', "import '../../outside.ts';\n", /outside agents\//],
     ['a computed import', `const name = "x"; await import(\`./$\{name}.ts\`);\n`, /computed at run time/],
-    ['a syntax error', 'export const = ;\n', /./],
+    ['a syntax error', 'export const = ;\n', /agents\/core\/extra\.ts/],
   ])('falls back to the source for %s, with the reason', async (_what, extra, reason) => {
     writeFileSync(path.join(dir, 'outside.ts'), "console.log('outside');\n");
     writeAgent({ 'agents/core/extra.ts': extra });
@@ -95,5 +95,64 @@ describe('buildAgentEntry', () => {
     const built = await build();
     if (built.kind !== 'source') throw new Error('expected the build to fail');
     expect(built.reason).toMatch(reason);
+    expect(built.reason).not.toMatch(/hyperagents-build-root/);
+  });
+
+  describe('with a cache folder', () => {
+    const cached = (tree: string, out: string) =>
+      buildAgentEntry({
+        worktree: tree,
+        entry: 'agents/task/main.ts',
+        outDir: out,
+        nodeModules: NODE_MODULES,
+        cacheDir: path.join(dir, 'cache'),
+      });
+    /** Reads its prompt by all three import.meta paths, so each must point into its own worktree. */
+    const selfAware = [
+      "import { readFileSync } from 'node:fs';",
+      "import path from 'node:path';",
+      "const byUrl = readFileSync(new URL('./prompt.md', import.meta.url), 'utf8').trim();",
+      "const byDir = readFileSync(path.join(import.meta.dirname, 'prompt.md'), 'utf8').trim();",
+      "const byFile = readFileSync(path.join(path.dirname(import.meta.filename), 'prompt.md'), 'utf8').trim();",
+      'console.log(JSON.stringify({ byUrl, byDir, byFile, version: 1 }));',
+    ].join('\n');
+
+    it('reuses the bundle for equal code in another worktree, which reads its own prompt', async () => {
+      writeAgent({ 'agents/task/main.ts': selfAware });
+      const first = await cached(worktree, outDir);
+      if (first.kind !== 'built') throw new Error(first.reason);
+      expect(first.cached).toBe(false);
+      // Another variant: the same code, another prompt, at a path with characters a string literal quotes.
+      const other = path.join(dir, "variant 2 'it\"s' $` dir");
+      cpSync(path.join(worktree, 'agents'), path.join(other, 'agents'), { recursive: true });
+      writeFileSync(path.join(other, 'agents/task/prompt.md'), 'second prompt\n');
+      const second = await cached(other, path.join(dir, 'build-2'));
+      if (second.kind !== 'built') throw new Error(second.reason);
+      expect(second.cached).toBe(true);
+      expect(run(second.file)).toEqual({
+        byUrl: 'second prompt',
+        byDir: 'second prompt',
+        byFile: 'second prompt',
+        version: 1,
+      });
+      expect(run(first.file)).toMatchObject({ byUrl: 'first prompt', byDir: 'first prompt' });
+    });
+
+    it('bundles again when a code file changes, and runs the new code', async () => {
+      writeAgent({ 'agents/task/main.ts': selfAware });
+      await cached(worktree, outDir);
+      writeFileSync(
+        path.join(worktree, 'agents/task/main.ts'),
+        selfAware.replace('version: 1', 'version: 2'),
+      );
+      const again = await cached(worktree, outDir);
+      if (again.kind !== 'built') throw new Error(again.reason);
+      expect(again.cached).toBe(false);
+      expect(run(again.file)).toMatchObject({ version: 2 });
+      // A new file the entry does not import is code too: the key covers every code file.
+      writeFileSync(path.join(worktree, 'agents/core/unused.ts'), 'export const x = 1;\n');
+      expect(await cached(worktree, outDir)).toMatchObject({ kind: 'built', cached: false });
+      expect(await cached(worktree, outDir)).toMatchObject({ kind: 'built', cached: true });
+    });
   });
 });

@@ -1,15 +1,27 @@
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin, transform } from 'esbuild';
+import { build, version as esbuildVersion, type Plugin, transform } from 'esbuild';
 
 /**
  * Where a variant's TaskAgent workers start from: one JavaScript file built from the variant's entry point
  * (nothing to compile when a worker starts), or the TypeScript source run through tsx when the build failed.
  */
 export type AgentEntry =
-  | { kind: 'built'; file: string; ms: number }
+  /** `cached`: the same code was built before (see BuildOptions.cacheDir), so nothing was bundled. */
+  | { kind: 'built'; file: string; ms: number; cached: boolean }
   | { kind: 'source'; entry: string; reason: string };
 
 /** Bounds on what is copied, so a variant cannot make the build read without end. */
@@ -33,7 +45,18 @@ export interface BuildOptions {
   outDir: string;
   /** The project's node_modules, where bare imports (`zod`) are found. */
   nodeModules: string;
+  /**
+   * A folder the harness owns where bundles are kept by the content of the code they were built from, so
+   * that a variant whose code files equal an earlier variant's (most edits change a prompt) is not bundled
+   * again. Without it every call bundles.
+   */
+  cacheDir?: string;
 }
+
+/** Bundles kept in a cache folder; the oldest used are removed beyond this many. */
+const CACHE_ENTRIES = 64;
+/** Part of every cache key: a change to how bundles are made must not reuse older ones. */
+const BUILD_FORMAT = '1';
 
 /**
  * Bundles an agent entry point into `<outDir>/<name>.mjs`. The agent's files are hostile, so the bundler
@@ -47,47 +70,146 @@ export async function buildAgentEntry(options: BuildOptions): Promise<AgentEntry
   const started = performance.now();
   const source = (reason: string): AgentEntry => ({ kind: 'source', entry: options.entry, reason });
   const copyRoot = path.join(options.outDir, 'src');
+  const file = path.join(options.outDir, `${path.basename(options.entry).replace(/\.[^.]+$/, '')}.mjs`);
+  // Built as if the worktree were at a root no file names: the bundle then fits any worktree.
+  const root = `/hyperagents-build-root-${randomBytes(8).toString('hex')}`;
   try {
     rmSync(options.outDir, { recursive: true, force: true });
     const copied = copyCodeFiles(path.join(options.worktree, 'agents'), path.join(copyRoot, 'agents'));
     if (!copied.ok) return source(copied.reason);
-    const file = path.join(options.outDir, `${path.basename(options.entry).replace(/\.[^.]+$/, '')}.mjs`);
-    const result = await build({
-      entryPoints: [path.join(copyRoot, options.entry)],
-      absWorkingDir: copyRoot,
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      nodePaths: [options.nodeModules],
-      // Bundled CommonJS packages call require for node builtins.
-      banner: {
-        js: "import { createRequire as __agentRequire } from 'node:module';\nconst require = __agentRequire(import.meta.url);",
-      },
-      plugins: [confine(copyRoot, options.worktree, options.nodeModules)],
-      logLevel: 'silent',
-    });
-    if (result.errors.length > 0) return source(result.errors[0]!.text);
-    return { kind: 'built', file, ms: Math.round(performance.now() - started) };
+    const key = cacheKey(options, copied.digest);
+    const cached = options.cacheDir === undefined ? null : readCached(options.cacheDir, key);
+    let bundle = cached;
+    if (bundle === null) {
+      const result = await build({
+        entryPoints: [path.join(copyRoot, options.entry)],
+        absWorkingDir: copyRoot,
+        write: false,
+        outfile: file,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        nodePaths: [options.nodeModules],
+        // Bundled CommonJS packages call require for node builtins.
+        banner: {
+          js: "import { createRequire as __agentRequire } from 'node:module';\nconst require = __agentRequire(import.meta.url);",
+        },
+        plugins: [confine(copyRoot, root, options.nodeModules)],
+        logLevel: 'silent',
+      });
+      if (result.errors.length > 0) return source(result.errors[0]!.text.replaceAll(root, options.worktree));
+      bundle = { code: result.outputFiles[0]!.text, root };
+      if (options.cacheDir !== undefined) writeCached(options.cacheDir, key, bundle);
+    }
+    writeFileSync(file, placeAt(bundle, options.worktree));
+    return {
+      kind: 'built',
+      file,
+      ms: Math.round(performance.now() - started),
+      cached: cached !== null,
+    };
   } catch (error) {
-    return source(buildFailure(error));
+    // Its messages name the worktree's files, not the root they were bundled under.
+    return source(buildFailure(error).replaceAll(root, options.worktree));
   } finally {
     rmSync(copyRoot, { recursive: true, force: true });
   }
 }
 
-/** Copies regular code files only: symbolic links, devices and sockets are left behind. */
-function copyCodeFiles(from: string, to: string): { ok: true } | { ok: false; reason: string } {
+/** A bundle whose modules believe they live under `root`, a folder name nothing else contains. */
+interface Bundle {
+  code: string;
+  root: string;
+}
+
+/** The bundle with its modules' `import.meta` paths moved from its root to `worktree`. */
+function placeAt(bundle: Bundle, worktree: string): string {
+  const url = stringBody(pathToFileURL(worktree).href);
+  const dir = stringBody(worktree);
+  return bundle.code
+    .replaceAll(pathToFileURL(bundle.root).href, () => url)
+    .replaceAll(bundle.root, () => dir);
+}
+
+/** `text` as it may stand inside any JavaScript string literal ('...', "..." or `...`). */
+const stringBody = (text: string): string =>
+  JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/[`'$]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * What a bundle depends on: the code files (names and bytes), the entry point, the packages it may bundle
+ * (their folder and when npm last changed it) and the bundler's version.
+ */
+function cacheKey(options: BuildOptions, codeDigest: string): string {
+  const lock = path.join(options.nodeModules, '.package-lock.json');
+  const packages = existsSync(lock) ? statSync(lock).mtimeMs : 0;
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        BUILD_FORMAT,
+        esbuildVersion,
+        options.entry,
+        options.nodeModules,
+        packages,
+        codeDigest,
+      ]),
+    )
+    .digest('hex');
+}
+
+function readCached(cacheDir: string, key: string): Bundle | null {
+  const file = path.join(cacheDir, `${key}.json`);
+  try {
+    const bundle = JSON.parse(readFileSync(file, 'utf8')) as Bundle;
+    if (typeof bundle.code !== 'string' || typeof bundle.root !== 'string') return null;
+    // Marks it as used, for the pruning below.
+    const now = new Date();
+    utimesSync(file, now, now);
+    return bundle;
+  } catch {
+    return null;
+  }
+}
+
+/** Written whole or not at all (a rename), so builds at the same time never read half a bundle. */
+function writeCached(cacheDir: string, key: string, bundle: Bundle): void {
+  mkdirSync(cacheDir, { recursive: true });
+  const partial = path.join(cacheDir, `${key}.${randomBytes(4).toString('hex')}.partial`);
+  writeFileSync(partial, JSON.stringify(bundle));
+  renameSync(partial, path.join(cacheDir, `${key}.json`));
+  const entries = readdirSync(cacheDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({ name, used: statSync(path.join(cacheDir, name)).mtimeMs }));
+  if (entries.length <= CACHE_ENTRIES) return;
+  entries.sort((a, b) => a.used - b.used);
+  for (const { name } of entries.slice(0, entries.length - CACHE_ENTRIES))
+    rmSync(path.join(cacheDir, name), { force: true });
+}
+
+/**
+ * Copies regular code files only: symbolic links, devices and sockets are left behind. The digest covers
+ * the copied files' names and bytes.
+ */
+function copyCodeFiles(
+  from: string,
+  to: string,
+): { ok: true; digest: string } | { ok: false; reason: string } {
   let files = 0;
   let bytes = 0;
-  const walk = (dir: string, out: string): string | null => {
+  const hash = createHash('sha256');
+  const walk = (dir: string, out: string, relative: string): string | null => {
     mkdirSync(out, { recursive: true });
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    for (const entry of entries) {
       const source = path.join(dir, entry.name);
       const target = path.join(out, entry.name);
+      const name = `${relative}/${entry.name}`;
       if (entry.isDirectory()) {
-        const problem = walk(source, target);
+        const problem = walk(source, target, name);
         if (problem !== null) return problem;
       } else if (entry.isFile() && CODE_FILE.test(entry.name)) {
         files += 1;
@@ -95,13 +217,15 @@ function copyCodeFiles(from: string, to: string): { ok: true } | { ok: false; re
         if (files > MAX_FILES || bytes > MAX_BYTES) {
           return `agents/ holds more than ${MAX_FILES} code files or ${MAX_BYTES / 1e6} MB of them`;
         }
-        copyFileSync(source, target);
+        const content = readFileSync(source);
+        hash.update(`${name}\0${content.length}\0`).update(content);
+        writeFileSync(target, content);
       }
     }
     return null;
   };
-  const problem = walk(from, to);
-  return problem === null ? { ok: true } : { ok: false, reason: problem };
+  const problem = walk(from, to, 'agents');
+  return problem === null ? { ok: true, digest: hash.digest('hex') } : { ok: false, reason: problem };
 }
 
 const inside = (root: string, file: string): boolean => {
@@ -111,10 +235,10 @@ const inside = (root: string, file: string): boolean => {
 
 /**
  * Resolves node builtins as external, keeps the agent's own imports inside the copy, and rewrites
- * `import.meta` of the agent's modules to their worktree paths. Imports the bundle cannot follow (a
- * computed `import()` or `require`) fail the build, since the bundle would resolve them elsewhere.
+ * `import.meta` of the agent's modules to their paths under `root` (see placeAt). Imports the bundle cannot
+ * follow (a computed `import()` or `require`) fail the build, since the bundle would resolve them elsewhere.
  */
-function confine(copyRoot: string, worktree: string, nodeModules: string): Plugin {
+function confine(copyRoot: string, root: string, nodeModules: string): Plugin {
   return {
     name: 'confine-agent-code',
     setup(bundler) {
@@ -140,7 +264,7 @@ function confine(copyRoot: string, worktree: string, nodeModules: string): Plugi
       const copied = new RegExp(`^${escapeRegExp(copyRoot)}/.*\\.(ts|mts|js|mjs)$`);
       bundler.onLoad({ filter: copied }, async (args) => {
         if (!inside(copyRoot, args.path)) return undefined;
-        const original = path.join(worktree, path.relative(copyRoot, args.path));
+        const original = path.join(root, path.relative(copyRoot, args.path));
         const { code } = await transform(readFileSync(args.path, 'utf8'), {
           loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js',
           format: 'esm',

@@ -54,7 +54,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
   const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
   const taskLimit = pLimit(job.evalWorkers);
   const ctx: RunContext = {
-    config: { ...job.config, evalWorkers: job.evalWorkers },
+    config: { ...job.config, evalWorkers: job.evalWorkers, evalTest: job.split === 'test' },
     runId: job.runId,
     runDir: job.runDir,
     nodeModules,

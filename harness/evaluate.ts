@@ -57,6 +57,16 @@ export function stageTasks(tasks: readonly Task[], domain: Domain, stage: Stage)
  * tasks cached under the same TaskAgent code are not run again. Returns the score per domain of the
  * selection split.
  */
+/** How many tasks `stage` evaluates over `domains`, so no more workers are started than a stage can use. */
+export function stageSize(domains: readonly DomainTasks[], stage: Stage, evalTest: boolean): number {
+  let tasks = 0;
+  for (const { domain, splits } of domains) {
+    for (const split of stageSplits(domain, stage, evalTest))
+      tasks += stageTasks(splits[split] ?? [], domain, stage).length;
+  }
+  return tasks;
+}
+
 export async function evaluateStage(
   target: EvaluationTarget,
   domains: readonly DomainTasks[],

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
 import { agentCommand, agentEnv, type CommandSpec } from './agent-processes.ts';
+import { stageSize } from './evaluate.ts';
 import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
 import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
@@ -76,6 +77,9 @@ export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
 });
 
 const buildDir = (ctx: RunContext, id: number): string => path.join(ctx.runDir, 'builds', `variant-${id}`);
+/** Bundles of the run's agents by the content of their code, shared by its variants (see buildAgentEntry). */
+export const buildCache = (ctx: Pick<RunContext, 'runDir'>): string =>
+  path.join(ctx.runDir, 'builds', 'cache');
 
 const BUILD_EVENT: Record<EntryPoint, string> = {
   [TASK_ENTRY]: 'task_agent_build',
@@ -94,11 +98,14 @@ async function buildEntry(
     entry,
     outDir: path.join(buildDir(ctx, id), entry === TASK_ENTRY ? 'task' : 'meta'),
     nodeModules: ctx.nodeModules,
+    cacheDir: buildCache(ctx),
   });
   ctx.archive.logEvent(
     id,
     BUILD_EVENT[entry],
-    built.kind === 'built' ? { built: true, ms: built.ms } : { built: false, reason: built.reason },
+    built.kind === 'built'
+      ? { built: true, ms: built.ms, cached: built.cached }
+      : { built: false, reason: built.reason },
   );
   return built;
 }
@@ -150,7 +157,17 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         model: ctx.config.taskModel,
       });
       pool = createTaskPool({
-        size: ctx.config.evalWorkers,
+        // A stage hands the pool at most all of its tasks at once; workers beyond that would only start.
+        size: Math.max(
+          1,
+          Math.min(
+            ctx.config.evalWorkers,
+            Math.max(
+              stageSize(ctx.domains, 'staged', false),
+              stageSize(ctx.domains, 'full', ctx.config.evalTest),
+            ),
+          ),
+        ),
         command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         slots: ctx.taskSlots,

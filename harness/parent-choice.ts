@@ -31,7 +31,7 @@ export function archivedVariants(ctx: Pick<RunContext, 'archive'>): ArchivedVari
 
 /**
  * The parent of generation `id`: drawn by the configured strategy from the variants finished up to
- * `id − parallel`, seeded by the run's seed and `id`. With --edit-select-parent the newest candidate's own
+ * `id − selectionLag(parallel)`, seeded by the run's seed and `id`. With --edit-select-parent the newest candidate's own
  * `agents/select-parent.ts` chooses instead; if it fails, the strategy does and the reason says why.
  */
 export async function chooseParent(ctx: RunContext, id: number): Promise<Selection> {

@@ -23,6 +23,7 @@ import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
+import { selectionLag } from './selection.ts';
 import { createTaskSlots } from './task-workers.ts';
 import { initialAgents } from './transfer.ts';
 import { createVariantRepo, openVariantRepo, type VariantRepo } from './variant-repo.ts';
@@ -229,9 +230,10 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
 }
 
 /**
- * Starts generations 1..N, at most `parallel` at once. Generation g starts once every generation up to
- * g − parallel has finished, and its parent is drawn from those, so the archive does not depend on which
- * generation ended first. Returns the harness error that stopped the run, if any.
+ * Starts generations 1..N in order, at most `parallel` at once. Generation g starts once a slot is free and
+ * every generation up to g − selectionLag(parallel) has finished, and its parent is drawn from those, so the
+ * archive does not depend on which generation ended first. Returns the harness error that stopped the run,
+ * if any.
  */
 async function schedule(
   ctx: RunContext,
@@ -281,7 +283,9 @@ async function schedule(
     const existing = archive.getVariant(id);
     if (existing !== undefined && isFinal(existing.state)) continue;
     for (;;) {
-      const waiting = [...running].filter(([other]) => other <= id - config.parallel).map(([, p]) => p);
+      const horizon = id - selectionLag(config.parallel);
+      const full = running.size >= config.parallel;
+      const waiting = [...running].filter(([other]) => full || other <= horizon).map(([, p]) => p);
       if (waiting.length === 0) break;
       await Promise.race(waiting);
     }

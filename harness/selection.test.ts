@@ -5,6 +5,7 @@ import {
   type Candidate,
   PARENT_SELECTIONS,
   type ParentSelection,
+  selectionLag,
   selectionPool,
   selectionWeights,
   selectParent,
@@ -158,8 +159,8 @@ describe('selectionPool with generations in flight', () => {
     score,
     blamesParent,
   });
-  // Generation 6 with --parallel 3 draws from variants 0..3. Variant 4 finished early and 5 is in flight:
-  // neither is a candidate, but both count as children of their parents.
+  // Generation 6 with --parallel 2 draws from variants up to 6 − (2·2 − 1) = 3. Variant 4 finished early and
+  // 5 is in flight: neither is a candidate, but both count as children of their parents.
   const archive = [a(0, null, 0.5), a(1, 0, 0.8), a(2, 0, null), a(3, 1, 0.6), a(4, 1, 0.9), a(5, 3, null)];
   const probabilities = (pool: ReturnType<typeof selectionPool>): number[] => {
     const w = selectionWeights(pool, true);
@@ -167,8 +168,8 @@ describe('selectionPool with generations in flight', () => {
     return w.map((x) => x / total);
   };
 
-  it('takes finished variants up to g - K and counts in-flight children', () => {
-    const pool = selectionPool(archive, 6, 3);
+  it('takes finished variants up to g − (2K − 1) and counts in-flight children', () => {
+    const pool = selectionPool(archive, 6, 2);
     expect(pool).toEqual([
       { id: 0, score: 0.5, children: 2 },
       { id: 1, score: 0.8, children: 2 },
@@ -179,16 +180,16 @@ describe('selectionPool with generations in flight', () => {
     for (const [i, expected] of [0.1416, 0.5711, 0.2873].entries()) expect(p[i]).toBeCloseTo(expected, 4);
   });
 
-  it('does not depend on which generation after g - K finished first', () => {
+  it('does not depend on which generation after the horizon finished first', () => {
     const later = archive.map((v) =>
       v.id === 5 ? { ...v, score: 0.1 } : v.id === 4 ? { ...v, score: null } : v,
     );
-    expect(selectionPool(later, 6, 3)).toEqual(selectionPool(archive, 6, 3));
+    expect(selectionPool(later, 6, 2)).toEqual(selectionPool(archive, 6, 2));
   });
 
-  it('drops a parent whose MetaAgent failed a child up to g - K, not one failed later', () => {
+  it('drops a parent whose MetaAgent failed a child up to the horizon, not one failed later', () => {
     const blamed = archive.map((v) => (v.id === 2 ? { ...v, blamesParent: true } : v));
-    const pool = selectionPool(blamed, 6, 3);
+    const pool = selectionPool(blamed, 6, 2);
     expect(pool.map((c) => c.id)).toEqual([1, 3]);
     const p = probabilities(pool);
     expect(p[0]).toBeCloseTo(0.7284, 4);
@@ -199,5 +200,19 @@ describe('selectionPool with generations in flight', () => {
   it('serial runs see every finished variant; the first generations always see variant 0', () => {
     expect(selectionPool(archive, 6, 1).map((c) => c.id)).toEqual([0, 1, 3, 4]);
     expect(selectionPool([a(0, null, 0.5)], 1, 4)).toEqual([{ id: 0, score: 0.5, children: 0 }]);
+  });
+
+  it('looks 2K − 1 generations back with K in flight, so a free slot need not wait for the slowest', () => {
+    expect([1, 2, 3, 4, 8].map(selectionLag)).toEqual([1, 3, 5, 7, 15]);
+    // Generation 6 with --parallel 3: up to 6 − 5 = 1. Both candidates have two children (1, 2 and 3, 4).
+    const pool = selectionPool(archive, 6, 3);
+    expect(pool).toEqual([
+      { id: 0, score: 0.5, children: 2 },
+      { id: 1, score: 0.8, children: 2 },
+    ]);
+    // mid = (0.8 + 0.5) / 2 = 0.65; equal child penalties cancel: sigmoid(∓1.5) = 0.1824 and 0.8176.
+    const p = probabilities(pool);
+    expect(p[0]).toBeCloseTo(0.1824, 4);
+    expect(p[1]).toBeCloseTo(0.8176, 4);
   });
 });

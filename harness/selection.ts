@@ -82,11 +82,22 @@ export interface ArchivedVariant {
 }
 
 /**
+ * How far behind generation g its parent's pool stops when `parallel` generations run at once: the pool
+ * holds the variants up to g − lag. One generation at a time, the lag is 1 (every variant before g). With
+ * K at once it is 2K − 1, not K: generation g then waits only for generations that started at least K
+ * launches before it, so a slot freed by a quick generation is used at once instead of waiting for the one
+ * slow generation K places back, while the pool still does not depend on which generation ended first.
+ */
+export function selectionLag(parallel: number): number {
+  return 2 * Math.max(1, parallel) - 1;
+}
+
+/**
  * The candidates for the parent of generation `generation` when `parallel` generations run at once. Only
- * variants up to `generation − parallel` count as finished (the run waits for them), so the pool does not
- * depend on which generations happened to end first; children are counted over every generation before
- * `generation`, those still in flight included, so a parent is not drawn K times in a row while its children
- * are evaluated. Pure.
+ * variants up to `generation − selectionLag(parallel)` count as finished (the run waits for them), so the
+ * pool does not depend on which generations happened to end first; children are counted over every
+ * generation before `generation`, those still in flight included, so a parent is not drawn K times in a row
+ * while its children are evaluated. Pure.
  */
 export function selectionPool(
   variants: readonly ArchivedVariant[],
@@ -94,7 +105,7 @@ export function selectionPool(
   parallel: number,
 ): Candidate[] {
   // Variant 0 is always finished before generation 1 starts.
-  const horizon = Math.max(0, generation - parallel);
+  const horizon = Math.max(0, generation - selectionLag(parallel));
   const children = new Map<number, number>();
   const disqualified = new Set<number>();
   for (const v of variants) {

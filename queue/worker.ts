@@ -110,6 +110,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
           entry: TASK_ENTRY,
           outDir: path.join(dir, 'build'),
           nodeModules: options.nodeModules,
+          // Most variants' code equals an earlier one's (an edit to a prompt), so it is bundled once.
+          cacheDir: path.join(options.workDir, 'build-cache'),
         });
         options.note(`variant ${job.variantId} of run ${job.runId}: ready (${entry.kind})`);
         return { dir, entry, pools: new Map(), lastUsed: Date.now(), running: 0 };
