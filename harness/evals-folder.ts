@@ -151,7 +151,7 @@ export function createEvalsFolders(
   const rows = new Map<number, string>();
   const memo = new Map<number, Rendered>();
   const final = (variant: VariantRow): boolean => variant.state === 'done' || variant.state === 'failed';
-  /** The folders the harness wrote that may be kept (in use or kept). */
+  /** The folders the harness wrote and has not removed (in use or kept). */
   const written = new Map<string, Written>();
   const spares: string[] = [];
 
