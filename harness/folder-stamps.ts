@@ -44,30 +44,40 @@ function namesIn(stamps: FolderStamps, rel: string): string[] {
 }
 
 /**
- * What changed under `root` since it was stamped, or null if nothing did. Costs one lstat per entry. A
- * timestamp is as fine as the filesystem's clock tick, so a change made in the tick of the harness's last
- * write can leave an entry's ctime as stamped: an entry stamped in that tick (the newest ctime stamped) is
- * also compared by content, a file's text or a folder's names, as git does with racily clean files.
- * Changes made while the harness stamps are not seen: the folder is stamped before anyone else is given it.
+ * What changed under `root` since it was stamped, or null if nothing did; never throws (an entry that
+ * cannot be read counts as changed). Costs one lstat per entry. A timestamp is as fine as the
+ * filesystem's clock tick, so a change made in the tick of the harness's last write can leave an entry's
+ * ctime as stamped: an entry stamped in that tick (the newest ctime stamped) is also compared by content,
+ * a file's text or a folder's names, as git does with racily clean files. Changes made while the harness
+ * stamps are not seen: the folder is stamped before anyone else is given it.
  */
 export function changeUnder(root: string, stamps: FolderStamps): string | null {
   let newest = 0n;
   for (const { ctimeNs } of stamps.values()) if (ctimeNs > newest) newest = ctimeNs;
   // A folder before what it holds, so that the change named is the outermost one.
   for (const rel of [...stamps.keys()].sort()) {
-    const stamp = stamps.get(rel)!;
     const name = rel === '' ? 'the folder' : rel;
-    const now = statOf(path.join(root, rel));
-    if (now === undefined) return `${name} was removed`;
-    if (now.mode !== stamp.mode) return `${name} was replaced or its mode changed`;
-    if (now.ino !== stamp.ino || now.nlink !== stamp.nlink) return `${name} was replaced or linked`;
-    if (now.size !== stamp.size || now.ctimeNs !== stamp.ctimeNs) return `${name} was changed`;
-    if (stamp.ctimeNs < newest) continue;
-    const same =
-      stamp.text === null
-        ? readdirSync(path.join(root, rel)).sort().join('\0') === namesIn(stamps, rel).join('\0')
-        : readNoFollow(path.join(root, rel), Number(stamp.size)) === stamp.text;
-    if (!same) return `${name} was changed`;
+    try {
+      const change = changeOf(root, rel, stamps, newest);
+      if (change !== null) return `${name} ${change}`;
+    } catch (error) {
+      return `${name} could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    }
   }
   return null;
+}
+
+function changeOf(root: string, rel: string, stamps: FolderStamps, newest: bigint): string | null {
+  const stamp = stamps.get(rel)!;
+  const now = statOf(path.join(root, rel));
+  if (now === undefined) return 'was removed';
+  if (now.mode !== stamp.mode) return 'was replaced or its mode changed';
+  if (now.ino !== stamp.ino || now.nlink !== stamp.nlink) return 'was replaced or linked';
+  if (now.size !== stamp.size || now.ctimeNs !== stamp.ctimeNs) return 'was changed';
+  if (stamp.ctimeNs < newest) return null;
+  const same =
+    stamp.text === null
+      ? readdirSync(path.join(root, rel)).sort().join('\0') === namesIn(stamps, rel).join('\0')
+      : readNoFollow(path.join(root, rel), Number(stamp.size)) === stamp.text;
+  return same ? null : 'was changed';
 }
