@@ -100,6 +100,7 @@ async function oneGeneration(
   evals: EvalsFolders,
   dir: string,
   mode: FolderMode,
+  expected: EvalsWrite['kind'],
 ): Promise<number> {
   const config = { generations: 1000, parentSelection: 'score_child_prop' } as RunConfig;
   const started = performance.now();
@@ -115,10 +116,7 @@ async function oneGeneration(
   );
   progressLine({ archive, config }, id, 0);
   const took = performance.now() - started;
-  // The first generation has no folder to reuse; after it each must be made as its row says.
-  if (made.kind !== EXPECTED[mode] && made.kind !== 'fresh') {
-    throw new Error(`evals folder ${mode}: made ${JSON.stringify(made)}`);
-  }
+  if (made.kind !== expected) throw new Error(`evals folder ${mode}: made ${JSON.stringify(made)}`);
   if (mode === 'changed') appendFileSync(path.join(folder, 'summary.md'), 'A note of the MetaAgent.\n');
   return took;
 }
@@ -161,7 +159,9 @@ export async function benchHarnessOverhead(depths: number[], repeats = 15): Prom
         // The parent is at exactly `depth`, the chain's tip and its sibling in turn: a kept folder swaps the
         // folder of one for the other's, as much as it changes when each generation's child is the next parent.
         const parent = r % 2 === 0 ? depth - 1 : depth;
-        times.push(await oneGeneration(archive, depth + 1 + r, parent, domains, evals, dir, mode));
+        // The first generation has no folder to reuse; after it each is made as its row says.
+        const expected = r === 0 ? 'fresh' : EXPECTED[mode];
+        times.push(await oneGeneration(archive, depth + 1 + r, parent, domains, evals, dir, mode, expected));
       }
     }
   } finally {
