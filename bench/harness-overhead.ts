@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Archive, openArchive } from '../archive/archive.ts';
 import { createRng } from '../domains/rng.ts';
-import { createEvalsFolders, type EvalsFolders } from '../harness/evals-folder.ts';
+import { createEvalsFolders, type EvalsFolders, type EvalsWrite } from '../harness/evals-folder.ts';
 import type { DomainTasks } from '../harness/evaluate.ts';
 import { archivedVariants } from '../harness/parent-choice.ts';
 import { loadDomainTasks } from '../harness/run.ts';
@@ -73,6 +73,20 @@ function storeVariant(archive: Archive, id: number, parentId: number | null): vo
 }
 
 /**
+ * How the evals folder is made in a benchmark row: `reused`, the folder the last MetaAgent read is checked
+ * and updated (what every run does when nothing changed the folder); `changed`, the last MetaAgent wrote a
+ * note into its folder, so the check refuses it and the folder is written afresh (the fallback); `fresh`,
+ * written afresh with nothing kept, as before folders were kept in every sandbox.
+ */
+type FolderMode = 'reused' | 'changed' | 'fresh';
+const MODES: readonly FolderMode[] = ['reused', 'changed', 'fresh'];
+const EXPECTED: Record<FolderMode, EvalsWrite['kind']> = {
+  reused: 'reused',
+  changed: 'refused',
+  fresh: 'fresh',
+};
+
+/**
  * The harness's own work for one generation, without the agents: parent selection over the archive (the
  * parent is given, so that the lineage's depth is known), the MetaAgent's evals folder for the parent, the
  * child moved through its steps with its results, scored, and its line printed.
@@ -85,13 +99,15 @@ async function oneGeneration(
   domains: readonly DomainTasks[],
   evals: EvalsFolders,
   dir: string,
+  mode: FolderMode,
+  expected: EvalsWrite['kind'],
 ): Promise<number> {
   const config = { generations: 1000, parentSelection: 'score_child_prop' } as RunConfig;
   const started = performance.now();
   const pool = selectionPool(archivedVariants({ archive }), id, 1);
   selectParent(pool, 'score_child_prop', createRng(`bench:${id}`));
   const folder = path.join(dir, `evals-${id}`);
-  evals.write(folder, parent);
+  const made = evals.write(folder, parent);
   evals.release(folder);
   storeVariant(archive, id, parent);
   selectionScore(
@@ -99,13 +115,16 @@ async function oneGeneration(
     domains.map((d) => d.domain),
   );
   progressLine({ archive, config }, id, 0);
-  return performance.now() - started;
+  const took = performance.now() - started;
+  if (made.kind !== expected) throw new Error(`evals folder ${mode}: made ${JSON.stringify(made)}`);
+  if (mode === 'changed') appendFileSync(path.join(folder, 'summary.md'), 'A note of the MetaAgent.\n');
+  return took;
 }
 
 /**
  * Harness time per generation when the parent is at lineage depth `depth` (an archive of a chain of `depth`
- * variants): the median of `repeats` generations, with the evals folder kept and updated from one
- * generation to the next (`reused`, as runs under bubblewrap do) and written afresh each time (`fresh`).
+ * variants and a sibling of its tip): the median of `repeats` generations, for each way of making the evals
+ * folder (FolderMode).
  */
 export async function benchHarnessOverhead(depths: number[], repeats = 15): Promise<string[]> {
   const domains = await loadDomainTasks({
@@ -115,51 +134,56 @@ export async function benchHarnessOverhead(depths: number[], repeats = 15): Prom
     stagedSamples: null,
   });
   if ('error' in domains) throw new Error(domains.error);
-  const lines: string[] = [];
-  for (const reuse of [true, false]) {
-    const how = reuse ? 'reused' : 'fresh';
-    // Every depth's archive is made first and the depths take turns, so a change of the machine's load
-    // during the measurement falls on all of them alike.
-    const setups = depths.map((depth) => {
+  // Every archive is made first and the rows and depths take turns, so a change of the machine's load
+  // during the measurement falls on all of them alike.
+  const setups = MODES.flatMap((mode) =>
+    depths.map((depth) => {
       const dir = mkdtempSync(path.join(tmpdir(), 'bench-overhead-'));
       const archive = openArchive(path.join(dir, 'archive.sqlite'));
       for (let id = 0; id < depth; id++) storeVariant(archive, id, id === 0 ? null : id - 1);
+      // The tip's sibling, at the same depth: the parents alternate between the two.
+      storeVariant(archive, depth, depth === 1 ? null : depth - 2);
       return {
+        mode,
         depth,
         dir,
         archive,
-        evals: createEvalsFolders(archive, domains, { reuse }),
+        evals: createEvalsFolders(archive, domains, { reuse: mode !== 'fresh' }),
         times: [] as number[],
       };
-    });
-    try {
-      for (let r = 0; r < repeats; r++) {
-        for (const { depth, dir, archive, evals, times } of setups) {
-          // Fresh: every child's parent is the chain's tip, at exactly `depth`. Reused: each child is the next
-          // one's parent, so each folder gains a variant (and past LINEAGE_FOLDERS loses one), the most it changes.
-          const parent = reuse ? depth + r - 1 : depth - 1;
-          times.push(await oneGeneration(archive, depth + r, parent, domains, evals, dir));
-        }
-      }
-    } finally {
-      for (const { dir, archive, evals } of setups) {
-        evals.dispose();
-        archive.close();
-        rmSync(dir, { recursive: true, force: true });
+    }),
+  );
+  try {
+    for (let r = 0; r < repeats; r++) {
+      for (const { mode, depth, dir, archive, evals, times } of setups) {
+        // The parent is at exactly `depth`, the chain's tip and its sibling in turn: a kept folder swaps the
+        // folder of one for the other's, as much as it changes when each generation's child is the next parent.
+        const parent = r % 2 === 0 ? depth - 1 : depth;
+        // The first generation has no folder to reuse; after it each is made as its row says.
+        const expected = r === 0 ? 'fresh' : EXPECTED[mode];
+        times.push(await oneGeneration(archive, depth + 1 + r, parent, domains, evals, dir, mode, expected));
       }
     }
-    const medians = setups.map(
-      ({ times }) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!,
-    );
-    setups.forEach(({ depth }, i) => {
+  } finally {
+    for (const { dir, archive, evals } of setups) {
+      evals.dispose();
+      archive.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const lines: string[] = [];
+  for (const mode of MODES) {
+    const rows = setups.filter((s) => s.mode === mode);
+    const medians = rows.map(({ times }) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!);
+    rows.forEach(({ depth }, i) => {
       lines.push(
-        `  evals folder ${how.padEnd(6)} lineage depth ${String(depth).padStart(3)}: ${medians[i]!.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,
+        `  evals folder ${mode.padEnd(7)} lineage depth ${String(depth).padStart(3)}: ${medians[i]!.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,
       );
     });
-    const last = depths.length - 1;
+    const last = rows.length - 1;
     for (let i = 0; i < last; i++) {
       lines.push(
-        `  evals folder ${how.padEnd(6)} depth ${depths[last]} / depth ${depths[i]}: ${(medians[last]! / medians[i]!).toFixed(2)}x`,
+        `  evals folder ${mode.padEnd(7)} depth ${rows[last]!.depth} / depth ${rows[i]!.depth}: ${(medians[last]! / medians[i]!).toFixed(2)}x`,
       );
     }
   }

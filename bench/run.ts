@@ -89,10 +89,11 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'harness-overhead': async () => {
     console.log(
       "The harness's own time per generation (no agents), by the parent's lineage depth. The MetaAgent's evals\n" +
-        'folder holds the task results of the newest 10 ancestors. "reused": the folder the last MetaAgent read is\n' +
-        'updated for the next (as runs under bubblewrap do), each generation the child of the one before, so one\n' +
-        'ancestor folder is written (and past depth 10 one removed) each time; "fresh": written afresh for a\n' +
-        'parent at exactly that depth.',
+        'folder holds the task results of the newest 10 ancestors. The parent alternates between two siblings at\n' +
+        'that depth, so a kept folder swaps one variant folder for another, as much as it changes when each\n' +
+        'generation\'s child is the next parent. "reused": the folder the last MetaAgent read is checked (nothing\n' +
+        'in it changed) and updated, in every sandbox; "changed": the last MetaAgent wrote into its folder, so it\n' +
+        'is removed and the folder written afresh; "fresh": written afresh with nothing kept.',
     );
     for (const line of await benchHarnessOverhead([1, 10, 200], 31)) console.log(line);
   },

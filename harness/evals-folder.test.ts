@@ -1,4 +1,20 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -130,6 +146,22 @@ function readTree(root: string): Map<string, string> {
       const full = path.join(e.parentPath, e.name);
       return [path.relative(root, full), readFileSync(full, 'utf8')];
     }),
+  );
+}
+
+/** Relative path → what is there: a file's mode and contents, a folder, a link and its target. */
+function snapshot(root: string): Map<string, string> {
+  const entries = readdirSync(root, { recursive: true, withFileTypes: true });
+  return new Map(
+    entries
+      .map((e): [string, string] => {
+        const full = path.join(e.parentPath, e.name);
+        if (e.isSymbolicLink()) return [path.relative(root, full), `link to ${readlinkSync(full)}`];
+        if (e.isDirectory()) return [path.relative(root, full), 'folder'];
+        const mode = (lstatSync(full).mode & 0o7777).toString(8);
+        return [path.relative(root, full), `file ${mode}: ${readFileSync(full, 'utf8')}`];
+      })
+      .sort(([a], [b]) => a.localeCompare(b)),
   );
 }
 
@@ -298,5 +330,136 @@ describe('writeEvalsFolder', () => {
     evals.write(folder, 2);
     evals.release(folder);
     expect(existsSync(folder)).toBe(false);
+  });
+
+  describe('a kept folder changed after the harness wrote it (as without bubblewrap)', () => {
+    const outside = (): string => path.join(dir, 'outside');
+    const tampering: [string, (kept: string) => void, string][] = [
+      [
+        'a file rewritten to the same size',
+        (kept) => {
+          const file = path.join(kept, 'variant-0/riddles/train.jsonl');
+          writeFileSync(file, readFileSync(file, 'utf8').replaceAll('TRAIN', 'FAKED'));
+        },
+        'variant-0/riddles/train.jsonl',
+      ],
+      [
+        'a file appended to',
+        (kept) => appendFileSync(path.join(kept, 'variant-1/riddles/summary.json'), ' '),
+        'variant-1/riddles/summary.json',
+      ],
+      [
+        'a file replaced by a link to a copy outside',
+        (kept) => {
+          const file = path.join(kept, 'variant-2/riddles/train.jsonl');
+          cpSync(file, path.join(outside(), 'train.jsonl'));
+          rmSync(file);
+          symlinkSync(path.join(outside(), 'train.jsonl'), file);
+        },
+        'variant-2/riddles',
+      ],
+      [
+        'a file planted in a variant folder',
+        (kept) => writeFileSync(path.join(kept, 'variant-1/riddles/val.jsonl'), '{}\n'),
+        'variant-1/riddles',
+      ],
+      ['a variant folder planted', (kept) => mkdirSync(path.join(kept, 'variant-4')), 'the folder'],
+      [
+        'a file removed',
+        (kept) => rmSync(path.join(kept, 'variant-0/riddles/summary.json')),
+        'variant-0/riddles',
+      ],
+      [
+        'a variant folder removed',
+        (kept) => rmSync(path.join(kept, 'variant-1'), { recursive: true }),
+        'the folder',
+      ],
+      [
+        'two variant folders swapped',
+        (kept) => {
+          renameSync(path.join(kept, 'variant-0'), path.join(kept, 'swap'));
+          renameSync(path.join(kept, 'variant-1'), path.join(kept, 'variant-0'));
+          renameSync(path.join(kept, 'swap'), path.join(kept, 'variant-1'));
+        },
+        'the folder',
+      ],
+      ['a file made unreadable', (kept) => chmodSync(path.join(kept, 'summary.md'), 0o200), 'summary.md'],
+      [
+        'a file linked to from outside',
+        (kept) => linkSync(path.join(kept, 'lineage.json'), path.join(outside(), 'lineage.json')),
+        'lineage.json',
+      ],
+      [
+        'summary.md replaced by a folder',
+        (kept) => {
+          rmSync(path.join(kept, 'summary.md'));
+          mkdirSync(path.join(kept, 'summary.md'));
+        },
+        'the folder',
+      ],
+      [
+        'the folder replaced by a link to a copy outside',
+        (kept) => {
+          renameSync(kept, path.join(outside(), 'copy'));
+          symlinkSync(path.join(outside(), 'copy'), kept);
+        },
+        'the folder',
+      ],
+      ['the folder removed', (kept) => rmSync(kept, { recursive: true }), 'the folder'],
+    ];
+
+    it.each(tampering)(
+      '%s: the next folder is written afresh, as the archive holds it',
+      (_name, tamper, what) => {
+        mkdirSync(outside());
+        const evals = createEvalsFolders(archive, domains, { reuse: true });
+        const first = path.join(dir, 'evals-a');
+        expect(evals.write(first, 2)).toEqual({ kind: 'fresh' });
+        evals.release(first);
+        tamper(first);
+        const before = snapshot(outside());
+        // The MetaAgent's child is done: the next MetaAgent improves it and sees its results as well.
+        archive.updateVariant(4, {
+          state: 'done',
+          validParent: true,
+          diffStat: JSON.stringify({ files: 4 }),
+        });
+        record(4, 'train', ['wrong', 'correct', 'correct']);
+
+        const second = path.join(dir, 'evals-b');
+        const outcome = evals.write(second, 4);
+        expect(outcome.kind).toBe('refused');
+        expect(outcome.kind === 'refused' && outcome.change.startsWith(`${what} `)).toBe(true);
+        expect(existsSync(first)).toBe(false);
+        writeEvalsFolder(path.join(dir, 'fresh'), archive, 4, domains);
+        expect(snapshot(second)).toEqual(snapshot(path.join(dir, 'fresh')));
+        expect(snapshot(outside())).toEqual(before);
+        evals.release(second);
+        evals.dispose();
+      },
+    );
+
+    it('an unchanged kept folder is reused: the variant folders still shown are not written again', () => {
+      const evals = createEvalsFolders(archive, domains, { reuse: true });
+      const first = path.join(dir, 'evals-a');
+      evals.write(first, 2);
+      const inode = (folder: string): number =>
+        lstatSync(path.join(folder, 'variant-0/riddles/train.jsonl')).ino;
+      const before = inode(first);
+      evals.release(first);
+      archive.updateVariant(4, { state: 'done', validParent: true, diffStat: JSON.stringify({ files: 4 }) });
+      record(4, 'train', ['wrong', 'correct', 'correct']);
+
+      const second = path.join(dir, 'evals-b');
+      expect(evals.write(second, 4)).toEqual({ kind: 'reused' });
+      expect(inode(second)).toBe(before);
+      writeEvalsFolder(path.join(dir, 'fresh'), archive, 4, domains);
+      expect(snapshot(second)).toEqual(snapshot(path.join(dir, 'fresh')));
+      evals.release(second);
+      // And the folder it became is kept and checked in turn.
+      expect(evals.write(path.join(dir, 'evals-c'), 2)).toEqual({ kind: 'reused' });
+      expect(inode(path.join(dir, 'evals-c'))).toBe(before);
+      evals.dispose();
+    });
   });
 });

@@ -4,6 +4,7 @@ import type { Archive, EvaluationRow, VariantRow } from '../archive/archive.ts';
 import { openNoFollow } from './capped-output.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { finishedVariants } from './finished-variants.ts';
+import { changeUnder, type FolderStamps, stampEntry } from './folder-stamps.ts';
 import { scoresBySplit } from './scoring.ts';
 
 /** Writes a new file, never through a link: whatever an agent may have planted is refused, not followed. */
@@ -108,22 +109,36 @@ function render(archive: Archive, domains: readonly DomainTasks[], variant: Vari
 }
 
 /**
+ * How `write` made a folder: afresh (no kept folder, or `reuse` off), by updating a kept folder, or afresh
+ * because something had changed the kept folder since the harness wrote it (`change` says what).
+ */
+export type EvalsWrite = { kind: 'fresh' } | { kind: 'reused' } | { kind: 'refused'; change: string };
+
+/**
  * The MetaAgent's evals folders of one run: what it may read about its parent's lineage (train-split
  * results per task: input, prediction, expected, correct, parse error, error; per-domain summaries; a
  * lineage summary). Validation and test results, their gold answers and the graders are never written
- * here. A folder is mounted read-only into the MetaAgent's sandbox and written without following links.
+ * here. A folder is written without following links, and mounted read-only when the sandbox can.
  *
  * The harness's work per generation does not grow with the lineage's depth: a finished variant is rendered
- * once per process, and with `reuse` (only when the sandbox mounts the folder read-only, so that nothing
- * in it changed since the harness wrote it) a folder a MetaAgent is done with is kept and updated for the
- * next one: only the variant folders that enter or leave the newest LINEAGE_FOLDERS are written or removed.
+ * once per process, and with `reuse` a folder a MetaAgent is done with is kept and updated for the next
+ * one: only the variant folders that enter or leave the newest LINEAGE_FOLDERS are written or removed. A
+ * kept folder is reused only if nothing in it changed since the harness wrote it, in any sandbox (see
+ * folder-stamps.ts: an lstat per entry, far less than writing the folder); otherwise it is removed and the
+ * folder written afresh, so the MetaAgent reads exactly what the archive holds either way.
  */
 export interface EvalsFolders {
-  write(dir: string, parentId: number): void;
+  write(dir: string, parentId: number): EvalsWrite;
   /** The MetaAgent is done with `dir`: removed, or kept for the next `write` to update. */
   release(dir: string): void;
   /** Removes every folder kept for reuse. */
   dispose(): void;
+}
+
+/** A folder the harness wrote: the variant folders it holds and the stamps of all it holds. */
+interface Written {
+  variants: Set<number>;
+  stamps: FolderStamps;
 }
 
 export function createEvalsFolders(
@@ -136,8 +151,8 @@ export function createEvalsFolders(
   const rows = new Map<number, string>();
   const memo = new Map<number, Rendered>();
   const final = (variant: VariantRow): boolean => variant.state === 'done' || variant.state === 'failed';
-  /** Which variant folders each folder the harness wrote holds (in use or kept). */
-  const shown = new Map<string, Set<number>>();
+  /** The folders the harness wrote and has not removed (in use or kept). */
+  const written = new Map<string, Written>();
   const spares: string[] = [];
 
   const rowOf = (variant: VariantRow): string => {
@@ -155,13 +170,44 @@ export function createEvalsFolders(
     return made;
   };
 
-  const writeVariant = (dir: string, id: number, variant: Rendered): void => {
+  /** Writes `rel` under `dir` (a file, or with `text` null a folder), stamped if the folder may be kept. */
+  const put = (dir: string, stamps: FolderStamps, rel: string, text: string | null): void => {
+    if (text === null) mkdirSync(path.join(dir, rel));
+    else writeNew(path.join(dir, rel), text);
+    if (options.reuse) stampEntry(stamps, dir, rel, text);
+  };
+  /** Stamps a folder once all in it is written: its ctime changes with every entry added. */
+  const seal = (dir: string, stamps: FolderStamps, rel: string): void => {
+    if (options.reuse) stampEntry(stamps, dir, rel, null);
+  };
+
+  const writeVariant = (dir: string, stamps: FolderStamps, id: number, variant: Rendered): void => {
+    const top = `variant-${id}`;
+    put(dir, stamps, top, null);
     for (const file of variant.files) {
-      const folder = path.join(dir, `variant-${id}`, file.domain);
-      mkdirSync(folder, { recursive: true });
-      writeNew(path.join(folder, 'train.jsonl'), file.train);
-      writeNew(path.join(folder, 'summary.json'), file.summary);
+      const folder = path.join(top, file.domain);
+      put(dir, stamps, folder, null);
+      put(dir, stamps, path.join(folder, 'train.jsonl'), file.train);
+      put(dir, stamps, path.join(folder, 'summary.json'), file.summary);
+      seal(dir, stamps, folder);
     }
+    seal(dir, stamps, top);
+  };
+
+  /** Moves a kept folder to `dir` if nothing changed in it; otherwise removes it and says what changed. */
+  const takeKept = (dir: string): { kept: Written | null; outcome: EvalsWrite } => {
+    const spare = options.reuse ? spares.pop() : undefined;
+    if (spare === undefined) return { kept: null, outcome: { kind: 'fresh' } };
+    const kept = written.get(spare)!;
+    written.delete(spare);
+    const change = changeUnder(spare, kept.stamps);
+    // rmSync and renameSync remove or move links, never follow them.
+    if (change !== null) {
+      rmSync(spare, { recursive: true, force: true });
+      return { kept: null, outcome: { kind: 'refused', change } };
+    }
+    renameSync(spare, dir);
+    return { kept, outcome: { kind: 'reused' } };
   };
 
   return {
@@ -170,19 +216,21 @@ export function createEvalsFolders(
       const byId = new Map(variants.map((v) => [v.id, v]));
       const lineage = lineageOf(variants, parentId).filter((id) => byId.has(id));
       const recent = new Set(lineage.slice(-LINEAGE_FOLDERS));
-      // A kept folder, moved into place: rmSync and renameSync remove or move links, never follow them.
       rmSync(dir, { recursive: true, force: true });
-      const spare = options.reuse ? spares.pop() : undefined;
-      let present = new Set<number>();
-      if (spare !== undefined) {
-        renameSync(spare, dir);
-        present = shown.get(spare) ?? present;
-        shown.delete(spare);
-        for (const id of present) {
-          if (!recent.has(id)) rmSync(path.join(dir, `variant-${id}`), { recursive: true, force: true });
+      const { kept, outcome } = takeKept(dir);
+      const stamps: FolderStamps = kept?.stamps ?? new Map();
+      const present = kept?.variants ?? new Set<number>();
+      if (kept === null) mkdirSync(dir, { recursive: true });
+      for (const id of present) {
+        if (recent.has(id)) continue;
+        rmSync(path.join(dir, `variant-${id}`), { recursive: true, force: true });
+        for (const rel of stamps.keys()) {
+          if (rel === `variant-${id}` || rel.startsWith(`variant-${id}/`)) stamps.delete(rel);
         }
+      }
+      if (kept !== null) {
         for (const file of ['lineage.json', 'summary.md']) rmSync(path.join(dir, file), { force: true });
-      } else mkdirSync(dir, { recursive: true });
+      }
       const summary = [...SUMMARY_HEAD];
       const listed: string[] = [];
       for (const id of lineage) {
@@ -192,25 +240,24 @@ export function createEvalsFolders(
         if (!recent.has(id)) continue;
         const variant = rendered(row);
         summary.push(...variant.section);
-        if (!present.has(id)) writeVariant(dir, id, variant);
+        if (!present.has(id)) writeVariant(dir, stamps, id, variant);
       }
-      shown.set(dir, recent);
-      writeNew(
-        path.join(dir, 'lineage.json'),
-        listed.length === 0 ? '[]\n' : `[\n${listed.join(',\n')}\n]\n`,
-      );
-      writeNew(path.join(dir, 'summary.md'), `${summary.join('\n')}\n`);
+      put(dir, stamps, 'lineage.json', listed.length === 0 ? '[]\n' : `[\n${listed.join(',\n')}\n]\n`);
+      put(dir, stamps, 'summary.md', `${summary.join('\n')}\n`);
+      seal(dir, stamps, '');
+      written.set(dir, { variants: recent, stamps });
+      return outcome;
     },
     release(dir) {
-      if (options.reuse && shown.has(dir)) spares.push(dir);
+      if (options.reuse && written.has(dir)) spares.push(dir);
       else {
-        shown.delete(dir);
+        written.delete(dir);
         rmSync(dir, { recursive: true, force: true });
       }
     },
     dispose() {
       for (const dir of spares.splice(0)) {
-        shown.delete(dir);
+        written.delete(dir);
         rmSync(dir, { recursive: true, force: true });
       }
     },
