@@ -62,7 +62,11 @@ export function agentCommand(
 /** Every agent process the harness has started and not yet seen exit, so an interrupt can end them all. */
 const live = new Set<ChildProcess>();
 
-/** Starts a command in its own process group (so its whole tree can be killed), tracked until it exits. */
+/**
+ * Starts a command in its own process group (so its whole tree can be killed), tracked until it exits.
+ * When it exits, what it left running in its group is killed too (in the sandbox its namespace ends them
+ * anyway; without one, a background process could otherwise write into what the harness reads next).
+ */
 export function startTracked(command: CommandSpec, stdin: 'ignore' | 'pipe'): ChildProcess {
   const child = spawn(command.file, command.args, {
     cwd: command.cwd,
@@ -73,6 +77,7 @@ export function startTracked(command: CommandSpec, stdin: 'ignore' | 'pipe'): Ch
   live.add(child);
   child.once('exit', () => {
     live.delete(child);
+    killGroup(child);
     releaseCgroups(child.pid);
   });
   return child;

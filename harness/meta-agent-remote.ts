@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { VariantRow } from '../archive/archive.ts';
 import { openCappedLog, writeAgentText } from './capped-output.ts';
-import { type EditOutcome, editVerdict, iterationsLeft } from './meta-agent-run.ts';
+import { type EditOutcome, editVerdict, iterationsLeft, writeEvals } from './meta-agent-run.ts';
 import { logDir, type RemoteEdits, type RunContext } from './run-context.ts';
 
 /**
@@ -21,8 +21,7 @@ export async function editOnWorker(
   const parentCommit = variant.parent_commit;
   if (parentCommit === null) throw new Error(`variant ${id} has no stored parent commit`);
   const logs = logDir(ctx, id);
-  const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
-  ctx.evals.write(evalsDir, variant.parent_id ?? 0);
+  const evalsDir = writeEvals(ctx, variant);
   try {
     ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id, queued: true });
     const reply = await remote.edit(ctx, {

@@ -34,8 +34,7 @@ export async function editWithMetaAgent(
 ): Promise<EditOutcome> {
   const id = variant.id;
   const logs = logDir(ctx, id);
-  const evalsDir = path.join(ctx.runDir, 'evals', `variant-${id}`);
-  ctx.evals.write(evalsDir, variant.parent_id ?? 0);
+  const evalsDir = writeEvals(ctx, variant);
   const token = ctx.gateway.issueToken({
     runId: ctx.runId,
     variantId: id,
@@ -77,6 +76,18 @@ export async function editWithMetaAgent(
     ctx.evals.release(evalsDir);
     rmSync(agentOut, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes the folder of the parent's evaluations that the MetaAgent of `variant` reads, and records it when a
+ * kept folder had been changed since the harness wrote it (so it was written afresh).
+ */
+export function writeEvals(ctx: RunContext, variant: VariantRow): string {
+  const evalsDir = path.join(ctx.runDir, 'evals', `variant-${variant.id}`);
+  const written = ctx.evals.write(evalsDir, variant.parent_id ?? 0);
+  if (written.kind === 'refused')
+    ctx.archive.logEvent(variant.id, 'evals_rewritten', { change: written.change });
+  return evalsDir;
 }
 
 /** The iterations the MetaAgent is told are left after its own (generation `id` of `--generations`). */

@@ -127,8 +127,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     emit,
   );
   const cache = openEvalCache(plan.cacheFile);
-  // Kept for the next MetaAgent only where the sandbox mounts it read-only (it cannot have changed).
-  const evals = createEvalsFolders(archive, deps.domains, { reuse: deps.sandbox.kind === 'bwrap' });
+  // Kept for the next MetaAgent, which gets it only if nothing in it changed (see EvalsFolders).
+  const evals = createEvalsFolders(archive, deps.domains, { reuse: true });
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
   let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
