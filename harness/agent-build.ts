@@ -1,34 +1,41 @@
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, version as esbuildVersion, type Plugin, transform } from 'esbuild';
+import { build, type Plugin, transform } from 'esbuild';
+import { cacheKey, readAgentCode, readCached, writeAgentCode, writeCached } from './agent-code.ts';
 
-/**
- * Where a variant's TaskAgent workers start from: one JavaScript file built from the variant's entry point
- * (nothing to compile when a worker starts), or the TypeScript source run through tsx when the build failed.
- */
-export type AgentEntry =
-  /** `cached`: the same code was built before (see BuildOptions.cacheDir), so nothing was bundled. */
-  | { kind: 'built'; file: string; ms: number; cached: boolean }
-  | { kind: 'source'; entry: string; reason: string };
+/** A built agent: one JavaScript file (nothing to compile when it starts). */
+export interface BuiltEntry {
+  kind: 'built';
+  file: string;
+  ms: number;
+  /** The same code was built before (see BuildOptions.cacheDir), so nothing was bundled. */
+  cached: boolean;
+}
 
-/** Bounds on what is copied, so a variant cannot make the build read without end. */
-const MAX_FILES = 2000;
-const MAX_BYTES = 20_000_000;
-/** Files the bundler reads; everything else (prompts, data) is read from the worktree at run time. */
-const CODE_FILE = /\.(ts|mts|js|mjs|json)$/;
+/** Its source, run with `loader` registered, which serves its modules compiled (see agent-modules.ts). */
+export interface ModulesEntry {
+  kind: 'modules';
+  /** file: URL of the loader's register.mjs. */
+  loader: string;
+  /** Absolute path of the entry point's source. */
+  entry: string;
+  ms: number;
+  cached: boolean;
+}
+
+/** The TypeScript source, run through tsx: what runs when an agent could not be built, and why. */
+export interface SourceEntry {
+  kind: 'source';
+  entry: string;
+  reason: string;
+}
+
+/** How an agent process starts (see entryCommand). */
+export type AgentEntry = BuiltEntry | ModulesEntry | SourceEntry;
+
 const BUILTINS = new Set(builtinModules);
 /**
  * `import(`./${name}`)` and the like: from a bundle such a path would be resolved beside the bundle, not
@@ -53,11 +60,6 @@ export interface BuildOptions {
   cacheDir?: string;
 }
 
-/** Bundles kept in a cache folder; the oldest used are removed beyond this many. */
-const CACHE_ENTRIES = 64;
-/** Part of every cache key: a change to how bundles are made must not reuse older ones. */
-const BUILD_FORMAT = '1';
-
 /**
  * Bundles an agent entry point into `<outDir>/<name>.mjs`. The agent's files are hostile, so the bundler
  * reads a copy of `agents/` that holds regular code files only (no links out) and may resolve nothing
@@ -66,21 +68,23 @@ const BUILD_FORMAT = '1';
  * (its prompt) are the worktree's, as they are when run from source. Never throws: a failure is the reason
  * the caller runs the source instead.
  */
-export async function buildAgentEntry(options: BuildOptions): Promise<AgentEntry> {
+export async function buildAgentEntry(options: BuildOptions): Promise<BuiltEntry | SourceEntry> {
   const started = performance.now();
-  const source = (reason: string): AgentEntry => ({ kind: 'source', entry: options.entry, reason });
+  const source = (reason: string): SourceEntry => ({ kind: 'source', entry: options.entry, reason });
   const copyRoot = path.join(options.outDir, 'src');
   const file = path.join(options.outDir, `${path.basename(options.entry).replace(/\.[^.]+$/, '')}.mjs`);
   // Built as if the worktree were at a root no file names: the bundle then fits any worktree.
   const root = `/hyperagents-build-root-${randomBytes(8).toString('hex')}`;
   try {
     rmSync(options.outDir, { recursive: true, force: true });
-    const copied = copyCodeFiles(path.join(options.worktree, 'agents'), path.join(copyRoot, 'agents'));
-    if (!copied.ok) return source(copied.reason);
-    const key = cacheKey(options, copied.digest);
-    const cached = options.cacheDir === undefined ? null : readCached(options.cacheDir, key);
+    mkdirSync(options.outDir, { recursive: true });
+    const read = readAgentCode(options.worktree);
+    if (!read.ok) return source(read.reason);
+    const key = cacheKey('bundle', options.entry, options.nodeModules, read.code.digest);
+    const cached = options.cacheDir === undefined ? null : readCached(options.cacheDir, key, isBundle);
     let bundle = cached;
     if (bundle === null) {
+      writeAgentCode(read.code, copyRoot);
       const result = await build({
         entryPoints: [path.join(copyRoot, options.entry)],
         absWorkingDir: copyRoot,
@@ -123,6 +127,9 @@ interface Bundle {
   root: string;
 }
 
+const isBundle = (value: unknown): value is Bundle =>
+  typeof (value as Bundle | null)?.code === 'string' && typeof (value as Bundle | null)?.root === 'string';
+
 /** The bundle with its modules' `import.meta` paths moved from its root to `worktree`. */
 function placeAt(bundle: Bundle, worktree: string): string {
   const url = stringBody(pathToFileURL(worktree).href);
@@ -137,96 +144,6 @@ const stringBody = (text: string): string =>
   JSON.stringify(text)
     .slice(1, -1)
     .replace(/[`'$]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-/**
- * What a bundle depends on: the code files (names and bytes), the entry point, the packages it may bundle
- * (their folder and when npm last changed it) and the bundler's version.
- */
-function cacheKey(options: BuildOptions, codeDigest: string): string {
-  const lock = path.join(options.nodeModules, '.package-lock.json');
-  const packages = existsSync(lock) ? statSync(lock).mtimeMs : 0;
-  return createHash('sha256')
-    .update(
-      JSON.stringify([
-        BUILD_FORMAT,
-        esbuildVersion,
-        options.entry,
-        options.nodeModules,
-        packages,
-        codeDigest,
-      ]),
-    )
-    .digest('hex');
-}
-
-function readCached(cacheDir: string, key: string): Bundle | null {
-  const file = path.join(cacheDir, `${key}.json`);
-  try {
-    const bundle = JSON.parse(readFileSync(file, 'utf8')) as Bundle;
-    if (typeof bundle.code !== 'string' || typeof bundle.root !== 'string') return null;
-    // Marks it as used, for the pruning below.
-    const now = new Date();
-    utimesSync(file, now, now);
-    return bundle;
-  } catch {
-    return null;
-  }
-}
-
-/** Written whole or not at all (a rename), so builds at the same time never read half a bundle. */
-function writeCached(cacheDir: string, key: string, bundle: Bundle): void {
-  mkdirSync(cacheDir, { recursive: true });
-  const partial = path.join(cacheDir, `${key}.${randomBytes(4).toString('hex')}.partial`);
-  writeFileSync(partial, JSON.stringify(bundle));
-  renameSync(partial, path.join(cacheDir, `${key}.json`));
-  const entries = readdirSync(cacheDir)
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => ({ name, used: statSync(path.join(cacheDir, name)).mtimeMs }));
-  if (entries.length <= CACHE_ENTRIES) return;
-  entries.sort((a, b) => a.used - b.used);
-  for (const { name } of entries.slice(0, entries.length - CACHE_ENTRIES))
-    rmSync(path.join(cacheDir, name), { force: true });
-}
-
-/**
- * Copies regular code files only: symbolic links, devices and sockets are left behind. The digest covers
- * the copied files' names and bytes.
- */
-function copyCodeFiles(
-  from: string,
-  to: string,
-): { ok: true; digest: string } | { ok: false; reason: string } {
-  let files = 0;
-  let bytes = 0;
-  const hash = createHash('sha256');
-  const walk = (dir: string, out: string, relative: string): string | null => {
-    mkdirSync(out, { recursive: true });
-    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
-    for (const entry of entries) {
-      const source = path.join(dir, entry.name);
-      const target = path.join(out, entry.name);
-      const name = `${relative}/${entry.name}`;
-      if (entry.isDirectory()) {
-        const problem = walk(source, target, name);
-        if (problem !== null) return problem;
-      } else if (entry.isFile() && CODE_FILE.test(entry.name)) {
-        files += 1;
-        bytes += statSync(source).size;
-        if (files > MAX_FILES || bytes > MAX_BYTES) {
-          return `agents/ holds more than ${MAX_FILES} code files or ${MAX_BYTES / 1e6} MB of them`;
-        }
-        const content = readFileSync(source);
-        hash.update(`${name}\0${content.length}\0`).update(content);
-        writeFileSync(target, content);
-      }
-    }
-    return null;
-  };
-  const problem = walk(from, to, 'agents');
-  return problem === null ? { ok: true, digest: hash.digest('hex') } : { ok: false, reason: problem };
-}
 
 const inside = (root: string, file: string): boolean => {
   const relative = path.relative(root, file);

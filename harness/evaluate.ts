@@ -51,12 +51,6 @@ export function stageTasks(tasks: readonly Task[], domain: Domain, stage: Stage)
   return stage === 'staged' ? tasks.slice(0, domain.stagedSamples) : [...tasks];
 }
 
-/**
- * Evaluates one stage of a variant on every domain and records task results and one evaluation row per
- * (domain, split). Tasks this variant already has results for (the staged ones, in the full stage) and
- * tasks cached under the same TaskAgent code are not run again. Returns the score per domain of the
- * selection split.
- */
 /** How many tasks `stage` evaluates over `domains`, so no more workers are started than a stage can use. */
 export function stageSize(domains: readonly DomainTasks[], stage: Stage, evalTest: boolean): number {
   let tasks = 0;
@@ -67,6 +61,12 @@ export function stageSize(domains: readonly DomainTasks[], stage: Stage, evalTes
   return tasks;
 }
 
+/**
+ * Evaluates one stage of a variant on every domain and records task results and one evaluation row per
+ * (domain, split). Tasks this variant already has results for (the staged ones, in the full stage) and
+ * tasks cached under the same TaskAgent code are not run again. Returns the score per domain of the
+ * selection split.
+ */
 export async function evaluateStage(
   target: EvaluationTarget,
   domains: readonly DomainTasks[],

@@ -1,11 +1,13 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
+import { precompileAgent } from './agent-modules.ts';
 import { agentCommand, agentEnv, type CommandSpec } from './agent-processes.ts';
 import { stageSize } from './evaluate.ts';
 import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
-import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
+import { type ResolvedSandbox, type SandboxPolicy, wrapCommand } from './sandbox.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';
@@ -26,8 +28,8 @@ export interface GenerationSession {
    */
   pool(): Promise<TaskPool>;
   /**
-   * An entry point of the checked-out commit built into one file, once per checkout (the gate load-checks
-   * it; the TaskAgent workers start from it); the source, with the reason, when it does not build.
+   * An entry point of the checked-out commit built once per checkout (see buildEntry; the gate load-checks
+   * it, the TaskAgent workers start from it); the source, with the reason, when it does not build.
    */
   built(entry: EntryPoint): Promise<AgentEntry>;
   /** The command that runs `entry` of the checked-out commit in the sandbox: its built file, else its source. */
@@ -48,8 +50,8 @@ export function taskPolicy(ctx: RunContext, worktree: string): SandboxPolicy {
 }
 
 /**
- * The command that runs an entry point in the sandbox under `policy`: its built file (made readable beside
- * the worktree) or, when it did not build, its source.
+ * The command that runs an entry point in the sandbox under `policy`: its built file, or its source with the
+ * loader of its compiled modules (both made readable beside the worktree), or its source through tsx.
  */
 export function entryCommand(
   sandbox: ResolvedSandbox,
@@ -58,16 +60,23 @@ export function entryCommand(
   args: string[],
   env: Record<string, string>,
 ): CommandSpec {
-  return entry.kind === 'built'
-    ? agentCommand(
-        sandbox,
-        { ...policy, readOnly: [...policy.readOnly, path.dirname(entry.file)] },
-        entry.file,
-        args,
-        env,
-      )
-    : agentCommand(sandbox, policy, entry.entry, args, env);
+  switch (entry.kind) {
+    case 'built':
+      return agentCommand(sandbox, readableToo(policy, entry.file), entry.file, args, env);
+    case 'modules': {
+      const readable = readableToo(policy, fileURLToPath(entry.loader));
+      const node = ['--import', entry.loader, entry.entry, ...args];
+      return { ...wrapCommand(sandbox, readable, process.execPath, node, env), cwd: policy.workdir };
+    }
+    case 'source':
+      return agentCommand(sandbox, policy, entry.entry, args, env);
+  }
 }
+
+const readableToo = (policy: SandboxPolicy, file: string): SandboxPolicy => ({
+  ...policy,
+  readOnly: [...policy.readOnly, path.dirname(file)],
+});
 
 /** Where the harness logs a variant's step: its own log folder, capped and redacted. */
 export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
@@ -86,26 +95,31 @@ const BUILD_EVENT: Record<EntryPoint, string> = {
   [META_ENTRY]: 'meta_agent_build',
 };
 
-/** Each entry point is built once per checkout, so no process that runs it compiles TypeScript. */
+/**
+ * Each entry point is built once per checkout, so no process that runs it compiles TypeScript: the
+ * TaskAgent into one file; the MetaAgent, which imports its tools at run time, as compiled modules (see
+ * precompileAgent), the way it runs when the variant becomes a parent.
+ */
 async function buildEntry(
   ctx: RunContext,
   id: number,
   worktree: string,
   entry: EntryPoint,
 ): Promise<AgentEntry> {
-  const built = await buildAgentEntry({
+  const options = {
     worktree,
     entry,
     outDir: path.join(buildDir(ctx, id), entry === TASK_ENTRY ? 'task' : 'meta'),
     nodeModules: ctx.nodeModules,
     cacheDir: buildCache(ctx),
-  });
+  };
+  const built = entry === TASK_ENTRY ? await buildAgentEntry(options) : await precompileAgent(options);
   ctx.archive.logEvent(
     id,
     BUILD_EVENT[entry],
-    built.kind === 'built'
-      ? { built: true, ms: built.ms, cached: built.cached }
-      : { built: false, reason: built.reason },
+    built.kind === 'source'
+      ? { built: false, reason: built.reason }
+      : { built: true, ms: built.ms, cached: built.cached },
   );
   return built;
 }

@@ -1,15 +1,11 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { FailureCause, VariantRow } from '../archive/archive.ts';
-import {
-  agentCommand,
-  agentEnv,
-  type CommandSpec,
-  type Finished,
-  runToCompletion,
-} from './agent-processes.ts';
+import type { AgentEntry } from './agent-build.ts';
+import { precompileAgent } from './agent-modules.ts';
+import { agentEnv, type CommandSpec, type Finished, runToCompletion } from './agent-processes.ts';
 import { copyAgentFile } from './capped-output.ts';
-import { harnessLog, META_ENTRY } from './generation-session.ts';
+import { buildCache, entryCommand, harnessLog, META_ENTRY } from './generation-session.ts';
 import { MIB, type ResourceLimits } from './resource-limits.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
@@ -46,9 +42,11 @@ export async function editWithMetaAgent(
   rmSync(agentOut, { recursive: true, force: true });
   mkdirSync(agentOut, { recursive: true });
   try {
+    const metaRoot = ctx.config.freezeMeta ? frozenMetaDir(ctx) : worktree;
     const command = metaAgentCommand(ctx.sandbox, {
       worktree,
-      metaRoot: ctx.config.freezeMeta ? frozenMetaDir(ctx) : worktree,
+      metaRoot,
+      compiled: await compiledMetaAgent(ctx, id, metaRoot),
       evalsDir,
       agentOut,
       nodeModules: ctx.nodeModules,
@@ -79,6 +77,23 @@ export async function editWithMetaAgent(
 }
 
 /**
+ * The MetaAgent under `metaRoot` with its modules compiled before it runs (see precompileAgent), so its
+ * process compiles no TypeScript at start; its source through tsx when they do not compile.
+ */
+async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string): Promise<AgentEntry> {
+  const compiled = await precompileAgent({
+    worktree: metaRoot,
+    entry: META_ENTRY,
+    outDir: path.join(ctx.runDir, 'builds', `variant-${id}`, 'meta-agent'),
+    nodeModules: ctx.nodeModules,
+    cacheDir: buildCache(ctx),
+  });
+  if (compiled.kind === 'source')
+    ctx.archive.logEvent(id, 'meta_agent_compile', { compiled: false, reason: compiled.reason });
+  return compiled;
+}
+
+/**
  * Writes the folder of the parent's evaluations that the MetaAgent of `variant` reads, and records it when a
  * kept folder had been changed since the harness wrote it (so it was written afresh).
  */
@@ -100,6 +115,8 @@ export interface MetaAgentPlace {
   worktree: string;
   /** Whose `agents/meta/` runs: the worktree's, or (with --freeze-meta) the initial agent's. */
   metaRoot: string;
+  /** How it starts: its modules compiled ahead (see precompileAgent), else its source through tsx. */
+  compiled: AgentEntry;
   evalsDir: string;
   /** Its transcript folder, writable; never a folder the harness writes its own files in. */
   agentOut: string;
@@ -133,7 +150,7 @@ export function metaAgentCommand(sandbox: ResolvedSandbox, place: MetaAgentPlace
     '--iterations-left',
     String(place.iterationsLeft),
   ];
-  return agentCommand(sandbox, policy, path.join(place.metaRoot, META_ENTRY), args, env);
+  return entryCommand(sandbox, policy, place.compiled, args, env);
 }
 
 /**

@@ -2,9 +2,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { precompileAgent } from '../harness/agent-modules.ts';
 import { runToCompletion } from '../harness/agent-processes.ts';
 import { readNoFollow } from '../harness/capped-output.ts';
 import { checkTree } from '../harness/gate.ts';
+import { META_ENTRY } from '../harness/generation-session.ts';
 import { metaAgentCommand } from '../harness/meta-agent-run.ts';
 import { MIB } from '../harness/resource-limits.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
@@ -72,9 +74,18 @@ export function editJobProcessor(deps: EditWorkerDeps): (job: Job) => Promise<Ed
       mkdirSync(agentOut);
       await untar(Buffer.from(edit.evals, 'base64'), evalsDir);
       deps.note(`variant ${edit.variantId} of run ${edit.runId}: MetaAgent started`);
+      // Its modules compiled before it runs, as on the coordinator: its process compiles nothing at start.
+      const compiled = await precompileAgent({
+        worktree: metaRoot,
+        entry: META_ENTRY,
+        outDir: path.join(dir, 'meta-agent'),
+        nodeModules: deps.nodeModules,
+        cacheDir: path.join(deps.workDir, 'build-cache'),
+      });
       const command = metaAgentCommand(deps.sandbox, {
         worktree: tree,
         metaRoot,
+        compiled,
         evalsDir,
         agentOut,
         nodeModules: deps.nodeModules,

@@ -1,0 +1,128 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { version as esbuildVersion } from 'esbuild';
+
+/**
+ * A variant's code as the harness builds from it: the regular code files of `agents/` (the agent's files are
+ * hostile: no links out), their digest, and a folder of build results kept by that digest, so that code
+ * equal to an earlier variant's (most edits change a prompt) is built once.
+ */
+
+/** Bounds on what is copied, so a variant cannot make a build read without end. */
+const MAX_FILES = 2000;
+const MAX_BYTES = 20_000_000;
+/** Files a build reads; everything else (prompts, data) is read from the worktree at run time. */
+const CODE_FILE = /\.(ts|mts|js|mjs|json)$/;
+/** Results kept in a cache folder; the oldest used are removed beyond this many. */
+const CACHE_ENTRIES = 64;
+/** Part of every cache key: a change to how results are made must not reuse older ones. */
+const CACHE_FORMAT = '1';
+
+/** The code files of `agents/` (names relative to the worktree, bytes) and the digest of all of them. */
+export interface AgentCode {
+  files: { name: string; bytes: Buffer }[];
+  digest: string;
+}
+
+/**
+ * Reads `agents/` of `worktree`, regular code files only: symbolic links, devices and sockets are left out.
+ * The digest covers the files' names and bytes.
+ */
+export function readAgentCode(
+  worktree: string,
+): { ok: true; code: AgentCode } | { ok: false; reason: string } {
+  const files: AgentCode['files'] = [];
+  let bytes = 0;
+  const hash = createHash('sha256');
+  const walk = (dir: string, relative: string): string | null => {
+    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    for (const entry of entries) {
+      const name = `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        const problem = walk(path.join(dir, entry.name), name);
+        if (problem !== null) return problem;
+      } else if (entry.isFile() && CODE_FILE.test(entry.name)) {
+        bytes += statSync(path.join(dir, entry.name)).size;
+        if (files.length + 1 > MAX_FILES || bytes > MAX_BYTES) {
+          return `agents/ holds more than ${MAX_FILES} code files or ${MAX_BYTES / 1e6} MB of them`;
+        }
+        const content = readFileSync(path.join(dir, entry.name));
+        hash.update(`${name}\0${content.length}\0`).update(content);
+        files.push({ name, bytes: content });
+      }
+    }
+    return null;
+  };
+  const problem = walk(path.join(worktree, 'agents'), 'agents');
+  return problem === null
+    ? { ok: true, code: { files, digest: hash.digest('hex') } }
+    : { ok: false, reason: problem };
+}
+
+/** Writes the code read by readAgentCode under `to` (as `<to>/agents/...`), for a build to read. */
+export function writeAgentCode(code: AgentCode, to: string): void {
+  for (const file of code.files) {
+    const target = path.join(to, file.name);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, file.bytes);
+  }
+}
+
+/**
+ * What a build result depends on: what kind of result, its entry point, the code (its digest), the
+ * packages it may use (their folder and when npm last changed it) and the bundler's version.
+ */
+export function cacheKey(kind: string, entry: string, nodeModules: string, codeDigest: string): string {
+  const lock = path.join(nodeModules, '.package-lock.json');
+  const packages = existsSync(lock) ? statSync(lock).mtimeMs : 0;
+  return createHash('sha256')
+    .update(JSON.stringify([CACHE_FORMAT, kind, esbuildVersion, entry, nodeModules, packages, codeDigest]))
+    .digest('hex');
+}
+
+/** The result kept under `key`, if there is one that `valid` accepts. */
+export function readCached<T>(
+  cacheDir: string,
+  key: string,
+  valid: (value: unknown) => value is T,
+): T | null {
+  const file = path.join(cacheDir, `${key}.json`);
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (!valid(value)) return null;
+    // Marks it as used, for the pruning in writeCached.
+    const now = new Date();
+    utimesSync(file, now, now);
+    return value;
+  } catch {
+    return null;
+  }
+}
+
+/** Written whole or not at all (a rename), so builds at the same time never read half a result. */
+export function writeCached(cacheDir: string, key: string, value: unknown): void {
+  mkdirSync(cacheDir, { recursive: true });
+  const partial = path.join(cacheDir, `${key}.${randomBytes(4).toString('hex')}.partial`);
+  writeFileSync(partial, JSON.stringify(value));
+  renameSync(partial, path.join(cacheDir, `${key}.json`));
+  const entries = readdirSync(cacheDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({ name, used: statSync(path.join(cacheDir, name)).mtimeMs }));
+  if (entries.length <= CACHE_ENTRIES) return;
+  entries.sort((a, b) => a.used - b.used);
+  for (const { name } of entries.slice(0, entries.length - CACHE_ENTRIES))
+    rmSync(path.join(cacheDir, name), { force: true });
+}
