@@ -89,7 +89,11 @@ async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string):
     cacheDir: buildCache(ctx),
   });
   if (compiled.kind === 'source')
-    ctx.archive.logEvent(id, 'meta_agent_compile', { compiled: false, reason: compiled.reason });
+    ctx.archive.logEvent(id, 'meta_agent_build', {
+      built: false,
+      reason: compiled.reason,
+      running: 'parent',
+    });
   return compiled;
 }
 
