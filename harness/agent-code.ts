@@ -25,7 +25,7 @@ const MAX_BYTES = 20_000_000;
 /** Files a build reads; everything else (prompts, data) is read from the worktree at run time. */
 const CODE_FILE = /\.(ts|mts|js|mjs|json)$/;
 /** Results kept in a cache folder; the oldest used are removed beyond this many. */
-const CACHE_ENTRIES = 64;
+const CACHE_ENTRIES = 32;
 /** Part of every cache key: a change to how results are made must not reuse older ones. */
 const CACHE_FORMAT = '1';
 
