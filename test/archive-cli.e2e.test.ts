@@ -95,17 +95,19 @@ describe('hyperagents archive on real simulated runs', () => {
       [
         path.join(PROJECT_ROOT, 'bin', 'generate-loop.mjs'),
         ...sim,
+        // Far more than it gets through while the commands run: it is stopped after them.
         '--generations',
-        '8',
+        '500',
         '--run-id',
         'going',
       ],
       { stdio: 'ignore', cwd: runs },
     );
+    const exited = new Promise((resolve) => going!.once('exit', resolve));
     await untilVariantFinished('going', 1);
     await everyCommandWorks('going', 'running');
     going.kill('SIGINT');
-    await new Promise((resolve) => going!.once('exit', resolve));
+    await exited;
     await everyCommandWorks('going', 'stopped');
   }, 1_800_000);
 
