@@ -12,34 +12,60 @@ const ROOT = path.resolve(import.meta.dirname, '..');
  */
 export const EVAL_WORKERS = 16;
 
-interface Measured {
+interface Measured extends Phase {
   parallel: number;
   seconds: number;
-  /** From variant 0 finished to the last generation finished: the generations alone, without start-up. */
-  generationSeconds: number;
   /** CPU seconds the machine was busy during the run (see timedRun). */
   cpuSeconds: number;
   /** The machine's 1-minute load average at the run's end. */
   load: number;
 }
 
-/**
- * What bounds a run: its own CPU when it keeps the cores busy; else the model's latency, or, on a machine
- * other work keeps busier than its cores (load average above the core count), the CPU that work leaves it.
- */
-function bound(busy: number, load: number, cores: number): string {
-  if (busy > 0.8) return 'CPU-bound: gating and start-up';
-  if (load > cores)
-    return `bound by the CPU other work leaves it: load average ${load.toFixed(1)} on ${cores} cores`;
-  return 'bound by model latency';
+/** The generations of one run, from its archive. */
+interface Phase {
+  /** From variant 0 finished to the last generation finished: the generations alone, without start-up. */
+  generationSeconds: number;
+  /** A generation's mean time from its selection to its end. */
+  meanGeneration: number;
+  /** The share of the `--parallel` slots that held a generation over the generations alone. */
+  slotsBusy: number;
 }
 
-/** Seconds from variant 0's end to the last variant's end, from the run's archive. */
-function generationPhase(runDir: string): number {
+/**
+ * What bounds a run. Its speed-up over one at a time is K × slotsBusy ÷ slowdown (a generation's mean time
+ * against one at a time): slots left empty mean generations waited for their parents' pool (the selection
+ * horizon); a slowdown means they waited for a core (gating, start-up, the agents' processes), or, on a
+ * machine other work keeps busier than its cores, for the CPU that work leaves it.
+ */
+function bound(r: Measured, base: Measured, cores: number): string {
+  const slowdown = r.meanGeneration / base.meanGeneration;
+  const what =
+    r.load > cores
+      ? `the CPU other work leaves it (load average ${r.load.toFixed(1)} on ${cores} cores)`
+      : slowdown > 1.15
+        ? "the CPU: gating, start-up and the agents' processes"
+        : r.slotsBusy < 0.85
+          ? 'the selection horizon: slots wait for the generations parents are drawn from'
+          : 'model latency';
+  return `slots ${(r.slotsBusy * 100).toFixed(0)}% busy, a generation ${slowdown.toFixed(2)}x as long: bound by ${what}`;
+}
+
+function generationPhase(runDir: string, parallel: number): Phase {
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
   try {
-    const ends = archive.listVariants().map((v) => Date.parse(v.finished_at ?? ''));
-    return (Math.max(...ends) - ends[0]!) / 1000;
+    const variants = archive.listVariants();
+    const start = Date.parse(variants[0]!.finished_at ?? '');
+    const generations = variants.slice(1).map((v) => ({
+      selected: Date.parse(v.created_at),
+      ended: Date.parse(v.finished_at ?? ''),
+    }));
+    const end = Math.max(...generations.map((g) => g.ended));
+    const held = generations.reduce((sum, g) => sum + (g.ended - g.selected), 0);
+    return {
+      generationSeconds: (end - start) / 1000,
+      meanGeneration: held / generations.length / 1000,
+      slotsBusy: held / (parallel * (end - start)),
+    };
   } finally {
     archive.close();
   }
@@ -119,7 +145,7 @@ export async function benchGenerationsPerHour(
       results.push({
         parallel,
         ...timed,
-        generationSeconds: generationPhase(path.join(out, `parallel-${parallel}`, `parallel-${parallel}`)),
+        ...generationPhase(path.join(out, `parallel-${parallel}`, `parallel-${parallel}`), parallel),
         load: loadavg()[0] ?? 0,
       });
     }
@@ -135,8 +161,8 @@ export async function benchGenerationsPerHour(
       `  --parallel ${r.parallel}: ${r.seconds.toFixed(1).padStart(6)} s, ${perHour.toFixed(0).padStart(4)} generations/hour, ` +
       `${(base.seconds / r.seconds).toFixed(2)}x --parallel ${base.parallel}; generations alone ` +
       `${r.generationSeconds.toFixed(1)} s, ${(base.generationSeconds / r.generationSeconds).toFixed(2)}x; ` +
-      `CPU ${r.cpuSeconds.toFixed(1)} s = ${(busy * 100).toFixed(0)}% of ${cores} cores ` +
-      `(${bound(busy, r.load, cores)})`
+      `CPU ${r.cpuSeconds.toFixed(1)} s = ${(busy * 100).toFixed(0)}% of ${cores} cores; ` +
+      `mean generation ${r.meanGeneration.toFixed(1)} s; ${bound(r, base, cores)}`
     );
   });
   return lines;
