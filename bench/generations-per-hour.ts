@@ -17,7 +17,7 @@ interface Measured extends Phase {
   seconds: number;
   /** CPU seconds the machine was busy during the run (see timedRun). */
   cpuSeconds: number;
-  /** The machine's 1-minute load average at the run's end. */
+  /** The machine's 1-minute load average before the run. */
   load: number;
 }
 
@@ -34,19 +34,17 @@ interface Phase {
 /**
  * What bounds a run. Its speed-up over one at a time is K × slotsBusy ÷ slowdown (a generation's mean time
  * against one at a time): slots left empty mean generations waited for their parents' pool (the selection
- * horizon); a slowdown means they waited for a core (gating, start-up, the agents' processes), or, on a
- * machine other work keeps busier than its cores, for the CPU that work leaves it.
+ * horizon); a slowdown means they waited for a core (gating, start-up, the agents' processes). The machine
+ * must be quiet for this to be the run's own: its load average before each run is printed.
  */
-function bound(r: Measured, base: Measured, cores: number): string {
+function bound(r: Measured, base: Measured): string {
   const slowdown = r.meanGeneration / base.meanGeneration;
   const what =
-    r.load > cores
-      ? `the CPU other work leaves it (load average ${r.load.toFixed(1)} on ${cores} cores)`
-      : slowdown > 1.15
-        ? "the CPU: gating, start-up and the agents' processes"
-        : r.slotsBusy < 0.85
-          ? 'the selection horizon: slots wait for the generations parents are drawn from'
-          : 'model latency';
+    slowdown > 1.15
+      ? "the CPU: gating, start-up and the agents' processes"
+      : r.slotsBusy < 0.85
+        ? 'the selection horizon: slots wait for the generations parents are drawn from'
+        : 'model latency';
   return `slots ${(r.slotsBusy * 100).toFixed(0)}% busy, a generation ${slowdown.toFixed(2)}x as long: bound by ${what}`;
 }
 
@@ -141,12 +139,13 @@ export async function benchGenerationsPerHour(
         `parallel-${parallel}`,
         '--quiet',
       ];
+      const load = loadavg()[0] ?? 0;
       const timed = await timedRun(args);
       results.push({
         parallel,
+        load,
         ...timed,
         ...generationPhase(path.join(out, `parallel-${parallel}`, `parallel-${parallel}`), parallel),
-        load: loadavg()[0] ?? 0,
       });
     }
   } finally {
@@ -162,7 +161,7 @@ export async function benchGenerationsPerHour(
       `${(base.seconds / r.seconds).toFixed(2)}x --parallel ${base.parallel}; generations alone ` +
       `${r.generationSeconds.toFixed(1)} s, ${(base.generationSeconds / r.generationSeconds).toFixed(2)}x; ` +
       `CPU ${r.cpuSeconds.toFixed(1)} s = ${(busy * 100).toFixed(0)}% of ${cores} cores; ` +
-      `mean generation ${r.meanGeneration.toFixed(1)} s; ${bound(r, base, cores)}`
+      `mean generation ${r.meanGeneration.toFixed(1)} s; ${bound(r, base)} (load average before: ${r.load.toFixed(1)})`
     );
   });
   return lines;
