@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin, transform } from 'esbuild';
-import { cacheKey, readAgentCode, readCached, writeAgentCode, writeCached } from './agent-code.ts';
+import { startBuild, writeAgentCode } from './agent-code.ts';
 
 /** A built agent: one JavaScript file (nothing to compile when it starts). */
 export interface BuiltEntry {
@@ -76,15 +76,11 @@ export async function buildAgentEntry(options: BuildOptions): Promise<BuiltEntry
   // Built as if the worktree were at a root no file names: the bundle then fits any worktree.
   const root = `/hyperagents-build-root-${randomBytes(8).toString('hex')}`;
   try {
-    rmSync(options.outDir, { recursive: true, force: true });
-    mkdirSync(options.outDir, { recursive: true });
-    const read = readAgentCode(options.worktree);
-    if (!read.ok) return source(read.reason);
-    const key = cacheKey('bundle', options.entry, options.nodeModules, read.code.digest);
-    const cached = options.cacheDir === undefined ? null : readCached(options.cacheDir, key, isBundle);
-    let bundle = cached;
+    const begun = startBuild(options, 'bundle', isBundle);
+    if (!begun.ok) return source(begun.reason);
+    let bundle = begun.cached;
     if (bundle === null) {
-      writeAgentCode(read.code, copyRoot);
+      writeAgentCode(begun.code, copyRoot);
       const result = await build({
         entryPoints: [path.join(copyRoot, options.entry)],
         absWorkingDir: copyRoot,
@@ -104,14 +100,14 @@ export async function buildAgentEntry(options: BuildOptions): Promise<BuiltEntry
       });
       if (result.errors.length > 0) return source(result.errors[0]!.text.replaceAll(root, options.worktree));
       bundle = { code: result.outputFiles[0]!.text, root };
-      if (options.cacheDir !== undefined) writeCached(options.cacheDir, key, bundle);
+      begun.keep(bundle);
     }
     writeFileSync(file, placeAt(bundle, options.worktree));
     return {
       kind: 'built',
       file,
       ms: Math.round(performance.now() - started),
-      cached: cached !== null,
+      cached: begun.cached !== null,
     };
   } catch (error) {
     // Its messages name the worktree's files, not the root they were bundled under.

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { version as esbuildVersion } from 'esbuild';
+import type { BuildOptions } from './agent-build.ts';
 
 /**
  * A variant's code as the harness builds from it: the regular code files of `agents/` (the agent's files are
@@ -39,9 +40,7 @@ export interface AgentCode {
  * Reads `agents/` of `worktree`, regular code files only: symbolic links, devices and sockets are left out.
  * The digest covers the files' names and bytes.
  */
-export function readAgentCode(
-  worktree: string,
-): { ok: true; code: AgentCode } | { ok: false; reason: string } {
+function readAgentCode(worktree: string): { ok: true; code: AgentCode } | { ok: false; reason: string } {
   const files: AgentCode['files'] = [];
   let bytes = 0;
   const hash = createHash('sha256');
@@ -85,7 +84,7 @@ export function writeAgentCode(code: AgentCode, to: string): void {
  * What a build result depends on: what kind of result, its entry point, the code (its digest), the
  * packages it may use (their folder and when npm last changed it) and the bundler's version.
  */
-export function cacheKey(kind: string, entry: string, nodeModules: string, codeDigest: string): string {
+function cacheKey(kind: string, entry: string, nodeModules: string, codeDigest: string): string {
   const lock = path.join(nodeModules, '.package-lock.json');
   const packages = existsSync(lock) ? statSync(lock).mtimeMs : 0;
   return createHash('sha256')
@@ -94,11 +93,7 @@ export function cacheKey(kind: string, entry: string, nodeModules: string, codeD
 }
 
 /** The result kept under `key`, if there is one that `valid` accepts. */
-export function readCached<T>(
-  cacheDir: string,
-  key: string,
-  valid: (value: unknown) => value is T,
-): T | null {
+function readCached<T>(cacheDir: string, key: string, valid: (value: unknown) => value is T): T | null {
   const file = path.join(cacheDir, `${key}.json`);
   try {
     const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
@@ -113,7 +108,7 @@ export function readCached<T>(
 }
 
 /** Written whole or not at all (a rename), so builds at the same time never read half a result. */
-export function writeCached(cacheDir: string, key: string, value: unknown): void {
+function writeCached(cacheDir: string, key: string, value: unknown): void {
   mkdirSync(cacheDir, { recursive: true });
   const partial = path.join(cacheDir, `${key}.${randomBytes(4).toString('hex')}.partial`);
   writeFileSync(partial, JSON.stringify(value));
@@ -125,4 +120,37 @@ export function writeCached(cacheDir: string, key: string, value: unknown): void
   entries.sort((a, b) => a.used - b.used);
   for (const { name } of entries.slice(0, entries.length - CACHE_ENTRIES))
     rmSync(path.join(cacheDir, name), { force: true });
+}
+
+/** A build begun: its output folder emptied, the code read, and what the cache holds for that code. */
+export type BuildStart<T> =
+  | { ok: false; reason: string }
+  | {
+      ok: true;
+      code: AgentCode;
+      /** The result kept for this code, if any (see BuildOptions.cacheDir). */
+      cached: T | null;
+      /** Keeps a result made from this code for the next build of equal code. */
+      keep(value: T): void;
+    };
+
+/** Starts a build of `kind` (a bundle, compiled modules): one cache key per kind, entry and code. */
+export function startBuild<T>(
+  options: BuildOptions,
+  kind: string,
+  valid: (value: unknown) => value is T,
+): BuildStart<T> {
+  rmSync(options.outDir, { recursive: true, force: true });
+  mkdirSync(options.outDir, { recursive: true });
+  const read = readAgentCode(options.worktree);
+  if (!read.ok) return read;
+  const { cacheDir } = options;
+  if (cacheDir === undefined) return { ok: true, code: read.code, cached: null, keep: () => undefined };
+  const key = cacheKey(kind, options.entry, options.nodeModules, read.code.digest);
+  return {
+    ok: true,
+    code: read.code,
+    cached: readCached(cacheDir, key, valid),
+    keep: (value) => writeCached(cacheDir, key, value),
+  };
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import type { BuildOptions, ModulesEntry, SourceEntry } from './agent-build.ts';
-import { type AgentCode, cacheKey, readAgentCode, readCached, writeCached } from './agent-code.ts';
+import { type AgentCode, startBuild } from './agent-code.ts';
 
 const LOADER_DIR = path.join(import.meta.dirname, 'module-loader');
 const ESBUILD = createRequire(import.meta.url).resolve('esbuild');
@@ -32,14 +32,10 @@ export async function precompileAgent(options: BuildOptions): Promise<ModulesEnt
   const started = performance.now();
   const source = (reason: string): SourceEntry => ({ kind: 'source', entry: options.entry, reason });
   try {
-    rmSync(options.outDir, { recursive: true, force: true });
-    mkdirSync(options.outDir, { recursive: true });
-    const read = readAgentCode(options.worktree);
-    if (!read.ok) return source(read.reason);
-    const key = cacheKey('modules', options.entry, options.nodeModules, read.code.digest);
-    const cached = options.cacheDir === undefined ? null : readCached(options.cacheDir, key, isCompiled);
-    const compiled = cached ?? (await compileAll(read.code));
-    if (cached === null && options.cacheDir !== undefined) writeCached(options.cacheDir, key, compiled);
+    const build = startBuild(options, 'modules', isCompiled);
+    if (!build.ok) return source(build.reason);
+    const compiled = build.cached ?? (await compileAll(build.code));
+    if (build.cached === null) build.keep(compiled);
     const files = Object.fromEntries(
       Object.entries(compiled).map(([relative, module]) => [path.join(options.worktree, relative), module]),
     );
@@ -51,7 +47,7 @@ export async function precompileAgent(options: BuildOptions): Promise<ModulesEnt
       loader: pathToFileURL(path.join(options.outDir, 'register.mjs')).href,
       entry: path.join(options.worktree, options.entry),
       ms: Math.round(performance.now() - started),
-      cached: cached !== null,
+      cached: build.cached !== null,
     };
   } catch (error) {
     const errors = (error as { errors?: { text: string }[] } | null)?.errors;

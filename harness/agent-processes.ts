@@ -39,8 +39,9 @@ export function agentEnv(gateway: GatewayAccess, extra: Record<string, string> =
 }
 
 /**
- * Command line that runs an agent entry point (relative to `policy.workdir`) with node + tsx; a built
- * `.mjs` entry (see agent-build.ts) runs on node alone, with nothing to compile at start.
+ * Command line that runs an agent entry point (relative to `policy.workdir`) with node and `loader`
+ * registered: by default tsx, or nothing for a built `.mjs` entry (see agent-build.ts), which runs on node
+ * alone with nothing to compile at start.
  */
 export function agentCommand(
   sandbox: ResolvedSandbox,
@@ -48,12 +49,13 @@ export function agentCommand(
   entry: string,
   args: string[],
   env: Record<string, string>,
+  loader: string | null = entry.endsWith('.mjs') ? null : TSX_LOADER,
 ): CommandSpec {
   const wrapped = wrapCommand(
     sandbox,
     policy,
     process.execPath,
-    [...(entry.endsWith('.mjs') ? [] : ['--import', TSX_LOADER]), entry, ...args],
+    [...(loader === null ? [] : ['--import', loader]), entry, ...args],
     env,
   );
   return { ...wrapped, cwd: policy.workdir };

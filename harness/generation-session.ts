@@ -7,7 +7,7 @@ import { agentCommand, agentEnv, type CommandSpec } from './agent-processes.ts';
 import { stageSize } from './evaluate.ts';
 import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
-import { type ResolvedSandbox, type SandboxPolicy, wrapCommand } from './sandbox.ts';
+import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';
@@ -65,8 +65,7 @@ export function entryCommand(
       return agentCommand(sandbox, readableToo(policy, entry.file), entry.file, args, env);
     case 'modules': {
       const readable = readableToo(policy, fileURLToPath(entry.loader));
-      const node = ['--import', entry.loader, entry.entry, ...args];
-      return { ...wrapCommand(sandbox, readable, process.execPath, node, env), cwd: policy.workdir };
+      return agentCommand(sandbox, readable, entry.entry, args, env, entry.loader);
     }
     case 'source':
       return agentCommand(sandbox, policy, entry.entry, args, env);
@@ -124,6 +123,18 @@ async function buildEntry(
   return built;
 }
 
+/**
+ * How many TaskAgent workers a variant starts: `--eval-workers`, but no more than a stage has tasks (a stage
+ * hands the pool at most all of them at once; workers beyond that would only start).
+ */
+function workersFor(ctx: RunContext): number {
+  const largestStage = Math.max(
+    stageSize(ctx.domains, 'staged', false),
+    stageSize(ctx.domains, 'full', ctx.config.evalTest),
+  );
+  return Math.max(1, Math.min(ctx.config.evalWorkers, largestStage));
+}
+
 /** `worktreeName` replaces the generation's own worktree folder (for an evaluation beside a running run). */
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
   const worktree =
@@ -171,17 +182,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         model: ctx.config.taskModel,
       });
       pool = createTaskPool({
-        // A stage hands the pool at most all of its tasks at once; workers beyond that would only start.
-        size: Math.max(
-          1,
-          Math.min(
-            ctx.config.evalWorkers,
-            Math.max(
-              stageSize(ctx.domains, 'staged', false),
-              stageSize(ctx.domains, 'full', ctx.config.evalTest),
-            ),
-          ),
-        ),
+        size: workersFor(ctx),
         command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         slots: ctx.taskSlots,
