@@ -26,10 +26,16 @@ export type EntryKind = 'built' | 'source';
  */
 export type BenchMode = 'steady' | 'one-at-a-time' | 'cold';
 
+/** Tasks one TaskAgent process runs at once in the runs timed with several a process (the run's default). */
+export const TASKS_PER_WORKER = 8;
+
 export interface WorkerResult {
   entry: EntryKind;
   mode: BenchMode;
+  /** Tasks at once (`--eval-workers`). */
   workers: number;
+  /** Tasks one process runs at once (`--tasks-per-worker`): ⌈workers ÷ this⌉ processes. */
+  tasksPerWorker: number;
   tasks: number;
   calls: number;
   /** From the evaluation's start (`cold`: the pool's start) to the last result stored. */
@@ -175,19 +181,32 @@ export async function benchEvalWorkers(
       startup.push({ entry, medianMs: times[2]! });
     }
     const runs = [
-      ...workerCounts.flatMap((workers) =>
-        (['steady', 'one-at-a-time', 'cold'] as const).map((mode) => ({
+      ...workerCounts.flatMap((workers) => [
+        ...(['steady', 'one-at-a-time', 'cold'] as const).map((mode) => ({
           entry: 'built' as const,
           mode,
           workers,
+          tasksPerWorker: 1,
         })),
-      ),
-      { entry: 'source' as const, mode: 'cold' as const, workers: Math.max(...workerCounts) },
+        ...(['steady', 'cold'] as const).map((mode) => ({
+          entry: 'built' as const,
+          mode,
+          workers,
+          tasksPerWorker: TASKS_PER_WORKER,
+        })),
+      ]),
+      {
+        entry: 'source' as const,
+        mode: 'cold' as const,
+        workers: Math.max(...workerCounts),
+        tasksPerWorker: 1,
+      },
     ];
-    for (const { entry, mode, workers } of runs) {
+    for (const { entry, mode, workers, tasksPerWorker } of runs) {
       const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
       const pool = createTaskPool({
         size: workers,
+        tasksPerWorker,
         command: commandFor(entry, [], token),
         taskTimeoutMs: 120_000,
         logFile: path.join(dir, 'workers.log'),
@@ -221,7 +240,7 @@ export async function benchEvalWorkers(
         // Without it the evaluation gives each worker one task at a time.
         ...(mode === 'one-at-a-time' || pool.lookahead === undefined ? {} : { lookahead: pool.lookahead }),
       };
-      await evaluation(timed, workers, `${entry}-${mode}-${workers}`);
+      await evaluation(timed, workers, `${entry}-${mode}-${workers}-${tasksPerWorker}`);
       const seconds = (performance.now() - started) / 1000;
       const cpu = process.cpuUsage(cpuBefore);
       const cpuMsPerTask = {
@@ -232,6 +251,7 @@ export async function benchEvalWorkers(
         entry,
         mode,
         workers,
+        tasksPerWorker,
         tasks: tasks.length,
         calls: calls - callsBefore,
         seconds,

@@ -111,7 +111,13 @@ export async function benchQueueThroughput(
       runDir,
       gateway,
       signal: new AbortController().signal,
-      config: { taskModel: 'sim', taskTimeoutSec: 120, limits: DEFAULT_LIMITS, domains: ['arithmetic'] },
+      config: {
+        taskModel: 'sim',
+        taskTimeoutSec: 120,
+        tasksPerWorker: 1,
+        limits: DEFAULT_LIMITS,
+        domains: ['arithmetic'],
+      },
     };
     for (let round = 0; round < rounds; round++) {
       const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });

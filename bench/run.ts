@@ -35,6 +35,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
         'from the pool starting), each worker holding its next task in its input; "one at a time": each worker given\n' +
         'its next task only once its answer is read; "cold": steady counted from the pool starting (start-up included).\n' +
         '"built": workers start from the file built once per variant; "source": from the TypeScript through tsx.\n' +
+        '"N a process": tasks one TaskAgent process runs at once (--tasks-per-worker), so ⌈workers ÷ N⌉ processes.\n' +
         'CPU per task: this process (evaluation, gateway, and the sim standing in for the model) and the workers.',
     );
     console.log(
@@ -52,7 +53,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
       const ideal = (r.workers * 1000) / latencyMs;
       const throughput = r.calls / r.seconds;
       console.log(
-        `  ${`${r.entry} ${MODE_LABEL[r.mode]}`.padEnd(20)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
+        `  ${`${r.entry} ${MODE_LABEL[r.mode]}, ${r.tasksPerWorker} a process`.padEnd(32)} --eval-workers ${String(r.workers).padEnd(2)} ${r.seconds.toFixed(2).padStart(6)} s` +
           `  ${(r.tasks / r.seconds).toFixed(1).padStart(5)} tasks/s of ${ideal.toFixed(0).padStart(2)} ideal` +
           `  ratio ${(throughput / ideal).toFixed(2)}  first answer ${r.firstAnswerSeconds.toFixed(2)} s` +
           (r.allUpSeconds === null ? '' : `, all ${r.workers} up ${r.allUpSeconds.toFixed(2)} s`) +

@@ -81,7 +81,13 @@ function builder(argv: string[]) {
       type: 'number',
       requiresArg: true,
       default: 8,
-      describe: 'TaskAgent processes per evaluation',
+      describe: 'tasks evaluated at once, shared by the generations in flight',
+    })
+    .option('tasks-per-worker', {
+      type: 'number',
+      requiresArg: true,
+      default: 8,
+      describe: 'tasks one TaskAgent process runs at once; 1 for a TaskAgent that answers one task at a time',
     })
     .option('eval-samples', {
       type: 'number',
@@ -398,6 +404,7 @@ export async function parseLoopArgs(
     generations: integer('generations', parsed.generations, 0, MAX_GENERATIONS),
     parallel: integer('parallel', parsed.parallel, 1),
     evalWorkers: integer('eval-workers', parsed['eval-workers'], 1),
+    tasksPerWorker: integer('tasks-per-worker', parsed['tasks-per-worker'], 1),
     evalSamples:
       parsed['eval-samples'] === undefined ? null : integer('eval-samples', parsed['eval-samples'], 1),
     stagedSamples:

@@ -13,6 +13,7 @@ const OPTION_KEYS: Record<string, readonly (keyof RunConfig)[]> = {
   parallel: ['parallel'],
   'budget-usd': ['budgetUsd'],
   'eval-workers': ['evalWorkers'],
+  'tasks-per-worker': ['tasksPerWorker'],
   'eval-samples': ['evalSamples'],
   'staged-samples': ['stagedSamples'],
   'skip-staged-eval': ['skipStagedEval'],

@@ -124,10 +124,10 @@ async function buildEntry(
 }
 
 /**
- * How many TaskAgent workers a variant starts: `--eval-workers`, but no more than a stage has tasks (a stage
- * hands the pool at most all of them at once; workers beyond that would only start).
+ * How many tasks a variant's TaskAgent workers run at once: `--eval-workers`, but no more than a stage has
+ * tasks (a stage hands the pool at most all of them at once; workers beyond that would only start).
  */
-function workersFor(ctx: RunContext): number {
+function tasksAtOnce(ctx: RunContext): number {
   const largestStage = Math.max(
     stageSize(ctx.domains, 'staged', false),
     stageSize(ctx.domains, 'full', ctx.config.evalTest),
@@ -182,7 +182,8 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         model: ctx.config.taskModel,
       });
       pool = createTaskPool({
-        size: workersFor(ctx),
+        size: tasksAtOnce(ctx),
+        tasksPerWorker: ctx.config.tasksPerWorker,
         command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         slots: ctx.taskSlots,

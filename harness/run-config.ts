@@ -60,6 +60,11 @@ export const RunConfigSchema = z.object({
   generations: count(0),
   parallel: count(1),
   evalWorkers: count(1),
+  /**
+   * Tasks one TaskAgent process runs at once (`--eval-workers` of them run in ⌈that ÷ this⌉ processes). A run
+   * stored before this setting existed ran one task per process, and resumes so.
+   */
+  tasksPerWorker: count(1).default(1),
   evalSamples: count(1).nullable(),
   stagedSamples: count(1).nullable(),
   skipStagedEval: z.boolean(),

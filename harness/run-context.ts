@@ -70,7 +70,7 @@ export interface RunContext {
 
 /** What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits. */
 export type RemoteTaskContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' | 'signal'> & {
-  config: Pick<RunConfig, 'taskModel' | 'taskTimeoutSec' | 'limits' | 'domains'>;
+  config: Pick<RunConfig, 'taskModel' | 'taskTimeoutSec' | 'tasksPerWorker' | 'limits' | 'domains'>;
 };
 
 /** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */

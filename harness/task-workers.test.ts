@@ -17,8 +17,8 @@ afterEach(async () => {
 });
 
 /**
- * A TaskAgent stand-in: a real node process speaking the JSON-lines protocol, one task at a time like the
- * TaskAgent, with failure modes by input.
+ * A TaskAgent stand-in: a real node process speaking the JSON-lines protocol, one task at a time (or each
+ * task as it comes, with AT_ONCE set, like the TaskAgent), with failure modes by input.
  */
 const WORKER = `
 const { createInterface } = require('node:readline');
@@ -28,7 +28,7 @@ const lines = [];
 let busy = false;
 const reply = (req, output) => process.stdout.write(JSON.stringify({ id: req.id, output }) + '\\n');
 const next = () => {
-  if (busy || lines.length === 0) return;
+  if ((busy && !process.env.AT_ONCE) || lines.length === 0) return;
   busy = true;
   handle(JSON.parse(lines.shift()), () => { busy = false; next(); });
 };
@@ -66,7 +66,16 @@ function handle(req, done) {
       appendFileSync(process.env.SEEN + '.runs', 'end\\n');
       reply(req, 'slow');
       done();
-    }, 50);
+    }, req.input.ms ?? 50);
+    return;
+  }
+  if (mode === 'until-file') {
+    const wait = setInterval(() => {
+      try { readFileSync(req.input.file); } catch { return; }
+      clearInterval(wait);
+      reply(req, 'released');
+      done();
+    }, 5);
     return;
   }
   console.error('working on', req.id);
@@ -75,16 +84,27 @@ function handle(req, done) {
 }
 `;
 
-function startPool(size: number, timeoutMs = 5000, outputCapBytes?: number, slots?: TaskSlots): TaskPool {
+function startPool(
+  size: number,
+  timeoutMs = 5000,
+  outputCapBytes?: number,
+  slots?: TaskSlots,
+  tasksPerWorker = 1,
+): TaskPool {
   const script = path.join(tmp, 'worker.cjs');
   writeFileSync(script, WORKER);
   const started = createTaskPool({
     ...(slots === undefined ? {} : { slots }),
     size,
+    tasksPerWorker,
     command: {
       file: process.execPath,
       args: [script],
-      env: { PATH: process.env.PATH ?? '', SEEN: path.join(tmp, 'seen') },
+      env: {
+        PATH: process.env.PATH ?? '',
+        SEEN: path.join(tmp, 'seen'),
+        ...(tasksPerWorker > 1 ? { AT_ONCE: '1' } : {}),
+      },
       cwd: tmp,
     },
     taskTimeoutMs: timeoutMs,
@@ -206,24 +226,110 @@ describe('TaskAgent worker pool', () => {
     expect(readFileSync(path.join(tmp, 'seen.started'), 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
-  it('runs no more tasks at once than the slots it shares with other pools', async () => {
-    const slots = createTaskSlots(2);
-    const pools = [startPool(2, 5000, undefined, slots), startPool(2, 5000, undefined, slots)];
-    const replies = await Promise.all(
-      pools.flatMap((p, k) =>
-        Array.from({ length: 4 }, (_, n) =>
-          p.run({ id: `s${k}-${n}`, domain: 'd', input: { mode: 'slow' } }),
+  it.each([1, 2])(
+    'runs no more tasks at once than the slots it shares with other pools (%i a worker)',
+    async (each) => {
+      const slots = createTaskSlots(2);
+      const pools = [startPool(2, 5000, undefined, slots, each), startPool(2, 5000, undefined, slots, each)];
+      const replies = await Promise.all(
+        pools.flatMap((p, k) =>
+          Array.from({ length: 4 }, (_, n) =>
+            p.run({ id: `s${k}-${n}`, domain: 'd', input: { mode: 'slow' } }),
+          ),
         ),
+      );
+      await pools[1]?.close();
+      expect(replies.every((r) => r.kind === 'reply')).toBe(true);
+      let running = 0;
+      let most = 0;
+      for (const event of readFileSync(path.join(tmp, 'seen.runs'), 'utf8').trim().split('\n')) {
+        running += event === 'start' ? 1 : -1;
+        most = Math.max(most, running);
+      }
+      expect(most).toBe(2);
+    },
+  );
+});
+
+const lines = (file: string): string[] => {
+  try {
+    return readFileSync(path.join(tmp, file), 'utf8').trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+};
+const until = async (ready: () => boolean): Promise<void> => {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('TaskAgent workers that run several tasks at once', () => {
+  it('runs them in one process and matches replies that come out of order', async () => {
+    const p = startPool(4, 5000, undefined, undefined, 4);
+    const replies = await Promise.all(
+      [400, 300, 200, 100].map((ms, n) => p.run({ id: `o${n}`, domain: 'd', input: { mode: 'slow', ms } })),
+    );
+    expect(replies.map((r) => r.kind === 'reply' && r.output)).toEqual(['slow', 'slow', 'slow', 'slow']);
+    expect(lines('seen.started')).toHaveLength(1);
+    // All four had started before the first was answered.
+    expect(lines('seen.runs').slice(0, 4)).toEqual(['start', 'start', 'start', 'start']);
+  });
+
+  it('starts one process for each group of tasks it runs at once, and spreads tasks over them', async () => {
+    const p = startPool(10, 5000, undefined, undefined, 4);
+    p.warm();
+    await until(() => lines('seen.started').length >= 3);
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        p.run({ id: `g${n}`, domain: 'd', input: { mode: 'slow', ms: 300 } }),
       ),
     );
-    await pools[1]?.close();
     expect(replies.every((r) => r.kind === 'reply')).toBe(true);
+    expect(lines('seen.started')).toHaveLength(3);
     let running = 0;
     let most = 0;
-    for (const event of readFileSync(path.join(tmp, 'seen.runs'), 'utf8').trim().split('\n')) {
+    for (const event of lines('seen.runs')) {
       running += event === 'start' ? 1 : -1;
       most = Math.max(most, running);
     }
-    expect(most).toBe(2);
+    expect(most).toBe(10);
+  });
+
+  it('fails a task that times out alone: the one beside it is answered, then its worker is stopped', async () => {
+    const timeoutMs = 3000;
+    const p = startPool(2, timeoutMs, undefined, undefined, 2);
+    const hung = p.run({ id: 'h', domain: 'd', input: { mode: 'hang' } });
+    await until(() => lines('seen').includes('h'));
+    // Half the timeout later, so it is still within its own when the hung task's runs out.
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs / 2));
+    const release = path.join(tmp, 'release');
+    const beside = p.run({ id: 'b', domain: 'd', input: { mode: 'until-file', file: release } });
+    // The hung task's retry has begun: its first try timed out while the other task ran beside it.
+    await until(() => lines('seen').filter((id) => id === 'h').length === 2);
+    writeFileSync(release, '');
+    expect(await beside).toMatchObject({ kind: 'reply', output: 'released' });
+    expect(lines('seen').filter((id) => id === 'b')).toHaveLength(1);
+    const failed = await hung;
+    expect(failed.kind === 'infra' && failed.reason).toMatch(/no reply within 3 s.*after one retry/);
+    const first = Number(lines('seen.started')[0]);
+    await until(() => !alive(first));
+  });
+
+  it('retries once every task a crashed worker was running', async () => {
+    const p = startPool(2, 5000, undefined, undefined, 2);
+    const [crashed, beside] = await Promise.all([
+      p.run({ id: 'c', domain: 'd', input: { mode: 'crash-once', n: 5 } }),
+      p.run({ id: 'b', domain: 'd', input: { n: 7 } }),
+    ]);
+    expect(crashed).toMatchObject({ kind: 'reply', output: '<json>{"response": 10}</json>' });
+    expect(beside).toMatchObject({ kind: 'reply', output: '<json>{"response": 14}</json>' });
+    expect(lines('seen.started').length).toBeGreaterThanOrEqual(2);
   });
 });

@@ -23,7 +23,13 @@ export type WorkerReply =
   | { kind: 'infra'; reason: string; latencyMs: number };
 
 export interface TaskPoolOptions {
+  /** Tasks run at once. */
   size: number;
+  /**
+   * Tasks one TaskAgent process runs at once (default 1): the pool starts ⌈size ÷ this⌉ processes. A process
+   * given several answers each by id as it finishes; with 1, the next task waits in its input instead.
+   */
+  tasksPerWorker?: number;
   command: CommandSpec;
   taskTimeoutMs: number;
   /** Workers' stderr is appended here (redacted, cut at `outputCapBytes`); a folder no agent can write. */
@@ -80,31 +86,47 @@ interface Job {
 
 interface Worker {
   child: ChildProcess;
-  /** The task the worker runs first, then the one waiting in its input (never more than LOOKAHEAD). */
+  /**
+   * The tasks the worker runs (the first `tasksPerWorker`, each holding a slot), in the order given, then,
+   * for a worker that runs one at a time, the one waiting in its input (never more than LOOKAHEAD).
+   */
   jobs: Job[];
   exited: boolean;
   stderrTail: string;
 }
 
 /**
- * Tasks written to a busy worker's input beyond the one it runs: it starts the next as soon as it has
- * answered, instead of waiting for the harness to read the answer and send another (on a loaded machine
- * each wake-up of a process costs milliseconds). A waiting task holds no slot: it takes over its worker's.
+ * Tasks written to the input of a busy worker that runs one task at a time, beyond the one it runs: it
+ * starts the next as soon as it has answered, instead of waiting for the harness to read the answer and send
+ * another (on a loaded machine each wake-up of a process costs milliseconds). A waiting task holds no slot:
+ * it takes over its worker's.
  */
 const LOOKAHEAD = 1;
 
+/** How many processes run `size` tasks at once, `tasksPerWorker` each. */
+export function workerCount(size: number, tasksPerWorker: number): number {
+  return Math.max(1, Math.ceil(size / Math.max(1, tasksPerWorker)));
+}
+
 /**
- * Long-lived TaskAgent processes fed JSON lines. Each runs one task at a time, at most `size` at once (and no
- * more than the shared slots allow), with the next task already waiting in its input when callers have
- * more tasks than workers. A worker that crashes, hangs past the task timeout or breaks the protocol is
- * killed and replaced; a task waiting in its input had not started and is handed to another worker.
+ * Long-lived TaskAgent processes fed JSON lines: at most `size` tasks at once (and no more than the shared
+ * slots allow), `tasksPerWorker` in each process. A task goes to the least busy worker that has room, and a
+ * new worker starts only when none has. Workers that run one task at a time get the next one in their input
+ * already when callers have more tasks than workers. A worker that crashes, hangs past a task's timeout or
+ * breaks the protocol is killed and replaced: the tasks it ran fail (and are retried once), a task waiting
+ * in its input had not started and is handed to another worker.
  */
 export function createTaskPool(options: TaskPoolOptions): TaskPool {
+  const perWorker = Math.max(1, options.tasksPerWorker ?? 1);
+  const maxWorkers = workerCount(options.size, perWorker);
+  const lookahead = perWorker === 1 ? LOOKAHEAD : 0;
   const capBytes = options.outputCapBytes ?? DEFAULT_LIMITS.outputKb * 1024;
   const log: CappedLog = openCappedLog(options.logFile, capBytes, options.redact ?? createRedactor());
   const note = (text: string | Buffer): void => log.write(text);
   const slots = options.slots ?? createTaskSlots(options.size);
   const workers = new Set<Worker>();
+  /** Workers that take no more tasks (one of theirs timed out) and are stopped once the others are answered. */
+  const draining = new Set<Worker>();
   const waiting: Job[] = [];
   let closed = false;
   let unsubscribe: (() => void) | null = null;
@@ -131,10 +153,13 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       const [job] = worker.jobs.splice(index, 1);
       if (job === undefined) return;
       clearTimeout(job.timer);
-      if (index === 0) {
-        if (worker.jobs.length > 0) begin(worker);
+      if (index < perWorker) {
+        // A task waiting in the worker's input starts now, in the slot this one held.
+        const next = worker.jobs[perWorker - 1];
+        if (next !== undefined) begin(worker, next);
         else slots.give();
       }
+      if (draining.has(worker) && worker.jobs.length === 0) lose(worker, 'drained');
       job.settle({
         kind: 'reply',
         output: reply.output,
@@ -152,32 +177,49 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     return worker;
   };
 
-  /** The worker's first task starts now: its latency and timeout count from here. */
-  const begin = (worker: Worker): void => {
-    const job = worker.jobs[0];
-    if (job === undefined) return;
+  /** A task of the worker starts now: its latency and timeout count from here. */
+  const begin = (worker: Worker, job: Job): void => {
     job.since = Date.now();
-    job.timer = setTimeout(
-      () => lose(worker, `no reply within ${options.taskTimeoutMs / 1000} s`),
-      options.taskTimeoutMs,
-    );
+    job.timer = setTimeout(() => timedOut(worker, job), options.taskTimeoutMs);
   };
 
   /**
-   * Kills a worker (once) and settles its tasks: the one it ran failed with `reason` (its slot is given back),
-   * the ones waiting in its input never started.
+   * A worker that runs one task at a time is killed with it. One that runs several fails that task alone and
+   * drains: the tasks it runs beside it go on (they are not to blame), it gets no more, and it is stopped
+   * when they are answered.
+   */
+  const timedOut = (worker: Worker, job: Job): void => {
+    const reason = `no reply within ${options.taskTimeoutMs / 1000} s`;
+    if (perWorker === 1) {
+      lose(worker, reason);
+      return;
+    }
+    worker.jobs = worker.jobs.filter((j) => j !== job);
+    workers.delete(worker);
+    draining.add(worker);
+    slots.give();
+    job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
+    if (worker.jobs.length === 0) lose(worker, reason);
+    pump();
+  };
+
+  /**
+   * Kills a worker (once) and settles its tasks: the ones it ran failed with `reason` (their slots are given
+   * back), the one waiting in its input never started.
    */
   const lose = (worker: Worker, reason: string, kill = true): void => {
     if (kill) killGroup(worker.child);
     if (worker.exited) return;
     worker.exited = true;
     workers.delete(worker);
-    const [running, ...queued] = worker.jobs;
+    draining.delete(worker);
+    const running = worker.jobs.slice(0, perWorker);
+    const queued = worker.jobs.slice(perWorker);
     worker.jobs = [];
-    if (running !== undefined) {
-      clearTimeout(running.timer);
+    for (const job of running) {
+      clearTimeout(job.timer);
       slots.give();
-      running.settle({ kind: 'infra', reason, latencyMs: Date.now() - running.since });
+      job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
     }
     for (const job of queued) job.settle({ kind: 'unstarted' });
     pump();
@@ -185,19 +227,30 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
 
   const give = (worker: Worker, job: Job): void => {
     worker.jobs.push(job);
-    if (worker.jobs.length === 1) begin(worker);
+    if (worker.jobs.length <= perWorker) begin(worker, job);
     worker.child.stdin?.write(`${JSON.stringify(job.request)}\n`);
   };
 
-  /** Hands waiting tasks to idle workers (taking a slot each), then to busy workers' inputs. */
+  /** The least busy worker with fewer than `limit` tasks. */
+  const roomiest = (limit: number): Worker | undefined => {
+    let best: Worker | undefined;
+    for (const w of workers)
+      if (w.jobs.length < limit && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
+    return best;
+  };
+
+  /** Hands waiting tasks to workers with room (taking a slot each), then to busy workers' inputs. */
   const pump = (): void => {
     while (!closed && waiting.length > 0) {
-      const idle = [...workers].find((w) => w.jobs.length === 0);
-      if ((idle !== undefined || workers.size < options.size) && slots.take()) {
-        give(idle ?? spawnWorker(), waiting.shift()!);
+      const open = roomiest(perWorker);
+      if ((open !== undefined || workers.size < maxWorkers) && slots.take()) {
+        give(open ?? spawnWorker(), waiting.shift()!);
         continue;
       }
-      const busy = [...workers].find((w) => w.jobs.length > 0 && w.jobs.length <= LOOKAHEAD);
+      // Into the input of a worker that runs all it can: it starts the task when it answers one.
+      const busy = [...workers].find(
+        (w) => w.jobs.length >= perWorker && w.jobs.length < perWorker + lookahead,
+      );
       if (busy === undefined) break;
       give(busy, waiting.shift()!);
     }
@@ -225,7 +278,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     });
 
   return {
-    lookahead: options.size * LOOKAHEAD,
+    ...(lookahead === 0 ? {} : { lookahead: maxWorkers * lookahead }),
     /**
      * Runs one task; an infrastructure failure is retried once on a fresh worker. A task whose worker was
      * lost before it began is handed to another worker (not a try).
@@ -241,7 +294,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       }
     },
     warm(): void {
-      while (!closed && workers.size < options.size) spawnWorker();
+      while (!closed && workers.size < maxWorkers) spawnWorker();
     },
     async close(): Promise<void> {
       closed = true;
@@ -249,7 +302,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       for (const job of waiting.splice(0)) {
         job.settle({ kind: 'infra', reason: 'the task pool was closed', latencyMs: 0 });
       }
-      for (const worker of [...workers]) {
+      for (const worker of [...workers, ...draining]) {
         worker.child.stdin?.end();
         lose(worker, 'the task pool was closed');
       }

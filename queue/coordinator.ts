@@ -108,6 +108,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
         commit: variant.commit,
         token,
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
+        tasksPerWorker: ctx.config.tasksPerWorker,
         limits: ctx.config.limits,
       };
       const shipped = shippedDomains(ctx.config.domains);

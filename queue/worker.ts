@@ -129,6 +129,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
       const worktree = path.join(variant.dir, 'tree');
       pool = createTaskPool({
         size: options.concurrency,
+        tasksPerWorker: job.tasksPerWorker,
         command: entryCommand(
           options.sandbox,
           {

@@ -55,22 +55,52 @@ describe('TaskAgent worker', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(responses.map((r) => r.id)).toEqual(['t1', '', 't2', 't4', 't3']);
-    expect(extractJsons(String(responses[0]?.output))).toEqual([{ response: 5 }]);
-    expect(extractJsons(String(responses[2]?.output))).toEqual([{ response: 15 }]);
-    expect(responses[1]).toMatchObject({ output: '', error: expect.stringContaining('not valid JSON') });
-    expect(responses[3]).toMatchObject({ output: '', error: expect.stringContaining('domain') });
-    expect(responses[4]).toEqual({ id: 't3', output: '', error: 'rate_limit: too many requests' });
+    // Requests run at once, so responses come as they finish: matched by id.
+    expect(responses.map((r) => r.id).sort()).toEqual(['', 't1', 't2', 't3', 't4']);
+    const byId = (id: string) => responses.find((r) => r.id === id);
+    expect(extractJsons(String(byId('t1')?.output))).toEqual([{ response: 5 }]);
+    expect(extractJsons(String(byId('t2')?.output))).toEqual([{ response: 15 }]);
+    expect(byId('')).toMatchObject({ output: '', error: expect.stringContaining('not valid JSON') });
+    expect(byId('t4')).toMatchObject({ output: '', error: expect.stringContaining('domain') });
+    expect(byId('t3')).toEqual({ id: 't3', output: '', error: 'rate_limit: too many requests' });
 
     const prompt = await readFile(new URL('./prompt.md', import.meta.url), 'utf8');
-    const first = gateway.requests[0];
+    const asked = (text: string) => gateway?.requests.find((r) => r.messages[1]?.content.includes(text));
+    const first = asked('"a": 2');
     expect(first?.messages[0]).toEqual({ role: 'system', content: prompt });
     expect(first?.messages[1]).toEqual({
       role: 'user',
       content: 'Domain: arithmetic\n\nTask input:\n```json\n{\n  "a": 2,\n  "b": 3\n}\n```',
     });
-    expect(gateway.requests[1]?.messages[1]?.content.endsWith('```\n\nAnswer with a number.')).toBe(true);
+    expect(asked('"a": 10')?.messages[1]?.content.endsWith('```\n\nAnswer with a number.')).toBe(true);
     expect(first?.tools).toBeUndefined();
+  });
+
+  it('works on the requests it is given at once, answering each as it finishes', async () => {
+    let secondArrived = (): void => undefined;
+    const second = new Promise<void>((resolve) => {
+      secondArrived = resolve;
+    });
+    gateway = await startFakeGateway({
+      answer: async (request, index) => {
+        // The first task's model call returns only once the second task has called the model too.
+        if (index === 0) await second;
+        else secondArrived();
+        const a = /"a": (\d+)/.exec(request.messages[1]?.content ?? '')?.[1];
+        return { content: `<json>{"response": ${a}}</json>` };
+      },
+    });
+    const stdin = ['s1', 's2']
+      .map((id, n) => JSON.stringify({ id, domain: 'arithmetic', input: { a: n + 1 } }))
+      .join('\n');
+    const run = await runNode(main, [], { env: gateway.env, stdin: `${stdin}\n` });
+    expect(run.code).toBe(0);
+    const responses = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; output: string });
+    expect(responses.map((r) => r.id)).toEqual(['s2', 's1']);
+    expect(responses.map((r) => extractJsons(r.output))).toEqual([[{ response: 2 }], [{ response: 1 }]]);
   });
 
   it('answers with an error line when the gateway is not configured', async () => {

@@ -6,7 +6,9 @@ import { handleRequestLine } from './task-agent.ts';
 
 /**
  * TaskAgent worker: JSON-lines requests on stdin, exactly one JSON-lines response per request on stdout.
- * stdout carries only those lines; logs go to stderr. `--check` loads everything and exits 0.
+ * Each request is handled as it arrives (the harness sends a worker up to `--tasks-per-worker` at once) and
+ * answered when it finishes, so responses may come in another order than the requests; the id tells them
+ * apart. stdout carries only those lines; logs go to stderr. `--check` loads everything and exits 0.
  */
 if (process.argv.includes('--check')) process.exit(0);
 
@@ -30,6 +32,10 @@ process.stdout.on('error', () => process.exit(0));
 
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
   if (line.trim() === '') continue;
+  void answer(line);
+}
+
+async function answer(line: string): Promise<void> {
   const started = Date.now();
   const response = await handleRequestLine(line, config);
   process.stdout.write(`${JSON.stringify(response)}\n`);

@@ -25,7 +25,7 @@ export type FakeGateway = {
 };
 
 export async function startFakeGateway(options: {
-  answer: (request: ModelRequest, index: number) => FakeChatAnswer;
+  answer: (request: ModelRequest, index: number) => FakeChatAnswer | Promise<FakeChatAnswer>;
   models?: ModelInfo[];
   token?: string;
 }): Promise<FakeGateway> {
@@ -55,7 +55,7 @@ export async function startFakeGateway(options: {
     }
     const request = JSON.parse(await readBody(req)) as ModelRequest;
     requests.push(request);
-    const answer = options.answer(request, requests.length - 1);
+    const answer = await options.answer(request, requests.length - 1);
     if ('error' in answer) {
       send(answer.status, { error: answer.error });
       return;
