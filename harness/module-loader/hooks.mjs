@@ -1,15 +1,19 @@
 // Module hooks for an agent's process (see register.mjs). A TypeScript module whose bytes equal what the
 // harness compiled is served compiled; any other (a file the agent changed or added while it runs) is
 // compiled here with esbuild, as tsx would. Relative imports resolve as under tsx: `./x.js` finds `./x.ts`,
-// and `./x` finds `./x.ts` or `./x/index.ts`.
+// and `./x` finds `./x.ts` or `./x/index.ts`. A package entry the harness bundled (../agent-packages.ts)
+// resolves to its bundle, whoever imports it, so the package is one module instance in the process.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** @type {{ esbuild: string, files: Record<string, { sha256: string, code: string }> }} */
-let manifest = { esbuild: '', files: {} };
+/**
+ * `files`: compiled TypeScript by path; `packages`: bundle URL by the URL of the package entry it replaces.
+ * @type {{ esbuild: string, files: Record<string, { sha256: string, code: string }>, packages: Record<string, string> }}
+ */
+let manifest = { esbuild: '', files: {}, packages: {} };
 let esbuild;
 
 export function initialize(data) {
@@ -20,6 +24,12 @@ const TYPESCRIPT = /\.m?ts$/;
 const RELATIVE = /^\.{1,2}\/|^\//;
 
 export async function resolve(specifier, context, nextResolve) {
+  const resolved = await resolveAsTsx(specifier, context, nextResolve);
+  const bundle = manifest.packages[resolved.url];
+  return bundle === undefined ? resolved : { url: bundle, format: 'module', shortCircuit: true };
+}
+
+async function resolveAsTsx(specifier, context, nextResolve) {
   try {
     return await nextResolve(specifier, context);
   } catch (error) {
