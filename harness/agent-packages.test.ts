@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModulesEntry } from './agent-build.ts';
 import { precompileAgent } from './agent-modules.ts';
-import { packageImports } from './agent-packages.ts';
+import { packageImports, packageName } from './agent-packages.ts';
 
 describe('packageImports', () => {
   const imports = (code: string, file = 'agents/a.ts') => packageImports({ [file]: { code } });
@@ -20,6 +20,15 @@ describe('packageImports', () => {
     ['const m = await import(name);', []],
   ])('%j imports %j', (code, expected) => {
     expect(imports(code)).toEqual(expected);
+  });
+
+  it.each([
+    ['zod', 'zod'],
+    ['zod/v4/core', 'zod'],
+    ['@scope/pkg', '@scope/pkg'],
+    ['@scope/pkg/sub/path', '@scope/pkg'],
+  ])('%s is of package %s', (specifier, name) => {
+    expect(packageName(specifier)).toBe(name);
   });
 
   it('leaves test files out, and names a package once', () => {
@@ -48,22 +57,32 @@ const PACKAGES: Record<string, string> = {
   'common/package.json': JSON.stringify({ name: 'common', main: './index.js' }),
   'common/index.js': "exports.named = 'from commonjs';\n",
   'beside/package.json': JSON.stringify({ name: 'beside', type: 'module', exports: './index.js' }),
-  'beside/index.js':
-    "import { readFileSync } from 'node:fs';\nexport const text = readFileSync(new URL('./data.txt', import.meta.url), 'utf8');\n",
+  'beside/index.js': [
+    "import { readFileSync } from 'node:fs';",
+    "export { count as countSeen } from 'counter';",
+    "export const text = readFileSync(new URL('./data.txt', import.meta.url), 'utf8');",
+  ].join('\n'),
   'beside/data.txt': 'read beside the package',
+  'host/package.json': JSON.stringify({ name: 'host', type: 'module', exports: './index.js' }),
+  'host/index.js': "export { bump as hostBump } from 'counter';\n",
 };
 
-/** Two modules import the same package, a third imports it when it runs. */
+/**
+ * Two modules import the same package, a third imports it when it runs; two other packages import it too
+ * (`host`, bundled, and `beside`, which cannot be).
+ */
 const AGENT: Record<string, string> = {
   'agents/task/main.ts': [
     "import { bump } from '../core/one.ts';",
     "import { count, counter } from '../core/two.ts';",
     "import { named } from 'common';",
-    "import { text } from 'beside';",
+    "import { text, countSeen } from 'beside';",
+    "import { hostBump } from 'host';",
     'bump();',
-    'bump();',
+    'hostBump();',
     "const late = await import('counter');",
-    'console.log(JSON.stringify({ count: count(), same: late === counter, where: late.where(), label: late.label, named, text }));',
+    'const counts = [count(), countSeen(), late.count()];',
+    'console.log(JSON.stringify({ counts, same: late === counter, where: late.where(), label: late.label, named, text }));',
   ].join('\n'),
   'agents/core/one.ts': "export { bump } from 'counter';\n",
   'agents/core/two.ts':
@@ -114,13 +133,27 @@ describe('packages bundled for an agent', () => {
   it('serves an ES module package from one bundle, one instance for every importer', async () => {
     const entry = await modules('out');
     expect(run(entry)).toEqual({
-      count: 2,
+      counts: [2, 2, 2],
       same: true,
       where: expect.stringContaining(pathToFileURL(path.join(dir, 'out', 'packages')).href),
       label: 'first',
       named: 'from commonjs',
       text: 'read beside the package',
     });
+  });
+
+  it('leaves a package out of the bundle of another that imports it, so it stays one instance', async () => {
+    // The agent imports `counter` only through `host` (bundled) and `beside` (not).
+    rmSync(path.join(worktree, 'agents/core'), { recursive: true });
+    writeFiles(worktree, {
+      'agents/task/main.ts': [
+        "import { hostBump } from 'host';",
+        "import { countSeen } from 'beside';",
+        'hostBump();',
+        'console.log(JSON.stringify({ seen: countSeen() }));',
+      ].join('\n'),
+    });
+    expect(run(await modules('out'))).toEqual({ seen: 1 });
   });
 
   it('bundles a package again when its files changed, though the agent code did not', async () => {

@@ -1,8 +1,14 @@
 import { statSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type BuildOptions as EsbuildOptions, type Metafile, type OutputFile } from 'esbuild';
+import {
+  build,
+  type BuildOptions as EsbuildOptions,
+  type Metafile,
+  type OutputFile,
+  type Plugin,
+} from 'esbuild';
 import type { BuildOptions } from './agent-build.ts';
 import { openCacheEntry } from './agent-code.ts';
 
@@ -65,8 +71,10 @@ const SHARED: EsbuildOptions = {
 
 /**
  * Bundles `specifiers` as found from `options.nodeModules` (never from the agent's files), kept in
- * `options.cacheDir` by the names and the packages' files. Never throws: a package that cannot be bundled,
- * or would behave otherwise bundled, is left out (it loads from node_modules).
+ * `options.cacheDir` by the names and the packages' files. A bundle holds its own package's modules only:
+ * it imports another package by its file's URL, so that one loads as Node finds it (its own bundle if it
+ * has one) and stays one instance whoever imports it. Never throws: a package that cannot be bundled, or
+ * would behave otherwise bundled, is left out (it loads from node_modules).
  */
 export async function bundlePackages(
   specifiers: string[],
@@ -77,15 +85,20 @@ export async function bundlePackages(
   if (cache.cached !== null) return cache.cached;
   const esbuild: EsbuildOptions = {
     ...SHARED,
-    absWorkingDir: options.outDir,
+    // Packages are found in nodeModules first, whatever folder the output is in.
+    absWorkingDir: path.dirname(options.nodeModules),
     outdir: options.outDir,
     nodePaths: [options.nodeModules],
+    plugins: [OWN_PACKAGE_ONLY],
   };
-  const fit: string[] = [];
-  for (const specifier of specifiers) if (await bundlesAlike(specifier, esbuild)) fit.push(specifier);
+  const unfit = new Set<string>();
+  for (const specifier of specifiers)
+    if (!(await bundlesAlike(specifier, esbuild))) unfit.add(packageName(specifier));
+  // A package is bundled whole or not at all: its modules must not load both ways.
+  const fit = specifiers.filter((specifier) => !unfit.has(packageName(specifier)));
   if (fit.length === 0) return NONE;
   try {
-    // One build for all of them: a module two packages share is one module.
+    // One build for all of them: a module that two entries of a package share is one module.
     const result = await build({
       ...esbuild,
       entryPoints: fit.map((specifier, i) => ({
@@ -95,13 +108,46 @@ export async function bundlePackages(
       splitting: true,
       chunkNames: 'chunk-[hash]',
     });
-    const bundles = collect(result.metafile!, result.outputFiles!, options.outDir);
+    const bundles = collect(result.metafile!, result.outputFiles!, esbuild.absWorkingDir!, options.outDir);
     cache.keep(bundles);
     return bundles;
   } catch {
     return NONE;
   }
 }
+
+/** The package a specifier names: `zod` of `zod/v4`, `@scope/pkg` of `@scope/pkg/sub`. */
+export const packageName = (specifier: string): string =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/** The package a file belongs to: the folder below its last `node_modules`. */
+const packageOf = (file: string): string | null =>
+  /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*\/node_modules\/)/.exec(file)?.[1] ?? null;
+
+const RESOLVING = Symbol('resolving');
+
+/** Another package imported by a package is left out of its bundle, imported by its file's URL instead. */
+const OWN_PACKAGE_ONLY: Plugin = {
+  name: 'own-package-only',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.kind === 'entry-point' || args.pluginData === RESOLVING || isBuiltin(args.path))
+        return undefined;
+      if (packageOf(args.importer) === packageName(args.path)) return undefined;
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: RESOLVING,
+      });
+      if (found.errors.length > 0) return { errors: found.errors };
+      return { path: pathToFileURL(found.path).href, external: true };
+    });
+  },
+};
 
 /** Whether `specifier` bundles, and bundled behaves as the package does (see PLACE_BOUND). */
 async function bundlesAlike(specifier: string, esbuild: EsbuildOptions): Promise<boolean> {
@@ -115,11 +161,16 @@ async function bundlesAlike(specifier: string, esbuild: EsbuildOptions): Promise
   }
 }
 
-function collect(metafile: Metafile, outputs: OutputFile[], workDir: string): PackageBundles {
+/** The bundles by file name (relative to `outDir`), with the inputs' paths (metafile's are relative to `workDir`). */
+function collect(metafile: Metafile, outputs: OutputFile[], workDir: string, outDir: string): PackageBundles {
   const bundles: PackageBundles = { entries: {}, files: {}, inputs: {} };
-  for (const file of outputs) bundles.files[path.relative(workDir, file.path)] = file.text;
+  for (const file of outputs) bundles.files[path.relative(outDir, file.path)] = file.text;
   for (const [name, output] of Object.entries(metafile.outputs)) {
-    if (output.entryPoint !== undefined) bundles.entries[path.resolve(workDir, output.entryPoint)] = name;
+    if (output.entryPoint === undefined) continue;
+    bundles.entries[path.resolve(workDir, output.entryPoint)] = path.relative(
+      outDir,
+      path.resolve(workDir, name),
+    );
   }
   for (const input of Object.keys(metafile.inputs)) {
     const file = path.resolve(workDir, input);
