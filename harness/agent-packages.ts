@@ -17,7 +17,9 @@ import { openCacheEntry } from './agent-code.ts';
  * module where the package has a hundred: through the module loader (module-loader/) every module costs a
  * round trip to the loader's thread. Only a package that behaves the same bundled is bundled: ES modules
  * throughout, none that looks at its own place (`import.meta`), requires, or imports a computed path.
- * Any other loads from node_modules as before.
+ * Any other loads from node_modules as before. One limit: a module of a bundled package that is no entry the
+ * agent imports (`zod/v4/core` beside `zod`), imported by a package that is not bundled or by code the agent
+ * adds while it runs, loads a second time from node_modules; nothing the agents import does so today.
  */
 
 /** Bundles as kept: the files written, which package entry each one stands for, and what they were made from. */
