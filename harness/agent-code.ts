@@ -144,13 +144,33 @@ export function startBuild<T>(
   mkdirSync(options.outDir, { recursive: true });
   const read = readAgentCode(options.worktree);
   if (!read.ok) return read;
-  const { cacheDir } = options;
-  if (cacheDir === undefined) return { ok: true, code: read.code, cached: null, keep: () => undefined };
-  const key = cacheKey(kind, options.entry, options.nodeModules, read.code.digest);
   return {
     ok: true,
     code: read.code,
-    cached: readCached(cacheDir, key, valid),
-    keep: (value) => writeCached(cacheDir, key, value),
+    ...openCacheEntry(options, kind, options.entry, read.code.digest, valid),
   };
+}
+
+/** What the cache holds under one key, and how to keep a new result there. */
+export interface CacheEntry<T> {
+  /** The result kept under this key, if any that `valid` accepts (always null without a cache folder). */
+  cached: T | null;
+  keep(value: T): void;
+}
+
+/**
+ * The cache entry of a result of `kind` made for `entry` from code with digest `digest` (see cacheKey), in
+ * `options.cacheDir`; without one, nothing is kept.
+ */
+export function openCacheEntry<T>(
+  options: Pick<BuildOptions, 'cacheDir' | 'nodeModules'>,
+  kind: string,
+  entry: string,
+  digest: string,
+  valid: (value: unknown) => value is T,
+): CacheEntry<T> {
+  const { cacheDir } = options;
+  if (cacheDir === undefined) return { cached: null, keep: () => undefined };
+  const key = cacheKey(kind, entry, options.nodeModules, digest);
+  return { cached: readCached(cacheDir, key, valid), keep: (value) => writeCached(cacheDir, key, value) };
 }

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModulesEntry } from './agent-build.ts';
 import { precompileAgent } from './agent-modules.ts';
@@ -135,10 +136,17 @@ describe('precompileAgent', () => {
         `const { loadTools } = await import(${JSON.stringify(path.join(shipped, 'agents/core/tool.ts'))});
          const tools = await loadTools(${JSON.stringify(path.join(shipped, 'agents/tools'))}, { root: ${JSON.stringify(shipped)} });
          console.log(tools.map((t) => t.name).join(','));
-         await Promise.all(tools.map((t) => t.close?.()));`,
+         await Promise.all(tools.map((t) => t.close?.()));
+         const { z } = await import('zod');
+         let frame;
+         z.string().refine(() => { frame = new Error().stack.split('\\n').find((line) => line.includes('zod')); return true; }).parse('x');
+         console.log(frame);`,
       ],
       { cwd: shipped, encoding: 'utf8' },
     );
-    expect(listed.trim()).toBe('bash,editor');
+    const [names, zodFrame] = listed.trim().split('\n');
+    expect(names).toBe('bash,editor');
+    // zod is one module, its bundle, not the hundred files of its package.
+    expect(zodFrame).toContain(pathToFileURL(path.join(dir, 'meta', 'packages')).href);
   });
 });

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import type { BuildOptions, ModulesEntry, SourceEntry } from './agent-build.ts';
 import { type AgentCode, startBuild } from './agent-code.ts';
+import { bundlePackages, bundleUrls, packageImports } from './agent-packages.ts';
 
 const LOADER_DIR = path.join(import.meta.dirname, 'module-loader');
 const ESBUILD = createRequire(import.meta.url).resolve('esbuild');
@@ -25,7 +26,8 @@ const isCompiled = (value: unknown): value is Compiled =>
  * cannot hold. Its process then runs the entry point's source with a small loader (module-loader/) instead
  * of tsx, and the loader serves each module compiled: the modules, their paths and `import.meta` are the
  * source's own, so it behaves as under tsx, but nothing is compiled at start. A module changed after this
- * (the MetaAgent edits its own code while it runs) is compiled when loaded. Reads a copy of `agents/`
+ * (the MetaAgent edits its own code while it runs) is compiled when loaded. The packages it imports are
+ * served bundled where they can be (see agent-packages.ts), a module for a package. Reads a copy of `agents/`
  * without links out (see agent-code.ts); never throws: a failure is the reason the caller runs the source.
  */
 export async function precompileAgent(options: BuildOptions): Promise<ModulesEntry | SourceEntry> {
@@ -39,7 +41,15 @@ export async function precompileAgent(options: BuildOptions): Promise<ModulesEnt
     const files = Object.fromEntries(
       Object.entries(compiled).map(([relative, module]) => [path.join(options.worktree, relative), module]),
     );
-    writeFileSync(path.join(options.outDir, 'modules.json'), JSON.stringify({ esbuild: ESBUILD, files }));
+    const bundles = await bundlePackages(packageImports(compiled), options);
+    const bundleDir = path.join(options.outDir, 'packages');
+    mkdirSync(bundleDir);
+    for (const [name, code] of Object.entries(bundles.files)) writeFileSync(path.join(bundleDir, name), code);
+    const packages = bundleUrls(bundles, bundleDir);
+    writeFileSync(
+      path.join(options.outDir, 'modules.json'),
+      JSON.stringify({ esbuild: ESBUILD, files, packages }),
+    );
     for (const name of ['register.mjs', 'hooks.mjs'])
       copyFileSync(path.join(LOADER_DIR, name), path.join(options.outDir, name));
     return {

@@ -43,6 +43,10 @@ for major in "${versions[@]}"; do
     node -e 'new (require("better-sqlite3"))(":memory:").prepare("select 1").get()' \
       || fail "better-sqlite3 does not load on Node $major."
 
+    # Agents' modules load through other hooks where Node has module.registerHooks (22.15 and later).
+    npx vitest run harness/agent-modules.test.ts harness/agent-packages.test.ts >"$home/loader.log" 2>&1 \
+      || { tail -30 "$home/loader.log" >&2; fail "the agent module loader tests failed on Node $major (log above)."; }
+
     summary="$home/summary.json"
     node bin/generate-loop.mjs --domains arithmetic --model sim --generations 3 --eval-samples 6 \
       --out "$home/runs" --run-id "node-$major" --json >"$summary" 2>"$home/run.log" \
