@@ -138,6 +138,21 @@ describe('buildAgentEntry', () => {
       expect(run(first.file)).toMatchObject({ byUrl: 'first prompt', byDir: 'first prompt' });
     });
 
+    it('builds equal code once when several builds of it run at once, and each runs in its own worktree', async () => {
+      writeAgent({ 'agents/task/main.ts': selfAware });
+      const trees = [worktree, path.join(dir, 'w2'), path.join(dir, 'w3')];
+      trees.slice(1).forEach((tree, i) => {
+        cpSync(path.join(worktree, 'agents'), path.join(tree, 'agents'), { recursive: true });
+        writeFileSync(path.join(tree, 'agents/task/prompt.md'), `prompt ${i + 2}\n`);
+      });
+      const built = await Promise.all(trees.map((tree, i) => cached(tree, path.join(dir, `out-${i}`))));
+      // One made the bundle; the others waited for it instead of bundling the same code again.
+      expect(built.map((b) => b.kind === 'built' && b.cached).sort()).toEqual([false, true, true]);
+      expect(
+        built.map((b) => (b.kind === 'built' ? (run(b.file) as { byUrl: string }).byUrl : b.reason)),
+      ).toEqual(['first prompt', 'prompt 2', 'prompt 3']);
+    });
+
     it('bundles again when a code file changes, and runs the new code', async () => {
       writeAgent({ 'agents/task/main.ts': selfAware });
       await cached(worktree, outDir);

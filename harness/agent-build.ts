@@ -78,8 +78,7 @@ export async function buildAgentEntry(options: BuildOptions): Promise<BuiltEntry
   try {
     const begun = startBuild(options, 'bundle', isBundle);
     if (!begun.ok) return source(begun.reason);
-    let bundle = begun.cached;
-    if (bundle === null) {
+    const { value: bundle, cached } = await begun.get(async () => {
       writeAgentCode(begun.code, copyRoot);
       const result = await build({
         entryPoints: [path.join(copyRoot, options.entry)],
@@ -98,17 +97,11 @@ export async function buildAgentEntry(options: BuildOptions): Promise<BuiltEntry
         plugins: [confine(copyRoot, root, options.nodeModules)],
         logLevel: 'silent',
       });
-      if (result.errors.length > 0) return source(result.errors[0]!.text.replaceAll(root, options.worktree));
-      bundle = { code: result.outputFiles[0]!.text, root };
-      begun.keep(bundle);
-    }
+      if (result.errors.length > 0) throw new Error(result.errors[0]!.text);
+      return { code: result.outputFiles[0]!.text, root };
+    });
     writeFileSync(file, placeAt(bundle, options.worktree));
-    return {
-      kind: 'built',
-      file,
-      ms: Math.round(performance.now() - started),
-      cached: begun.cached !== null,
-    };
+    return { kind: 'built', file, ms: Math.round(performance.now() - started), cached };
   } catch (error) {
     // Its messages name the worktree's files, not the root they were bundled under.
     return source(buildFailure(error).replaceAll(root, options.worktree));

@@ -122,17 +122,8 @@ function writeCached(cacheDir: string, key: string, value: unknown): void {
     rmSync(path.join(cacheDir, name), { force: true });
 }
 
-/** A build begun: its output folder emptied, the code read, and what the cache holds for that code. */
-export type BuildStart<T> =
-  | { ok: false; reason: string }
-  | {
-      ok: true;
-      code: AgentCode;
-      /** The result kept for this code, if any (see BuildOptions.cacheDir). */
-      cached: T | null;
-      /** Keeps a result made from this code for the next build of equal code. */
-      keep(value: T): void;
-    };
+/** A build begun: its output folder emptied, the code read, and its entry in the cache. */
+export type BuildStart<T> = { ok: false; reason: string } | ({ ok: true; code: AgentCode } & CacheEntry<T>);
 
 /** Starts a build of `kind` (a bundle, compiled modules): one cache key per kind, entry and code. */
 export function startBuild<T>(
@@ -151,12 +142,19 @@ export function startBuild<T>(
   };
 }
 
-/** What the cache holds under one key, and how to keep a new result there. */
+/** One key of the cache. */
 export interface CacheEntry<T> {
-  /** The result kept under this key, if any that `valid` accepts (always null without a cache folder). */
-  cached: T | null;
-  keep(value: T): void;
+  /**
+   * The result kept under this key (one that `valid` accepts), else the one a build of the same key already
+   * under way in this process makes (generations in flight at once often build the same code), else what
+   * `make` makes, which is then kept. A failed `make` keeps nothing and is thrown; one under way that fails
+   * is made again here. `cached`: this call did not make it.
+   */
+  get(make: () => Promise<T>): Promise<{ value: T; cached: boolean }>;
 }
+
+/** Builds under way in this process by their cache file, so that an equal one waits instead of repeating it. */
+const underWay = new Map<string, Promise<unknown>>();
 
 /**
  * The cache entry of a result of `kind` made for `entry` from code with digest `digest` (see cacheKey), in
@@ -170,7 +168,28 @@ export function openCacheEntry<T>(
   valid: (value: unknown) => value is T,
 ): CacheEntry<T> {
   const { cacheDir } = options;
-  if (cacheDir === undefined) return { cached: null, keep: () => undefined };
+  if (cacheDir === undefined) return { get: async (make) => ({ value: await make(), cached: false }) };
   const key = cacheKey(kind, entry, options.nodeModules, digest);
-  return { cached: readCached(cacheDir, key, valid), keep: (value) => writeCached(cacheDir, key, value) };
+  const file = path.join(cacheDir, key);
+  return {
+    async get(make) {
+      const kept = readCached(cacheDir, key, valid);
+      if (kept !== null) return { value: kept, cached: true };
+      const other = underWay.get(file);
+      if (other !== undefined) {
+        await other.catch(() => undefined);
+        const made = readCached(cacheDir, key, valid);
+        if (made !== null) return { value: made, cached: true };
+      }
+      const making = make();
+      underWay.set(file, making);
+      try {
+        const value = await making;
+        writeCached(cacheDir, key, value);
+        return { value, cached: false };
+      } finally {
+        if (underWay.get(file) === making) underWay.delete(file);
+      }
+    },
+  };
 }

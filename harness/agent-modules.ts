@@ -36,8 +36,7 @@ export async function precompileAgent(options: BuildOptions): Promise<ModulesEnt
   try {
     const build = startBuild(options, 'modules', isCompiled);
     if (!build.ok) return source(build.reason);
-    const compiled = build.cached ?? (await compileAll(build.code));
-    if (build.cached === null) build.keep(compiled);
+    const { value: compiled, cached } = await build.get(() => compileAll(build.code));
     const files = Object.fromEntries(
       Object.entries(compiled).map(([relative, module]) => [path.join(options.worktree, relative), module]),
     );
@@ -57,7 +56,7 @@ export async function precompileAgent(options: BuildOptions): Promise<ModulesEnt
       loader: pathToFileURL(path.join(options.outDir, 'register.mjs')).href,
       entry: path.join(options.worktree, options.entry),
       ms: Math.round(performance.now() - started),
-      cached: build.cached !== null,
+      cached,
     };
   } catch (error) {
     const errors = (error as { errors?: { text: string }[] } | null)?.errors;

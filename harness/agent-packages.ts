@@ -84,7 +84,6 @@ export async function bundlePackages(
 ): Promise<PackageBundles> {
   if (specifiers.length === 0) return NONE;
   const cache = openCacheEntry(options, 'packages', specifiers.join('\n'), '', isCurrent);
-  if (cache.cached !== null) return cache.cached;
   const esbuild: EsbuildOptions = {
     ...SHARED,
     // Packages are found in nodeModules first, whatever folder the output is in.
@@ -93,26 +92,27 @@ export async function bundlePackages(
     nodePaths: [options.nodeModules],
     plugins: [OWN_PACKAGE_ONLY],
   };
-  const unfit = new Set<string>();
-  for (const specifier of specifiers)
-    if (!(await bundlesAlike(specifier, esbuild))) unfit.add(packageName(specifier));
-  // A package is bundled whole or not at all: its modules must not load both ways.
-  const fit = specifiers.filter((specifier) => !unfit.has(packageName(specifier)));
-  if (fit.length === 0) return NONE;
   try {
-    // One build for all of them: a module that two entries of a package share is one module.
-    const result = await build({
-      ...esbuild,
-      entryPoints: fit.map((specifier, i) => ({
-        in: specifier,
-        out: `${i}-${specifier.replace(/\W+/g, '-')}`,
-      })),
-      splitting: true,
-      chunkNames: 'chunk-[hash]',
+    const { value } = await cache.get(async () => {
+      const unfit = new Set<string>();
+      for (const specifier of specifiers)
+        if (!(await bundlesAlike(specifier, esbuild))) unfit.add(packageName(specifier));
+      // A package is bundled whole or not at all: its modules must not load both ways.
+      const fit = specifiers.filter((specifier) => !unfit.has(packageName(specifier)));
+      if (fit.length === 0) return NONE;
+      // One build for all of them: a module that two entries of a package share is one module.
+      const result = await build({
+        ...esbuild,
+        entryPoints: fit.map((specifier, i) => ({
+          in: specifier,
+          out: `${i}-${specifier.replace(/\W+/g, '-')}`,
+        })),
+        splitting: true,
+        chunkNames: 'chunk-[hash]',
+      });
+      return collect(result.metafile!, result.outputFiles!, esbuild.absWorkingDir!, options.outDir);
     });
-    const bundles = collect(result.metafile!, result.outputFiles!, esbuild.absWorkingDir!, options.outDir);
-    cache.keep(bundles);
-    return bundles;
+    return value;
   } catch {
     return NONE;
   }
