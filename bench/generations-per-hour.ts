@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
+import { openArchiveReader } from '../archive/read.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /**
@@ -29,6 +30,30 @@ interface Phase {
   meanGeneration: number;
   /** The share of the `--parallel` slots that held a generation over the generations alone. */
   slotsBusy: number;
+  /** Each generation's time from its selection to its end, and how far it got. */
+  generations: { seconds: number; reached: Reached }[];
+}
+
+/**
+ * How far a generation got: evaluated, stopped at its gate, or stopped before it (the MetaAgent made no
+ * usable edit). Runs at different `--parallel` draw different parents, so the same seed can give them a
+ * different mix of these, which take very different times.
+ */
+type Reached = 'evaluated' | 'gated' | 'edited';
+
+/**
+ * Speed-up over `base` for the same work: each run's generations weighed by how long a generation that got
+ * as far took in `base` (one at a time), so a run whose generations happened to stop earlier more often
+ * does not look faster for it.
+ */
+function sameWorkSpeedup(r: Measured, base: Measured): number {
+  const mean = (reached: Reached): number => {
+    const same = base.generations.filter((g) => g.reached === reached);
+    const from = same.length > 0 ? same : base.generations;
+    return from.reduce((sum, g) => sum + g.seconds, 0) / from.length;
+  };
+  const work = (m: Measured): number => m.generations.reduce((sum, g) => sum + mean(g.reached), 0);
+  return work(r) / r.generationSeconds / (work(base) / base.generationSeconds);
 }
 
 /**
@@ -48,14 +73,36 @@ function bound(r: Measured, base: Measured): string {
   return `slots ${(r.slotsBusy * 100).toFixed(0)}% busy, a generation ${slowdown.toFixed(2)}x as long: bound by ${what}`;
 }
 
+/** How many generations got how far, e.g. `6 evaluated, 2 gated, 4 edited`. */
+const mix = (r: Measured): string =>
+  (['evaluated', 'gated', 'edited'] as const)
+    .map(
+      (reached) => `${r.generations.filter((g) => g.reached === reached).length} ${REACHED_LABEL[reached]}`,
+    )
+    .join(', ');
+const REACHED_LABEL: Record<Reached, string> = {
+  evaluated: 'evaluated',
+  gated: 'stopped at the gate',
+  edited: 'stopped before it',
+};
+
 function generationPhase(runDir: string, parallel: number): Phase {
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const reader = openArchiveReader(path.join(runDir, 'archive.sqlite'));
   try {
+    const events = reader.events();
+    const reached = (id: number): Reached =>
+      events.some((e) => e.variantId === id && e.type === 'staged')
+        ? 'evaluated'
+        : events.some((e) => e.variantId === id && e.type === 'gating')
+          ? 'gated'
+          : 'edited';
     const variants = archive.listVariants();
     const start = Date.parse(variants[0]!.finished_at ?? '');
     const generations = variants.slice(1).map((v) => ({
       selected: Date.parse(v.created_at),
       ended: Date.parse(v.finished_at ?? ''),
+      reached: reached(v.id),
     }));
     const end = Math.max(...generations.map((g) => g.ended));
     const held = generations.reduce((sum, g) => sum + (g.ended - g.selected), 0);
@@ -63,8 +110,10 @@ function generationPhase(runDir: string, parallel: number): Phase {
       generationSeconds: (end - start) / 1000,
       meanGeneration: held / generations.length / 1000,
       slotsBusy: held / (parallel * (end - start)),
+      generations: generations.map((g) => ({ seconds: (g.ended - g.selected) / 1000, reached: g.reached })),
     };
   } finally {
+    reader.close();
     archive.close();
   }
 }
@@ -159,7 +208,8 @@ export async function benchGenerationsPerHour(
     return (
       `  --parallel ${r.parallel}: ${r.seconds.toFixed(1).padStart(6)} s, ${perHour.toFixed(0).padStart(4)} generations/hour, ` +
       `${(base.seconds / r.seconds).toFixed(2)}x --parallel ${base.parallel}; generations alone ` +
-      `${r.generationSeconds.toFixed(1)} s, ${(base.generationSeconds / r.generationSeconds).toFixed(2)}x; ` +
+      `${r.generationSeconds.toFixed(1)} s, ${(base.generationSeconds / r.generationSeconds).toFixed(2)}x, ` +
+      `${sameWorkSpeedup(r, base).toFixed(2)}x for the same work (${mix(r)}); ` +
       `CPU ${r.cpuSeconds.toFixed(1)} s = ${(busy * 100).toFixed(0)}% of ${cores} cores; ` +
       `mean generation ${r.meanGeneration.toFixed(1)} s; ${bound(r, base)} (load average before: ${r.load.toFixed(1)})`
     );

@@ -20,8 +20,11 @@ const MODE_LABEL: Record<BenchMode, string> = {
   cold: 'cold',
 };
 
-/** Enough generations that four in flight reach a steady state: the first and last waves are partly idle. */
-const GPH_GENERATIONS = 12;
+/**
+ * Enough generations that four in flight spend most of the run in a steady state: the first wave starts in
+ * step and the last leaves slots idle.
+ */
+const GPH_GENERATIONS = 24;
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'eval-workers': async () => {
@@ -82,7 +85,10 @@ const BENCHES: Record<string, () => Promise<void>> = {
     console.log(
       `Simulated runs of ${GPH_GENERATIONS} generations, model latency ${latencyMs} ms per call, 6 tasks per split, ${EVAL_WORKERS} eval workers.\n` +
         'Wall time of the whole command; "generations alone": from variant 0 evaluated to the last generation ended\n' +
-        "(the command's start-up and variant 0's evaluation, about the same at every --parallel, left out).",
+        "(the command's start-up and variant 0's evaluation, about the same at every --parallel, left out). Each\n" +
+        '--parallel draws other parents from the same seed, so its generations may stop at the gate or before it\n' +
+        'more or less often; "for the same work" weighs each generation by how long one that got as far took at\n' +
+        '--parallel 1.',
     );
     for (const line of await benchGenerationsPerHour([1, 2, 4], GPH_GENERATIONS, latencyMs))
       console.log(line);

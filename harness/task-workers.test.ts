@@ -274,7 +274,7 @@ describe('TaskAgent workers that run several tasks at once', () => {
   it('runs them in one process and matches replies that come out of order', async () => {
     const p = startPool(4, 5000, undefined, undefined, 4);
     const replies = await Promise.all(
-      [400, 300, 200, 100].map((ms, n) => p.run({ id: `o${n}`, domain: 'd', input: { mode: 'slow', ms } })),
+      [1000, 800, 600, 400].map((ms, n) => p.run({ id: `o${n}`, domain: 'd', input: { mode: 'slow', ms } })),
     );
     expect(replies.map((r) => r.kind === 'reply' && r.output)).toEqual(['slow', 'slow', 'slow', 'slow']);
     expect(lines('seen.started')).toHaveLength(1);
@@ -288,7 +288,7 @@ describe('TaskAgent workers that run several tasks at once', () => {
     await until(() => lines('seen.started').length >= 3);
     const replies = await Promise.all(
       Array.from({ length: 10 }, (_, n) =>
-        p.run({ id: `g${n}`, domain: 'd', input: { mode: 'slow', ms: 300 } }),
+        p.run({ id: `g${n}`, domain: 'd', input: { mode: 'slow', ms: 1000 } }),
       ),
     );
     expect(replies.every((r) => r.kind === 'reply')).toBe(true);

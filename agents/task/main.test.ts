@@ -76,17 +76,17 @@ describe('TaskAgent worker', () => {
     expect(first?.tools).toBeUndefined();
   });
 
-  it('works on the requests it is given at once, answering each as it finishes', async () => {
+  it("works on the requests it is given at once: the first one's answer can wait on the second", async () => {
     let secondArrived = (): void => undefined;
     const second = new Promise<void>((resolve) => {
       secondArrived = resolve;
     });
     gateway = await startFakeGateway({
-      answer: async (request, index) => {
+      answer: async (request) => {
         // The first task's model call returns only once the second task has called the model too.
-        if (index === 0) await second;
-        else secondArrived();
         const a = /"a": (\d+)/.exec(request.messages[1]?.content ?? '')?.[1];
+        if (a === '1') await second;
+        else secondArrived();
         return { content: `<json>{"response": ${a}}</json>` };
       },
     });
@@ -99,8 +99,9 @@ describe('TaskAgent worker', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as { id: string; output: string });
-    expect(responses.map((r) => r.id)).toEqual(['s2', 's1']);
-    expect(responses.map((r) => extractJsons(r.output))).toEqual([[{ response: 2 }], [{ response: 1 }]]);
+    // Had it waited for the first answer before reading the second request, it would never have answered.
+    const answers = Object.fromEntries(responses.map((r) => [r.id, extractJsons(r.output)]));
+    expect(answers).toEqual({ s1: [{ response: 1 }], s2: [{ response: 2 }] });
   });
 
   it('answers with an error line when the gateway is not configured', async () => {
