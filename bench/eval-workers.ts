@@ -20,11 +20,10 @@ export type EntryKind = 'built' | 'source';
 
 /**
  * What is timed. `steady`: the harness's own evaluation of a stage (grading each answer and storing it in a
- * real archive, the result cache and the ledger, as a run does) on workers already started, each holding
- * the next task in its input; `one-at-a-time`: the same, with each worker given its next task only once
- * the harness has read its answer; `cold`: `steady` counted from the pool starting, no worker running.
+ * real archive, the result cache and the ledger, as a run does) on workers already started; `cold`: the
+ * same counted from the pool starting, no worker running.
  */
-export type BenchMode = 'steady' | 'one-at-a-time' | 'cold';
+export type BenchMode = 'steady' | 'cold';
 
 /** Tasks one TaskAgent process runs at once in the runs timed with several a process (the run's default). */
 export const TASKS_PER_WORKER = 8;
@@ -42,7 +41,7 @@ export interface WorkerResult {
   seconds: number;
   /** From the pool starting to the first answer: start-up plus one model call. */
   firstAnswerSeconds: number;
-  /** `steady` and `one-at-a-time`: from the pool starting to every worker having answered its first task. */
+  /** `steady`: from the pool starting to every worker having answered its first task. */
   allUpSeconds: number | null;
   /**
    * CPU per task while timed, in ms: this process (the harness's evaluation, the gateway and the sim that
@@ -182,7 +181,7 @@ export async function benchEvalWorkers(
     }
     const runs = [
       ...workerCounts.flatMap((workers) => [
-        ...(['steady', 'one-at-a-time', 'cold'] as const).map((mode) => ({
+        ...(['steady', 'cold'] as const).map((mode) => ({
           entry: 'built' as const,
           mode,
           workers,
@@ -237,8 +236,6 @@ export async function benchEvalWorkers(
         },
         warm: () => pool.warm(),
         close: () => pool.close(),
-        // Without it the evaluation gives each worker one task at a time.
-        ...(mode === 'one-at-a-time' || pool.lookahead === undefined ? {} : { lookahead: pool.lookahead }),
       };
       await evaluation(timed, workers, `${entry}-${mode}-${workers}-${tasksPerWorker}`);
       const seconds = (performance.now() - started) / 1000;

@@ -16,7 +16,6 @@ import { benchSandbox } from './sandbox.ts';
  */
 const MODE_LABEL: Record<BenchMode, string> = {
   steady: 'steady',
-  'one-at-a-time': 'one at a time',
   cold: 'cold',
 };
 
@@ -33,10 +32,10 @@ const BENCHES: Record<string, () => Promise<void>> = {
     console.log(
       `The harness's evaluation of ${taskCount} arithmetic tasks by TaskAgent worker processes, model latency ${latencyMs} ms per\n` +
         'call: each answer graded and stored (archive, result cache, ledger) as a run does. Ideal: every worker always\n' +
-        'waiting on the model, i.e. workers / latency tasks per second. "steady": timed from the first task to the last\n' +
-        'result stored, on workers started before (start-up is the next columns: first answer and every worker up,\n' +
-        'from the pool starting), each worker holding its next task in its input; "one at a time": each worker given\n' +
-        'its next task only once its answer is read; "cold": steady counted from the pool starting (start-up included).\n' +
+        'waiting on the model, i.e. workers / latency tasks per second ("workers": --eval-workers, tasks at once).\n' +
+        '"steady": timed from the first task to the last result stored, on workers started before (start-up is the\n' +
+        'next columns: first answer and every worker up, from the pool starting); "cold": steady counted from the\n' +
+        'pool starting (start-up included).\n' +
         '"built": workers start from the file built once per variant; "source": from the TypeScript through tsx.\n' +
         '"N a process": tasks one TaskAgent process runs at once (--tasks-per-worker), so ⌈workers ÷ N⌉ processes.\n' +
         'CPU per task: this process (evaluation, gateway, and the sim standing in for the model) and the workers.',

@@ -27,11 +27,7 @@ export interface EvaluationTarget {
   /** Whether model replies may be cached (false for scripted runs, whose replies depend on call order). */
   cacheable: boolean;
   concurrency: number;
-  /**
-   * Shared with other evaluations under way, so that together they run at most `concurrency` tasks. A pool
-   * with lookahead limits the tasks it runs itself (against slots shared the same way) and is given
-   * `lookahead` more to wait in its workers' input; this limit then bounds grading alone.
-   */
+  /** Shared with other evaluations under way, so that together they run and grade at most `concurrency` tasks. */
   limit?: <T>(run: () => Promise<T>) => Promise<T>;
   /** Once aborted (the run was interrupted), results are not stored: their workers were stopped. */
   signal?: AbortSignal;
@@ -84,15 +80,9 @@ export async function evaluateStage(
       .listTaskResults(target.variantId)
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.task_id}`),
   );
-  const lookahead = target.pool.lookahead ?? 0;
-  const shared = target.limit;
-  const own = pLimit(target.concurrency + lookahead);
-  const limit = lookahead > 0 || shared === undefined ? <T>(run: () => Promise<T>) => own(run) : shared;
-  const gradeNow: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
-  const grade: Grade =
-    lookahead > 0 && shared !== undefined
-      ? (domain, task, output) => shared(() => gradeNow(domain, task, output))
-      : gradeNow;
+  const own = pLimit(target.concurrency);
+  const limit = target.limit ?? (<T>(run: () => Promise<T>) => own(run));
+  const grade: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
   let done = 0;
   // Each result is stored as it arrives, so a run killed mid-stage never pays for a finished task again.
   await Promise.all(

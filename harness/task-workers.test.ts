@@ -17,22 +17,16 @@ afterEach(async () => {
 });
 
 /**
- * A TaskAgent stand-in: a real node process speaking the JSON-lines protocol, one task at a time (or each
- * task as it comes, with AT_ONCE set, like the TaskAgent), with failure modes by input.
+ * A TaskAgent stand-in: a real node process speaking the JSON-lines protocol, with failure modes by input.
+ * Like the TaskAgent, it works on each request as it comes, so a pool that wrote a task into a busy worker's
+ * input would have it run beyond its limit.
  */
 const WORKER = `
 const { createInterface } = require('node:readline');
 const { appendFileSync, readFileSync } = require('node:fs');
 appendFileSync(process.env.SEEN + '.started', process.pid + '\\n');
-const lines = [];
-let busy = false;
 const reply = (req, output) => process.stdout.write(JSON.stringify({ id: req.id, output }) + '\\n');
-const next = () => {
-  if ((busy && !process.env.AT_ONCE) || lines.length === 0) return;
-  busy = true;
-  handle(JSON.parse(lines.shift()), () => { busy = false; next(); });
-};
-createInterface({ input: process.stdin }).on('line', (line) => { lines.push(line); next(); });
+createInterface({ input: process.stdin }).on('line', (line) => handle(JSON.parse(line), () => undefined));
 function handle(req, done) {
   appendFileSync(process.env.SEEN, req.id + '\\n');
   const mode = req.input.mode;
@@ -48,17 +42,6 @@ function handle(req, done) {
   if (mode === 'model-error') {
     process.stdout.write(JSON.stringify({ id: req.id, output: '', error: 'budget exceeded' }) + '\\n');
     return done();
-  }
-  // Answers only once the next task is waiting in its input (or, with crash-once, exits then).
-  if (mode === 'after-next' || (mode === 'crash-once-after-next' && attempts <= 2)) {
-    const wait = setInterval(() => {
-      if (lines.length === 0) return;
-      clearInterval(wait);
-      if (mode === 'crash-once-after-next' && attempts === 1) process.exit(3);
-      reply(req, 'after ' + JSON.parse(lines[0]).id);
-      done();
-    }, 5);
-    return;
   }
   if (mode === 'slow') {
     appendFileSync(process.env.SEEN + '.runs', 'start\\n');
@@ -103,7 +86,6 @@ function startPool(
       env: {
         PATH: process.env.PATH ?? '',
         SEEN: path.join(tmp, 'seen'),
-        ...(tasksPerWorker > 1 ? { AT_ONCE: '1' } : {}),
       },
       cwd: tmp,
     },
@@ -202,28 +184,6 @@ describe('TaskAgent worker pool', () => {
       input: { mode: 'flood', size: 50_000 },
     });
     expect(reply.kind).toBe('infra');
-  });
-
-  it("writes the next task into a busy worker's input, so it goes on without waiting for the harness", async () => {
-    const p = startPool(1);
-    // The first task is answered only once the second is in the worker's input.
-    const [first, second] = await Promise.all([
-      p.run({ id: 'a', domain: 'd', input: { mode: 'after-next' } }),
-      p.run({ id: 'b', domain: 'd', input: { n: 4 } }),
-    ]);
-    expect(first).toMatchObject({ kind: 'reply', output: 'after b' });
-    expect(second).toMatchObject({ kind: 'reply', output: '<json>{"response": 8}</json>' });
-  });
-
-  it("hands a task waiting in a crashed worker's input to a fresh worker, and retries the crashed one", async () => {
-    const p = startPool(1);
-    const [first, second] = await Promise.all([
-      p.run({ id: 'a', domain: 'd', input: { mode: 'crash-once-after-next' } }),
-      p.run({ id: 'b', domain: 'd', input: { n: 3 } }),
-    ]);
-    expect(first.kind).toBe('reply');
-    expect(second).toMatchObject({ kind: 'reply', output: '<json>{"response": 6}</json>' });
-    expect(readFileSync(path.join(tmp, 'seen.started'), 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
   it.each([1, 2])(

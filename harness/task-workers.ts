@@ -27,7 +27,8 @@ export interface TaskPoolOptions {
   size: number;
   /**
    * Tasks one TaskAgent process runs at once (default 1): the pool starts ⌈size ÷ this⌉ processes. A process
-   * given several answers each by id as it finishes; with 1, the next task waits in its input instead.
+   * given several answers each by id as it finishes. No task is written into a worker's input beyond these,
+   * since a TaskAgent that reads its input ahead would start it at once.
    */
   tasksPerWorker?: number;
   command: CommandSpec;
@@ -73,35 +74,21 @@ export function createTaskSlots(count: number): TaskSlots {
   };
 }
 
-/** A worker's answer to one try of a task; `unstarted`: the worker was lost before it began the task. */
-type Attempt = WorkerReply | { kind: 'unstarted' };
-
 interface Job {
   request: TaskRequest;
-  settle: (attempt: Attempt) => void;
-  /** When the worker began it (or, while it waits in the worker's input, when it was written there). */
+  settle: (attempt: WorkerReply) => void;
+  /** When it was given to a worker (or, until then, handed to the pool). */
   since: number;
   timer?: ReturnType<typeof setTimeout>;
 }
 
 interface Worker {
   child: ChildProcess;
-  /**
-   * The tasks the worker runs (the first `tasksPerWorker`, each holding a slot), in the order given, then,
-   * for a worker that runs one at a time, the one waiting in its input (never more than LOOKAHEAD).
-   */
+  /** The tasks the worker runs, at most `tasksPerWorker`, each holding a slot. */
   jobs: Job[];
   exited: boolean;
   stderrTail: string;
 }
-
-/**
- * Tasks written to the input of a busy worker that runs one task at a time, beyond the one it runs: it
- * starts the next as soon as it has answered, instead of waiting for the harness to read the answer and send
- * another (on a loaded machine each wake-up of a process costs milliseconds). A waiting task holds no slot:
- * it takes over its worker's.
- */
-const LOOKAHEAD = 1;
 
 /** How many processes run `size` tasks at once, `tasksPerWorker` each. */
 export function workerCount(size: number, tasksPerWorker: number): number {
@@ -111,15 +98,12 @@ export function workerCount(size: number, tasksPerWorker: number): number {
 /**
  * Long-lived TaskAgent processes fed JSON lines: at most `size` tasks at once (and no more than the shared
  * slots allow), `tasksPerWorker` in each process. A task goes to the least busy worker that has room, and a
- * new worker starts only when none has. Workers that run one task at a time get the next one in their input
- * already when callers have more tasks than workers. A worker that crashes, hangs past a task's timeout or
- * breaks the protocol is killed and replaced: the tasks it ran fail (and are retried once), a task waiting
- * in its input had not started and is handed to another worker.
+ * new worker starts only when none has. A worker that crashes, hangs past a task's timeout or breaks the
+ * protocol is killed and replaced: the tasks it ran fail, and are retried once.
  */
 export function createTaskPool(options: TaskPoolOptions): TaskPool {
   const perWorker = Math.max(1, options.tasksPerWorker ?? 1);
   const maxWorkers = workerCount(options.size, perWorker);
-  const lookahead = perWorker === 1 ? LOOKAHEAD : 0;
   const capBytes = options.outputCapBytes ?? DEFAULT_LIMITS.outputKb * 1024;
   const log: CappedLog = openCappedLog(options.logFile, capBytes, options.redact ?? createRedactor());
   const note = (text: string | Buffer): void => log.write(text);
@@ -153,12 +137,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
       const [job] = worker.jobs.splice(index, 1);
       if (job === undefined) return;
       clearTimeout(job.timer);
-      if (index < perWorker) {
-        // A task waiting in the worker's input starts now, in the slot this one held.
-        const next = worker.jobs[perWorker - 1];
-        if (next !== undefined) begin(worker, next);
-        else slots.give();
-      }
+      slots.give();
       if (draining.has(worker) && worker.jobs.length === 0) lose(worker, 'drained');
       job.settle({
         kind: 'reply',
@@ -203,31 +182,26 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     pump();
   };
 
-  /**
-   * Kills a worker (once) and settles its tasks: the ones it ran failed with `reason` (their slots are given
-   * back), the one waiting in its input never started.
-   */
+  /** Kills a worker (once) and fails the tasks it ran with `reason`, giving their slots back. */
   const lose = (worker: Worker, reason: string, kill = true): void => {
     if (kill) killGroup(worker.child);
     if (worker.exited) return;
     worker.exited = true;
     workers.delete(worker);
     draining.delete(worker);
-    const running = worker.jobs.slice(0, perWorker);
-    const queued = worker.jobs.slice(perWorker);
+    const running = worker.jobs;
     worker.jobs = [];
     for (const job of running) {
       clearTimeout(job.timer);
       slots.give();
       job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
     }
-    for (const job of queued) job.settle({ kind: 'unstarted' });
     pump();
   };
 
   const give = (worker: Worker, job: Job): void => {
     worker.jobs.push(job);
-    if (worker.jobs.length <= perWorker) begin(worker, job);
+    begin(worker, job);
     worker.child.stdin?.write(`${JSON.stringify(job.request)}\n`);
   };
 
@@ -239,20 +213,12 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     return best;
   };
 
-  /** Hands waiting tasks to workers with room (taking a slot each), then to busy workers' inputs. */
+  /** Hands waiting tasks to workers with room, taking a slot each. */
   const pump = (): void => {
     while (!closed && waiting.length > 0) {
       const open = roomiest(perWorker);
-      if ((open !== undefined || workers.size < maxWorkers) && slots.take()) {
-        give(open ?? spawnWorker(), waiting.shift()!);
-        continue;
-      }
-      // Into the input of a worker that runs all it can: it starts the task when it answers one.
-      const busy = [...workers].find(
-        (w) => w.jobs.length >= perWorker && w.jobs.length < perWorker + lookahead,
-      );
-      if (busy === undefined) break;
-      give(busy, waiting.shift()!);
+      if ((open === undefined && workers.size >= maxWorkers) || !slots.take()) break;
+      give(open ?? spawnWorker(), waiting.shift()!);
     }
     // Waiting for a slot another pool holds: look again when one is given back.
     if (waiting.length > 0 && !closed) unsubscribe ??= slots.onFree(onFree);
@@ -267,7 +233,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     pump();
   };
 
-  const attempt = (request: TaskRequest): Promise<Attempt> =>
+  const attempt = (request: TaskRequest): Promise<WorkerReply> =>
     new Promise((settle) => {
       if (closed) {
         settle({ kind: 'infra', reason: 'the task pool was closed', latencyMs: 0 });
@@ -278,20 +244,13 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     });
 
   return {
-    ...(lookahead === 0 ? {} : { lookahead: maxWorkers * lookahead }),
-    /**
-     * Runs one task; an infrastructure failure is retried once on a fresh worker. A task whose worker was
-     * lost before it began is handed to another worker (not a try).
-     */
+    /** Runs one task; an infrastructure failure is retried once on a fresh worker. */
     async run(request: TaskRequest): Promise<WorkerReply> {
-      let failed: WorkerReply | null = null;
-      for (;;) {
-        const result = await attempt(request);
-        if (result.kind === 'unstarted') continue;
-        if (result.kind === 'reply' || closed) return result;
-        if (failed !== null) return { ...result, reason: `${result.reason} (after one retry)` };
-        failed = result;
-      }
+      const first = await attempt(request);
+      if (first.kind === 'reply' || closed) return first;
+      const second = await attempt(request);
+      if (second.kind === 'reply' || closed) return second;
+      return { ...second, reason: `${second.reason} (after one retry)` };
     },
     warm(): void {
       while (!closed && workers.size < maxWorkers) spawnWorker();
@@ -317,11 +276,6 @@ export interface TaskPool {
   /** Starts every worker not yet running, so that the tasks to come do not wait for their start-up. */
   warm(): void;
   close(): Promise<void>;
-  /**
-   * Tasks it takes beyond those it runs at once (they wait in busy workers' input), while it limits what
-   * runs itself; absent when the caller must not give it more tasks than it runs.
-   */
-  lookahead?: number;
 }
 
 /**
