@@ -18,9 +18,10 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-resume-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /**
- * Seeds are chosen so that the simulated TaskAgent answers the staged sample (one task per split) right,
- * so children reach the full evaluation. Small runs whose evaluations take a few seconds (300 ms per simulated call, 2 workers), so that a kill
- * lands inside a step; full evaluation has tasks the staged one has not.
+ * Seeds are chosen so that the simulated TaskAgent answers some of the staged sample right, so children
+ * reach the full evaluation. Small runs whose evaluations take a few seconds (300 ms per simulated call, 2
+ * tasks at once), so that a kill lands inside a step: the staged sample (two tasks per split) takes two
+ * rounds of calls, and the full evaluation has tasks the staged one has not.
  */
 const runArgs = (generations: number, parallel: number, seed: number): string[] => [
   '--domains',
@@ -36,7 +37,7 @@ const runArgs = (generations: number, parallel: number, seed: number): string[] 
   '--eval-samples',
   '4',
   '--staged-samples',
-  '1',
+  '2',
   '--eval-workers',
   '2',
   '--sim-latency-ms',
