@@ -90,11 +90,6 @@ interface Worker {
   stderrTail: string;
 }
 
-/** How many processes run `size` tasks at once, `tasksPerWorker` each. */
-export function workerCount(size: number, tasksPerWorker: number): number {
-  return Math.max(1, Math.ceil(size / Math.max(1, tasksPerWorker)));
-}
-
 /**
  * Long-lived TaskAgent processes fed JSON lines: at most `size` tasks at once (and no more than the shared
  * slots allow), `tasksPerWorker` in each process. A task goes to the least busy worker that has room, and a
@@ -103,7 +98,7 @@ export function workerCount(size: number, tasksPerWorker: number): number {
  */
 export function createTaskPool(options: TaskPoolOptions): TaskPool {
   const perWorker = Math.max(1, options.tasksPerWorker ?? 1);
-  const maxWorkers = workerCount(options.size, perWorker);
+  const maxWorkers = Math.max(1, Math.ceil(options.size / perWorker));
   const capBytes = options.outputCapBytes ?? DEFAULT_LIMITS.outputKb * 1024;
   const log: CappedLog = openCappedLog(options.logFile, capBytes, options.redact ?? createRedactor());
   const note = (text: string | Buffer): void => log.write(text);
@@ -163,16 +158,11 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   };
 
   /**
-   * A worker that runs one task at a time is killed with it. One that runs several fails that task alone and
-   * drains: the tasks it runs beside it go on (they are not to blame), it gets no more, and it is stopped
-   * when they are answered.
+   * The task fails alone and its worker drains: the tasks it runs beside it go on (they are not to blame), it
+   * gets no more, and it is stopped when they are answered (at once when it ran nothing else).
    */
   const timedOut = (worker: Worker, job: Job): void => {
     const reason = `no reply within ${options.taskTimeoutMs / 1000} s`;
-    if (perWorker === 1) {
-      lose(worker, reason);
-      return;
-    }
     worker.jobs = worker.jobs.filter((j) => j !== job);
     workers.delete(worker);
     draining.add(worker);
@@ -205,18 +195,18 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     worker.child.stdin?.write(`${JSON.stringify(job.request)}\n`);
   };
 
-  /** The least busy worker with fewer than `limit` tasks. */
-  const roomiest = (limit: number): Worker | undefined => {
+  /** The least busy worker with room for another task. */
+  const roomiest = (): Worker | undefined => {
     let best: Worker | undefined;
     for (const w of workers)
-      if (w.jobs.length < limit && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
+      if (w.jobs.length < perWorker && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
     return best;
   };
 
   /** Hands waiting tasks to workers with room, taking a slot each. */
   const pump = (): void => {
     while (!closed && waiting.length > 0) {
-      const open = roomiest(perWorker);
+      const open = roomiest();
       if ((open === undefined && workers.size >= maxWorkers) || !slots.take()) break;
       give(open ?? spawnWorker(), waiting.shift()!);
     }
