@@ -67,6 +67,10 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--parallel 0', /^--parallel must be a whole number of at least 1, not 0\.$/],
     ['--eval-workers 0', /^--eval-workers must be a whole number of at least 1, not 0\.$/],
     ['--tasks-per-worker 0', /^--tasks-per-worker must be a whole number of at least 1, not 0\.$/],
+    [
+      '--tasks-per-worker abc',
+      /^--tasks-per-worker must be a whole number of at least 1, not something that is not a number\.$/,
+    ],
     ['--eval-samples 0', /^--eval-samples must be a whole number of at least 1/],
     ['--staged-samples 2.5', /^--staged-samples must be a whole number of at least 1/],
     ['--seed -3', /^--seed must be a whole number of at least 0, not -3\.$/],

@@ -291,7 +291,7 @@ export const MAX_GENERATIONS = 100_000;
 
 function integer(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(value) || value < min || value > max) {
-    const got = Number.isNaN(value) ? 'not a number' : String(value);
+    const got = Number.isNaN(value) ? 'something that is not a number' : String(value);
     const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
     throw new UsageError(`--${name} must be a whole number ${range}, not ${got}.`);
   }
