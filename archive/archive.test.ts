@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Archive, openArchive, type TaskResultInput } from './archive.ts';
 import { MIGRATIONS } from './migrations.ts';
@@ -89,12 +90,12 @@ describe('migrating an empty database', () => {
 
   it('uses the WAL journal and enforces foreign keys', () => {
     expect(archive.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(() => archive.insertVariant({ id: 1, parentId: 99, state: 'selected' })).toThrow(/FOREIGN KEY/);
+    expect(() => archive.insertVariant({ id: 1, parentId: 99, step: 'selected' })).toThrow(/FOREIGN KEY/);
   });
 
   it('does not run migrations again on reopening, and keeps the data', () => {
     archive.createRun(run);
-    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'done' });
     const before = migrations(archive);
     archive.close();
     archive = openArchive(file);
@@ -108,6 +109,63 @@ describe('migrating an empty database', () => {
     const reader = openArchive(file);
     expect(reader.getRun()?.id).toBe('r1');
     reader.close();
+  });
+});
+
+describe('migrating an archive an older version wrote', () => {
+  /** An archive as written before migration `name`: the migrations before it applied and recorded. */
+  const writtenBefore = (name: string, rows: string): string => {
+    const old = path.join(dir, 'old.sqlite');
+    const db = new Database(old);
+    db.exec('CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+    for (const m of MIGRATIONS.slice(
+      0,
+      MIGRATIONS.findIndex((entry) => entry.name === name),
+    )) {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO migrations (name, applied_at) VALUES (?, ?)').run(m.name, 't');
+    }
+    db.exec(rows);
+    db.close();
+    return old;
+  };
+
+  it('keeps each variant at its step, and a resumed run moves it on from there', () => {
+    const old = writtenBefore(
+      '007-variant-step',
+      `INSERT INTO variants
+         (id, parent_id, commit_sha, state, status, valid_parent, selection_score, created_at)
+         VALUES (0, NULL, 'c0', 'done', 'evaluated', 1, 0.5, 't'),
+           (1, 0, NULL, 'failed', 'rejected', 0, NULL, 't'),
+           (2, 0, 'c2', 'staged', 'pending', 0, NULL, 't'),
+           (3, 0, NULL, 'editing', 'pending', 0, NULL, 't');`,
+    );
+    const migrated = openArchive(old);
+    try {
+      expect(migrations(migrated).map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+      expect(migrated.listVariants().map((v) => [v.id, v.step, v.status])).toEqual([
+        [0, 'done', 'evaluated'],
+        [1, 'failed', 'rejected'],
+        [2, 'staged', 'pending'],
+        [3, 'editing', 'pending'],
+      ]);
+      expect(migrated.getVariant(0)).toMatchObject({
+        commit_sha: 'c0',
+        valid_parent: true,
+        selection_score: 0.5,
+      });
+      expect(migrated.variantSteps()).toEqual([
+        { id: 0, step: 'done' },
+        { id: 1, step: 'failed' },
+        { id: 2, step: 'staged' },
+        { id: 3, step: 'editing' },
+      ]);
+      expect(migrated.transitionVariant(3, 'selected', 'editing')).toBe(false);
+      expect(migrated.transitionVariant(2, 'staged', 'full')).toBe(true);
+      expect(migrated.getVariant(2)).toMatchObject({ step: 'full', commit_sha: 'c2' });
+    } finally {
+      migrated.close();
+    }
   });
 });
 
@@ -144,11 +202,11 @@ describe('runs', () => {
 
 describe('variants', () => {
   beforeEach(() => {
-    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'done' });
     archive.insertVariant({
       id: 1,
       parentId: 0,
-      state: 'selected',
+      step: 'selected',
       selectionReason: 'best: highest score 0.5',
     });
   });
@@ -157,7 +215,7 @@ describe('variants', () => {
     expect(archive.getVariant(1)).toMatchObject({
       id: 1,
       parent_id: 0,
-      state: 'selected',
+      step: 'selected',
       status: 'pending',
       valid_parent: false,
       commit_sha: null,
@@ -180,7 +238,7 @@ describe('variants', () => {
     expect(archive.transitionVariant(1, 'editing', 'gating', { commitSha: 'c1', taskCodeHash: 'h1' })).toBe(
       true,
     );
-    expect(archive.getVariant(1)).toMatchObject({ state: 'gating', commit_sha: 'c1', task_code_hash: 'h1' });
+    expect(archive.getVariant(1)).toMatchObject({ step: 'gating', commit_sha: 'c1', task_code_hash: 'h1' });
     const moves = archive.db
       .prepare('SELECT type, data FROM events WHERE variant_id = 1 ORDER BY id')
       .all() as { type: string; data: string }[];
@@ -191,7 +249,7 @@ describe('variants', () => {
   });
 
   it('stores the parent commit given at selection and the cause of a failure', () => {
-    archive.insertVariant({ id: 2, parentId: 0, state: 'selected', parentCommit: 'p0' });
+    archive.insertVariant({ id: 2, parentId: 0, step: 'selected', parentCommit: 'p0' });
     archive.transitionVariant(2, 'selected', 'failed', { status: 'failed', failureCause: 'budget' });
     expect(archive.getVariant(2)).toMatchObject({
       parent_commit: 'p0',
@@ -201,24 +259,24 @@ describe('variants', () => {
   });
 
   it.each([
-    ['editing', { state: 'editing' }, { state: 'editing' }, false],
+    ['editing', { step: 'editing' }, { step: 'editing' }, false],
     [
       'gating with a commit',
-      { state: 'gating', commitSha: 'deadbeef' },
-      { state: 'gating', commit_sha: 'deadbeef' },
+      { step: 'gating', commitSha: 'deadbeef' },
+      { step: 'gating', commit_sha: 'deadbeef' },
       false,
     ],
     ['a valid parent', { validParent: true }, { valid_parent: true }, false],
     [
       'done',
-      { state: 'done', status: 'evaluated', validParent: true },
-      { state: 'done', status: 'evaluated', valid_parent: true },
+      { step: 'done', status: 'evaluated', validParent: true },
+      { step: 'done', status: 'evaluated', valid_parent: true },
       true,
     ],
     [
       'failed with a reason',
-      { state: 'failed', status: 'rejected', failureReason: 'typecheck failed', validParent: false },
-      { state: 'failed', status: 'rejected', failure_reason: 'typecheck failed', valid_parent: false },
+      { step: 'failed', status: 'rejected', failureReason: 'typecheck failed', validParent: false },
+      { step: 'failed', status: 'rejected', failure_reason: 'typecheck failed', valid_parent: false },
       true,
     ],
     [
@@ -227,7 +285,7 @@ describe('variants', () => {
       { diff_stat: '{"files":1}', task_code_hash: 'h1' },
       false,
     ],
-    ['an empty patch', {}, { state: 'selected', status: 'pending' }, false],
+    ['an empty patch', {}, { step: 'selected', status: 'pending' }, false],
   ] as const)('updates %s', (_name, patch, expected, finished) => {
     archive.updateVariant(1, patch);
     const row = archive.getVariant(1)!;
@@ -237,13 +295,13 @@ describe('variants', () => {
 
   it('leaves columns a patch does not name', () => {
     archive.updateVariant(1, { commitSha: 'c1', validParent: true });
-    archive.updateVariant(1, { state: 'staged' });
-    expect(archive.getVariant(1)).toMatchObject({ commit_sha: 'c1', valid_parent: true, state: 'staged' });
+    archive.updateVariant(1, { step: 'staged' });
+    expect(archive.getVariant(1)).toMatchObject({ commit_sha: 'c1', valid_parent: true, step: 'staged' });
   });
 
   it('lists variants by id', () => {
-    archive.insertVariant({ id: 3, parentId: 1, state: 'selected' });
-    archive.insertVariant({ id: 2, parentId: 0, state: 'selected' });
+    archive.insertVariant({ id: 3, parentId: 1, step: 'selected' });
+    archive.insertVariant({ id: 2, parentId: 0, step: 'selected' });
     expect(archive.listVariants().map((v) => [v.id, v.parent_id])).toEqual([
       [0, null],
       [1, 0],
@@ -269,8 +327,8 @@ describe('evaluations', () => {
   } as const;
 
   beforeEach(() => {
-    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
-    archive.insertVariant({ id: 1, parentId: 0, state: 'done' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'done' });
+    archive.insertVariant({ id: 1, parentId: 0, step: 'done' });
   });
 
   it('round-trips an evaluation', () => {
@@ -304,7 +362,7 @@ describe('evaluations', () => {
 
 describe('task results', () => {
   beforeEach(() => {
-    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'done' });
   });
 
   it.each<[string, unknown, string | null]>([
@@ -402,7 +460,7 @@ describe('LLM calls and events', () => {
   });
 
   it('logs events with JSON data', () => {
-    archive.insertVariant({ id: 0, parentId: null, state: 'done' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'done' });
     archive.logEvent(0, 'failed', { status: 'gate_failed', reason: 'no change' });
     archive.logEvent(null, 'run_started');
     const rows = archive.db.prepare('SELECT variant_id, type, data FROM events ORDER BY id').all() as {

@@ -6,12 +6,12 @@ import { MIGRATIONS } from './migrations.ts';
 import { createRedactor, redactDeep } from './redact.ts';
 
 /**
- * A variant's `state` is the step its generation is in (DESIGN §7): where a resumed run continues.
+ * A variant's `step` is the generation step it is in (DESIGN §7): where a resumed run continues.
  * Its `status` is the verdict once the generation has ended: what readers rank and filter by.
  */
-export const VARIANT_STATES = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'] as const;
-export type VariantState = (typeof VARIANT_STATES)[number];
-export const FINAL_STATES: readonly VariantState[] = ['done', 'failed'];
+export const VARIANT_STEPS = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'] as const;
+export type VariantStep = (typeof VARIANT_STEPS)[number];
+export const FINAL_STEPS: readonly VariantStep[] = ['done', 'failed'];
 /** `pending` until the generation ends. */
 export const VARIANT_STATUSES = ['pending', 'evaluated', 'staged_only', 'rejected', 'failed'] as const;
 export type VariantStatus = (typeof VARIANT_STATUSES)[number];
@@ -47,7 +47,7 @@ export const VariantRow = z.object({
   id: z.number(),
   parent_id: z.number().nullable(),
   commit_sha: z.string().nullable(),
-  state: z.enum(VARIANT_STATES),
+  step: z.enum(VARIANT_STEPS),
   status: z.enum(VARIANT_STATUSES),
   valid_parent: flag,
   failure_reason: z.string().nullable(),
@@ -146,7 +146,7 @@ export interface LlmCallInput {
 const now = (): string => new Date().toISOString();
 
 export type VariantPatch = Partial<{
-  state: VariantState;
+  step: VariantStep;
   status: VariantStatus;
   commitSha: string;
   validParent: boolean;
@@ -205,7 +205,7 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
   });
 
   const columns: Record<keyof VariantPatch, string> = {
-    state: 'state',
+    step: 'step',
     status: 'status',
     commitSha: 'commit_sha',
     validParent: 'valid_parent',
@@ -215,8 +215,8 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
     taskCodeHash: 'task_code_hash',
     selectionScore: 'selection_score',
   };
-  /** Applies `patch`; with `from`, only while the variant is in that state. True when a row changed. */
-  function updateVariant(id: number, patch: VariantPatch, from?: VariantState): boolean {
+  /** Applies `patch`; with `from`, only while the variant is in that step. True when a row changed. */
+  function updateVariant(id: number, patch: VariantPatch, from?: VariantStep): boolean {
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(patch)) {
@@ -227,12 +227,12 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
         typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' ? redact(value) : value,
       );
     }
-    if (patch.state === 'done' || patch.state === 'failed') {
+    if (patch.step === 'done' || patch.step === 'failed') {
       sets.push('finished_at = ?');
       values.push(now());
     }
     if (sets.length === 0) return false;
-    const guard = from === undefined ? '' : ' AND state = ?';
+    const guard = from === undefined ? '' : ' AND step = ?';
     const result = db
       .prepare(`UPDATE variants SET ${sets.join(', ')} WHERE id = ?${guard}`)
       .run(...values, id, ...(from === undefined ? [] : [from]));
@@ -288,14 +288,14 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
     insertVariant(v: {
       id: number;
       parentId: number | null;
-      state: VariantState;
+      step: VariantStep;
       selectionReason?: string;
       parentCommit?: string | null;
     }): void {
       db.prepare(
-        `INSERT INTO variants (id, parent_id, state, selection_reason, parent_commit, created_at)
+        `INSERT INTO variants (id, parent_id, step, selection_reason, parent_commit, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
-      ).run(v.id, v.parentId, v.state, v.selectionReason ?? null, v.parentCommit ?? null, now());
+      ).run(v.id, v.parentId, v.step, v.selectionReason ?? null, v.parentCommit ?? null, now());
     },
     updateVariant,
     /**
@@ -303,8 +303,8 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
      * while the variant is still in `from`, so two processes can never both advance it: false when it was not.
      */
     transitionVariant: db.transaction(
-      (id: number, from: VariantState, to: VariantState, patch: VariantPatch = {}, event: unknown = {}) => {
-        const changed = updateVariant(id, { ...patch, state: to }, from);
+      (id: number, from: VariantStep, to: VariantStep, patch: VariantPatch = {}, event: unknown = {}) => {
+        const changed = updateVariant(id, { ...patch, step: to }, from);
         if (!changed) return false;
         db.prepare('INSERT INTO events (ts, variant_id, type, data) VALUES (?, ?, ?, ?)').run(
           now(),
@@ -330,10 +330,10 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
       return row === undefined ? undefined : VariantRow.parse(row);
     },
     /** Every variant's id and step, unvalidated and cheap: for callers that keep finished rows themselves. */
-    variantStates(): { id: number; state: VariantState }[] {
-      return db.prepare('SELECT id, state FROM variants ORDER BY id').all() as {
+    variantSteps(): { id: number; step: VariantStep }[] {
+      return db.prepare('SELECT id, step FROM variants ORDER BY id').all() as {
         id: number;
-        state: VariantState;
+        step: VariantStep;
       }[];
     },
     listVariants(): VariantRow[] {

@@ -126,4 +126,11 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE task_results ADD COLUMN detail TEXT;
     `,
   },
+  {
+    // The step a generation is in (DESIGN §7), named as everywhere else; its verdict stays `status`.
+    name: '007-variant-step',
+    sql: `
+      ALTER TABLE variants RENAME COLUMN state TO step;
+    `,
+  },
 ];

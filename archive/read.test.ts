@@ -25,9 +25,9 @@ describe('pure helpers', () => {
     ['failed', 'rejected', 'rejected'],
     ['failed', 'failed', 'failed'],
     ['editing', 'pending', 'in_progress'],
-    ['some-new-state', 'pending', 'in_progress'],
-  ])('variantOutcome(%s, %s) = %s', (state, status, outcome) =>
-    expect(variantOutcome({ state, status })).toBe(outcome),
+    ['some-new-step', 'pending', 'in_progress'],
+  ])('variantOutcome(%s, %s) = %s', (step, status, outcome) =>
+    expect(variantOutcome({ step, status })).toBe(outcome),
   );
 
   it('foldScores prefers the full stage over the staged sample, whatever the order', () => {
@@ -94,7 +94,7 @@ describe('openArchiveReader', () => {
       domains: ['arithmetic'],
       config: { generations: 3 },
     });
-    writer.insertVariant({ id: 0, parentId: null, state: 'selected' });
+    writer.insertVariant({ id: 0, parentId: null, step: 'selected' });
     const reader = openArchiveReader(path.join(dir, 'archive.sqlite'));
     const before = reader.changeMark();
     expect(reader.run()).toMatchObject({
@@ -104,8 +104,13 @@ describe('openArchiveReader', () => {
       generationsPlanned: 3,
       best: null,
     });
-    expect(reader.variants()[0]).toMatchObject({ id: 0, outcome: 'in_progress', score: null });
-    writer.updateVariant(0, { state: 'done', status: 'evaluated', selectionScore: 0.5 });
+    expect(reader.variants()[0]).toMatchObject({
+      id: 0,
+      step: 'selected',
+      outcome: 'in_progress',
+      score: null,
+    });
+    writer.updateVariant(0, { step: 'done', status: 'evaluated', selectionScore: 0.5 });
     writer.logEvent(0, 'evaluated');
     expect(reader.changeMark()).not.toBe(before);
     expect(reader.run()?.best).toEqual({ id: 0, score: 0.5 });
@@ -115,7 +120,7 @@ describe('openArchiveReader', () => {
     writer.close();
   });
 
-  it('reads an archive from before the stored selection score without migrating it', () => {
+  it('reads an archive from before the selection score and the step column without migrating it', () => {
     const dir = tmp();
     const file = path.join(dir, 'archive.sqlite');
     const db = new Database(file);
@@ -133,7 +138,7 @@ describe('openArchiveReader', () => {
     db.close();
     const size = statSync(file).size;
     const reader = openArchiveReader(file);
-    expect(reader.variants()).toMatchObject([{ id: 0, score: null, outcome: 'evaluated' }]);
+    expect(reader.variants()).toMatchObject([{ id: 0, step: 'done', score: null, outcome: 'evaluated' }]);
     reader.close();
     expect(statSync(file).size).toBe(size);
     const check = new Database(file, { readonly: true });

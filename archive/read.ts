@@ -5,7 +5,7 @@ import { EvaluationRow, RunRow, TaskResultRow, VariantRow } from './archive.ts';
 /** How far a run got, as a reader shows it. `running` may also be a run whose process died. */
 export type RunState = 'running' | 'done' | 'stopped' | 'failed';
 
-/** How a variant ended, as a reader shows it: the harness's `state`/`status` pair folded into one word. */
+/** How a variant ended, as a reader shows it: the harness's `step`/`status` pair folded into one word. */
 export type VariantOutcome = 'in_progress' | 'evaluated' | 'staged_only' | 'rejected' | 'failed';
 
 /** One split's score of a domain: the full evaluation when there is one, else the staged sample. */
@@ -30,7 +30,7 @@ export interface VariantView {
   parent: number | null;
   commit: string | null;
   outcome: VariantOutcome;
-  state: string;
+  step: string;
   status: string;
   validParent: boolean;
   failureReason: string | null;
@@ -115,8 +115,8 @@ const LlmCallRow = z.object({
   error: z.string().nullable(),
 });
 
-/** Read leniently: a reader must keep working when the harness adds a state it does not know yet. */
-const ReadVariantRow = VariantRow.extend({ state: z.string() });
+/** Read leniently: a reader must keep working when the harness adds a step it does not know yet. */
+const ReadVariantRow = VariantRow.extend({ step: z.string() });
 type ReadVariantRow = z.infer<typeof ReadVariantRow>;
 
 const EventRow = z.object({
@@ -131,9 +131,9 @@ export function runState(status: string): RunState {
   return status === 'done' || status === 'stopped' || status === 'failed' ? status : 'running';
 }
 
-export function variantOutcome(v: { state: string; status: string }): VariantOutcome {
-  if (v.state === 'failed') return v.status === 'rejected' ? 'rejected' : 'failed';
-  if (v.state !== 'done') return 'in_progress';
+export function variantOutcome(v: { step: string; status: string }): VariantOutcome {
+  if (v.step === 'failed') return v.status === 'rejected' ? 'rejected' : 'failed';
+  if (v.step !== 'done') return 'in_progress';
   return v.status === 'staged_only' ? 'staged_only' : 'evaluated';
 }
 
@@ -218,7 +218,9 @@ export function openArchiveReader(file: string) {
   // Archives written before migration 003 have no stored selection score: read it as not evaluated.
   // Columns added by later migrations read as NULL in an archive written before them (never migrated here).
   const added = ['selection_score', 'parent_commit', 'failure_cause'].filter((c) => !variantColumns.has(c));
-  const selectVariants = `SELECT *${added.map((c) => `, NULL AS ${c}`).join('')} FROM variants`;
+  // Archives written before migration 007 call the step column `state`.
+  const step = variantColumns.has('step') ? '' : ', state AS step';
+  const selectVariants = `SELECT *${step}${added.map((c) => `, NULL AS ${c}`).join('')} FROM variants`;
 
   const costByVariant = (): Map<number | null, { cost: number; calls: number }> => {
     const rows = db
@@ -239,7 +241,7 @@ export function openArchiveReader(file: string) {
     parent: row.parent_id,
     commit: row.commit_sha,
     outcome: variantOutcome(row),
-    state: row.state,
+    step: row.step,
     status: row.status,
     validParent: row.valid_parent,
     failureReason: row.failure_reason,

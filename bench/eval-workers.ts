@@ -143,7 +143,7 @@ export async function benchEvalWorkers(
   const evaluation = async (pool: TaskPool, workers: number, name: string): Promise<void> => {
     const archive = openArchive(path.join(dir, `archive-${name}.sqlite`));
     const cache = openEvalCache(path.join(dir, `cache-${name}.sqlite`));
-    archive.insertVariant({ id: 0, parentId: null, state: 'full' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'full' });
     ledger = archive;
     try {
       await evaluateStage(

@@ -19,7 +19,7 @@ function storeVariant(archive: Archive, id: number, parentId: number | null): vo
   archive.insertVariant({
     id,
     parentId,
-    state: 'selected',
+    step: 'selected',
     parentCommit: parentId === null ? null : `c${parentId}`,
   });
   archive.transitionVariant(id, 'selected', 'editing');

@@ -28,7 +28,7 @@ const row = (id: number, parent: number | null): VariantRow => ({
   id,
   parent_id: parent,
   commit_sha: null,
-  state: 'done',
+  step: 'done',
   status: 'evaluated',
   valid_parent: true,
   failure_reason: null,
@@ -176,14 +176,14 @@ beforeEach(() => {
     [2, 1],
     [3, 0],
   ] as const) {
-    archive.insertVariant({ id, parentId: parent, state: 'done' });
-    archive.updateVariant(id, { state: 'done', validParent: true, diffStat: JSON.stringify({ files: id }) });
+    archive.insertVariant({ id, parentId: parent, step: 'done' });
+    archive.updateVariant(id, { step: 'done', validParent: true, diffStat: JSON.stringify({ files: id }) });
     record(id, 'train', ['correct', 'wrong', 'parse_failure']);
     record(id, 'val', ['wrong', 'wrong', 'correct']);
     record(id, 'test', ['correct', 'wrong', 'error']);
   }
   record(2, 'train', ['correct', 'correct', 'error']);
-  archive.insertVariant({ id: 4, parentId: 2, state: 'editing' });
+  archive.insertVariant({ id: 4, parentId: 2, step: 'editing' });
   writeEvalsFolder(path.join(dir, 'evals'), archive, 2, domains);
 });
 
@@ -420,7 +420,7 @@ describe('writeEvalsFolder', () => {
         const before = snapshot(outside());
         // The MetaAgent's child is done: the next MetaAgent improves it and sees its results as well.
         archive.updateVariant(4, {
-          state: 'done',
+          step: 'done',
           validParent: true,
           diffStat: JSON.stringify({ files: 4 }),
         });
@@ -447,7 +447,7 @@ describe('writeEvalsFolder', () => {
         lstatSync(path.join(folder, 'variant-0/riddles/train.jsonl')).ino;
       const before = inode(first);
       evals.release(first);
-      archive.updateVariant(4, { state: 'done', validParent: true, diffStat: JSON.stringify({ files: 4 }) });
+      archive.updateVariant(4, { step: 'done', validParent: true, diffStat: JSON.stringify({ files: 4 }) });
       record(4, 'train', ['wrong', 'correct', 'correct']);
 
       const second = path.join(dir, 'evals-b');

@@ -150,7 +150,7 @@ export function createEvalsFolders(
   // What is shown of a finished variant, made once: a finished variant never changes.
   const rows = new Map<number, string>();
   const memo = new Map<number, Rendered>();
-  const final = (variant: VariantRow): boolean => variant.state === 'done' || variant.state === 'failed';
+  const final = (variant: VariantRow): boolean => variant.step === 'done' || variant.step === 'failed';
   /** The folders the harness wrote and has not removed (in use or kept). */
   const written = new Map<string, Written>();
   const spares: string[] = [];

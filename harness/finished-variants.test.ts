@@ -32,17 +32,17 @@ const evaluation = (id: number, score: number) => ({
 
 describe('finishedVariants', () => {
   it('reads every variant as the archive holds it, an unfinished one afresh each time', () => {
-    archive.insertVariant({ id: 0, parentId: null, state: 'full' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'full' });
     const memo = finishedVariants(archive);
-    expect(memo.variants().map((v) => [v.id, v.state])).toEqual([[0, 'full']]);
+    expect(memo.variants().map((v) => [v.id, v.step])).toEqual([[0, 'full']]);
     archive.transitionVariant(0, 'full', 'done', { status: 'evaluated', selectionScore: 0.5 });
-    archive.insertVariant({ id: 1, parentId: 0, state: 'selected' });
-    expect(memo.variants().map((v) => [v.id, v.state, v.selection_score])).toEqual([
+    archive.insertVariant({ id: 1, parentId: 0, step: 'selected' });
+    expect(memo.variants().map((v) => [v.id, v.step, v.selection_score])).toEqual([
       [0, 'done', 0.5],
       [1, 'selected', null],
     ]);
     archive.transitionVariant(1, 'selected', 'editing');
-    expect(memo.variants()[1]?.state).toBe('editing');
+    expect(memo.variants()[1]?.step).toBe('editing');
   });
 
   it('is shared by every caller of the same archive', () => {
@@ -50,7 +50,7 @@ describe('finishedVariants', () => {
   });
 
   it("keeps a finished variant's evaluations, and reads an unfinished one's afresh", () => {
-    archive.insertVariant({ id: 0, parentId: null, state: 'full' });
+    archive.insertVariant({ id: 0, parentId: null, step: 'full' });
     archive.putEvaluation(evaluation(0, 0.3));
     const memo = finishedVariants(archive);
     memo.variants();

@@ -25,15 +25,15 @@ export function finishedVariants(archive: Archive): FinishedVariants {
   const memo: FinishedVariants = {
     variants() {
       const out: VariantRow[] = [];
-      for (const { id, state } of archive.variantStates()) {
+      for (const { id, step } of archive.variantSteps()) {
         const cached = rows.get(id);
-        if (cached !== undefined && cached.state === state) {
+        if (cached !== undefined && cached.step === step) {
           out.push(cached);
           continue;
         }
         const row = archive.getVariant(id);
         if (row === undefined) continue;
-        if (FINAL.has(row.state)) rows.set(id, row);
+        if (FINAL.has(row.step)) rows.set(id, row);
         out.push(row);
       }
       return out;
@@ -42,7 +42,7 @@ export function finishedVariants(archive: Archive): FinishedVariants {
       const cached = evaluations.get(id);
       if (cached !== undefined) return cached;
       const read = archive.listEvaluations(id);
-      if (FINAL.has(rows.get(id)?.state ?? '')) evaluations.set(id, read);
+      if (FINAL.has(rows.get(id)?.step ?? '')) evaluations.set(id, read);
       return read;
     },
   };

@@ -3,8 +3,8 @@ import type {
   FailureCause,
   VariantPatch,
   VariantRow,
-  VariantState,
   VariantStatus,
+  VariantStep,
 } from '../archive/archive.ts';
 import { type GenerationSession, openSession } from './generation-session.ts';
 import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './generation-steps.ts';
@@ -12,7 +12,7 @@ import { logDir, type RunContext } from './run-context.ts';
 
 /** What a step decided: the next step with what it learned, or the end of the generation. */
 export type StepOutcome =
-  | { kind: 'next'; to: Exclude<VariantState, 'done' | 'failed'>; patch?: VariantPatch; event?: object }
+  | { kind: 'next'; to: Exclude<VariantStep, 'done' | 'failed'>; patch?: VariantPatch; event?: object }
   | { kind: 'done'; status: Extract<VariantStatus, 'evaluated' | 'staged_only'>; score: number | null }
   | {
       kind: 'failed';
@@ -24,8 +24,8 @@ export type StepOutcome =
 /** One step: reads the variant as stored, does the step's work, and says where the generation goes next. */
 export type Step = (ctx: RunContext, variant: VariantRow, session: GenerationSession) => Promise<StepOutcome>;
 
-/** The generation as a table (DESIGN §7): every state that is not final has the step that leaves it. */
-export const STEPS: Record<Exclude<VariantState, 'done' | 'failed'>, Step> = {
+/** The generation as a table (DESIGN §7): every step that is not final has the `Step` that leaves it. */
+export const STEPS: Record<Exclude<VariantStep, 'done' | 'failed'>, Step> = {
   selected: prepareEdit,
   editing: runEdit,
   gating: gate,
@@ -33,8 +33,7 @@ export const STEPS: Record<Exclude<VariantState, 'done' | 'failed'>, Step> = {
   full: evaluateFull,
 };
 
-export const isFinal = (state: VariantState): state is 'done' | 'failed' =>
-  state === 'done' || state === 'failed';
+export const isFinal = (step: VariantStep): step is 'done' | 'failed' => step === 'done' || step === 'failed';
 
 /**
  * Advances a generation from the step it is in to its end, one guarded transition per step. Called for a
@@ -48,11 +47,11 @@ export async function advanceGeneration(ctx: RunContext, id: number): Promise<vo
     for (;;) {
       const variant = ctx.archive.getVariant(id);
       if (variant === undefined) throw new Error(`variant ${id} is not in the archive`);
-      if (isFinal(variant.state)) return;
-      const outcome = await STEPS[variant.state](ctx, variant, session);
+      if (isFinal(variant.step)) return;
+      const outcome = await STEPS[variant.step](ctx, variant, session);
       if (ctx.signal.aborted) return;
       if (!record(ctx, variant, outcome)) {
-        throw new Error(`variant ${id} left the step "${variant.state}" while this process was running it`);
+        throw new Error(`variant ${id} left the step "${variant.step}" while this process was running it`);
       }
     }
   } finally {
@@ -68,7 +67,7 @@ function record(ctx: RunContext, variant: VariantRow, outcome: StepOutcome): boo
     case 'next':
       return archive.transitionVariant(
         id,
-        variant.state,
+        variant.step,
         outcome.to,
         outcome.patch ?? {},
         outcome.event ?? {},
@@ -76,7 +75,7 @@ function record(ctx: RunContext, variant: VariantRow, outcome: StepOutcome): boo
     case 'done': {
       const done = archive.transitionVariant(
         id,
-        variant.state,
+        variant.step,
         'done',
         { status: outcome.status, validParent: true, selectionScore: outcome.score },
         { status: outcome.status, score: outcome.score },
@@ -110,7 +109,7 @@ export function failVariant(
   return ctx.archive.db.transaction(() => {
     const failed = ctx.archive.transitionVariant(
       variant.id,
-      variant.state,
+      variant.step,
       'failed',
       { status, failureReason: reason, failureCause: cause, validParent: false },
       { status, reason, cause },

@@ -35,9 +35,9 @@ async function runWith(selectParent: string): Promise<RunContext> {
     [0, 0.2],
     [1, 0.9],
   ] as const) {
-    archive.insertVariant({ id, parentId: id === 0 ? null : 0, state: 'selected' });
+    archive.insertVariant({ id, parentId: id === 0 ? null : 0, step: 'selected' });
     archive.updateVariant(id, {
-      state: 'done',
+      step: 'done',
       status: 'evaluated',
       commitSha: rootCommit,
       selectionScore: score,

@@ -24,8 +24,8 @@ export function archivedVariants(ctx: Pick<RunContext, 'archive'>): ArchivedVari
     .map((v) => ({
       id: v.id,
       parentId: v.parent_id,
-      score: v.state === 'done' ? v.selection_score : null,
-      blamesParent: v.state === 'failed' && v.failure_cause === 'agent',
+      score: v.step === 'done' ? v.selection_score : null,
+      blamesParent: v.step === 'failed' && v.failure_cause === 'agent',
     }));
 }
 

@@ -2,8 +2,9 @@ import type { Archive } from '../archive/archive.ts';
 
 /**
  * What a run reports while it goes, for a progress display (the harness itself prints nothing). Stages
- * are the variant states of the archive; `step` names what happens inside one (the gate's typecheck, the
- * smoke task); `llm_call` is each model call as the ledger records it.
+ * are the generation steps a variant's `step` goes through in the archive; a `step` event names what
+ * happens inside one (the gate's typecheck, the smoke task); `llm_call` is each model call as the ledger
+ * records it.
  */
 export type RunEvent =
   | { type: 'run_started'; generations: number }
@@ -21,20 +22,20 @@ const STEPS: Record<string, string> = {
 };
 
 /**
- * The archive, telling `emit` of every state a variant enters and every step it starts, as it is written:
- * whoever writes the states (the generation steps) reports progress without knowing of it.
+ * The archive, telling `emit` of every generation step a variant enters and of what starts inside one, as
+ * it is written: whoever moves a variant on (the generation steps) reports progress without knowing of it.
  */
 export function observeArchive(archive: Archive, emit: (event: RunEvent) => void): Archive {
-  const entered = (id: number, state: string): void => {
-    emit({ type: 'stage', variant: id, stage: state });
-    if (state === 'gating') emit({ type: 'step', variant: id, step: 'typecheck' });
-    if (state === 'done' || state === 'failed') {
+  const entered = (id: number, step: string): void => {
+    emit({ type: 'stage', variant: id, stage: step });
+    if (step === 'gating') emit({ type: 'step', variant: id, step: 'typecheck' });
+    if (step === 'done' || step === 'failed') {
       const row = archive.getVariant(id);
       emit({
         type: 'variant_done',
         variant: id,
-        status: row?.status ?? state,
-        score: row?.state === 'done' ? (row.selection_score ?? null) : null,
+        status: row?.status ?? step,
+        score: row?.step === 'done' ? (row.selection_score ?? null) : null,
       });
     }
   };
@@ -42,11 +43,11 @@ export function observeArchive(archive: Archive, emit: (event: RunEvent) => void
     ...archive,
     insertVariant(v) {
       archive.insertVariant(v);
-      entered(v.id, v.state);
+      entered(v.id, v.step);
     },
     updateVariant(id, patch, from) {
       const changed = archive.updateVariant(id, patch, from);
-      if (changed && patch.state !== undefined) entered(id, patch.state);
+      if (changed && patch.step !== undefined) entered(id, patch.step);
       return changed;
     },
     // Still the archive's transaction (its `deferred`, `immediate` ... variants), reporting each move made.

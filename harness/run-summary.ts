@@ -30,7 +30,7 @@ export interface RunSummary {
 export function bestVariant(archive: Archive): { id: number; score: number } | null {
   let best: { id: number; score: number } | null = null;
   for (const v of finishedVariants(archive).variants()) {
-    if (v.state !== 'done' || v.selection_score === null) continue;
+    if (v.step !== 'done' || v.selection_score === null) continue;
     if (best === null || v.selection_score > best.score) best = { id: v.id, score: v.selection_score };
   }
   return best;
@@ -43,7 +43,7 @@ export function progressLine(
   spentUsd: number,
 ): string {
   const variant = ctx.archive.getVariant(id);
-  const score = variant?.state === 'done' ? variant.selection_score : null;
+  const score = variant?.step === 'done' ? variant.selection_score : null;
   const best = bestVariant(ctx.archive);
   return (
     `generation ${id}/${ctx.config.generations}: ${variant?.status ?? 'unknown'}` +
@@ -63,7 +63,7 @@ export function summarize(
     commit: v.commit_sha,
     status: v.status,
     validParent: v.valid_parent,
-    score: v.state === 'done' ? v.selection_score : null,
+    score: v.step === 'done' ? v.selection_score : null,
     scores: scoresBySplit(ctx.archive.listEvaluations(v.id)),
     failureReason: v.failure_reason,
   }));

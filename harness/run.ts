@@ -257,7 +257,7 @@ async function schedule(
         // leaves nothing to go on with (the variant repository gone). A variant already done keeps its result.
         const { message, fatal } = describeHarnessError(error, path.join(ctx.runDir, 'variants.git'));
         const variant = archive.getVariant(id);
-        if (variant !== undefined && !isFinal(variant.state)) {
+        if (variant !== undefined && !isFinal(variant.step)) {
           failVariant(ctx, variant, 'failed', `harness error: ${message}`, 'harness');
         }
         archive.logEvent(id, 'harness_error', { message });
@@ -271,7 +271,7 @@ async function schedule(
         if (cannotReach !== null) {
           const variant = archive.getVariant(id);
           const reason = `model unreachable: ${cannotReach}`;
-          if (variant !== undefined && !isFinal(variant.state))
+          if (variant !== undefined && !isFinal(variant.step))
             failVariant(ctx, variant, 'failed', reason, 'harness');
           failure = new ModelUnreachableError(cannotReach);
         }
@@ -281,7 +281,7 @@ async function schedule(
   };
   for (let id = 1; id <= config.generations && !stopping(); id++) {
     const existing = archive.getVariant(id);
-    if (existing !== undefined && isFinal(existing.state)) continue;
+    if (existing !== undefined && isFinal(existing.step)) continue;
     for (;;) {
       const horizon = id - selectionLag(config.parallel);
       const full = running.size >= config.parallel;
@@ -297,14 +297,14 @@ async function schedule(
       archive.insertVariant({
         id,
         parentId: parent.id,
-        state: 'selected',
+        step: 'selected',
         selectionReason: parent.reason,
         parentCommit,
       });
       archive.logEvent(id, 'selected', { parent: parent.id, reason: parent.reason });
       ctx.progress(`variant ${id}: parent ${parent.id} (${parent.reason})`);
     } else {
-      ctx.progress(`variant ${id}: resumed at the step "${existing.state}"`);
+      ctx.progress(`variant ${id}: resumed at the step "${existing.step}"`);
     }
     launch(id);
   }
@@ -335,7 +335,7 @@ async function variantZero(
     const codeHash = await created.repo.taskCodeHash(created.rootCommit);
     archive.db.transaction(() => {
       archive.db.prepare('DELETE FROM variants WHERE id = 0').run();
-      archive.insertVariant({ id: 0, parentId: null, state: 'full', selectionReason: agents.reason });
+      archive.insertVariant({ id: 0, parentId: null, step: 'full', selectionReason: agents.reason });
       archive.updateVariant(0, { commitSha: created.rootCommit, taskCodeHash: codeHash });
     })();
     return created;
@@ -355,7 +355,7 @@ function stopIfUnreachable(
 ): void {
   if (unreachable === null) return;
   const reason = `model unreachable: ${unreachable}`;
-  archive.updateVariant(id, { state: 'failed', status: 'failed', validParent: false, failureReason: reason });
+  archive.updateVariant(id, { step: 'failed', status: 'failed', validParent: false, failureReason: reason });
   archive.logEvent(id, 'failed', { status: 'failed', reason });
   throw new ModelUnreachableError(unreachable);
 }

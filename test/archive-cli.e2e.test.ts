@@ -49,6 +49,8 @@ async function everyCommandWorks(runId: string, state: string): Promise<void> {
   expect(show.stdout).toMatch(/MetaAgent \(done, \d+ tool calls\): Simulated meta agent/);
   const showJson = JSON.parse((await archive('show', `${runId}:1`, '--json')).stdout);
   expect(showJson.variant.parent).toBe(0);
+  // Finished: its generation step is final whatever its verdict.
+  expect(['done', 'failed']).toContain(showJson.variant.step);
 
   const diff = await archive('diff', `${runId}:1`);
   expect(diff.code, diff.stderr).toBe(0);
@@ -70,7 +72,7 @@ async function everyCommandWorks(runId: string, state: string): Promise<void> {
   const csv = await archive('export', runId, '--format', 'csv');
   expect(csv.stdout.split('\n')[0]).toMatch(/^id,parent,status,score,arithmetic train,arithmetic val/);
   const jsonl = (await archive('export', runId, '--format', 'jsonl')).stdout.trim().split('\n');
-  expect(JSON.parse(jsonl[0]!)).toMatchObject({ run: runId, id: 0 });
+  expect(JSON.parse(jsonl[0]!)).toMatchObject({ run: runId, id: 0, step: 'done', status: 'evaluated' });
 }
 
 describe('hyperagents archive on real simulated runs', () => {

@@ -157,9 +157,9 @@ describe('faults during a run', () => {
     expect(stderr).toMatch(/variant repository .*variants\.git was removed while the run was going/);
     noTrace(stderr);
     const db = new Database(archiveFile, { readonly: true });
-    const variants = db.prepare('SELECT id, state, status, failure_reason FROM variants').all() as {
+    const variants = db.prepare('SELECT id, step, status, failure_reason FROM variants').all() as {
       id: number;
-      state: string;
+      step: string;
       status: string;
       failure_reason: string | null;
     }[];
@@ -167,14 +167,14 @@ describe('faults during a run', () => {
       data: string;
     }[];
     db.close();
-    expect(variants[0]).toMatchObject({ id: 0, state: 'done', status: 'evaluated' });
+    expect(variants[0]).toMatchObject({ id: 0, step: 'done', status: 'evaluated' });
     for (const v of variants) noTrace(v.failure_reason ?? '');
     for (const e of events) noTrace(e.data);
     expect(events.map((e) => e.data).join('\n')).toMatch(/was removed while the run was going/);
     // The variant under way when the repository went is failed with that reason, unless it had finished.
     // Nothing is left half-done: every variant ended, and the one under way says why it failed.
-    expect(variants.filter((v) => v.state !== 'done' && v.state !== 'failed')).toEqual([]);
+    expect(variants.filter((v) => v.step !== 'done' && v.step !== 'failed')).toEqual([]);
     const last = variants.at(-1)!;
-    if (last.state !== 'done') expect(last.failure_reason).toMatch(/was removed while the run was going/);
+    if (last.step !== 'done') expect(last.failure_reason).toMatch(/was removed while the run was going/);
   }, 300_000);
 });

@@ -47,23 +47,23 @@ export function readArchive<T>(runDir: string, read: (db: Database.Database) => 
 
 const ORDER = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'];
 
-/** A point to kill a run at: variant `variant` has reached the step `state` (and, for evaluations, stored results). */
+/** A point to kill a run at: variant `variant` has reached `step` (and, for evaluations, stored results). */
 export interface KillPoint {
   variant: number;
-  state: string;
+  step: string;
 }
 
 /** True once the run has reached the kill point or gone past it. */
 export function reached(db: Database.Database, point: KillPoint): boolean {
-  const row = db.prepare('SELECT state FROM variants WHERE id = ?').get(point.variant) as
-    | { state: string }
+  const row = db.prepare('SELECT step FROM variants WHERE id = ?').get(point.variant) as
+    | { step: string }
     | undefined;
   if (row === undefined) return false;
-  const at = ORDER.indexOf(row.state);
-  const want = ORDER.indexOf(point.state);
+  const at = ORDER.indexOf(row.step);
+  const want = ORDER.indexOf(point.step);
   if (at > want) return true;
   if (at < want) return false;
-  switch (point.state) {
+  switch (point.step) {
     case 'editing':
       return eventCount(db, point.variant, 'meta_started') > eventCount(db, point.variant, 'meta_finished');
     case 'staged':
@@ -95,14 +95,14 @@ const stagedResults = (db: Database.Database, id: number): number =>
 /** Where each variant was when the run was killed: its step, and whether its MetaAgent was mid-run. */
 export function positions(
   runDir: string,
-): { variant: number; state: string; midMeta: boolean; results: number }[] {
+): { variant: number; step: string; midMeta: boolean; results: number }[] {
   return (
     readArchive(runDir, (db) =>
-      (db.prepare('SELECT id, state FROM variants ORDER BY id').all() as { id: number; state: string }[])
-        .filter((v) => v.state !== 'done' && v.state !== 'failed')
+      (db.prepare('SELECT id, step FROM variants ORDER BY id').all() as { id: number; step: string }[])
+        .filter((v) => v.step !== 'done' && v.step !== 'failed')
         .map((v) => ({
           variant: v.id,
-          state: v.state,
+          step: v.step,
           midMeta: eventCount(db, v.id, 'meta_started') > eventCount(db, v.id, 'meta_finished'),
           results: resultCount(db, v.id),
         })),
@@ -130,10 +130,10 @@ export function stepsOf(runDir: string): KillPoint[] {
       (
         db
           .prepare(
-            "SELECT variant_id AS variant, type AS state FROM events WHERE type IN ('selected', 'editing', 'gating', 'staged', 'full') ORDER BY id",
+            "SELECT variant_id AS variant, type AS step FROM events WHERE type IN ('selected', 'editing', 'gating', 'staged', 'full') ORDER BY id",
           )
           .all() as KillPoint[]
-      ).filter((p, i, all) => all.findIndex((q) => q.variant === p.variant && q.state === p.state) === i),
+      ).filter((p, i, all) => all.findIndex((q) => q.variant === p.variant && q.step === p.step) === i),
     ) ?? []
   );
 }
@@ -174,14 +174,14 @@ export function repoDisagreements(runDir: string): string[] {
   );
   const rows =
     readArchive(runDir, (db) =>
-      db.prepare('SELECT id, parent_id, commit_sha, parent_commit, state FROM variants ORDER BY id').all(),
+      db.prepare('SELECT id, parent_id, commit_sha, parent_commit, step FROM variants ORDER BY id').all(),
     ) ?? [];
   const variants = rows as {
     id: number;
     parent_id: number | null;
     commit_sha: string | null;
     parent_commit: string | null;
-    state: string;
+    step: string;
   }[];
   const problems: string[] = [];
   for (const v of variants) {

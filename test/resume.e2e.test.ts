@@ -99,16 +99,15 @@ describe('a run killed with SIGKILL and resumed ends as an uninterrupted run wit
   it('serial: killed at every step of every generation', async () => {
     const args = runArgs(2, 1, 2);
     const baseline = await uninterrupted(args, path.join(tmp, 'serial-baseline'));
-    const points = [{ variant: 0, state: 'full' }, ...stepsOf(baseline.runDir)];
+    const points = [{ variant: 0, step: 'full' }, ...stepsOf(baseline.runDir)];
     expect(points.length).toBeGreaterThanOrEqual(10);
     const resumed = await killAndResume(args, path.join(tmp, 'serial'), points);
     expect(resumed.kills.length).toBeGreaterThanOrEqual(10);
     const at = resumed.kills.flatMap((k) => k.at);
     // The kills landed in every step, in the middle of a MetaAgent run and of a full evaluation among them.
-    for (const state of ['editing', 'gating', 'staged', 'full'])
-      expect(at.map((p) => p.state)).toContain(state);
-    expect(at.some((p) => p.state === 'editing' && p.midMeta)).toBe(true);
-    expect(at.some((p) => p.state === 'full' && p.results > 0)).toBe(true);
+    for (const step of ['editing', 'gating', 'staged', 'full']) expect(at.map((p) => p.step)).toContain(step);
+    expect(at.some((p) => p.step === 'editing' && p.midMeta)).toBe(true);
+    expect(at.some((p) => p.step === 'full' && p.results > 0)).toBe(true);
     expectSameRun(resumed, baseline, 2);
   }, 3_600_000);
 
@@ -116,7 +115,7 @@ describe('a run killed with SIGKILL and resumed ends as an uninterrupted run wit
     const args = runArgs(3, 2, 4);
     const baseline = await uninterrupted(args, path.join(tmp, 'parallel-baseline'));
     const points = stepsOf(baseline.runDir).filter(
-      (p) => p.variant >= 2 && ['editing', 'staged', 'full'].includes(p.state),
+      (p) => p.variant >= 2 && ['editing', 'staged', 'full'].includes(p.step),
     );
     const resumed = await killAndResume(args, path.join(tmp, 'parallel'), points);
     expect(resumed.kills.length).toBeGreaterThanOrEqual(3);
@@ -130,7 +129,7 @@ describe('a run killed with SIGKILL and resumed ends as an uninterrupted run wit
     const out = path.join(tmp, 'three');
     const runDir = path.join(out, 'run');
     const run = startCli([...args, '--out', out, '--run-id', 'run']);
-    expect(await waitFor(runDir, run, { variant: 3, state: 'editing' })).toBe(true);
+    expect(await waitFor(runDir, run, { variant: 3, step: 'editing' })).toBe(true);
     run.child.kill('SIGINT');
     const stopped = await run.done;
     expect(stopped.code).toBe(130);

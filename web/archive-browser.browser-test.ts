@@ -49,7 +49,7 @@ const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
 function liveVariant(id: number, parent: number, score: number): void {
-  live.insertVariant({ id, parentId: parent, state: 'selected' });
+  live.insertVariant({ id, parentId: parent, step: 'selected' });
   live.putEvaluation({
     variant_id: id,
     domain: 'arithmetic',
@@ -63,7 +63,7 @@ function liveVariant(id: number, parent: number, score: number): void {
     parse_failures: 0,
     errors: 0,
   });
-  live.updateVariant(id, { state: 'done', status: 'evaluated', validParent: true, selectionScore: score });
+  live.updateVariant(id, { step: 'done', status: 'evaluated', validParent: true, selectionScore: score });
   live.logEvent(id, 'evaluated', { score });
 }
 
@@ -120,8 +120,8 @@ beforeAll(async () => {
     domains: ['arithmetic'],
     config: { generations: 5 },
   });
-  live.insertVariant({ id: 0, parentId: null, state: 'selected' });
-  live.updateVariant(0, { state: 'done', status: 'evaluated', validParent: true, selectionScore: 0.3 });
+  live.insertVariant({ id: 0, parentId: null, step: 'selected' });
+  live.updateVariant(0, { step: 'done', status: 'evaluated', validParent: true, selectionScore: 0.3 });
 
   server = await startServer({ runsDir: runs, pollMs: 200 });
   browser = await launchChromium();

@@ -51,11 +51,11 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
   archive.db.transaction(() => {
     for (let v = 0; v < variants; v++) {
       const parent = v === 0 ? null : Math.floor(random() * v);
-      archive.insertVariant({ id: v, parentId: parent, state: 'selected', selectionReason: 'synthetic' });
+      archive.insertVariant({ id: v, parentId: parent, step: 'selected', selectionReason: 'synthetic' });
       const roll = random();
       if (v > 0 && roll < 0.12) {
         archive.updateVariant(v, {
-          state: 'failed',
+          step: 'failed',
           status: 'rejected',
           failureReason: 'gate: typecheck failed',
         });
@@ -63,7 +63,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
       }
       if (v > 0 && roll < 0.18) {
         archive.updateVariant(v, {
-          state: 'failed',
+          step: 'failed',
           status: 'failed',
           failureReason: 'MetaAgent timed out after 600 s',
         });
@@ -121,7 +121,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
       });
       archive.logEvent(v, 'evaluated', { score });
       archive.updateVariant(v, {
-        state: 'done',
+        step: 'done',
         status: 'evaluated',
         validParent: true,
         selectionScore: score,

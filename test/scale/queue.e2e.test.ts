@@ -34,7 +34,7 @@ afterAll(async () => {
 /** The child's last evaluation step in the single-machine run: where its tasks are in flight. */
 function lastEvaluationStep(): KillPoint {
   const point = stepsOf(path.join(tmp, 'local', 'run'))
-    .filter((p) => p.variant >= 1 && (p.state === 'staged' || p.state === 'full'))
+    .filter((p) => p.variant >= 1 && (p.step === 'staged' || p.step === 'full'))
     .at(-1);
   if (point === undefined) throw new Error('the single-machine run has no evaluated child');
   return point;
