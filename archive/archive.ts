@@ -11,7 +11,8 @@ import { createRedactor, redactDeep } from './redact.ts';
  */
 export const VARIANT_STEPS = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'] as const;
 export type VariantStep = (typeof VARIANT_STEPS)[number];
-export const FINAL_STEPS: readonly VariantStep[] = ['done', 'failed'];
+/** The generation has ended: nothing moves the variant on from these steps. */
+export const isFinalStep = (step: string): step is 'done' | 'failed' => step === 'done' || step === 'failed';
 /** `pending` until the generation ends. */
 export const VARIANT_STATUSES = ['pending', 'evaluated', 'staged_only', 'rejected', 'failed'] as const;
 export type VariantStatus = (typeof VARIANT_STATUSES)[number];
@@ -227,7 +228,7 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
         typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' ? redact(value) : value,
       );
     }
-    if (patch.step === 'done' || patch.step === 'failed') {
+    if (patch.step !== undefined && isFinalStep(patch.step)) {
       sets.push('finished_at = ?');
       values.push(now());
     }

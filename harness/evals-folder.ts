@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { Archive, EvaluationRow, VariantRow } from '../archive/archive.ts';
+import { type Archive, type EvaluationRow, isFinalStep, type VariantRow } from '../archive/archive.ts';
 import { openNoFollow } from './capped-output.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { finishedVariants } from './finished-variants.ts';
@@ -150,7 +150,6 @@ export function createEvalsFolders(
   // What is shown of a finished variant, made once: a finished variant never changes.
   const rows = new Map<number, string>();
   const memo = new Map<number, Rendered>();
-  const final = (variant: VariantRow): boolean => variant.step === 'done' || variant.step === 'failed';
   /** The folders the harness wrote and has not removed (in use or kept). */
   const written = new Map<string, Written>();
   const spares: string[] = [];
@@ -159,14 +158,14 @@ export function createEvalsFolders(
     const known = rows.get(variant.id);
     if (known !== undefined) return known;
     const made = lineageRow(variant, finished.evaluations(variant.id));
-    if (final(variant)) rows.set(variant.id, made);
+    if (isFinalStep(variant.step)) rows.set(variant.id, made);
     return made;
   };
   const rendered = (variant: VariantRow): Rendered => {
     const known = memo.get(variant.id);
     if (known !== undefined) return known;
     const made = render(archive, domains, variant);
-    if (final(variant)) memo.set(variant.id, made);
+    if (isFinalStep(variant.step)) memo.set(variant.id, made);
     return made;
   };
 

@@ -1,4 +1,4 @@
-import type { Archive, EvaluationRow, VariantRow } from '../archive/archive.ts';
+import { type Archive, type EvaluationRow, isFinalStep, type VariantRow } from '../archive/archive.ts';
 
 /**
  * A finished variant (`done` or `failed`) never changes in the run that finished it, so what a generation
@@ -13,7 +13,6 @@ export interface FinishedVariants {
   evaluations(id: number): EvaluationRow[];
 }
 
-const FINAL = new Set(['done', 'failed']);
 const memos = new WeakMap<Archive, FinishedVariants>();
 
 /** The memo of `archive` (one per archive object, so every caller in the process shares it). */
@@ -33,7 +32,7 @@ export function finishedVariants(archive: Archive): FinishedVariants {
         }
         const row = archive.getVariant(id);
         if (row === undefined) continue;
-        if (FINAL.has(row.step)) rows.set(id, row);
+        if (isFinalStep(row.step)) rows.set(id, row);
         out.push(row);
       }
       return out;
@@ -42,7 +41,7 @@ export function finishedVariants(archive: Archive): FinishedVariants {
       const cached = evaluations.get(id);
       if (cached !== undefined) return cached;
       const read = archive.listEvaluations(id);
-      if (FINAL.has(rows.get(id)?.step ?? '')) evaluations.set(id, read);
+      if (isFinalStep(rows.get(id)?.step ?? '')) evaluations.set(id, read);
       return read;
     },
   };

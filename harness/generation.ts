@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import type {
-  FailureCause,
-  VariantPatch,
-  VariantRow,
-  VariantStatus,
-  VariantStep,
+import {
+  type FailureCause,
+  isFinalStep,
+  type VariantPatch,
+  type VariantRow,
+  type VariantStatus,
+  type VariantStep,
 } from '../archive/archive.ts';
 import { type GenerationSession, openSession } from './generation-session.ts';
 import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './generation-steps.ts';
@@ -33,8 +34,6 @@ export const STEPS: Record<Exclude<VariantStep, 'done' | 'failed'>, Step> = {
   full: evaluateFull,
 };
 
-export const isFinal = (step: VariantStep): step is 'done' | 'failed' => step === 'done' || step === 'failed';
-
 /**
  * Advances a generation from the step it is in to its end, one guarded transition per step. Called for a
  * new generation and for one a killed run left half-way alike. Returns without writing once the run is
@@ -47,7 +46,7 @@ export async function advanceGeneration(ctx: RunContext, id: number): Promise<vo
     for (;;) {
       const variant = ctx.archive.getVariant(id);
       if (variant === undefined) throw new Error(`variant ${id} is not in the archive`);
-      if (isFinal(variant.step)) return;
+      if (isFinalStep(variant.step)) return;
       const outcome = await STEPS[variant.step](ctx, variant, session);
       if (ctx.signal.aborted) return;
       if (!record(ctx, variant, outcome)) {

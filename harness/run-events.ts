@@ -1,4 +1,4 @@
-import type { Archive } from '../archive/archive.ts';
+import { type Archive, isFinalStep } from '../archive/archive.ts';
 
 /**
  * What a run reports while it goes, for a progress display (the harness itself prints nothing). Stages
@@ -29,7 +29,7 @@ export function observeArchive(archive: Archive, emit: (event: RunEvent) => void
   const entered = (id: number, step: string): void => {
     emit({ type: 'stage', variant: id, stage: step });
     if (step === 'gating') emit({ type: 'step', variant: id, step: 'typecheck' });
-    if (step === 'done' || step === 'failed') {
+    if (isFinalStep(step)) {
       const row = archive.getVariant(id);
       emit({
         type: 'variant_done',

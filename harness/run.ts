@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { type LlmCallInput, openArchive } from '../archive/archive.ts';
+import { isFinalStep, type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
@@ -11,7 +11,7 @@ import { killAll } from './agent-processes.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
-import { advanceGeneration, failVariant, isFinal } from './generation.ts';
+import { advanceGeneration, failVariant } from './generation.ts';
 import { createGradeContext } from './grade-context.ts';
 import { describeHarnessError } from './harness-error.ts';
 import { frozenMetaDir } from './meta-agent-run.ts';
@@ -257,7 +257,7 @@ async function schedule(
         // leaves nothing to go on with (the variant repository gone). A variant already done keeps its result.
         const { message, fatal } = describeHarnessError(error, path.join(ctx.runDir, 'variants.git'));
         const variant = archive.getVariant(id);
-        if (variant !== undefined && !isFinal(variant.step)) {
+        if (variant !== undefined && !isFinalStep(variant.step)) {
           failVariant(ctx, variant, 'failed', `harness error: ${message}`, 'harness');
         }
         archive.logEvent(id, 'harness_error', { message });
@@ -271,7 +271,7 @@ async function schedule(
         if (cannotReach !== null) {
           const variant = archive.getVariant(id);
           const reason = `model unreachable: ${cannotReach}`;
-          if (variant !== undefined && !isFinal(variant.step))
+          if (variant !== undefined && !isFinalStep(variant.step))
             failVariant(ctx, variant, 'failed', reason, 'harness');
           failure = new ModelUnreachableError(cannotReach);
         }
@@ -281,7 +281,7 @@ async function schedule(
   };
   for (let id = 1; id <= config.generations && !stopping(); id++) {
     const existing = archive.getVariant(id);
-    if (existing !== undefined && isFinal(existing.step)) continue;
+    if (existing !== undefined && isFinalStep(existing.step)) continue;
     for (;;) {
       const horizon = id - selectionLag(config.parallel);
       const full = running.size >= config.parallel;
