@@ -32,7 +32,13 @@ async function parse(argv: string[]) {
       .scriptName('hyperagents archive')
       .usage(ARCHIVE_USAGE)
       .version(false)
-      .option('runs', { type: 'string', default: './runs', requiresArg: true, describe: 'folder of runs' })
+      .option('runs', {
+        alias: 'out',
+        type: 'string',
+        default: './runs',
+        requiresArg: true,
+        describe: 'folder of runs (--out, as generate-loop calls it, works too)',
+      })
       .option('json', { type: 'boolean', default: false })
       .option('domain', { type: 'string', requiresArg: true })
       .option('split', { type: 'string', requiresArg: true })

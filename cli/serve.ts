@@ -17,7 +17,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
       .usage(USAGE)
       .version(false)
       .option('port', { type: 'number', default: 8080, requiresArg: true })
-      .option('runs', { type: 'string', default: './runs', requiresArg: true })
+      .option('runs', {
+        alias: 'out',
+        type: 'string',
+        default: './runs',
+        requiresArg: true,
+        describe: 'folder of runs (--out, as generate-loop calls it, works too)',
+      })
       .option('host', {
         type: 'string',
         default: '127.0.0.1',

@@ -91,6 +91,14 @@ describe('hyperagents archive on real simulated runs', () => {
     await everyCommandWorks('finished', 'done');
   }, 900_000);
 
+  it('takes the runs folder as --out too, the name generate-loop gives it', async () => {
+    const list = await runCli('hyperagents', ['archive', 'list', '--json', '--out', runs]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'finished' })]),
+    );
+  }, 900_000);
+
   it('works on a run still going, and on the same run stopped half-way', async () => {
     going = spawn(
       process.execPath,
