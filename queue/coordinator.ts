@@ -15,13 +15,13 @@ import { gitArchive, tarFolder } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
 import {
   codeKey,
+  decodeEditResult,
+  decodeTaskResult,
   type EditJob,
-  EditJobResultSchema,
   editJobId,
   editQueueName,
   gatewayKey,
   type TaskJob,
-  TaskJobResultSchema,
   taskJobId,
   taskQueueName,
   VERSION_KEY,
@@ -59,21 +59,14 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     connection,
     queueName: taskQueueName(options.version),
     jobName: 'task',
-    read: (value) => {
-      const parsed = TaskJobResultSchema.safeParse(value);
-      return parsed.success ? parsed.data : null;
-    },
+    read: decodeTaskResult,
     infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
   });
   const edits = openAwaitedJobs<RemoteEditReply>({
     connection,
     queueName: editQueueName(options.version),
     jobName: 'edit',
-    read: (value) => {
-      const parsed = EditJobResultSchema.safeParse(value);
-      if (!parsed.success) return null;
-      return { kind: 'ran', ...parsed.data, patch: Buffer.from(parsed.data.patch, 'base64') };
-    },
+    read: decodeEditResult,
     infra: (reason) => ({ kind: 'infra', reason }),
   });
 

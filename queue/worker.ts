@@ -8,14 +8,16 @@ import { agentEnv } from '../harness/agent-processes.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation-session.ts';
 import { createGradeContext } from '../harness/grade-context.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
-import { createTaskPool, type TaskPool, type WorkerReply } from '../harness/task-workers.ts';
+import { createTaskPool, type TaskPool } from '../harness/task-workers.ts';
 import { fetchTree } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
 import {
   editQueueName,
+  encodeTaskResult,
   gatewayKey,
   PREFIX,
   type TaskJob,
+  type TaskJobResult,
   TaskJobSchema,
   taskQueueName,
   VERSION_KEY,
@@ -152,7 +154,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     return pool;
   };
 
-  const processTask = async (job: Job): Promise<WorkerReply> => {
+  const processTask = async (job: Job): Promise<TaskJobResult> => {
     const parsed = TaskJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError('a job this version cannot read');
     const task = parsed.data;
@@ -175,9 +177,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
         options.note(`job ${job.id}: ${reason}`);
         throw new Error(reason);
       }
-      if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return reply;
+      if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return encodeTaskResult(reply);
       const graded = await grader.grade(task.request, reply.output);
-      return graded === null ? reply : { ...reply, graded };
+      return encodeTaskResult(graded === null ? reply : { ...reply, graded });
     } finally {
       variant.running -= 1;
       variant.lastUsed = Date.now();
