@@ -74,7 +74,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     client.disconnect();
     return {
       ok: false,
-      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs} (after the "+" is a hash of the project's domains/ and harness/ code: workers grade with their own copy of the domains, so it must match too). Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
+      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs} (after the "+" is a hash of the project's domains/, harness/ and queue/ code: workers grade with their own copy of the domains, so it must match too). Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
     };
   }
   mkdirSync(options.workDir, { recursive: true });
