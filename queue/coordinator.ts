@@ -26,7 +26,8 @@ import {
   taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
-import type { RedisTarget } from './redis-url.ts';
+import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
+import { type RedisEvent, watchRedis } from './redis-watch.ts';
 import { type RunSecret, runSecret } from './run-secret.ts';
 
 export interface CoordinatorOptions {
@@ -34,6 +35,8 @@ export interface CoordinatorOptions {
   version: string;
   /** The gateway's address as workers reach it; default: the address it listens on. */
   gatewayUrl: string | null;
+  /** Told when Redis stops answering, while it does not, and when it is back. */
+  onRedis?(event: RedisEvent): void;
 }
 
 export type Coordinator = RemoteTasks &
@@ -55,6 +58,9 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   const client = new Redis(connection);
   client.on('error', () => undefined);
   await client.set(VERSION_KEY, options.version);
+  const stopWatching = watchRedis(client, formatRedisTarget(options.target), (event) =>
+    options.onRedis?.(event),
+  );
   const tasks = openAwaitedJobs<WorkerReply>({
     connection,
     queueName: taskQueueName(options.version),
@@ -149,6 +155,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     },
     workers: () => tasks.queue.getWorkersCount(),
     async close() {
+      stopWatching();
       await tasks.close();
       await edits.close();
       client.disconnect();

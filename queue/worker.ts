@@ -22,7 +22,8 @@ import {
   taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
-import type { RedisTarget } from './redis-url.ts';
+import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
+import { type RedisEvent, watchRedis } from './redis-watch.ts';
 import { type Relay, reachable, startRelay } from './relay.ts';
 import { editJobProcessor } from './worker-edits.ts';
 import { createWorkerGrader } from './worker-grading.ts';
@@ -41,6 +42,8 @@ export interface QueueWorkerOptions {
   note(line: string): void;
   /** How often a job whose worker died is noticed (BullMQ's stalled check); default 5 s. */
   stalledMs?: number;
+  /** Told when Redis stops answering, while it does not, and when it is back. */
+  onRedis?(event: RedisEvent): void;
 }
 
 export type StartedWorker = { ok: true; id: string; close(): Promise<void> } | { ok: false; message: string };
@@ -78,6 +81,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     };
   }
   mkdirSync(options.workDir, { recursive: true });
+  const stopWatching = watchRedis(client, formatRedisTarget(options.target), (event) =>
+    options.onRedis?.(event),
+  );
   const id = `${hostname()}-${process.pid}`;
   const prepared = new Map<string, Promise<Prepared>>();
   let preparedCount = 0;
@@ -225,6 +231,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     id,
     async close() {
       clearInterval(sweep);
+      stopWatching();
       await worker.close();
       await editWorker.close();
       for (const ready of prepared.values()) await ready.then(closeVariant, () => undefined);
