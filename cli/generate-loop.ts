@@ -10,6 +10,7 @@ import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { assertListenable, queueTarget } from './queue-target.ts';
+import { redisLine } from './redis-progress.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
@@ -58,15 +59,9 @@ function interruptions(resume: string): { signal: AbortSignal; dispose(): void }
 export async function main(argv: string[]): Promise<number> {
   let prepared: PreparedRun | 'help';
   let queue: QueueFlags;
-  let coordinator: Coordinator | null = null;
   try {
     queue = takeQueueFlags(argv);
     prepared = await prepareLoop(queue.rest);
-    if (prepared !== 'help' && queue.queue !== null) {
-      const target = await queueTarget(queue.queue, 'generate-loop --queue');
-      await assertListenable(queue.gatewayListen);
-      coordinator = await openCoordinator({ target, version: PROJECT_VERSION, gatewayUrl: queue.gatewayUrl });
-    }
   } catch (error) {
     return reportError(error, 'generate-loop');
   }
@@ -74,9 +69,24 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${await loopHelp()}\n\n${QUEUE_HELP}\n`);
     return 0;
   }
-  const { config, runId, runDir, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
   const display = createProgress(process.stderr, prepared.quiet);
   const progress = display.line;
+  let coordinator: Coordinator | null = null;
+  if (queue.queue !== null) {
+    try {
+      const target = await queueTarget(queue.queue, 'generate-loop --queue');
+      await assertListenable(queue.gatewayListen);
+      coordinator = await openCoordinator({
+        target,
+        version: PROJECT_VERSION,
+        gatewayUrl: queue.gatewayUrl,
+        onRedis: (event) => progress(redisLine(event)),
+      });
+    } catch (error) {
+      return reportError(error, 'generate-loop');
+    }
+  }
+  const { config, runId, runDir, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
   if (simulated && !prepared.quiet) process.stderr.write(`${SIM_BANNER}\n`);
   if (chosen !== null) process.stderr.write(`${chosen}\n`);
   if (replay !== null) {

@@ -9,6 +9,7 @@ import { formatRedisTarget } from '../queue/redis-url.ts';
 import { startQueueWorker } from '../queue/worker.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { queueTarget } from './queue-target.ts';
+import { redisLine } from './redis-progress.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents worker --queue redis://HOST:PORT[/DB] [--concurrency 2] [--sandbox auto|bwrap|none]
@@ -63,6 +64,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     nodeModules: path.join(PROJECT_ROOT, 'node_modules'),
     workDir: mkdtempSync(path.join(tmpdir(), 'hyperagents-worker-')),
     note: (line) => process.stderr.write(`worker: ${line}\n`),
+    onRedis: (event) => process.stderr.write(`worker: ${redisLine(event)}\n`),
   });
   if (!started.ok) throw new UsageError(started.message);
   process.stderr.write(

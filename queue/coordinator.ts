@@ -15,18 +15,19 @@ import { gitArchive, tarFolder } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
 import {
   codeKey,
+  decodeEditResult,
+  decodeTaskResult,
   type EditJob,
-  EditJobResultSchema,
   editJobId,
   editQueueName,
   gatewayKey,
   type TaskJob,
-  TaskJobResultSchema,
   taskJobId,
   taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
-import type { RedisTarget } from './redis-url.ts';
+import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
+import { type RedisEvent, watchRedis } from './redis-watch.ts';
 import { type RunSecret, runSecret } from './run-secret.ts';
 
 export interface CoordinatorOptions {
@@ -34,6 +35,8 @@ export interface CoordinatorOptions {
   version: string;
   /** The gateway's address as workers reach it; default: the address it listens on. */
   gatewayUrl: string | null;
+  /** Told when Redis stops answering, while it does not, and when it is back. */
+  onRedis?(event: RedisEvent): void;
 }
 
 export type Coordinator = RemoteTasks &
@@ -55,25 +58,21 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   const client = new Redis(connection);
   client.on('error', () => undefined);
   await client.set(VERSION_KEY, options.version);
+  const stopWatching = watchRedis(client, formatRedisTarget(options.target), (event) =>
+    options.onRedis?.(event),
+  );
   const tasks = openAwaitedJobs<WorkerReply>({
     connection,
     queueName: taskQueueName(options.version),
     jobName: 'task',
-    read: (value) => {
-      const parsed = TaskJobResultSchema.safeParse(value);
-      return parsed.success ? parsed.data : null;
-    },
+    read: decodeTaskResult,
     infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
   });
   const edits = openAwaitedJobs<RemoteEditReply>({
     connection,
     queueName: editQueueName(options.version),
     jobName: 'edit',
-    read: (value) => {
-      const parsed = EditJobResultSchema.safeParse(value);
-      if (!parsed.success) return null;
-      return { kind: 'ran', ...parsed.data, patch: Buffer.from(parsed.data.patch, 'base64') };
-    },
+    read: decodeEditResult,
     infra: (reason) => ({ kind: 'infra', reason }),
   });
 
@@ -156,6 +155,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     },
     workers: () => tasks.queue.getWorkersCount(),
     async close() {
+      stopWatching();
       await tasks.close();
       await edits.close();
       client.disconnect();

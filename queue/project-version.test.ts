@@ -11,6 +11,7 @@ const BASE = {
   'domains/a/index.ts': 'export default 1;',
   'domains/a/index.test.ts': 'test();',
   'harness/run.ts': 'run();',
+  'queue/protocol.ts': 'wire();',
   'cli/main.ts': 'main();',
 };
 
@@ -27,7 +28,7 @@ function project(files: Record<string, string>): string {
 describe('projectVersion', () => {
   const base = projectVersion(project(BASE), '0.1.0');
 
-  it('is the package version and a hash of the domains and harness code', () => {
+  it('is the package version and a hash of the domains, harness and queue code', () => {
     expect(base).toMatch(/^0\.1\.0\+[0-9a-f]{12}$/);
     expect(projectVersion(project(BASE), '0.1.0')).toBe(base);
   });
@@ -36,13 +37,14 @@ describe('projectVersion', () => {
     ['a domain file changed', { 'domains/a/index.ts': 'export default 2;' }],
     ['a domain file added', { 'domains/a/data.json': '[]' }],
     ['a harness file changed', { 'harness/run.ts': 'run(1);' }],
+    ['a queue file changed (what crosses Redis)', { 'queue/protocol.ts': 'wire(1);' }],
   ])('differs when %s', (_, change) => {
     expect(projectVersion(project({ ...BASE, ...change }), '0.1.0')).not.toBe(base);
   });
 
   it.each([
     ['a test changed', { 'domains/a/index.test.ts': 'test(1);' }],
-    ['code outside domains/ and harness/ changed', { 'cli/main.ts': 'main(1);' }],
+    ['code outside domains/, harness/ and queue/ changed', { 'cli/main.ts': 'main(1);' }],
   ])('is the same when %s', (_, change) => {
     expect(projectVersion(project({ ...BASE, ...change }), '0.1.0')).toBe(base);
   });

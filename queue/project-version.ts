@@ -3,12 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { HARNESS_VERSION, PROJECT_ROOT } from '../harness/run-config.ts';
 
-/** The folders whose code decides what a task's result is: its grading (domains/) and how it runs (harness/). */
-const HASHED = ['domains', 'harness'];
+/**
+ * The folders whose code decides what a task's result is: its grading (domains/), how it runs (harness/) and
+ * how it crosses Redis (queue/).
+ */
+const HASHED = ['domains', 'harness', 'queue'];
 
 /**
  * The version a coordinator and its workers must share: package.json's version and a hash of the project's
- * domains/ and harness/ source (tests left out), as `0.1.0+1a2b3c4d5e6f`. Workers grade with their own copy
+ * domains/, harness/ and queue/ source (tests left out), as `0.1.0+1a2b3c4d5e6f`. Workers grade with their own copy
  * of the domains, so two checkouts of the same version number with other domain code must not meet.
  */
 export function projectVersion(root: string, packageVersion: string): string {

@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { editJobId, editQueueName, taskJobId, taskQueueName } from './protocol.ts';
+import arithmetic from '../domains/arithmetic/index.ts';
+import type { GradeContext } from '../domains/grade-context.ts';
+import { type Graded, gradeOutput } from '../harness/grading.ts';
+import type { WorkerReply } from '../harness/task-workers.ts';
+import {
+  decodeEditResult,
+  decodeTaskResult,
+  editJobId,
+  editQueueName,
+  encodeEditResult,
+  encodeTaskResult,
+  type RanEdit,
+  TaskJobSchema,
+  taskJobId,
+  taskQueueName,
+} from './protocol.ts';
+
+/** What BullMQ does to a job's data and result: JSON text in Redis, parsed again by whoever reads it. */
+const throughRedis = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+const overTheQueue = (reply: WorkerReply): WorkerReply | null =>
+  decodeTaskResult(throughRedis(encodeTaskResult(reply)));
 
 const job = {
   runKey: 'a'.repeat(32),
@@ -56,5 +76,167 @@ describe('editJobId', () => {
   it('lives in a queue of its own per version', () => {
     expect(editQueueName('0.1.0')).toBe('edits-v0.1.0');
     expect(editQueueName('0.1.0')).not.toBe(taskQueueName('0.1.0'));
+  });
+});
+
+const reply = (output: string, graded?: Graded): WorkerReply => ({
+  kind: 'reply',
+  output,
+  error: null,
+  latencyMs: 412,
+  ...(graded === undefined ? {} : { graded }),
+});
+const graded = (prediction: unknown, change: Partial<Graded> = {}): Graded => ({
+  outcome: 'wrong',
+  prediction,
+  score: 0,
+  error: null,
+  detail: null,
+  ...change,
+});
+
+describe('a task job result over the queue', () => {
+  it.each<[string, WorkerReply]>([
+    [
+      'a parse failure (no prediction), its output kept',
+      reply(
+        'The answer is probably 24.',
+        graded(undefined, { outcome: 'parse_failure', error: 'no JSON object with "response"' }),
+      ),
+    ],
+    [
+      'an empty output',
+      reply('', graded(undefined, { outcome: 'parse_failure', error: 'no JSON object with "response"' })),
+    ],
+    [
+      'an answer the schema refused, kept as the prediction',
+      reply('<json>{"response": "unknown"}</json>', graded('unknown', { outcome: 'parse_failure' })),
+    ],
+    ['a null prediction', reply('<json>{"response": null}</json>', graded(null))],
+    ['a false prediction', reply('<json>{"response": false}</json>', graded(false))],
+    ['a zero prediction', reply('<json>{"response": 0}</json>', graded(0))],
+    ["an empty string's prediction", reply('<json>{"response": ""}</json>', graded(''))],
+    [
+      'a nested prediction',
+      reply('…', graded({ b: [1, null, { c: '' }], a: { '2': true, '10': [] }, d: -1.5e-300 })),
+    ],
+    [
+      'text JSON escapes (NUL, a lone surrogate, emoji, line breaks)',
+      reply('a\u0000b\ud800 🙂\r\n', graded('\u0000\udfff🙂\n', { outcome: 'correct', score: 1 })),
+    ],
+    [
+      "a grader's detail",
+      reply('<json>{"response": "f"}</json>', graded('f', { score: 0.75, detail: '3/4 tests passed' })),
+    ],
+    [
+      'a grader that failed',
+      reply('<json>{"response": 5}</json>', graded(5, { outcome: 'error', error: 'grader failed: boom' })),
+    ],
+    [
+      'a model error (not graded)',
+      { kind: 'reply', output: '', error: 'model call failed: 500', latencyMs: 3 },
+    ],
+    ['a reply the coordinator grades (a dataset domain)', reply('<json>{"response": 7}</json>')],
+    ['an infrastructure failure', { kind: 'infra', reason: 'TaskAgent exited (SIGKILL)', latencyMs: 9 }],
+  ])('arrives as it left: %s', (_what, sent) => {
+    expect(overTheQueue(sent)).toStrictEqual(sent);
+  });
+
+  /** Grading is in-process for arithmetic; a command would be a bug. */
+  const ctx: GradeContext = { run: () => Promise.reject(new Error('no commands expected')) };
+  const task = { id: 'train-030', input: { question: 'How many?' }, answer: 24 };
+
+  it.each([
+    ['no JSON at all', 'The answer is probably 24.'],
+    ['nothing', ''],
+    ['a null response', '<json>{"response": null}</json>'],
+    ['a response of the wrong type', '<json>{"response": {"n": [24]}}</json>'],
+    ['a wrong answer', '<json>{"response": 23}</json>'],
+    ['the right answer', '<json>{"response": 24}</json>'],
+  ])("arrives as the worker's grader gave it: %s", async (_what, output) => {
+    const sent = reply(output, await gradeOutput(arithmetic, task, output, ctx));
+    expect(overTheQueue(sent)).toStrictEqual(sent);
+  });
+
+  it.each([
+    ['-0', -0],
+    ['a hole in an array', [1, undefined, 3]],
+    ['an undefined field', { a: 1, b: undefined }],
+  ])('carries a prediction JSON would change (%s) as the archive stores it', (_what, prediction) => {
+    const back = overTheQueue(reply('…', graded(prediction)));
+    expect(back?.kind === 'reply' && JSON.stringify(back.graded?.prediction)).toBe(
+      JSON.stringify(prediction),
+    );
+  });
+
+  it.each<[string, unknown]>([
+    ['nothing', undefined],
+    ['a reply without its grade field', { kind: 'reply', output: 'x', error: null, latencyMs: 1 }],
+    [
+      'a grade whose prediction is not JSON text',
+      {
+        kind: 'reply',
+        output: 'x',
+        error: null,
+        latencyMs: 1,
+        graded: { outcome: 'wrong', prediction: '{', score: 0, error: null, detail: null },
+      },
+    ],
+    ['another kind', { kind: 'timeout', latencyMs: 1 }],
+  ])('reads %s as no result', (_what, value) => {
+    expect(decodeTaskResult(value)).toBeNull();
+  });
+});
+
+describe('a task job over the queue', () => {
+  const data = {
+    version: '0.1.0+abc',
+    runKey: 'a'.repeat(32),
+    runId: 'run',
+    variantId: 0,
+    commit: 'b'.repeat(40),
+    token: 't'.repeat(32),
+    taskTimeoutMs: 1000,
+    tasksPerWorker: 2,
+    limits: { memoryMb: 1, processes: 1, openFiles: 1, fileSizeMb: 1, diskMb: 1, outputKb: 1 },
+    gradeHere: true,
+  };
+
+  it.each([
+    ['a task with a format hint', { id: 'a', domain: 'd', input: { q: [1, null] }, formatHint: 'a number' }],
+    ['a task whose input is undefined', { id: 'a', domain: 'd', input: undefined }],
+    ['a task whose input is null', { id: 'a', domain: 'd', input: null }],
+  ])('is read by the worker as the coordinator sent it: %s', (_what, request) => {
+    const parsed = TaskJobSchema.safeParse(throughRedis({ ...data, request }));
+    expect(parsed.success && parsed.data.request).toEqual(request);
+  });
+});
+
+describe('a MetaAgent job result over the queue', () => {
+  const ran: RanEdit = {
+    kind: 'ran',
+    worker: 'host-12',
+    exitCode: 0,
+    timedOut: false,
+    overLimit: null,
+    tail: '',
+    log: 'log\u0000line\n',
+    transcript: '{"turns": []}',
+    refused: null,
+    patch: Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+  };
+
+  it.each<[string, RanEdit]>([
+    ['an edit (a binary diff of every byte value)', ran],
+    ['no edit, no transcript, killed', { ...ran, exitCode: null, transcript: null, patch: Buffer.alloc(0) }],
+    ['a timeout over a limit', { ...ran, exitCode: 137, timedOut: true, overLimit: 'wrote more than 1 MiB' }],
+    ['a tree the worker refused to send', { ...ran, refused: 'agents/x is a link', patch: Buffer.alloc(0) }],
+  ])('arrives as it left: %s', (_what, sent) => {
+    expect(decodeEditResult(throughRedis(encodeEditResult(sent)))).toStrictEqual(sent);
+  });
+
+  it('reads a result without its transcript field as no result', () => {
+    const { transcript: _, ...rest } = encodeEditResult(ran);
+    expect(decodeEditResult(throughRedis(rest))).toBeNull();
   });
 });

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TASK_OUTCOMES } from '../archive/archive.ts';
+import type { RemoteEditReply } from '../harness/run-context.ts';
+import type { WorkerReply } from '../harness/task-workers.ts';
 
 /**
  * What crosses Redis between a coordinator and its workers: a job names a run (by a key derived from the
@@ -51,7 +53,11 @@ export const TaskJobSchema = z.object({
   request: z.object({
     id: z.string(),
     domain: z.string(),
-    input: z.unknown(),
+    /** Absent when undefined, as JSON leaves it (a local TaskAgent's request has none either). */
+    input: z
+      .unknown()
+      .optional()
+      .transform((input): unknown => input),
     formatHint: z.string().optional(),
   }),
   /** The task's domain is one shipped with the project (not a user's dataset): the worker grades it. */
@@ -59,25 +65,76 @@ export const TaskJobSchema = z.object({
 });
 export type TaskJob = z.infer<typeof TaskJobSchema>;
 
-/** A job's result: the TaskAgent's reply, or an infrastructure failure on the worker (both are results). */
+/**
+ * A graded reply as it crosses Redis. The prediction travels as its JSON text, null when there is none (a
+ * parse failure without a `response`, a model error): JSON itself drops an absent value, and this is the
+ * text the archive stores for it either way.
+ */
+const GradedWireSchema = z.object({
+  outcome: z.enum(TASK_OUTCOMES),
+  prediction: z.string().nullable(),
+  score: z.number(),
+  error: z.string().nullable(),
+  detail: z.string().nullable(),
+});
+
+/**
+ * A job's result: the TaskAgent's reply (`graded` when the worker graded it), or an infrastructure failure on
+ * the worker (both are results). Every field is present, so nothing is lost to JSON on the way.
+ */
 export const TaskJobResultSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('reply'),
     output: z.string(),
     error: z.string().nullable(),
     latencyMs: z.number(),
-    graded: z
-      .object({
-        outcome: z.enum(TASK_OUTCOMES),
-        prediction: z.unknown(),
-        score: z.number(),
-        error: z.string().nullable(),
-        detail: z.string().nullable(),
-      })
-      .optional(),
+    graded: GradedWireSchema.nullable(),
   }),
   z.object({ kind: z.literal('infra'), reason: z.string(), latencyMs: z.number() }),
 ]);
+export type TaskJobResult = z.infer<typeof TaskJobResultSchema>;
+
+/** A worker's reply as the job's result. */
+export function encodeTaskResult(reply: WorkerReply): TaskJobResult {
+  if (reply.kind === 'infra') return { kind: 'infra', reason: reply.reason, latencyMs: reply.latencyMs };
+  const { graded } = reply;
+  return {
+    kind: 'reply',
+    output: reply.output,
+    error: reply.error,
+    latencyMs: reply.latencyMs,
+    graded:
+      graded === undefined
+        ? null
+        : {
+            outcome: graded.outcome,
+            prediction: graded.prediction === undefined ? null : (JSON.stringify(graded.prediction) ?? null),
+            score: graded.score,
+            error: graded.error,
+            detail: graded.detail,
+          },
+  };
+}
+
+/**
+ * A job's result (as BullMQ read it back from its JSON) as the worker's reply it came from; null when it is
+ * not one this version wrote.
+ */
+export function decodeTaskResult(value: unknown): WorkerReply | null {
+  const parsed = TaskJobResultSchema.safeParse(value);
+  if (!parsed.success) return null;
+  const result = parsed.data;
+  if (result.kind === 'infra') return result;
+  const { graded, ...reply } = result;
+  if (graded === null) return reply;
+  let prediction: unknown;
+  try {
+    prediction = graded.prediction === null ? undefined : JSON.parse(graded.prediction);
+  } catch {
+    return null;
+  }
+  return { ...reply, graded: { ...graded, prediction } };
+}
 
 /**
  * A job's id: the same task of the same commit in the same run is the same job, so adding it again (after a
@@ -127,6 +184,22 @@ export const EditJobResultSchema = z.object({
   patch: z.string(),
 });
 export type EditJobResult = z.infer<typeof EditJobResultSchema>;
+
+/** A MetaAgent run that ended on a worker, as the edit the coordinator applies. */
+export type RanEdit = Extract<RemoteEditReply, { kind: 'ran' }>;
+
+/** A finished MetaAgent run as the job's result. */
+export function encodeEditResult(ran: RanEdit): EditJobResult {
+  const { kind: _, patch, ...rest } = ran;
+  return { ...rest, patch: patch.toString('base64') };
+}
+
+/** A MetaAgent job's result (as BullMQ read it back) as the run it came from; null when this version cannot read it. */
+export function decodeEditResult(value: unknown): RanEdit | null {
+  const parsed = EditJobResultSchema.safeParse(value);
+  if (!parsed.success) return null;
+  return { kind: 'ran', ...parsed.data, patch: Buffer.from(parsed.data.patch, 'base64') };
+}
 
 /**
  * A MetaAgent job's id: one per generation of a run and parent commit, so a resumed coordinator finds the job

@@ -13,7 +13,7 @@ import type { ResolvedSandbox } from '../harness/sandbox.ts';
 import { inspectTree, treeLimits } from '../harness/tree-check.ts';
 import { trackTree } from '../harness/variant-repo.ts';
 import { fetchTree, untar } from './code-transfer.ts';
-import { type EditJobResult, EditJobSchema, gatewayKey } from './protocol.ts';
+import { type EditJobResult, EditJobSchema, encodeEditResult, gatewayKey } from './protocol.ts';
 import { type Relay, reachable } from './relay.ts';
 
 export interface EditWorkerDeps {
@@ -113,7 +113,8 @@ export function editJobProcessor(deps: EditWorkerDeps): (job: Job) => Promise<Ed
       const checked = checkTree(inspectTree(tree, treeLimits(edit.limits)));
       const patch = checked.ok ? await tracked.changes() : Buffer.alloc(0);
       deps.note(`variant ${edit.variantId} of run ${edit.runId}: MetaAgent exited (${finished.exitCode})`);
-      return {
+      return encodeEditResult({
+        kind: 'ran',
         worker: deps.name,
         exitCode: finished.exitCode,
         timedOut: finished.timedOut,
@@ -122,8 +123,8 @@ export function editJobProcessor(deps: EditWorkerDeps): (job: Job) => Promise<Ed
         log: readNoFollow(logFile, cap) ?? '',
         transcript: readNoFollow(path.join(agentOut, 'meta-transcript.json'), cap),
         refused: checked.ok ? null : checked.reason,
-        patch: patch.toString('base64'),
-      };
+        patch,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,19 +8,22 @@ import { agentEnv } from '../harness/agent-processes.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation-session.ts';
 import { createGradeContext } from '../harness/grade-context.ts';
 import type { ResolvedSandbox } from '../harness/sandbox.ts';
-import { createTaskPool, type TaskPool, type WorkerReply } from '../harness/task-workers.ts';
+import { createTaskPool, type TaskPool } from '../harness/task-workers.ts';
 import { fetchTree } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
 import {
   editQueueName,
+  encodeTaskResult,
   gatewayKey,
   PREFIX,
   type TaskJob,
+  type TaskJobResult,
   TaskJobSchema,
   taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
-import type { RedisTarget } from './redis-url.ts';
+import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
+import { type RedisEvent, watchRedis } from './redis-watch.ts';
 import { type Relay, reachable, startRelay } from './relay.ts';
 import { editJobProcessor } from './worker-edits.ts';
 import { createWorkerGrader } from './worker-grading.ts';
@@ -39,6 +42,8 @@ export interface QueueWorkerOptions {
   note(line: string): void;
   /** How often a job whose worker died is noticed (BullMQ's stalled check); default 5 s. */
   stalledMs?: number;
+  /** Told when Redis stops answering, while it does not, and when it is back. */
+  onRedis?(event: RedisEvent): void;
 }
 
 export type StartedWorker = { ok: true; id: string; close(): Promise<void> } | { ok: false; message: string };
@@ -72,10 +77,13 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     client.disconnect();
     return {
       ok: false,
-      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs} (after the "+" is a hash of the project's domains/ and harness/ code: workers grade with their own copy of the domains, so it must match too). Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
+      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs} (after the "+" is a hash of the project's domains/, harness/ and queue/ code: workers grade with their own copy of the domains, so it must match too). Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
     };
   }
   mkdirSync(options.workDir, { recursive: true });
+  const stopWatching = watchRedis(client, formatRedisTarget(options.target), (event) =>
+    options.onRedis?.(event),
+  );
   const id = `${hostname()}-${process.pid}`;
   const prepared = new Map<string, Promise<Prepared>>();
   let preparedCount = 0;
@@ -152,7 +160,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     return pool;
   };
 
-  const processTask = async (job: Job): Promise<WorkerReply> => {
+  const processTask = async (job: Job): Promise<TaskJobResult> => {
     const parsed = TaskJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError('a job this version cannot read');
     const task = parsed.data;
@@ -175,9 +183,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
         options.note(`job ${job.id}: ${reason}`);
         throw new Error(reason);
       }
-      if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return reply;
+      if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return encodeTaskResult(reply);
       const graded = await grader.grade(task.request, reply.output);
-      return graded === null ? reply : { ...reply, graded };
+      return encodeTaskResult(graded === null ? reply : { ...reply, graded });
     } finally {
       variant.running -= 1;
       variant.lastUsed = Date.now();
@@ -223,6 +231,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     id,
     async close() {
       clearInterval(sweep);
+      stopWatching();
       await worker.close();
       await editWorker.close();
       for (const ready of prepared.values()) await ready.then(closeVariant, () => undefined);

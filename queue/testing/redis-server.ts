@@ -24,6 +24,12 @@ export interface TestRedis {
   url: string;
   port: number;
   restart(): Promise<void>;
+  /** Kills the server (SIGKILL); `up` starts it again on the same port, empty. */
+  down(): Promise<void>;
+  up(): Promise<void>;
+  /** Stops and continues the server's process (SIGSTOP, SIGCONT): connections stay open, nothing answers. */
+  freeze(): void;
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -31,8 +37,9 @@ export async function startRedis(): Promise<TestRedis> {
   const dir = mkdtempSync(path.join(tmpdir(), 'hyperagents-redis-'));
   const port = await freePort();
   let child: ChildProcess = await launch(port, dir);
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
   const stopChild = async (): Promise<void> => {
-    if (child.exitCode !== null) return;
+    if (!running()) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
@@ -43,6 +50,17 @@ export async function startRedis(): Promise<TestRedis> {
     async restart() {
       await stopChild();
       child = await launch(port, dir);
+    },
+    down: stopChild,
+    async up() {
+      if (running()) return;
+      child = await launch(port, dir);
+    },
+    freeze() {
+      child.kill('SIGSTOP');
+    },
+    thaw() {
+      child.kill('SIGCONT');
     },
     async stop() {
       await stopChild();

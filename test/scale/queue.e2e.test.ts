@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_VERSION } from '../../queue/project-version.ts';
-import { PREFIX, type TaskJob, taskQueueName } from '../../queue/protocol.ts';
+import { decodeTaskResult, PREFIX, type TaskJob, taskQueueName } from '../../queue/protocol.ts';
 import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
 import { type KillPoint, outcome, startCli, stepsOf, waitFor } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
@@ -76,7 +76,10 @@ describe('generate-loop --queue with two workers', () => {
         (job) => !(job.data as TaskJob).request.id.startsWith('smoke-'),
       );
       expect(evaluated.length).toBeGreaterThan(0);
-      for (const job of evaluated) expect((job.returnvalue as { graded?: unknown }).graded).toBeDefined();
+      for (const job of evaluated) {
+        const reply = decodeTaskResult(job.returnvalue);
+        expect(reply?.kind === 'reply' && reply.graded !== undefined).toBe(true);
+      }
     } finally {
       await queue.close();
     }

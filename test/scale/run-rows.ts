@@ -38,6 +38,10 @@ export interface ResultRow {
   /** Shown when a run differs: a task that failed says why. */
   error: string | null;
   score: number;
+  /** The prediction's JSON text (null: none), the TaskAgent's output and what the grader said beside the score. */
+  prediction: string | null;
+  raw_output: string | null;
+  detail: string | null;
 }
 
 /** Every stored task result of a run, in one order. */
@@ -47,7 +51,7 @@ export const results = (runDir: string): ResultRow[] =>
     (db) =>
       db
         .prepare(
-          'SELECT variant_id, domain, split, task_id, outcome, error, score FROM task_results ORDER BY variant_id, domain, split, task_id',
+          'SELECT variant_id, domain, split, task_id, outcome, error, score, prediction, raw_output, detail FROM task_results ORDER BY variant_id, domain, split, task_id',
         )
         .all() as ResultRow[],
   ) ?? [];
