@@ -11,6 +11,7 @@ import { parseOrExplain } from './parse-usage.ts';
 import { assertRunsFolder } from './run-ref.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
+import { writeStdout } from './write-output.ts';
 
 export const ARCHIVE_USAGE = `hyperagents archive <command> [options]
 
@@ -23,7 +24,7 @@ Commands:
   best [RUN ...] [--domain D] [--split S] [--top N]   the best variants over runs (N at least 1,
                                    default 10)
   tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
-  export RUN --format jsonl|csv    every variant of a run, to stdout
+  export RUN --format jsonl|csv    every variant of a run, to stdout (to a file: all of it, or nothing)
 
 A run is a run id under --runs (default ./runs) or the path of a run folder. A split is one of
 ${ALL_SPLITS.join(', ')}. Options: --runs DIR, --json (machine-readable output).`;
@@ -55,9 +56,7 @@ async function parse(argv: string[]) {
   );
 }
 
-const out = (text: string): void => {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-};
+const out = (text: string): void => writeStdout(text.endsWith('\n') ? text : `${text}\n`);
 const printJson = (value: unknown): void => out(JSON.stringify(value, null, 2));
 
 /** `hyperagents archive ...`: reads run archives only, never writes. Returns the exit code. */

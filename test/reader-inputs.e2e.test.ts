@@ -1,11 +1,14 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   cpSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statfsSync,
   statSync,
   truncateSync,
   writeFileSync,
@@ -14,11 +17,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { type CliResult, PROJECT_ROOT, runCli } from './run-cli.ts';
 
 /**
  * The readers (archive, serve, report, eval, generate-loop --resume and --from) given a folder or an
- * archive they cannot use: each refuses with exit code 2 and names the folder, flag or file.
+ * archive they cannot use: each refuses with exit code 2 and names the folder, flag or file; the full
+ * disk cases write on a real 1 MB tmpfs and leave nothing half-written.
  */
 
 const root = mkdtempSync(path.join(tmpdir(), 'reader-inputs-'));
@@ -192,6 +197,25 @@ describe('serve', () => {
   });
 });
 
+describe('report -o', () => {
+  it('given a folder, writes report.html inside it and nothing beside it', async () => {
+    const outDir = path.join(root, 'reports');
+    mkdirSync(outDir);
+    const r = await hyperagents('report', 'good', '-o', outDir, '--runs', runs);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`Wrote ${path.join(outDir, 'report.html')}`);
+    expect(readdirSync(outDir)).toEqual(['report.html']);
+    expect(readdirSync(root).filter((name) => name.includes('partial'))).toEqual([]);
+    expect(readFileSync(path.join(outDir, 'report.html'), 'utf8')).toContain('id="report-data"');
+  });
+
+  it('refuses a folder that does not exist before building anything', async () => {
+    const r = await hyperagents('report', 'good', '-o', path.join(root, 'no-such', 'r.html'), '--runs', runs);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`there is no folder ${path.join(root, 'no-such')} to write the report in`);
+  });
+});
+
 describe('eval, generate-loop --resume and --from on an archive they cannot read', () => {
   const cases = [
     ['garbage', /file is not a database/],
@@ -259,3 +283,96 @@ describe('eval, generate-loop --resume and --from on an archive they cannot read
     expect(resumed.stdout).toMatch(/^2\s+\d\s/m);
   }, 300_000);
 });
+
+/** A 1 MB tmpfs with `room` bytes left free; removed afterwards. Needs root. */
+function smallDisk(room: number): { dir: string; unmount: () => void } {
+  const dir = mkdtempSync(path.join(root, 'disk-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { encoding: 'utf8' });
+  if (mounted.status !== 0) throw new Error(`mount -t tmpfs failed: ${mounted.stderr}`);
+  const { bavail, bsize } = statfsSync(dir);
+  writeFileSync(path.join(dir, 'filler'), Buffer.alloc(Math.max(0, bavail * bsize - room)));
+  return { dir, unmount: () => spawnSync('umount', [dir]) };
+}
+
+const asRoot = process.getuid?.() === 0;
+
+describe.skipIf(!asRoot)('a full disk (a real 1 MB tmpfs: needs root, skipped otherwise)', () => {
+  it('report: a clear message, the old report kept, no partial file left', async () => {
+    const disk = smallDisk(64 * 1024);
+    try {
+      const target = path.join(disk.dir, 'report.html');
+      writeFileSync(target, 'the old report');
+      const r = await hyperagents('report', 'good', '-o', target, '--runs', runs);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`Cannot write ${target}: no space left on the disk (ENOSPC)`);
+      expect(r.stderr).toContain('no partial file is left');
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(readFileSync(target, 'utf8')).toBe('the old report');
+      expect(readdirSync(disk.dir).sort()).toEqual(['filler', 'report.html']);
+    } finally {
+      disk.unmount();
+    }
+  }, 120_000);
+
+  it('archive export to a file: a clear message, and what it wrote is cut back off', async () => {
+    writeSyntheticRun(runs, { id: 'many', variants: 400 });
+    writeSyntheticRun(runs, { id: 'few', variants: 3 });
+    const disk = smallDisk(64 * 1024);
+    try {
+      const fresh = path.join(disk.dir, 'export.jsonl');
+      const appended = path.join(disk.dir, 'appended.jsonl');
+      writeFileSync(appended, 'kept\n');
+      for (const [file, flags, before] of [
+        [fresh, 'w', ''],
+        [appended, 'a', 'kept\n'],
+      ] as const) {
+        const r = await exportTo(file, flags, 'many');
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(
+          `Cannot write ${file} (standard output): no space left on the disk (ENOSPC)`,
+        );
+        expect(r.stderr).toContain('What was written of it was removed');
+        expect(r.stderr).not.toMatch(/^\s+at /m);
+        expect(readFileSync(file, 'utf8')).toBe(before);
+      }
+      // With room, the same export is whole: one line per variant.
+      const small = await exportTo(fresh, 'w', 'few');
+      expect(small.code, small.stderr).toBe(0);
+      expect(readFileSync(fresh, 'utf8').trim().split('\n')).toHaveLength(3);
+    } finally {
+      disk.unmount();
+    }
+  }, 120_000);
+});
+
+/** `hyperagents archive export RUN --format jsonl > file` (or `>>` with flags 'a'). */
+function exportTo(
+  file: string,
+  flags: 'w' | 'a',
+  run: string,
+): Promise<{ code: number | null; stderr: string }> {
+  const fd = openSync(file, flags);
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'bin', 'hyperagents.mjs'),
+        'archive',
+        'export',
+        run,
+        '--format',
+        'jsonl',
+        '--runs',
+        runs,
+      ],
+      { cwd: root, stdio: ['ignore', fd, 'pipe'] },
+    );
+    closeSync(fd);
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
