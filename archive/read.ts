@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { EvaluationRow, RunRow, TaskResultRow, VariantRow } from './archive.ts';
@@ -198,22 +199,106 @@ export function lineageOf<T extends { id: number; parent: number | null }>(
   return path;
 }
 
+/**
+ * A run archive that cannot be read because of what the file holds (or does not): not SQLite, damaged,
+ * not an archive, or a row this version cannot read. The message names the file and says what is wrong.
+ */
+export class UnreadableArchiveError extends Error {
+  override name = 'UnreadableArchiveError';
+  constructor(
+    readonly file: string,
+    readonly why: string,
+  ) {
+    super(`${file} is not a readable run archive (${why})`);
+  }
+}
+
+/** What the file holds that this version cannot read; becomes an UnreadableArchiveError naming the file. */
+class Fault extends Error {}
+
+/** SQLite's complaints about the file itself, as opposed to, say, a lock held too long. */
+const FILE_FAULT = /^SQLITE_(NOTADB|CORRUPT|IOERR|CANTOPEN|ERROR|FORMAT)/;
+
+/** What is wrong with the file, when `error` is the file's fault; null for anything else. */
+function faultOf(error: unknown): string | null {
+  if (error instanceof Fault) return error.message;
+  if (error instanceof Database.SqliteError && FILE_FAULT.test(error.code)) return error.message;
+  return null;
+}
+
+const asUnreadable = (file: string, error: unknown): unknown => {
+  const why = faultOf(error);
+  return why === null ? error : new UnreadableArchiveError(file, why);
+};
+
+/** `schema.parse(raw)`, or a Fault naming the row (`what`), the field and the value found there. */
+function parseRow<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path[0];
+  const value =
+    field !== undefined && typeof raw === 'object' && raw !== null
+      ? (raw as Record<PropertyKey, unknown>)[field]
+      : undefined;
+  throw new Fault(
+    `${what} has ${String(field ?? 'a value')} ${JSON.stringify(value) ?? 'missing'}, which this version cannot read: ` +
+      (issue?.message ?? 'invalid').replace(/^Invalid option: /, ''),
+  );
+}
+
+const rowId = (raw: unknown): string => String((raw as { id?: unknown } | undefined)?.id ?? '?');
+
 export type ArchiveReader = ReturnType<typeof openArchiveReader>;
 
 /**
  * Opens a run's archive for reading only: never creates the file, never migrates, never writes, so it
  * is safe beside a run that is still writing (WAL lets a reader see the last committed state).
- * Throws when the file does not exist or is not an archive.
+ * Throws an UnreadableArchiveError when the file does not exist or is not an archive, and every method
+ * does when it meets a part of the file it cannot read.
  */
 export function openArchiveReader(file: string) {
+  try {
+    return guarded(file, openReader(file));
+  } catch (error) {
+    throw asUnreadable(file, error);
+  }
+}
+
+/** `reader` with every method turning a fault of the file into an UnreadableArchiveError. */
+function guarded<T extends object>(file: string, reader: T): T {
+  const wrapped = { ...reader };
+  for (const [key, value] of Object.entries(reader)) {
+    if (typeof value !== 'function') continue;
+    Object.assign(wrapped, {
+      [key]: (...args: unknown[]) => {
+        try {
+          return value.apply(reader, args);
+        } catch (error) {
+          throw asUnreadable(file, error);
+        }
+      },
+    });
+  }
+  return wrapped;
+}
+
+function openReader(file: string) {
+  if (!existsSync(file)) throw new Fault('there is no such file');
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  const variantColumns = new Set(
-    (db.prepare('PRAGMA table_info(variants)').all() as { name: string }[]).map((c) => c.name),
-  );
+  let variantColumns: Set<string>;
+  try {
+    variantColumns = new Set(
+      (db.prepare('PRAGMA table_info(variants)').all() as { name: string }[]).map((c) => c.name),
+    );
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   if (!variantColumns.has('id')) {
     db.close();
-    throw new Error(`${file} is not a run archive (it has no variants table)`);
+    throw new Fault('it has no variants table');
   }
   // Archives written before migration 003 have no stored selection score: read it as not evaluated.
   // Columns added by later migrations read as NULL in an archive written before them (never migrated here).
@@ -260,7 +345,7 @@ export function openArchiveReader(file: string) {
     run(): RunView | null {
       const raw = db.prepare('SELECT * FROM runs LIMIT 1').get();
       if (raw === undefined) return null;
-      const row = RunRow.parse(raw);
+      const row = parseRow(RunRow, raw, 'the run');
       const variants = reader.variants();
       const totals = db
         .prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls')
@@ -291,7 +376,11 @@ export function openArchiveReader(file: string) {
       for (const raw of db
         .prepare('SELECT * FROM evaluations ORDER BY variant_id, domain, split, stage')
         .all()) {
-        const e = EvaluationRow.parse(raw);
+        const e = parseRow(
+          EvaluationRow,
+          raw,
+          `an evaluation of variant ${(raw as { variant_id?: unknown }).variant_id}`,
+        );
         const list = evaluations.get(e.variant_id) ?? [];
         list.push(e);
         evaluations.set(e.variant_id, list);
@@ -301,18 +390,18 @@ export function openArchiveReader(file: string) {
         .prepare(`${selectVariants} ORDER BY id`)
         .all()
         .map((raw) => {
-          const row = ReadVariantRow.parse(raw);
+          const row = parseRow(ReadVariantRow, raw, `variant ${rowId(raw)}`);
           return toView(row, evaluations.get(row.id) ?? [], costs.get(row.id));
         });
     },
     variant(id: number): VariantView | null {
       const raw = db.prepare(`${selectVariants} WHERE id = ?`).get(id);
       if (raw === undefined) return null;
-      const row = ReadVariantRow.parse(raw);
+      const row = parseRow(ReadVariantRow, raw, `variant ${id}`);
       const evaluations = db
         .prepare('SELECT * FROM evaluations WHERE variant_id = ?')
         .all(id)
-        .map((e) => EvaluationRow.parse(e));
+        .map((e) => parseRow(EvaluationRow, e, `an evaluation of variant ${id}`));
       const cost = db
         .prepare(
           'SELECT COALESCE(SUM(cost_usd), 0) AS cost, COUNT(*) AS calls FROM llm_calls WHERE variant_id = ?',
@@ -340,7 +429,7 @@ export function openArchiveReader(file: string) {
           filter.split ?? null,
           filter.failedOnly ? 1 : 0,
         )
-        .map((row) => TaskResultRow.parse(row));
+        .map((row) => parseRow(TaskResultRow, row, `a task result of variant ${variantId}`));
     },
     llmCalls(variantId?: number): LlmCallView[] {
       const rows =
@@ -348,7 +437,7 @@ export function openArchiveReader(file: string) {
           ? db.prepare('SELECT * FROM llm_calls ORDER BY id').all()
           : db.prepare('SELECT * FROM llm_calls WHERE variant_id = ? ORDER BY id').all(variantId);
       return rows.map((raw) => {
-        const r = LlmCallRow.parse(raw);
+        const r = parseRow(LlmCallRow, raw, `model call ${rowId(raw)}`);
         return {
           id: r.id,
           ts: r.ts,
@@ -373,7 +462,7 @@ export function openArchiveReader(file: string) {
         .prepare('SELECT * FROM events WHERE id > ? ORDER BY id')
         .all(afterId)
         .map((raw) => {
-          const r = EventRow.parse(raw);
+          const r = parseRow(EventRow, raw, `event ${rowId(raw)}`);
           let data: unknown = r.data;
           try {
             data = JSON.parse(r.data);
@@ -405,6 +494,11 @@ export function openArchiveReader(file: string) {
         )
         .get() as Record<string, unknown>;
       return `${row.e}.${row.v}.${row.ev}.${row.c}.${row.s}`;
+    },
+    /** What SQLite finds wrong when it reads every page of the file (slow on a large archive); null when sound. */
+    damage(): string | null {
+      const first = (db.pragma('quick_check(1)') as { quick_check: string }[])[0]?.quick_check;
+      return first === 'ok' ? null : (first ?? 'SQLite could not check it');
     },
     close(): void {
       db.close();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type ArchiveReader, openArchiveReader, type VariantView } from '../archive/read.ts';
 import { findRun } from '../archive/run-folder.ts';
+import { assertReadableArchive, refusalOf } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
 
 /** `RUN:VARIANT` split at its last colon (a run folder path may hold colons); null when malformed. Pure. */
@@ -29,6 +30,7 @@ export function openRun(runsDir: string, ref: string): OpenedRun {
       `${found.reason}. ${listing(found.known)} Pass a run id under --runs (default ./runs) or the path of a run folder.`,
     );
   }
+  assertReadableArchive(found.dir, 'browse');
   try {
     return {
       id: found.id,
@@ -36,9 +38,7 @@ export function openRun(runsDir: string, ref: string): OpenedRun {
       reader: openArchiveReader(path.join(found.dir, 'archive.sqlite')),
     };
   } catch (error) {
-    throw new UsageError(
-      `${found.dir} holds no readable archive (${error instanceof Error ? error.message : String(error)}).`,
-    );
+    throw refusalOf(error);
   }
 }
 
@@ -67,21 +67,26 @@ export function openVariantRef(runsDir: string, ref: string): { run: OpenedRun; 
     return { run, variant: variantOf(run, parsed.variant) };
   } catch (error) {
     run.reader.close();
-    throw error;
+    throw refusalOf(error);
   }
 }
 
-/** Runs `body` on the opened run and closes its archive afterwards. */
+/**
+ * Runs `body` on the opened run and closes its archive afterwards. A part of the archive that turns out
+ * unreadable on the way is refused, naming the file.
+ */
 export function withRun<T>(runsDir: string, ref: string, body: (run: OpenedRun) => T): T {
   const run = openRun(runsDir, ref);
   try {
     return body(run);
+  } catch (error) {
+    throw refusalOf(error);
   } finally {
     run.reader.close();
   }
 }
 
-/** Runs `body` on the variant named by `RUN:VARIANT` and closes its archive afterwards. */
+/** Runs `body` on the variant named by `RUN:VARIANT` and closes its archive afterwards, as withRun does. */
 export async function withVariant(
   runsDir: string,
   ref: string,
@@ -90,6 +95,8 @@ export async function withVariant(
   const { run, variant } = openVariantRef(runsDir, ref);
   try {
     return await body(run, variant);
+  } catch (error) {
+    throw refusalOf(error);
   } finally {
     run.reader.close();
   }

@@ -1,48 +1,77 @@
 import path from 'node:path';
-import { openArchiveReader, type RunView, type VariantView } from '../archive/read.ts';
+import {
+  openArchiveReader,
+  type RunView,
+  UnreadableArchiveError,
+  type VariantView,
+} from '../archive/read.ts';
 import { listRunIds } from '../archive/run-folder.ts';
 import { withRun } from './archive-refs.ts';
+import { unreadableArchive } from './run-ref.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
+import { UsageError } from './usage-error.ts';
 
 /** `archive list` and `archive best`: views over every run of a runs folder. They read, never write. */
 
 const toJson = (value: unknown): string => JSON.stringify(value, null, 2);
 
-function readRuns(runsDir: string): RunView[] {
-  const runs: RunView[] = [];
+/** A run folder whose archive cannot be read: listed as such, never left out. */
+export interface UnreadableRun {
+  id: string;
+  state: 'unreadable';
+  archive: string;
+  error: string;
+}
+
+function readRuns(runsDir: string): (RunView | UnreadableRun)[] {
+  const runs: (RunView | UnreadableRun)[] = [];
   for (const id of listRunIds(runsDir)) {
+    const file = path.join(runsDir, id, 'archive.sqlite');
     try {
-      const reader = openArchiveReader(path.join(runsDir, id, 'archive.sqlite'));
+      const reader = openArchiveReader(file);
       try {
         const run = reader.run();
         if (run !== null) runs.push(run);
       } finally {
         reader.close();
       }
-    } catch {
-      // A folder whose archive cannot be read is not a run to list.
+    } catch (error) {
+      if (!(error instanceof UnreadableArchiveError)) throw error;
+      runs.push({ id, state: 'unreadable', archive: file, error: error.why });
     }
   }
   return runs;
 }
 
-/** The run list of `archive list`: a table, or JSON. */
+const isUnreadable = (run: RunView | UnreadableRun): run is UnreadableRun => run.state === 'unreadable';
+
+/** The run list of `archive list`: a table, or JSON. A run whose archive cannot be read says so. */
 export function runList(runsDir: string, json: boolean): string {
   const runs = readRuns(runsDir);
   if (json) return toJson(runs);
   if (runs.length === 0) return `No runs in ${runsDir}. Start one with hyperagents generate-loop.`;
-  return renderTable(
+  const table = renderTable(
     ['run', 'state', 'model', 'domains', 'generations', 'best', 'spend'],
-    runs.map((r) => [
-      r.id,
-      r.state,
-      r.simulated ? `${r.model} (simulated)` : r.model,
-      r.domains.join(','),
-      r.generationsPlanned === null ? String(r.generations) : `${r.generations}/${r.generationsPlanned}`,
-      r.best === null ? '-' : `${fmtScore(r.best.score)} (variant ${r.best.id})`,
-      fmtUsd(r.costUsd),
-    ]),
+    runs.map((r) =>
+      isUnreadable(r)
+        ? [r.id, r.state, '-', '-', '-', '-', '-']
+        : [
+            r.id,
+            r.state,
+            r.simulated ? `${r.model} (simulated)` : r.model,
+            r.domains.join(','),
+            r.generationsPlanned === null
+              ? String(r.generations)
+              : `${r.generations}/${r.generationsPlanned}`,
+            r.best === null ? '-' : `${fmtScore(r.best.score)} (variant ${r.best.id})`,
+            fmtUsd(r.costUsd),
+          ],
+    ),
   );
+  const notes = runs
+    .filter(isUnreadable)
+    .map((r) => `run ${r.id}: ${unreadableArchive(r.archive, r.error).message}`);
+  return notes.length === 0 ? table : `${table}\n\n${notes.join('\n')}`;
 }
 
 /**
@@ -68,27 +97,43 @@ export function rankScore(
   return v.score;
 }
 
-/** The ranking of `archive best` over the runs named (default: every run under `runsDir`). */
+/**
+ * The ranking of `archive best` over the runs named (default: every run under `runsDir`). A run named
+ * whose archive cannot be read is refused; one met among every run is passed over, with a `warn`ing.
+ */
 export function bestVariants(
   runsDir: string,
   refs: readonly string[],
   by: { domain?: string | undefined; split?: string | undefined; top: number },
   json: boolean,
+  warn: (line: string) => void,
 ): string {
-  const ids = refs.length > 0 ? refs : listRunIds(runsDir);
+  const named = refs.length > 0;
   const ranked: { run: string; model: string; variant: number; score: number; outcome: string }[] = [];
-  for (const ref of ids) {
-    withRun(runsDir, ref, (run) => {
-      const info = run.reader.run();
-      for (const v of run.reader.variants()) {
-        const score = rankScore(v, info?.domains ?? [], by);
-        if (score !== null)
-          ranked.push({ run: run.id, model: info?.model ?? '?', variant: v.id, score, outcome: v.outcome });
-      }
-    });
+  const domains = new Set<string>();
+  for (const ref of named ? refs : listRunIds(runsDir)) {
+    try {
+      withRun(runsDir, ref, (run) => {
+        const info = run.reader.run();
+        for (const d of info?.domains ?? []) domains.add(d);
+        for (const v of run.reader.variants()) {
+          const score = rankScore(v, info?.domains ?? [], by);
+          if (score !== null)
+            ranked.push({ run: run.id, model: info?.model ?? '?', variant: v.id, score, outcome: v.outcome });
+        }
+      });
+    } catch (error) {
+      if (named || !(error instanceof UsageError)) throw error;
+      warn(`passed over run ${ref}: ${error.message}`);
+    }
+  }
+  if (by.domain !== undefined && domains.size > 0 && !domains.has(by.domain)) {
+    throw new UsageError(
+      `--domain ${by.domain}: no run ${named ? 'named' : 'there'} has that domain (they have ${[...domains].sort().join(', ')}).`,
+    );
   }
   ranked.sort((a, b) => b.score - a.score || a.run.localeCompare(b.run) || a.variant - b.variant);
-  const top = ranked.slice(0, Math.max(1, by.top));
+  const top = ranked.slice(0, by.top);
   if (json) return toJson(top);
   if (top.length === 0) return 'No evaluated variants match.';
   return renderTable(

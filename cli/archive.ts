@@ -3,26 +3,31 @@ import yargs from 'yargs';
 import type { Scores, VariantView } from '../archive/read.ts';
 import { readMetaTranscript } from '../archive/transcript.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
+import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { exportCsv, exportJsonl } from './archive-export.ts';
 import { type OpenedRun, openVariantRef, variantOf, withRun, withVariant } from './archive-refs.ts';
 import { bestVariants, runList } from './archive-runs.ts';
 import { parseOrExplain } from './parse-usage.ts';
+import { assertRunsFolder } from './run-ref.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
+import { writeStdout } from './write-output.ts';
 
 export const ARCHIVE_USAGE = `hyperagents archive <command> [options]
 
 Commands:
-  list [RUN]                       the runs under --runs; with RUN, its variants
+  list [RUN]                       the runs under --runs (an unreadable archive is listed as such); with
+                                   RUN, its variants
   show RUN:VARIANT                 one variant: scores, change, the MetaAgent's summary, failure reason
   diff RUN:VARIANT [[RUN:]VARIANT] the variant's change against its parent, or against another variant
   lineage RUN:VARIANT              the path from variant 0 with score changes
-  best [RUN ...] [--domain D] [--split S] [--top N]   the best variants over runs
+  best [RUN ...] [--domain D] [--split S] [--top N]   the best variants over runs (N at least 1,
+                                   default 10)
   tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
-  export RUN --format jsonl|csv    every variant of a run, to stdout
+  export RUN --format jsonl|csv    every variant of a run, to stdout (to a file: all of it, or nothing)
 
-A run is a run id under --runs (default ./runs) or the path of a run folder.
-Options: --runs DIR, --json (machine-readable output).`;
+A run is a run id under --runs (default ./runs) or the path of a run folder. A split is one of
+${ALL_SPLITS.join(', ')}. Options: --runs DIR, --json (machine-readable output).`;
 
 const SUBCOMMANDS = ['list', 'show', 'diff', 'lineage', 'best', 'tasks', 'export'] as const;
 
@@ -51,9 +56,7 @@ async function parse(argv: string[]) {
   );
 }
 
-const out = (text: string): void => {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-};
+const out = (text: string): void => writeStdout(text.endsWith('\n') ? text : `${text}\n`);
 const printJson = (value: unknown): void => out(JSON.stringify(value, null, 2));
 
 /** `hyperagents archive ...`: reads run archives only, never writes. Returns the exit code. */
@@ -67,6 +70,14 @@ export async function archiveCommand(argv: string[]): Promise<number> {
       throw new UsageError(`archive ${sub} needs ${what}. Run hyperagents archive --help.`);
     return positional;
   };
+  if (!Number.isInteger(args.top) || args.top < 1) {
+    const got = Number.isNaN(args.top) ? 'something that is not a number' : String(args.top);
+    throw new UsageError(`--top must be a whole number of at least 1, not ${got}.`);
+  }
+  if (args.split !== undefined && !(ALL_SPLITS as readonly string[]).includes(args.split))
+    throw new UsageError(`--split must be one of ${ALL_SPLITS.join(', ')}, not "${args.split}".`);
+  // list and best without runs named read every run there: a folder that is not there is not "no runs".
+  if ((sub === 'list' || sub === 'best') && positional.length === 0) assertRunsFolder(runsDir, '--runs');
   switch (sub) {
     case 'list':
       if (positional[0] === undefined) out(runList(runsDir, args.json));
@@ -91,6 +102,7 @@ export async function archiveCommand(argv: string[]): Promise<number> {
           positional,
           { domain: args.domain, split: args.split, top: args.top },
           args.json,
+          (line) => process.stderr.write(`hyperagents archive best: ${line}\n`),
         ),
       );
       return 0;
@@ -275,6 +287,12 @@ function tasks(
   filter: { failedOnly: boolean; domain?: string | undefined; split?: string | undefined },
   json: boolean,
 ): void {
+  const domains = run.reader.run()?.domains ?? [];
+  if (filter.domain !== undefined && !domains.includes(filter.domain)) {
+    throw new UsageError(
+      `--domain ${filter.domain}: run ${run.id} has no such domain (it has ${domains.join(', ') || 'none'}).`,
+    );
+  }
   const rows = run.reader.taskResults(v.id, {
     failedOnly: filter.failedOnly,
     ...(filter.domain === undefined ? {} : { domain: filter.domain }),

@@ -1,8 +1,56 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { checkArchive } from '../archive/archive-check.ts';
+import { UnreadableArchiveError } from '../archive/read.ts';
 import { UsageError } from './usage-error.ts';
 
-/** A run named on the command line: its folder, given directly or as a run id inside `out`. */
+/** The refusal (exit 2) of a run archive that cannot be read: the file, what is wrong, what to do. */
+export function unreadableArchive(file: string, why: string): UsageError {
+  return new UsageError(
+    `${new UnreadableArchiveError(file, why).message}. It is damaged, or was written by another program or ` +
+      'version: restore it from a copy, or start a new run.',
+  );
+}
+
+/** `error` as the refusal of its archive when it is an UnreadableArchiveError, else unchanged. */
+export const refusalOf = (error: unknown): unknown =>
+  error instanceof UnreadableArchiveError ? unreadableArchive(error.file, error.why) : error;
+
+/**
+ * The check every command makes before it reads a run: refuses (exit 2), naming the file, an archive this
+ * version cannot read. `continue` is for the commands that write into the run or build on it (eval,
+ * --resume, --from): they also read every page, and need every variant in a step this version knows.
+ */
+export function assertReadableArchive(runDir: string, use: 'browse' | 'continue'): void {
+  const file = path.join(runDir, 'archive.sqlite');
+  const check = checkArchive(file, use === 'continue' ? { everyPage: true, knownSteps: true } : {});
+  if (!check.ok) throw unreadableArchive(file, check.why);
+}
+
+/**
+ * Refuses (exit 2) a folder of runs that is missing, is a file, or cannot be read, naming the flag and the
+ * folder: a reader of every run there would otherwise show "no runs", as if the folder were empty.
+ */
+export function assertRunsFolder(runsDir: string, flag: string): void {
+  const where =
+    'Pass the folder that holds the runs: generate-loop writes them into ./runs, or into its --out.';
+  let isDir: boolean;
+  try {
+    isDir = statSync(runsDir).isDirectory();
+    if (isDir) accessSync(runsDir, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new UsageError(`${flag} ${runsDir}: there is no such folder. ${where}`);
+    throw new UsageError(`${flag} ${runsDir} cannot be read (${code ?? String(error)}). ${where}`);
+  }
+  if (!isDir) throw new UsageError(`${flag} ${runsDir} is a file, not a folder of runs. ${where}`);
+}
+
+/**
+ * A run named on the command line for the harness to continue or write into: its folder, given directly or
+ * as a run id inside `out`, with an archive it can read.
+ */
 export function locateRun(ref: string, out: string, option: string): string {
   const candidates = [path.resolve(ref), path.join(out, ref)];
   const found = candidates.find((dir) => existsSync(path.join(dir, 'archive.sqlite')));
@@ -12,6 +60,7 @@ export function locateRun(ref: string, out: string, option: string): string {
         'or the path of a run folder (the one with archive.sqlite).',
     );
   }
+  assertReadableArchive(found, 'continue');
   return found;
 }
 

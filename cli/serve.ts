@@ -3,11 +3,17 @@ import yargs from 'yargs';
 import { startServer } from '../web/server.ts';
 import { domainTasks } from './domain-tasks.ts';
 import { parseOrExplain } from './parse-usage.ts';
+import { assertRunsFolder } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
 
-The archive browser: every run under --runs, live while a run is going. Reads the archives only.`;
+The archive browser: every run under --runs (a folder that exists), live while a run is going. Reads the
+archives only. --host is an address of this machine: 127.0.0.1 (the default), ::1, or 0.0.0.0 for every
+interface.`;
+
+/** getaddrinfo's answers for a name that does not resolve (now or at all). */
+const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
 
 /** `hyperagents serve`: runs until interrupted. */
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -39,13 +45,23 @@ export async function serveCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--port must be a whole number from 0 to 65535, not ${args.port}.`);
   }
   const runsDir = path.resolve(args.runs);
+  assertRunsFolder(runsDir, '--runs');
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({ runsDir, port: args.port, host: args.host, tasks: domainTasks() });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`Port ${args.port} is in use. Pick another with --port.`);
-    if (code === 'EADDRNOTAVAIL') throw new UsageError(`Cannot bind ${args.host}: no such local address.`);
+    if (code === 'EADDRNOTAVAIL' || (code !== undefined && UNRESOLVED.has(code))) {
+      const why =
+        code === 'EADDRNOTAVAIL' ? 'it is not an address of this machine' : `it does not resolve (${code})`;
+      throw new UsageError(
+        `--host ${args.host} cannot be served on: ${why}. Give an address of this machine: 127.0.0.1 (the ` +
+          'default), ::1, or 0.0.0.0 for every interface.',
+      );
+    }
+    if (code === 'EACCES')
+      throw new UsageError(`--port ${args.port} needs privileges this user lacks. Pick a port above 1023.`);
     throw error;
   }
   if (args.host !== '127.0.0.1' && args.host !== 'localhost' && args.host !== '::1') {
