@@ -3,6 +3,7 @@ import yargs from 'yargs';
 import { startServer } from '../web/server.ts';
 import { domainTasks } from './domain-tasks.ts';
 import { parseOrExplain } from './parse-usage.ts';
+import { untilStopped } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
@@ -54,10 +55,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(`Archive browser for ${runsDir} at ${server.url}/ (Ctrl-C to stop)\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilStopped();
   await server.close();
   return 0;
 }
