@@ -2,6 +2,7 @@ import path from 'node:path';
 import { openArchiveReader, type RunView, type VariantView } from '../archive/read.ts';
 import { listRunIds } from '../archive/run-folder.ts';
 import { withRun } from './archive-refs.ts';
+import { resumeCommand } from './generate-loop.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 
 /** `archive list` and `archive best`: views over every run of a runs folder. They read, never write. */
@@ -26,23 +27,43 @@ function readRuns(runsDir: string): RunView[] {
   return runs;
 }
 
+/**
+ * Generations made out of those asked for: `3/10`. Variants past the number asked for (a run resumed with
+ * fewer --generations than it had started) are counted beside it: `2/2 +1 beyond`. Pure.
+ */
+export function generationsCell(run: Pick<RunView, 'generations' | 'generationsPlanned'>): string {
+  if (run.generationsPlanned === null) return String(run.generations);
+  const within = Math.min(run.generations, run.generationsPlanned);
+  const beyond = run.generations - within;
+  return `${within}/${run.generationsPlanned}${beyond > 0 ? ` +${beyond} beyond` : ''}`;
+}
+
 /** The run list of `archive list`: a table, or JSON. */
 export function runList(runsDir: string, json: boolean): string {
   const runs = readRuns(runsDir);
   if (json) return toJson(runs);
   if (runs.length === 0) return `No runs in ${runsDir}. Start one with hyperagents generate-loop.`;
-  return renderTable(
+  const table = renderTable(
     ['run', 'state', 'model', 'domains', 'generations', 'best', 'spend'],
     runs.map((r) => [
       r.id,
       r.state,
       r.simulated ? `${r.model} (simulated)` : r.model,
       r.domains.join(','),
-      r.generationsPlanned === null ? String(r.generations) : `${r.generations}/${r.generationsPlanned}`,
+      generationsCell(r),
       r.best === null ? '-' : `${fmtScore(r.best.score)} (variant ${r.best.id})`,
       fmtUsd(r.costUsd),
     ]),
   );
+  const interrupted = runs.filter((r) => r.state === 'interrupted');
+  if (interrupted.length === 0) return table;
+  return [
+    table,
+    '',
+    `interrupted: the process running ${interrupted.length === 1 ? 'this run' : 'these runs'} ended without ` +
+      'stopping it (killed, or the machine went down). Continue with:',
+    ...interrupted.map((r) => `  ${resumeCommand(path.join(runsDir, r.id))}`),
+  ].join('\n');
 }
 
 /**
