@@ -102,4 +102,20 @@ describe('stop requests', () => {
     await out.closed;
     expect(out.seen.at(-1)).toBe('again: SIGTERM');
   });
+
+  it('a parent that ended before the child started watching stops it too', async () => {
+    // The parent is gone before the child has loaded its code (tsx alone takes longer than this).
+    const parentScript = `
+      const { spawn } = require('node:child_process');
+      spawn(process.execPath, ${JSON.stringify(watcherArgs)}, {
+        cwd: ${JSON.stringify(PROJECT_ROOT)}, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true,
+      });
+      process.exit(0);
+    `;
+    const parent = spawn(process.execPath, ['-e', parentScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const out = lines(parent);
+    const pid = Number((await out.line(/^ready/)).split(' ')[1]);
+    started.push(pid);
+    expect(await out.line(/^stopping/)).toBe('stopping: the experiment that started this process ended');
+  });
 });

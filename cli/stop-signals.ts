@@ -87,10 +87,13 @@ const SHELLS = new Set(['sh', 'dash', 'bash', 'zsh', 'ksh', 'ash']);
  * Returns the function that stops watching.
  */
 function watchParent(gone: (parent: string) => void): () => void {
-  if (process.channel !== undefined) {
+  if (typeof process.send === 'function') {
     const onDisconnect = (): void => gone('experiment');
     process.on('disconnect', onDisconnect);
+    // The parent may have ended before this process started watching.
+    const early = process.connected ? null : setImmediate(onDisconnect);
     return () => {
+      if (early !== null) clearImmediate(early);
       process.off('disconnect', onDisconnect);
     };
   }
