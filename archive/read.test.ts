@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -13,7 +14,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openArchive } from './archive.ts';
 import { bestVariant, foldScores, lineageOf, openArchiveReader, variantOutcome } from './read.ts';
-import { findRun, readAgentFile, runById } from './run-folder.ts';
+import { findRun, readAgentFile, runById, runLockFile } from './run-folder.ts';
 import { writeSyntheticRun } from './testing/synthetic-run.ts';
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'read-'));
@@ -96,6 +97,9 @@ describe('openArchiveReader', () => {
     });
     writer.insertVariant({ id: 0, parentId: null, step: 'selected' });
     const reader = openArchiveReader(path.join(dir, 'archive.sqlite'));
+    // Nobody holds the run: its process died while it was running.
+    expect(reader.run()?.state).toBe('interrupted');
+    writeFileSync(runLockFile(dir), `${process.pid}\n`);
     const before = reader.changeMark();
     expect(reader.run()).toMatchObject({
       id: 'r1',
@@ -118,6 +122,17 @@ describe('openArchiveReader', () => {
     expect(reader.run()?.state).toBe('stopped');
     reader.close();
     writer.close();
+  });
+
+  it('reads a running run whose process is gone (its lock names a dead pid) as interrupted', () => {
+    const runs = tmp();
+    const dir = writeSyntheticRun(runs, { id: 'r1', variants: 2, status: 'running' });
+    const reader = openArchiveReader(path.join(dir, 'archive.sqlite'));
+    expect(reader.run()?.state).toBe('running');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(runLockFile(dir), `${gone}\n`);
+    expect(reader.run()?.state).toBe('interrupted');
+    reader.close();
   });
 
   it('reads an archive from before the selection score and the step column without migrating it', () => {

@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { EvaluationRow, RunRow, TaskResultRow, VariantRow } from './archive.ts';
+import { runLockHolder } from './run-folder.ts';
 
-/** How far a run got, as a reader shows it. `running` may also be a run whose process died. */
-export type RunState = 'running' | 'done' | 'stopped' | 'failed';
+/**
+ * How far a run got, as a reader shows it. `interrupted`: it was running when its process died (SIGKILL,
+ * a reboot) and it has not been resumed since; `generate-loop --resume` continues it.
+ */
+export type RunState = 'running' | 'interrupted' | 'done' | 'stopped' | 'failed';
 
 /** How a variant ended, as a reader shows it: the harness's `step`/`status` pair folded into one word. */
 export type VariantOutcome = 'in_progress' | 'evaluated' | 'staged_only' | 'rejected' | 'failed';
@@ -128,8 +133,10 @@ const EventRow = z.object({
   data: z.string(),
 });
 
-export function runState(status: string): RunState {
-  return status === 'done' || status === 'stopped' || status === 'failed' ? status : 'running';
+/** The state of a run from its stored status and whether a live process holds its folder (run.lock). Pure. */
+export function runState(status: string, held = true): RunState {
+  if (status === 'done' || status === 'stopped' || status === 'failed') return status;
+  return held ? 'running' : 'interrupted';
 }
 
 export function variantOutcome(v: { step: string; status: string }): VariantOutcome {
@@ -355,7 +362,7 @@ function openReader(file: string) {
         id: row.id,
         createdAt: row.created_at,
         finishedAt: row.finished_at,
-        state: runState(row.status),
+        state: runState(row.status, runLockHolder(path.dirname(file)) !== null),
         model: row.meta_model === row.task_model ? row.meta_model : `${row.meta_model} / ${row.task_model}`,
         metaModel: row.meta_model,
         taskModel: row.task_model,

@@ -5,10 +5,39 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
   realpathSync,
 } from 'node:fs';
 import path from 'node:path';
+
+/** `run.lock` in a run folder holds the pid of the process running it; it is removed when the run ends. */
+export const runLockFile = (runDir: string): string => path.join(runDir, 'run.lock');
+
+/**
+ * The pid of the live process that holds the run (this one included), or null when nobody does: no lock,
+ * or the lock of a process that died without removing it (SIGKILL, a reboot).
+ */
+export function runLockHolder(runDir: string): number | null {
+  let text: string;
+  try {
+    text = readFileSync(runLockFile(runDir), 'utf8');
+  } catch {
+    return null;
+  }
+  const pid = Number(text.trim());
+  return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : null;
+}
+
+/** Whether a process with this pid exists (one we may not signal counts). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** A run id as it may appear in a URL or on a command line: one plain folder name, no path. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;

@@ -7,6 +7,7 @@ import {
 } from '../archive/read.ts';
 import { listRunIds } from '../archive/run-folder.ts';
 import { withRun } from './archive-refs.ts';
+import { resumeCommand } from './generate-loop.ts';
 import { unreadableArchive } from './run-ref.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
@@ -45,6 +46,17 @@ function readRuns(runsDir: string): (RunView | UnreadableRun)[] {
 
 const isUnreadable = (run: RunView | UnreadableRun): run is UnreadableRun => run.state === 'unreadable';
 
+/**
+ * Generations made out of those asked for: `3/10`. Variants past the number asked for (a run resumed with
+ * fewer --generations than it had started) are counted beside it: `2/2 +1 beyond`. Pure.
+ */
+export function generationsCell(run: Pick<RunView, 'generations' | 'generationsPlanned'>): string {
+  if (run.generationsPlanned === null) return String(run.generations);
+  const within = Math.min(run.generations, run.generationsPlanned);
+  const beyond = run.generations - within;
+  return `${within}/${run.generationsPlanned}${beyond > 0 ? ` +${beyond} beyond` : ''}`;
+}
+
 /** The run list of `archive list`: a table, or JSON. A run whose archive cannot be read says so. */
 export function runList(runsDir: string, json: boolean): string {
   const runs = readRuns(runsDir);
@@ -60,9 +72,7 @@ export function runList(runsDir: string, json: boolean): string {
             r.state,
             r.simulated ? `${r.model} (simulated)` : r.model,
             r.domains.join(','),
-            r.generationsPlanned === null
-              ? String(r.generations)
-              : `${r.generations}/${r.generationsPlanned}`,
+            generationsCell(r),
             r.best === null ? '-' : `${fmtScore(r.best.score)} (variant ${r.best.id})`,
             fmtUsd(r.costUsd),
           ],
@@ -71,6 +81,16 @@ export function runList(runsDir: string, json: boolean): string {
   const notes = runs
     .filter(isUnreadable)
     .map((r) => `run ${r.id}: ${unreadableArchive(r.archive, r.error).message}`);
+  const interrupted = runs.filter((r) => r.state === 'interrupted');
+  if (interrupted.length > 0) {
+    notes.push(
+      [
+        `interrupted: the process running ${interrupted.length === 1 ? 'this run' : 'these runs'} ended without ` +
+          'stopping it (killed, or the machine went down). Continue with:',
+        ...interrupted.map((r) => `  ${resumeCommand(path.join(runsDir, r.id))}`),
+      ].join('\n'),
+    );
+  }
   return notes.length === 0 ? table : `${table}\n\n${notes.join('\n')}`;
 }
 

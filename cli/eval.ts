@@ -12,6 +12,7 @@ import { closeMatches } from '../llm/close-matches.ts';
 import { loadEnv } from '../llm/env.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { parseVariantRef } from './run-ref.ts';
+import { abortExitCode, describeStop, watchStops } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
 export const EVAL_USAGE = `hyperagents eval <run>:<variant> --domains <name[,name...]> [--split test] [options]
@@ -31,11 +32,12 @@ function builder(argv: string[]) {
       describe: 'domains, comma-separated',
     })
     .option('split', { type: 'string', requiresArg: true, default: 'test', describe: ALL_SPLITS.join(' | ') })
-    .option('out', {
+    .option('runs', {
+      alias: 'out',
       type: 'string',
       requiresArg: true,
       default: './runs',
-      describe: 'folder that holds the runs',
+      describe: 'folder that holds the runs (--out, as generate-loop calls it, works too)',
     })
     .option('eval-samples', {
       type: 'number',
@@ -76,7 +78,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       'Name one variant as RUN:VARIANT, e.g. hyperagents eval 20260101-120000-000:3 --domains arithmetic.',
     );
   }
-  const { runDir, variantId } = parseVariantRef(refs[0]!, path.resolve(parsed.out), 'hyperagents eval');
+  const { runDir, variantId } = parseVariantRef(refs[0]!, path.resolve(parsed.runs), 'hyperagents eval');
   const split = parsed.split as Split;
   if (!ALL_SPLITS.includes(split))
     throw new UsageError(`--split must be one of ${ALL_SPLITS.join(', ')}, not "${split}".`);
@@ -131,12 +133,14 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const sandbox = resolveSandbox(config.sandbox);
   if (sandbox.kind === 'missing')
     throw new UsageError('The run used --sandbox bwrap, but bubblewrap does not work here.');
-  const controller = new AbortController();
-  const onSignal = (): void => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
+  const stops = watchStops({
+    first(cause) {
+      process.stderr.write(
+        `\n${describeStop(cause)}: stopping the evaluation (press Ctrl-C again to abort at once).\n`,
+      );
+    },
+    again: (cause) => process.exit(abortExitCode(cause)),
+  });
   try {
     const scores = await evaluateStoredVariant({
       runDir,
@@ -162,7 +166,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
           env: loadEnv(),
         })(dir, onCall, null),
       status: () => undefined,
-      signal: controller.signal,
+      progress: (line) => process.stderr.write(`${line}\n`),
+      signal: stops.signal,
     });
     const picked = Object.fromEntries(names.map((d) => [d, scores[d]?.[split] ?? null]));
     if (parsed.json)
@@ -170,8 +175,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     else
       for (const [d, s] of Object.entries(picked))
         process.stdout.write(`variant ${variantId} ${d} ${split}: ${s === null ? '-' : s.toFixed(3)}\n`);
-    return controller.signal.aborted ? 130 : 0;
+    return stops.signal.aborted ? 130 : 0;
   } finally {
-    process.off('SIGINT', onSignal);
+    stops.dispose();
   }
 }

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import {
@@ -12,12 +10,23 @@ import {
   summarizeExperiment,
 } from '../archive/experiment-summary.ts';
 import { openArchiveReader, type RunState } from '../archive/read.ts';
+import { runHolder } from '../harness/run-lock.ts';
 import { EXPERIMENT_USAGE, type ExperimentConfig, parseExperimentArgs, runIdOf } from './experiment-args.ts';
+import { bestOf, formatDuration, watchRun } from './experiment-progress.ts';
+import {
+  experimentHolder,
+  readExperimentLock,
+  removeExperimentLock,
+  type StartedRun,
+  startRun,
+  stopLeftRuns,
+  writeExperimentLock,
+} from './experiment-runs.ts';
 import { renderExperiment } from './experiment-table.ts';
 import { checkLoopArgs } from './loop-prepare.ts';
+import { abortExitCode, describeStop, watchStops } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
-
-const GENERATE_LOOP = fileURLToPath(new URL('../bin/generate-loop.mjs', import.meta.url));
+import { assertWritableDir } from './writable.ts';
 
 /** experiment.json: what the folder's runs were started with, so a rerun resumes the same experiment. */
 const Manifest = z.object({
@@ -29,15 +38,26 @@ type Manifest = z.infer<typeof Manifest>;
 
 const MANIFEST = 'experiment.json';
 
-function readManifest(dir: string): Manifest | null {
+function readManifest(dir: string, command: 'experiment' | 'experiment report'): Manifest | null {
   const file = path.join(dir, MANIFEST);
   if (!existsSync(file)) return null;
-  const parsed = Manifest.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-  if (!parsed.success)
-    throw new UsageError(
-      `${file} is not an experiment manifest this version can read; use another --out folder.`,
-    );
-  return parsed.data;
+  let why: string | null = null;
+  try {
+    const parsed = Manifest.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    if (parsed.success) return parsed.data;
+    why = 'it is not an experiment record this version can read';
+  } catch (error) {
+    why =
+      error instanceof SyntaxError
+        ? `it is not valid JSON: ${error.message}`
+        : `it cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+  }
+  throw new UsageError(
+    `${file} is damaged (${why}). It records the seeds, configurations and shared options of the ` +
+      "experiment's runs. Restore it, or delete it and run hyperagents experiment again with the options the " +
+      'experiment was started with: finished runs are kept and reused, unfinished ones resumed' +
+      (command === 'experiment report' ? '; then run the report again.' : '. Or use another --out folder.'),
+  );
 }
 
 /**
@@ -93,22 +113,6 @@ const log = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
 
-/** One generate-loop child: stdout (its --json summary) and stderr go to files under logs/. */
-function runLoop(args: string[], logBase: string): Promise<number> {
-  const out = openSync(`${logBase}.json`, 'w');
-  const err = openSync(`${logBase}.log`, 'a');
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GENERATE_LOOP, ...args], { stdio: ['ignore', out, err] });
-    const done = (code: number) => {
-      closeSync(out);
-      closeSync(err);
-      resolve(code);
-    };
-    child.on('error', () => done(1));
-    child.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0)));
-  });
-}
-
 /** Summarises the finished runs of a manifest, in its configuration order; unfinished ones are left out. */
 function summarize(
   dir: string,
@@ -141,7 +145,7 @@ export async function experimentCommand(argv: string[]): Promise<number> {
   }
   const dir = path.resolve(args.dir);
   if (args.kind === 'report') {
-    const manifest = readManifest(dir);
+    const manifest = readManifest(dir, 'experiment report');
     if (manifest === null)
       throw new UsageError(
         `${dir} has no ${MANIFEST}: it is not an experiment folder (made by hyperagents experiment --out DIR).`,
@@ -151,6 +155,7 @@ export async function experimentCommand(argv: string[]): Promise<number> {
     print(summary, args.json, args.target);
     return 0;
   }
+  assertWritableDir(dir, '--out');
   for (const config of args.configs) {
     try {
       await checkLoopArgs([...args.loopArgs, ...config.args, '--seed', String(args.seeds[0] ?? 1)]);
@@ -160,54 +165,145 @@ export async function experimentCommand(argv: string[]): Promise<number> {
     }
   }
   const manifest = mergeManifest(
-    readManifest(dir),
+    readManifest(dir, 'experiment'),
     { seeds: args.seeds, configs: args.configs, loopArgs: args.loopArgs },
     dir,
   );
-  mkdirSync(path.join(dir, 'runs'), { recursive: true });
-  mkdirSync(path.join(dir, 'logs'), { recursive: true });
-  const tmp = path.join(dir, `${MANIFEST}.tmp`);
-  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-  renameSync(tmp, path.join(dir, MANIFEST));
-
-  // Seed by seed, so an interrupted experiment has every configuration on the seeds it finished.
-  const wanted = args.seeds.flatMap((seed) => args.configs.map((c) => ({ config: c, seed })));
+  const previous = readExperimentLock(dir);
+  const holder = experimentHolder(previous);
+  if (holder !== null) {
+    throw new UsageError(
+      `${dir}: another experiment is running in this folder (process ${holder}). Wait for it to end, or stop ` +
+        `it (Ctrl-C in its terminal, or kill ${holder}); then run this again.`,
+    );
+  }
+  writeFolders(dir, manifest);
+  const lock = { pid: process.pid, runs: {} as Record<string, number> };
+  writeExperimentLock(dir, lock);
   const jobs = args.jobs ?? Math.max(1, Math.floor(os.availableParallelism() / 2));
-  const limit = pLimit(jobs);
   log(
     `Experiment ${dir}: ${args.configs.length} configuration(s) x ${args.seeds.length} seed(s), ${jobs} at once.`,
   );
+  try {
+    if (previous !== null) await stopLeftRuns(dir, previous, log);
+    return await runAll(dir, { ...args, jobs }, manifest, lock);
+  } finally {
+    removeExperimentLock(dir);
+  }
+}
+
+/** Creates the experiment's folders and writes its manifest; a folder that cannot be written is named. */
+function writeFolders(dir: string, manifest: Manifest): void {
+  try {
+    mkdirSync(path.join(dir, 'runs'), { recursive: true });
+    mkdirSync(path.join(dir, 'logs'), { recursive: true });
+    const tmp = path.join(dir, `${MANIFEST}.tmp`);
+    writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+    renameSync(tmp, path.join(dir, MANIFEST));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'an error';
+    throw new UsageError(
+      `--out ${dir}: the experiment folder cannot be written (${code}). Choose a folder you can write to.`,
+    );
+  }
+}
+
+type RunArgs = Extract<ReturnType<typeof parseExperimentArgs>, { kind: 'run' }>;
+
+/** Every configuration with every seed; returns the exit code. */
+async function runAll(
+  dir: string,
+  args: RunArgs & { jobs: number },
+  manifest: Manifest,
+  lock: { pid: number; runs: Record<string, number> },
+): Promise<number> {
+  // Seed by seed, so an interrupted experiment has every configuration on the seeds it finished.
+  const wanted = args.seeds.flatMap((seed) => args.configs.map((c) => ({ config: c, seed })));
+  const limit = pLimit(args.jobs);
+  const running = new Map<string, StartedRun>();
+  const stops = watchStops({
+    first(cause) {
+      log(
+        `\n${describeStop(cause)}: stopping the experiment; ${running.size} run(s) under way stop cleanly ` +
+          '(finished work is kept; press Ctrl-C again to abort at once).',
+      );
+      for (const run of running.values()) run.stop();
+    },
+    again(cause) {
+      for (const run of running.values()) run.stop();
+      log('Aborted. Run the same command again to continue the experiment.');
+      process.exit(abortExitCode(cause));
+    },
+  });
   let finished = 0;
   const failed: string[] = [];
-  await Promise.all(
-    wanted.map(({ config, seed }) =>
-      limit(async () => {
-        const id = runIdOf(config.name, seed);
-        const runDir = path.join(dir, 'runs', id);
-        const state = runState(runDir);
-        if (state === 'done') {
-          log(`[${++finished}/${wanted.length}] ${id}: already finished`);
-          return;
-        }
-        const common = [...args.loopArgs, ...config.args, '--seed', String(seed), '--json', '--quiet'];
-        const loopArgs =
-          state === null && !existsSync(runDir)
+  const stopped: string[] = [];
+  try {
+    await Promise.all(
+      wanted.map(({ config, seed }) =>
+        limit(async () => {
+          if (stops.signal.aborted) return;
+          const id = runIdOf(config.name, seed);
+          const runDir = path.join(dir, 'runs', id);
+          const state = runState(runDir);
+          if (state === 'done') {
+            log(`[${++finished}/${wanted.length}] ${id}: already finished`);
+            return;
+          }
+          const holder = runHolder(runDir);
+          if (holder !== null) {
+            failed.push(id);
+            log(
+              `[${++finished}/${wanted.length}] ${id}: not run: process ${holder}, which this experiment did not ` +
+                `start, is running it. Stop it (kill ${holder}), then run the experiment again.`,
+            );
+            return;
+          }
+          const fresh = state === null && !existsSync(runDir);
+          const common = [...args.loopArgs, ...config.args, '--seed', String(seed), '--json', '--quiet'];
+          const loopArgs = fresh
             ? [...common, '--out', path.join(dir, 'runs'), '--run-id', id]
             : [...common, '--resume', runDir];
-        log(
-          `${id}: ${state === null && !existsSync(runDir) ? 'starting' : `resuming (${state ?? 'no archive yet'})`}`,
-        );
-        const code = await runLoop(loopArgs, path.join(dir, 'logs', id));
-        const ok = code === 0 && runState(runDir) === 'done';
-        if (!ok) failed.push(id);
-        log(
-          `[${++finished}/${wanted.length}] ${id}: ${ok ? 'done' : `failed (exit ${code}; see ${path.join(dir, 'logs', `${id}.log`)})`}`,
-        );
-      }),
-    ),
-  );
+          log(`${id}: ${fresh ? 'starting' : `resuming (${state ?? 'no archive yet'})`}`);
+          const startedAt = Date.now();
+          const run = startRun(loopArgs, path.join(dir, 'logs', id));
+          running.set(id, run);
+          if (run.pid !== undefined) {
+            lock.runs[id] = run.pid;
+            writeExperimentLock(dir, lock);
+          }
+          const watch = watchRun(id, runDir, log);
+          const code = await run.done;
+          watch.stop();
+          running.delete(id);
+          delete lock.runs[id];
+          writeExperimentLock(dir, lock);
+          const took = formatDuration(Date.now() - startedAt);
+          const ok = code === 0 && runState(runDir) === 'done';
+          const where = path.join(dir, 'logs', `${id}.log`);
+          if (ok) log(`[${++finished}/${wanted.length}] ${id}: done in ${took}, ${bestOf(runDir)}`);
+          else if (stops.signal.aborted) {
+            stopped.push(id);
+            log(`${id}: stopped after ${took} (finished work is kept; see ${where})`);
+          } else {
+            failed.push(id);
+            log(`[${++finished}/${wanted.length}] ${id}: failed after ${took} (exit ${code}; see ${where})`);
+          }
+        }),
+      ),
+    );
+  } finally {
+    stops.dispose();
+  }
   const { summary } = summarize(dir, { ...manifest, configs: args.configs, seeds: args.seeds }, args.target);
   print(summary, args.json, args.target);
+  if (stops.signal.aborted) {
+    log(
+      `Experiment stopped${stopped.length > 0 ? ` (${stopped.join(', ')} stopped cleanly)` : ''}; finished runs ` +
+        'are kept. Run the same command again to continue it.',
+    );
+    return 130;
+  }
   if (failed.length > 0) {
     log(
       `${failed.length} run(s) did not finish: ${failed.join(', ')}. Run the same command again to resume them.`,

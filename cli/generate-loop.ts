@@ -11,6 +11,7 @@ import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { assertListenable, queueTarget } from './queue-target.ts';
 import { redisLine } from './redis-progress.ts';
+import { abortExitCode, describeStop, type StopWatch, watchStops } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
@@ -30,30 +31,22 @@ export function resumeCommand(runDir: string, queue: QueueFlags | null = null): 
 }
 
 /**
- * The first Ctrl-C (or SIGTERM) stops the run cleanly: agents are stopped, finished work is kept and the
- * resume command printed. A second one exits at once; the run can still be resumed.
+ * The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
+ * run) stops the run cleanly: agents are stopped, finished work is kept and the resume command printed. A
+ * second one exits at once; the run can still be resumed.
  */
-function interruptions(resume: string): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
-      process.stderr.write(`\nAborted. Continue the run with: ${resume}\n`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    }
-    process.stderr.write(
-      `\n${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping the run cleanly (finished work is kept; press Ctrl-C again to abort at once).\n`,
-    );
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+function interruptions(resume: string): StopWatch {
+  return watchStops({
+    first(cause) {
+      process.stderr.write(
+        `\n${describeStop(cause)}: stopping the run cleanly (finished work is kept; press Ctrl-C again to abort at once).\n`,
+      );
     },
-  };
+    again(cause) {
+      process.stderr.write(`\nAborted. Continue the run with: ${resume}\n`);
+      process.exit(abortExitCode(cause));
+    },
+  });
 }
 
 export async function main(argv: string[]): Promise<number> {

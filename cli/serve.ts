@@ -4,6 +4,7 @@ import { startServer } from '../web/server.ts';
 import { domainTasks } from './domain-tasks.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { assertRunsFolder } from './run-ref.ts';
+import { untilStopped } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
@@ -70,10 +71,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(`Archive browser for ${runsDir} at ${server.url}/ (Ctrl-C to stop)\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilStopped();
   await server.close();
   return 0;
 }

@@ -10,6 +10,7 @@ import { startQueueWorker } from '../queue/worker.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { queueTarget } from './queue-target.ts';
 import { redisLine } from './redis-progress.ts';
+import { untilStopped } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents worker --queue redis://HOST:PORT[/DB] [--concurrency 2] [--sandbox auto|bwrap|none]
@@ -71,10 +72,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     `worker ${started.id}: taking tasks from ${formatRedisTarget(target)} (version ${PROJECT_VERSION}, ` +
       `concurrency ${args.concurrency}, sandbox ${sandbox.kind === 'bwrap' ? 'bubblewrap' : `none: ${sandbox.why}`}). Ctrl-C to stop.\n`,
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilStopped();
   await started.close();
   return 0;
 }

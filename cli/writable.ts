@@ -29,10 +29,12 @@ export function assertWritableDir(dir: string, flag: string): void {
     }
     try {
       accessSync(probe, constants.W_OK);
-    } catch {
-      throw new UsageError(
-        `${flag} ${dir} is not writable (no write permission on ${probe}). Choose a folder you can write to.`,
-      );
+    } catch (error) {
+      const why =
+        (error as NodeJS.ErrnoException).code === 'EROFS'
+          ? `${probe} is on a read-only file system`
+          : `no write permission on ${probe}`;
+      throw new UsageError(`${flag} ${dir} is not writable (${why}). Choose a folder you can write to.`);
     }
     return;
   }

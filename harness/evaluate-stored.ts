@@ -12,6 +12,7 @@ import { createGradeContext } from './grade-context.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
+import { clearDeadEvals, evalFolderName, evalSocketPrefix } from './run-lock.ts';
 import type { ResolvedSandbox } from './sandbox.ts';
 import { scoresBySplit } from './scoring.ts';
 import { createTaskSlots } from './task-workers.ts';
@@ -37,6 +38,8 @@ export interface StoredEvaluation {
     onCall: (row: LlmCallInput) => void,
   ): Promise<TokenIssuer & { close(): Promise<void> }>;
   status(text: string): void;
+  /** Told what was cleaned up after evaluations that were killed. */
+  progress(line: string): void;
   signal: AbortSignal;
 }
 
@@ -46,12 +49,21 @@ export interface StoredEvaluation {
  * Returns the variant's scores by domain and split afterwards.
  */
 export async function evaluateStoredVariant(job: StoredEvaluation) {
+  const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
+  const repo = openVariantRepo(path.join(job.runDir, 'variants.git'), nodeModules);
+  const cleared = await clearDeadEvals(job.runDir, (worktree) => repo.removeWorktree(worktree));
+  if (cleared.length > 0) {
+    const which =
+      cleared.length === 1
+        ? `a killed evaluation (process ${cleared[0]})`
+        : `${cleared.length} killed evaluations (processes ${cleared.join(', ')})`;
+    job.progress(`Removed the worktree, build folder and agent processes left by ${which} in ${job.runDir}.`);
+  }
   const archive = openArchive(path.join(job.runDir, 'archive.sqlite'));
   const cache = openEvalCache(path.join(path.dirname(job.runDir), 'eval-cache.sqlite'));
   // Its own socket folder: the run may be running beside it with its gateway on the run's socket.
-  const socketDir = mkdtempSync(path.join(tmpdir(), 'hyperagents-eval-'));
+  const socketDir = mkdtempSync(path.join(tmpdir(), evalSocketPrefix()));
   const gateway = await job.startGateway(socketDir, (row) => archive.insertLlmCall(row));
-  const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
   const taskLimit = pLimit(job.evalWorkers);
   const ctx: RunContext = {
     config: { ...job.config, evalWorkers: job.evalWorkers, evalTest: job.split === 'test' },
@@ -60,7 +72,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
     nodeModules,
     archive,
     cache,
-    repo: openVariantRepo(path.join(job.runDir, 'variants.git'), nodeModules),
+    repo,
     rootCommit: job.commit,
     domains: job.domains,
     // No MetaAgent runs here, so no evals folder is ever written.
@@ -77,7 +89,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
     taskSlots: createTaskSlots(job.evalWorkers),
   };
   mkdirSync(path.join(job.runDir, 'logs', `variant-${job.variantId}`), { recursive: true });
-  const session = openSession(ctx, job.variantId, `eval-${job.variantId}-${process.pid}`);
+  const session = openSession(ctx, job.variantId, evalFolderName(job.variantId));
   try {
     await session.checkout(job.commit);
     archive.logEvent(job.variantId, 'eval_started', {

@@ -84,7 +84,6 @@ export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
   redact: ctx.archive.redact,
 });
 
-const buildDir = (ctx: RunContext, id: number): string => path.join(ctx.runDir, 'builds', `variant-${id}`);
 /** Bundles of the run's agents by the content of their code, shared by its variants (see buildAgentEntry). */
 export const buildCache = (ctx: Pick<RunContext, 'runDir'>): string =>
   path.join(ctx.runDir, 'builds', 'cache');
@@ -103,12 +102,13 @@ async function buildEntry(
   ctx: RunContext,
   id: number,
   worktree: string,
+  buildFolder: string,
   entry: EntryPoint,
 ): Promise<AgentEntry> {
   const options = {
     worktree,
     entry,
-    outDir: path.join(buildDir(ctx, id), entry === TASK_ENTRY ? 'task' : 'meta'),
+    outDir: path.join(buildFolder, entry === TASK_ENTRY ? 'task' : 'meta'),
     nodeModules: ctx.nodeModules,
     cacheDir: buildCache(ctx),
   };
@@ -135,10 +135,14 @@ function tasksAtOnce(ctx: RunContext): number {
   return Math.max(1, Math.min(ctx.config.evalWorkers, largestStage));
 }
 
-/** `worktreeName` replaces the generation's own worktree folder (for an evaluation beside a running run). */
+/**
+ * `worktreeName` replaces the name of the generation's own worktree and build folders (for an evaluation
+ * beside a running run).
+ */
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
   const worktree =
     worktreeName === undefined ? worktreeDir(ctx, id) : path.join(ctx.runDir, 'worktrees', worktreeName);
+  const buildFolder = path.join(ctx.runDir, 'builds', worktreeName ?? `variant-${id}`);
   const refusalsAtStart = {
     meta: ctx.archive.callCounts('meta', id).budgetRefusals,
     task: ctx.archive.callCounts('task', id).budgetRefusals,
@@ -154,7 +158,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out to build`);
     const known = builds.get(entry);
     if (known !== undefined) return known;
-    const building = buildEntry(ctx, id, worktree, entry);
+    const building = buildEntry(ctx, id, worktree, buildFolder, entry);
     builds.set(entry, building);
     return building;
   };
@@ -210,6 +214,6 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     token = null;
     await Promise.allSettled(builds.values());
     builds = new Map();
-    rmSync(buildDir(ctx, id), { recursive: true, force: true });
+    rmSync(buildFolder, { recursive: true, force: true });
   }
 }

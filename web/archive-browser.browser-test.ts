@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Archive, openArchive } from '../archive/archive.ts';
+import { runLockFile } from '../archive/run-folder.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { runCli } from '../test/run-cli.ts';
 import { buildReport } from './report.ts';
@@ -109,6 +110,8 @@ beforeAll(async () => {
     });
   });
   mkdirSync(path.join(runs, 'live'));
+  // A run under way is held by the process writing it.
+  writeFileSync(runLockFile(path.join(runs, 'live')), `${process.pid}\n`);
   live = openArchive(path.join(runs, 'live', 'archive.sqlite'));
   live.createRun({
     id: 'live',

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive.ts';
+import { runLockFile } from '../run-folder.ts';
 import { seededRandom } from '../stats.ts';
 
 export interface SyntheticRunOptions {
@@ -8,8 +9,11 @@ export interface SyntheticRunOptions {
   variants: number;
   seed?: number;
   domains?: string[];
-  /** How the run ended; `running` leaves it open as if still going. */
-  status?: 'running' | 'done' | 'stopped' | 'failed';
+  /**
+   * How the run ended; `running` leaves it open as if still going, held by this process (run.lock), and
+   * `interrupted` open as if its process had been killed.
+   */
+  status?: 'running' | 'interrupted' | 'done' | 'stopped' | 'failed';
   /** Mean score change from parent to child (default 0.01): lets a comparison tell two groups of runs apart. */
   lift?: number;
   model?: string;
@@ -128,7 +132,8 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
       });
     }
   })();
-  if (status !== 'running') archive.finishRun(status);
+  if (status === 'running') writeFileSync(runLockFile(dir), `${process.pid}\n`);
+  else if (status !== 'interrupted') archive.finishRun(status);
   archive.close();
   return dir;
 }
