@@ -138,7 +138,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   try {
-    const scores = await evaluateStoredVariant({
+    const outcome = await evaluateStoredVariant({
       runDir,
       runId: run.id,
       variantId,
@@ -164,13 +164,29 @@ export async function evalCommand(argv: string[]): Promise<number> {
       status: () => undefined,
       signal: controller.signal,
     });
+    if (outcome.kind === 'interrupted') {
+      process.stderr.write(
+        `hyperagents eval: interrupted; no score is stored for variant ${variantId}'s ${split} split. The task ` +
+          'results that finished are kept in the archive, and running the same command again evaluates only ' +
+          'the rest.\n',
+      );
+      return 130;
+    }
+    if (outcome.kind === 'unanswered') {
+      process.stderr.write(
+        `hyperagents eval: variant ${variantId} has no ${split} score: ${outcome.reason}. This is the ` +
+          "sandbox, its limits or the machine, not the agent's answers: fix the cause and run it again.\n",
+      );
+      return 1;
+    }
+    const { scores } = outcome;
     const picked = Object.fromEntries(names.map((d) => [d, scores[d]?.[split] ?? null]));
     if (parsed.json)
       process.stdout.write(`${JSON.stringify({ runDir, variant: variantId, split, scores: picked })}\n`);
     else
       for (const [d, s] of Object.entries(picked))
         process.stdout.write(`variant ${variantId} ${d} ${split}: ${s === null ? '-' : s.toFixed(3)}\n`);
-    return controller.signal.aborted ? 130 : 0;
+    return 0;
   } finally {
     process.off('SIGINT', onSignal);
   }

@@ -41,11 +41,20 @@ export interface StoredEvaluation {
 }
 
 /**
+ * How an evaluation of a stored variant ended: scored (its scores by domain and split afterwards), or with no
+ * score stored for the split: interrupted (the task results that finished are kept, and the next evaluation
+ * does not ask them again), or with every task failed for the infrastructure (see StageOutcome).
+ */
+export type StoredEvaluationOutcome =
+  | { kind: 'scored'; scores: ReturnType<typeof scoresBySplit> }
+  | { kind: 'interrupted' }
+  | { kind: 'unanswered'; reason: string };
+
+/**
  * Evaluates one stored variant of a run on `split` of each domain, writing task results and evaluation rows
  * into that run's archive (stage `full`). Its selection score is not changed: a test score never steers a run.
- * Returns the variant's scores by domain and split afterwards.
  */
-export async function evaluateStoredVariant(job: StoredEvaluation) {
+export async function evaluateStoredVariant(job: StoredEvaluation): Promise<StoredEvaluationOutcome> {
   const archive = openArchive(path.join(job.runDir, 'archive.sqlite'));
   const cache = openEvalCache(path.join(path.dirname(job.runDir), 'eval-cache.sqlite'));
   // Its own socket folder: the run may be running beside it with its gateway on the run's socket.
@@ -84,7 +93,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
       domains: job.domains.map((d) => d.domain.name),
       split: job.split,
     });
-    await evaluateStage(
+    const outcome = await evaluateStage(
       {
         archive,
         cache,
@@ -105,8 +114,13 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
       job.split === 'test',
     );
     job.status('');
-    archive.logEvent(job.variantId, 'eval_finished', { split: job.split, interrupted: job.signal.aborted });
-    return scoresBySplit(archive.listEvaluations(job.variantId));
+    archive.logEvent(job.variantId, 'eval_finished', {
+      split: job.split,
+      interrupted: outcome.kind === 'interrupted',
+      ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),
+    });
+    if (outcome.kind !== 'scored') return outcome;
+    return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };
   } finally {
     await session.close();
     await gateway.close();

@@ -20,7 +20,9 @@ export type StepOutcome =
       status: Extract<VariantStatus, 'rejected' | 'failed'>;
       reason: string;
       cause: FailureCause | null;
-    };
+    }
+  /** The run was interrupted (or halted) during the step: nothing is written, and a resume redoes the step. */
+  | { kind: 'interrupted' };
 
 /** One step: reads the variant as stored, does the step's work, and says where the generation goes next. */
 export type Step = (ctx: RunContext, variant: VariantRow, session: GenerationSession) => Promise<StepOutcome>;
@@ -48,7 +50,7 @@ export async function advanceGeneration(ctx: RunContext, id: number): Promise<vo
       if (variant === undefined) throw new Error(`variant ${id} is not in the archive`);
       if (isFinalStep(variant.step)) return;
       const outcome = await STEPS[variant.step](ctx, variant, session);
-      if (ctx.signal.aborted) return;
+      if (outcome.kind === 'interrupted' || ctx.signal.aborted) return;
       if (!record(ctx, variant, outcome)) {
         throw new Error(`variant ${id} left the step "${variant.step}" while this process was running it`);
       }
@@ -87,6 +89,8 @@ function record(ctx: RunContext, variant: VariantRow, outcome: StepOutcome): boo
       if (failed) ctx.progress(`variant ${id}: ${outcome.status}: ${outcome.reason}`);
       return failed;
     }
+    case 'interrupted':
+      throw new Error(`variant ${id}: an interrupted step is never recorded`);
     default: {
       const never: never = outcome;
       throw new Error(`unknown step outcome ${JSON.stringify(never)}`);
