@@ -5,10 +5,12 @@ import pLimit from 'p-limit';
 import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Split } from '../domains/define-domain.ts';
+import { killAll } from './agent-processes.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 import { type DomainTasks, evaluateStage } from './evaluate.ts';
 import { openSession } from './generation-session.ts';
 import { createGradeContext } from './grade-context.ts';
+import { describeHarnessError, errorLine } from './harness-error.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
@@ -59,7 +61,21 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
   const cache = openEvalCache(path.join(path.dirname(job.runDir), 'eval-cache.sqlite'));
   // Its own socket folder: the run may be running beside it with its gateway on the run's socket.
   const socketDir = mkdtempSync(path.join(tmpdir(), 'hyperagents-eval-'));
-  const gateway = await job.startGateway(socketDir, (row) => archive.insertLlmCall(row));
+  // A write the harness cannot make (a full disk) stops the evaluation as an interrupt does, and is then thrown.
+  const halt = new AbortController();
+  let failure: Error | null = null;
+  const signal = AbortSignal.any([job.signal, halt.signal]);
+  const gateway = await job.startGateway(socketDir, (row) => {
+    try {
+      archive.insertLlmCall(row);
+    } catch (error) {
+      failure ??= new Error(`the ledger could not record a model call: ${errorLine(error)}`, {
+        cause: error,
+      });
+      halt.abort();
+      killAll();
+    }
+  });
   const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
   const taskLimit = pLimit(job.evalWorkers);
   const ctx: RunContext = {
@@ -81,7 +97,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
     cacheable: job.cacheable,
     progress: () => undefined,
     status: job.status,
-    signal: job.signal,
+    signal,
     taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
     taskSlots: createTaskSlots(job.evalWorkers),
   };
@@ -106,7 +122,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
         concurrency: job.evalWorkers,
         grading: ctx.grading,
         limit: ctx.taskLimit,
-        signal: job.signal,
+        signal,
         onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),
       },
       job.domains,
@@ -114,6 +130,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
       job.split === 'test',
     );
     job.status('');
+    if (failure !== null) throw failure;
     archive.logEvent(job.variantId, 'eval_finished', {
       split: job.split,
       interrupted: outcome.kind === 'interrupted',
@@ -121,11 +138,17 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
     });
     if (outcome.kind !== 'scored') return outcome;
     return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };
+  } catch (error) {
+    const message = describeHarnessError(failure ?? error, path.join(job.runDir, 'variants.git'));
+    throw new Error(message, { cause: failure ?? error });
   } finally {
-    await session.close();
-    await gateway.close();
-    rmSync(socketDir, { recursive: true, force: true });
-    cache.close();
-    archive.close();
+    try {
+      await session.close();
+    } finally {
+      await gateway.close();
+      rmSync(socketDir, { recursive: true, force: true });
+      cache.close();
+      archive.close();
+    }
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '../archive/archive.ts';
 import { type GenerationSession, openSession } from './generation-session.ts';
 import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './generation-steps.ts';
+import { freeBytes, LOW_DISK_BYTES } from './harness-error.ts';
 import { logDir, type RunContext } from './run-context.ts';
 
 /** What a step decided: the next step with what it learned, or the end of the generation. */
@@ -51,6 +52,7 @@ export async function advanceGeneration(ctx: RunContext, id: number): Promise<vo
       if (isFinalStep(variant.step)) return;
       const outcome = await STEPS[variant.step](ctx, variant, session);
       if (outcome.kind === 'interrupted' || ctx.signal.aborted) return;
+      if (outcome.kind === 'failed' && outcome.cause !== 'budget') assertRoomOnDisk(ctx, id, outcome.reason);
       if (!record(ctx, variant, outcome)) {
         throw new Error(`variant ${id} left the step "${variant.step}" while this process was running it`);
       }
@@ -58,6 +60,20 @@ export async function advanceGeneration(ctx: RunContext, id: number): Promise<vo
   } finally {
     await session.close();
   }
+}
+
+/**
+ * A generation's failure is recorded only while the run's disk has room: an agent, a build or a typecheck that
+ * met a full disk fails as if by its own fault, and a failure is final. On a full disk this throws instead (a
+ * harness error: the run halts, and a resume redoes the step once room is made).
+ */
+export function assertRoomOnDisk(ctx: Pick<RunContext, 'runDir'>, id: number, reason: string): void {
+  const free = freeBytes(ctx.runDir);
+  if (free >= LOW_DISK_BYTES) return;
+  throw Object.assign(
+    new Error(`variant ${id}'s failure ("${reason}") may be the full disk's, so it is not recorded`),
+    { code: 'ENOSPC' },
+  );
 }
 
 /** Writes one step's outcome as one guarded transaction; false when the variant was no longer in that step. */
