@@ -57,6 +57,12 @@ function diskFull(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Variant 0, the run's initial agent, ended without a score for a reason of the machine, the sandbox or the
+ * run's limits: no generation can start from it, and the message says what to change.
+ */
+export class InitialAgentError extends Error {}
+
 /** The message without the stack lines some libraries fold into it. */
 function firstLine(message: string): string {
   const lines = message.split('\n').filter((line) => !/^\s+at /.test(line) && line.trim() !== '');

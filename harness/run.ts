@@ -13,12 +13,18 @@ import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { advanceGeneration, failVariant } from './generation.ts';
 import { createGradeContext } from './grade-context.ts';
-import { describeHarnessError, errorLine } from './harness-error.ts';
+import { describeHarnessError, errorLine, InitialAgentError } from './harness-error.ts';
 import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
 import { describeEnforcement } from './resource-limits.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
-import type { RemoteEdits, RemoteTasks, RunContext, TokenIssuer } from './run-context.ts';
+import {
+  logDir,
+  type RemoteEdits,
+  type RemoteTasks,
+  type RunContext,
+  type TokenIssuer,
+} from './run-context.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
@@ -206,6 +212,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     await advanceGeneration(ctx, 0);
     stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
+    if (!signal.aborted) assertInitialAgentEvaluated(ctx);
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
     await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
@@ -236,7 +243,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     } catch {
       // The archive cannot be written (a full disk): the run reads as unfinished, and a resume continues it.
     }
-    if (error instanceof ModelUnreachableError) throw error;
+    if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) throw error;
     const message = describeHarnessError(error, path.join(runDir, 'variants.git'));
     throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
@@ -365,6 +372,25 @@ async function variantZero(
   } finally {
     agents.cleanup();
   }
+}
+
+/**
+ * Ends the run when variant 0 failed because none of its tasks could answer (see StageOutcome): the initial
+ * agent answers on a working machine, so the sandbox or a limit of the run stopped every task, and every
+ * generation would start from it. The message names the settings to change.
+ */
+function assertInitialAgentEvaluated(ctx: RunContext): void {
+  const zero = ctx.archive.getVariant(0);
+  if (zero?.step !== 'failed' || zero.failure_cause !== 'infrastructure') return;
+  const { limits, taskTimeoutSec, sandbox } = ctx.config;
+  throw new InitialAgentError(
+    `variant 0, the initial agent, has no score: ${zero.failure_reason}. The initial agent answers these ` +
+      "tasks on a working machine, so the sandbox or the run's limits stopped every task. Start a new run " +
+      `with more room: --memory-mb (this run: ${limits.memoryMb}), --max-processes (${limits.processes}), ` +
+      `--max-open-files (${limits.openFiles}), --task-timeout (${taskTimeoutSec} s); or another --sandbox ` +
+      `(this run: ${sandbox}) if the sandbox does not work here. The log of every task is in ` +
+      `${path.join(logDir(ctx, 0), 'task-agent.log')}.`,
+  );
 }
 
 /**
