@@ -344,7 +344,8 @@ async function schedule(
 
 /**
  * The variant repo, with variant 0 stored: a new run creates both (in one transaction on the archive's
- * side); a resumed run opens them, or creates them again if the earlier process was killed before.
+ * side); a resumed run opens them, or creates them again if the earlier process was killed before variant 0
+ * was stored.
  */
 async function variantZero(
   archive: ReturnType<typeof openArchive>,
@@ -354,7 +355,10 @@ async function variantZero(
 ): Promise<{ repo: VariantRepo; rootCommit: string }> {
   const gitDir = path.join(runDir, 'variants.git');
   const stored = archive.getVariant(0);
-  if (stored?.commit_sha != null && existsSync(gitDir)) {
+  if (stored?.commit_sha != null) {
+    // Every variant's code is in it: a new one would hold none of them (the resume command refuses this first).
+    if (!existsSync(gitDir))
+      throw new Error(`${gitDir} is missing: the run's variants cannot be checked out`);
     execFileSync('git', ['--git-dir', gitDir, 'worktree', 'prune']);
     return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commit_sha };
   }
