@@ -3,14 +3,15 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    // The resume suite kills and resumes many runs, and kills or signals experiments, evaluations and npx
-    // to see what they leave: `npm run test:resume`; the scale-out suite runs redis-server and workers:
-    // `npm run test:scale`.
+    // The resume suite kills and resumes many runs, fills their disk, and kills or signals experiments,
+    // evaluations and npx to see what they leave: `npm run test:resume`; the scale-out suite runs
+    // redis-server and workers: `npm run test:scale`.
     exclude: [
       'node_modules/**',
       'runs/**',
       'test/resume.e2e.test.ts',
       'test/leftovers.e2e.test.ts',
+      'test/full-disk.e2e.test.ts',
       'test/scale/**',
     ],
     testTimeout: 60_000,

@@ -19,9 +19,12 @@ export type VariantStatus = (typeof VARIANT_STATUSES)[number];
 /**
  * Why a generation failed, recorded when it fails: `agent` (the parent's MetaAgent failed by itself, which
  * disqualifies the parent), `budget` (the gateway refused this variant's calls for the run's budget),
- * `timeout` (a limit the harness set), `harness` (git, disk, a process that could not start).
+ * `timeout` (a limit the harness set), `infrastructure` (every task of its evaluation failed before
+ * answering: the sandbox, a limit or the workers stopped them, so it has no score), `harness` (a model that
+ * could not be reached; archives of earlier versions also hold git and disk failures here, which a run now
+ * leaves at their step to be redone).
  */
-export const FAILURE_CAUSES = ['agent', 'budget', 'timeout', 'harness'] as const;
+export const FAILURE_CAUSES = ['agent', 'budget', 'timeout', 'harness', 'infrastructure'] as const;
 export type FailureCause = (typeof FAILURE_CAUSES)[number];
 export const TASK_OUTCOMES = ['correct', 'wrong', 'parse_failure', 'error'] as const;
 export type TaskOutcome = (typeof TASK_OUTCOMES)[number];

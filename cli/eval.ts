@@ -142,7 +142,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     again: (cause) => process.exit(abortExitCode(cause)),
   });
   try {
-    const scores = await evaluateStoredVariant({
+    const outcome = await evaluateStoredVariant({
       runDir,
       runId: run.id,
       variantId,
@@ -169,6 +169,22 @@ export async function evalCommand(argv: string[]): Promise<number> {
       progress: (line) => process.stderr.write(`${line}\n`),
       signal: stops.signal,
     });
+    if (outcome.kind === 'interrupted') {
+      process.stderr.write(
+        `hyperagents eval: interrupted; no score is stored for variant ${variantId}'s ${split} split. The task ` +
+          'results that finished are kept in the archive, and running the same command again evaluates only ' +
+          'the rest.\n',
+      );
+      return 130;
+    }
+    if (outcome.kind === 'unanswered') {
+      process.stderr.write(
+        `hyperagents eval: variant ${variantId} has no ${split} score: ${outcome.reason}. This is the ` +
+          "sandbox, its limits or the machine, not the agent's answers: fix the cause and run it again.\n",
+      );
+      return 1;
+    }
+    const { scores } = outcome;
     const picked = Object.fromEntries(names.map((d) => [d, scores[d]?.[split] ?? null]));
     if (parsed.json)
       process.stdout.write(`${JSON.stringify({ runDir, variant: variantId, split, scores: picked })}\n`);

@@ -1,6 +1,7 @@
 import { secretValues } from '../archive/redact.ts';
 import { ModelUnreachableError, type RetryNotice } from '../harness/first-contact.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
+import { InitialAgentError } from '../harness/harness-error.ts';
 import { runGenerations } from '../harness/run.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
@@ -160,6 +161,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof ModelUnreachableError) {
       // The words `hyperagents chat` uses for the same failure.
       process.stderr.write(`generate-loop: provider unreachable: ${error.message}\n`);
+      return 1;
+    }
+    // A resume would stop at the same place: the message says what a new run must change.
+    if (error instanceof InitialAgentError) {
+      process.stderr.write(`generate-loop: ${error.message}\n`);
       return 1;
     }
     const code = reportError(error, 'generate-loop');

@@ -106,6 +106,30 @@ function openReplay(file: string): ReplayBook {
   }
 }
 
+/**
+ * The variant repository of a run must hold `commit` (its variant 0, or the variant to start from): it is
+ * where every variant's code is, and a run never makes a new one in its place.
+ */
+function assertVariantRepo(runDir: string, commit: string, what: string): void {
+  const gitDir = path.join(runDir, 'variants.git');
+  let holds = existsSync(gitDir);
+  if (holds) {
+    try {
+      execFileSync('git', ['--git-dir', gitDir, 'cat-file', '-e', `${commit}^{commit}`], { stdio: 'ignore' });
+    } catch {
+      holds = false;
+    }
+  }
+  if (!holds) {
+    throw new UsageError(
+      `${what}: the variant repository ${gitDir} is missing or does not hold the commit ${commit.slice(0, 8)}. It ` +
+        'holds the code of every variant of that run, which no other file has: put it back (from a backup or a ' +
+        'copy of the run folder), or start a new run. The archive beside it can still be read with ' +
+        'hyperagents archive.',
+    );
+  }
+}
+
 /** The run configuration of the run being resumed, with what the command line may change. */
 function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: string; runDir: string } {
   const runDir = locateRun(ref, cli.out, '--resume');
@@ -127,6 +151,8 @@ function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: stri
       );
     }
     const config = resumeConfig(cli, stored, runDir);
+    const zero = archive.getVariant(0)?.commit_sha ?? null;
+    if (zero !== null) assertVariantRepo(runDir, zero, `--resume ${ref}`);
     const spent = archive.llmTotals().costUsd;
     if (config.budgetUsd !== null && spent >= config.budgetUsd) {
       throw new UsageError(
@@ -152,6 +178,7 @@ function transferSource(ref: string, out: string): TransferSource {
           'failed before committing). List the variants with hyperagents archive list.',
       );
     }
+    assertVariantRepo(runDir, commit, `--from ${ref}`);
     return { runDir, variantId, commit };
   } finally {
     archive.close();

@@ -129,7 +129,8 @@ const DISK_POLL_MS = 2000;
 /**
  * Runs a command to completion in its own process group, output appended to a capped log. On timeout, or
  * when a watched folder grows past its limit, the whole group is killed. Never rejects for the command's
- * own failures; a log that cannot be opened safely (a link planted there) ends the run before it starts.
+ * own failures; a log that cannot be opened safely (a link planted there) ends the run before it starts. Rejects
+ * when the log could not be written (a full disk): that is the harness's failure, not the command's.
  */
 export function runToCompletion(command: CommandSpec, options: RunOptions): Promise<Finished> {
   const redact = options.redact ?? createRedactor();
@@ -140,7 +141,7 @@ export function runToCompletion(command: CommandSpec, options: RunOptions): Prom
     const reason = `the harness refused to open its log ${options.logFile}: ${(error as Error).message}`;
     return Promise.resolve({ exitCode: null, timedOut: false, overLimit: null, tail: reason, stdout: '' });
   }
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let tail = '';
     let stdout = '';
     const child = startTracked(command, options.input === undefined ? 'ignore' : 'pipe');
@@ -178,6 +179,13 @@ export function runToCompletion(command: CommandSpec, options: RunOptions): Prom
       clearTimeout(timer);
       if (poller !== undefined) clearInterval(poller);
       log.close();
+      // The harness could not keep its record of the process (a full disk): a harness failure, whatever the
+      // process did.
+      const failure = log.failure();
+      if (failure !== null) {
+        reject(new Error(`could not write ${options.logFile}: ${failure.message}`, { cause: failure }));
+        return;
+      }
       resolve({ exitCode, timedOut, overLimit, tail: redact(lastLines(tail, 8)), stdout });
     };
     child.on('error', (error) => {

@@ -87,9 +87,12 @@ export function writeAgentText(to: string, text: string, capBytes: number, redac
 }
 
 export interface CappedLog {
+  /** Must not throw (it is called from stream events): a write that fails is kept as `failure`. */
   write(chunk: string | Buffer): void;
-  /** Flushes the last partial line and notes how much was cut. Idempotent. */
+  /** Flushes the last partial line and notes how much was cut. Idempotent; does not throw either. */
   close(): void;
+  /** The first write that failed (a full disk): the log lacks everything from there on. Null while none has. */
+  failure(): Error | null;
 }
 
 /** A partial line longer than this is written out (redacted) rather than held. */
@@ -105,6 +108,15 @@ export function openCappedLog(file: string, capBytes: number, redact: Redactor):
   let dropped = 0;
   let held = '';
   let closed = false;
+  let failure: Error | null = null;
+  const put = (data: Buffer): void => {
+    if (failure !== null) return;
+    try {
+      writeSync(fd, data);
+    } catch (error) {
+      failure = error as Error;
+    }
+  };
   const emit = (text: string): void => {
     const bytes = Buffer.from(redact(text));
     const room = capBytes - written;
@@ -113,7 +125,7 @@ export function openCappedLog(file: string, capBytes: number, redact: Redactor):
       return;
     }
     const part = bytes.length <= room ? bytes : bytes.subarray(0, room);
-    writeSync(fd, part);
+    put(part);
     written += part.length;
     dropped += bytes.length - part.length;
   };
@@ -135,8 +147,9 @@ export function openCappedLog(file: string, capBytes: number, redact: Redactor):
       if (closed) return;
       closed = true;
       if (held !== '') emit(held);
-      if (dropped > 0) writeSync(fd, cutNote(capBytes, dropped));
+      if (dropped > 0) put(Buffer.from(cutNote(capBytes, dropped)));
       closeSync(fd);
     },
+    failure: () => failure,
   };
 }

@@ -5,10 +5,12 @@ import pLimit from 'p-limit';
 import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Split } from '../domains/define-domain.ts';
+import { killAll } from './agent-processes.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 import { type DomainTasks, evaluateStage } from './evaluate.ts';
 import { openSession } from './generation-session.ts';
 import { createGradeContext } from './grade-context.ts';
+import { describeHarnessError, errorLine } from './harness-error.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
@@ -44,11 +46,20 @@ export interface StoredEvaluation {
 }
 
 /**
+ * How an evaluation of a stored variant ended: scored (its scores by domain and split afterwards), or with no
+ * score stored for the split: interrupted (the task results that finished are kept, and the next evaluation
+ * does not ask them again), or with every task failed for the infrastructure (see StageOutcome).
+ */
+export type StoredEvaluationOutcome =
+  | { kind: 'scored'; scores: ReturnType<typeof scoresBySplit> }
+  | { kind: 'interrupted' }
+  | { kind: 'unanswered'; reason: string };
+
+/**
  * Evaluates one stored variant of a run on `split` of each domain, writing task results and evaluation rows
  * into that run's archive (stage `full`). Its selection score is not changed: a test score never steers a run.
- * Returns the variant's scores by domain and split afterwards.
  */
-export async function evaluateStoredVariant(job: StoredEvaluation) {
+export async function evaluateStoredVariant(job: StoredEvaluation): Promise<StoredEvaluationOutcome> {
   const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
   const repo = openVariantRepo(path.join(job.runDir, 'variants.git'), nodeModules);
   const cleared = await clearDeadEvals(job.runDir, (worktree) => repo.removeWorktree(worktree));
@@ -63,7 +74,21 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
   const cache = openEvalCache(path.join(path.dirname(job.runDir), 'eval-cache.sqlite'));
   // Its own socket folder: the run may be running beside it with its gateway on the run's socket.
   const socketDir = mkdtempSync(path.join(tmpdir(), evalSocketPrefix()));
-  const gateway = await job.startGateway(socketDir, (row) => archive.insertLlmCall(row));
+  // A write the harness cannot make (a full disk) stops the evaluation as an interrupt does, and is then thrown.
+  const halt = new AbortController();
+  let failure: Error | null = null;
+  const signal = AbortSignal.any([job.signal, halt.signal]);
+  const gateway = await job.startGateway(socketDir, (row) => {
+    try {
+      archive.insertLlmCall(row);
+    } catch (error) {
+      failure ??= new Error(`the ledger could not record a model call: ${errorLine(error)}`, {
+        cause: error,
+      });
+      halt.abort();
+      killAll();
+    }
+  });
   const taskLimit = pLimit(job.evalWorkers);
   const ctx: RunContext = {
     config: { ...job.config, evalWorkers: job.evalWorkers, evalTest: job.split === 'test' },
@@ -84,7 +109,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
     cacheable: job.cacheable,
     progress: () => undefined,
     status: job.status,
-    signal: job.signal,
+    signal,
     taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
     taskSlots: createTaskSlots(job.evalWorkers),
   };
@@ -96,7 +121,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
       domains: job.domains.map((d) => d.domain.name),
       split: job.split,
     });
-    await evaluateStage(
+    const outcome = await evaluateStage(
       {
         archive,
         cache,
@@ -109,7 +134,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
         concurrency: job.evalWorkers,
         grading: ctx.grading,
         limit: ctx.taskLimit,
-        signal: job.signal,
+        signal,
         onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),
       },
       job.domains,
@@ -117,13 +142,25 @@ export async function evaluateStoredVariant(job: StoredEvaluation) {
       job.split === 'test',
     );
     job.status('');
-    archive.logEvent(job.variantId, 'eval_finished', { split: job.split, interrupted: job.signal.aborted });
-    return scoresBySplit(archive.listEvaluations(job.variantId));
+    if (failure !== null) throw failure;
+    archive.logEvent(job.variantId, 'eval_finished', {
+      split: job.split,
+      interrupted: outcome.kind === 'interrupted',
+      ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),
+    });
+    if (outcome.kind !== 'scored') return outcome;
+    return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };
+  } catch (error) {
+    const message = describeHarnessError(failure ?? error, path.join(job.runDir, 'variants.git'));
+    throw new Error(message, { cause: failure ?? error });
   } finally {
-    await session.close();
-    await gateway.close();
-    rmSync(socketDir, { recursive: true, force: true });
-    cache.close();
-    archive.close();
+    try {
+      await session.close();
+    } finally {
+      await gateway.close();
+      rmSync(socketDir, { recursive: true, force: true });
+      cache.close();
+      archive.close();
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
-import type { Archive, TaskResultInput } from '../archive/archive.ts';
+import type { Archive, EvaluationRow, TaskResultInput, TaskResultRow } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../domains/define-domain.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
@@ -57,18 +57,34 @@ export function stageSize(domains: readonly DomainTasks[], stage: Stage, evalTes
   return tasks;
 }
 
+/** How one stage of an evaluation ended. */
+export type StageOutcome =
+  /** Every task has a result, and the stage's evaluation rows are written: the score per domain of its selection split. */
+  | { kind: 'scored'; scores: Map<string, number> }
+  /** Interrupted: the results that arrived are kept (a resume does not ask them again); no evaluation row is written. */
+  | { kind: 'interrupted' }
+  /**
+   * Every task failed for the infrastructure (the sandbox, a limit, a worker), so no answer was graded: the
+   * variant has no score, and no evaluation row is written. `reason` says what failed.
+   */
+  | { kind: 'unanswered'; reason: string };
+
 /**
  * Evaluates one stage of a variant on every domain and records task results and one evaluation row per
  * (domain, split). Tasks this variant already has results for (the staged ones, in the full stage) and
- * tasks cached under the same TaskAgent code are not run again. Returns the score per domain of the
- * selection split.
+ * tasks cached under the same TaskAgent code are not run again.
+ *
+ * Only what a TaskAgent answered and a grader scored (or an infrastructure failure of that task, after its
+ * retry) is stored. Once the stage cannot finish (an interrupt, or an error such as a full disk, which is
+ * thrown) nothing that arrives later is stored, and evaluation rows are written only when every task of the
+ * stage has its result: a stage cut short never reads as a score.
  */
 export async function evaluateStage(
   target: EvaluationTarget,
   domains: readonly DomainTasks[],
   stage: Stage,
   evalTest: boolean,
-): Promise<Map<string, number>> {
+): Promise<StageOutcome> {
   const jobs: { domain: Domain; split: Split; task: Task }[] = [];
   for (const { domain, splits } of domains) {
     for (const split of stageSplits(domain, stage, evalTest)) {
@@ -80,34 +96,52 @@ export async function evaluateStage(
       .listTaskResults(target.variantId)
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.task_id}`),
   );
+  const todo = jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`));
   const own = pLimit(target.concurrency);
   const limit = target.limit ?? (<T>(run: () => Promise<T>) => own(run));
   const grade: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
+  let failed = false;
+  const stopped = (): boolean => failed || target.signal?.aborted === true;
   let done = 0;
   // Each result is stored as it arrives, so a run killed mid-stage never pays for a finished task again.
   await Promise.all(
-    jobs
-      .filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`))
-      .map((job) =>
-        limit(async () => {
-          if (target.signal?.aborted) return;
+    todo.map((job) =>
+      limit(async () => {
+        if (stopped()) return;
+        try {
           const result = await evaluateTask(target, grade, job.domain, job.split, job.task);
-          if (target.signal?.aborted) return;
+          if (result === null || stopped()) return;
           target.archive.putTaskResults([result]);
-          target.onTask?.(++done, jobs.length - existing.size);
-        }),
-      ),
+          target.onTask?.(++done, todo.length);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }),
+    ),
   );
+  if (target.signal?.aborted) return { kind: 'interrupted' };
 
-  const selection = new Map<string, number>();
+  const evaluations: Omit<EvaluationRow, 'created_at'>[] = [];
+  const scores = new Map<string, number>();
+  const infra: string[] = [];
+  let results = 0;
   for (const { domain, splits } of domains) {
     for (const split of stageSplits(domain, stage, evalTest)) {
       const ids = new Set(stageTasks(splits[split] ?? [], domain, stage).map((t) => t.id));
       const rows = target.archive
         .listTaskResults(target.variantId, { domain: domain.name, split })
         .filter((r) => ids.has(r.task_id));
+      if (rows.length < ids.size) {
+        throw new Error(
+          `the ${stage} evaluation of variant ${target.variantId} ended with ${ids.size - rows.length} of ` +
+            `${ids.size} ${domain.name} ${split} tasks unanswered`,
+        );
+      }
+      results += rows.length;
+      for (const row of rows) if (isInfraFailure(row)) infra.push(row.error.slice(INFRA_ERROR.length));
       const t = tally(rows);
-      target.archive.putEvaluation({
+      evaluations.push({
         variant_id: target.variantId,
         domain: domain.name,
         split,
@@ -120,10 +154,36 @@ export async function evaluateStage(
         parse_failures: t.parseFailures,
         errors: t.errors,
       });
-      if (split === selectionSplit(domain)) selection.set(domain.name, t.score);
+      if (split === selectionSplit(domain)) scores.set(domain.name, t.score);
     }
   }
-  return selection;
+  if (results > 0 && infra.length === results) return { kind: 'unanswered', reason: unansweredReason(infra) };
+  target.archive.db.transaction(() => {
+    for (const evaluation of evaluations) target.archive.putEvaluation(evaluation);
+  })();
+  return { kind: 'scored', scores };
+}
+
+/** Begins the stored error of a task that failed for the infrastructure: the harness writes it, never an agent. */
+export const INFRA_ERROR = 'infrastructure: ';
+
+/** A task result that is an infrastructure failure (a worker that crashed or hung, twice), not an answer. */
+export function isInfraFailure(
+  row: Pick<TaskResultRow, 'outcome' | 'error'>,
+): row is Pick<TaskResultRow, 'outcome'> & { error: string } {
+  return row.outcome === 'error' && row.error?.startsWith(INFRA_ERROR) === true;
+}
+
+/** "every one of its 8 tasks failed before answering: A (6 tasks); B (2 tasks)", most frequent first. Pure. */
+export function unansweredReason(reasons: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  const shown = [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([reason, n]) => `${reason} (${n} task${n === 1 ? '' : 's'})`);
+  const more = counts.size > 3 ? `; and ${counts.size - 3} other reasons` : '';
+  return `every one of its ${reasons.length} tasks failed before answering: ${shown.join('; ')}${more}`;
 }
 
 /** Hash of what a task asks and expects: a changed task (or another file's task with the same id) misses the cache. */
@@ -142,7 +202,7 @@ async function evaluateTask(
   domain: Domain,
   split: Split,
   task: Task,
-): Promise<TaskResultInput> {
+): Promise<TaskResultInput | null> {
   const key = {
     codeHash: target.codeHash,
     domain: domain.name,
@@ -174,6 +234,8 @@ async function evaluateTask(
     input: task.input,
     ...(domain.formatHint === undefined ? {} : { formatHint: domain.formatHint }),
   });
+  // The pool was closed under it: no answer, and nothing to store.
+  if (reply.kind === 'closed') return null;
   if (reply.kind === 'infra') {
     return {
       ...base,
@@ -181,7 +243,7 @@ async function evaluateTask(
       prediction: undefined,
       rawOutput: '',
       score: 0,
-      error: `infrastructure: ${reply.reason}`,
+      error: `${INFRA_ERROR}${reply.reason}`,
       detail: null,
       latencyMs: reply.latencyMs,
       costUsd: 0,

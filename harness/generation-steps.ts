@@ -27,7 +27,9 @@ import type { WorkerReply } from './task-workers.ts';
 import { inspectTree, treeLimits } from './tree-check.ts';
 import type { DiffSummary } from './variant-repo.ts';
 
-const budgetFailure = (step: string): StepOutcome => ({
+type Failed = Extract<StepOutcome, { kind: 'failed' }>;
+
+const budgetFailure = (step: string): Failed => ({
   kind: 'failed',
   status: 'failed',
   reason: `stopped by the budget during ${step}: the run's --budget-usd was reached, so this variant is incomplete and not scored`,
@@ -99,8 +101,7 @@ export const gate: Step = async (ctx, variant, session) => {
   // From here on everything runs on a clean checkout of the commit, never on what the MetaAgent left.
   await session.checkout(stored(variant.commit_sha, 'commit', id), true);
   const checked = await checkEntryPoints(ctx, id, session, typecheckNeeded(diff));
-  if (ctx.signal.aborted)
-    return { kind: 'failed', status: 'failed', reason: 'interrupted', cause: 'harness' };
+  if (ctx.signal.aborted) return { kind: 'interrupted' };
   if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
   ctx.archive.logEvent(id, 'entry_points_loaded', {});
   const smoke = await smokeTest(ctx, session);
@@ -111,29 +112,33 @@ export const gate: Step = async (ctx, variant, session) => {
 
 /** `staged → full | done`: a small sample per domain; the full evaluation only if every domain scores. */
 export const evaluateStaged: Step = async (ctx, variant, session) => {
-  const scores = await evaluate(ctx, variant, session, 'staged');
-  if (scores === 'cut') return budgetFailure('the staged evaluation');
-  ctx.progress(`variant ${variant.id}: staged ${formatScores(scores)}`);
-  const failing = [...scores].filter(([, score]) => !(score > 0)).map(([d]) => d);
+  const stage = await evaluate(ctx, variant, session, 'staged');
+  if (stage.kind !== 'scored') return stage;
+  ctx.progress(`variant ${variant.id}: staged ${formatScores(stage.scores)}`);
+  const failing = [...stage.scores].filter(([, score]) => !(score > 0)).map(([d]) => d);
   if (failing.length > 0) return { kind: 'done', status: 'staged_only', score: storedScore(ctx, variant.id) };
   return { kind: 'next', to: 'full' };
 };
 
 /** `full → done`: every task of every split; the staged results are reused. */
 export const evaluateFull: Step = async (ctx, variant, session) => {
-  const scores = await evaluate(ctx, variant, session, 'full');
-  if (scores === 'cut') return budgetFailure('the full evaluation');
-  ctx.progress(`variant ${variant.id}: full ${formatScores(scores)}`);
+  const stage = await evaluate(ctx, variant, session, 'full');
+  if (stage.kind !== 'scored') return stage;
+  ctx.progress(`variant ${variant.id}: full ${formatScores(stage.scores)}`);
   return { kind: 'done', status: 'evaluated', score: storedScore(ctx, variant.id) };
 };
 
-/** Runs one stage; a stage the budget cut short leaves no evaluation rows (its failed calls are not answers). */
+/**
+ * Runs one stage; the generation ends here when the stage has no score: cut short by the budget (its evaluation
+ * rows are dropped, since its refused calls are not answers), or with no task answered for the infrastructure's
+ * reasons (it wrote none). An interrupted stage is redone by a resume.
+ */
 async function evaluate(
   ctx: RunContext,
   variant: VariantRow,
   session: GenerationSession,
   stage: Stage,
-): Promise<Map<string, number> | 'cut'> {
+): Promise<Failed | { kind: 'interrupted' } | { kind: 'scored'; scores: Map<string, number> }> {
   const id = variant.id;
   await session.checkout(stored(variant.commit_sha, 'commit', id));
   const target = {
@@ -154,13 +159,22 @@ async function evaluate(
       ctx.onEvent({ type: 'tasks', variant: id, done, total });
     },
   };
-  const scores = await evaluateStage(target, ctx.domains, stage, stage === 'full' && ctx.config.evalTest);
+  const outcome = await evaluateStage(target, ctx.domains, stage, stage === 'full' && ctx.config.evalTest);
   ctx.status('');
+  if (outcome.kind === 'interrupted') return outcome;
   if (session.budgetRefused('task')) {
     ctx.archive.discardEvaluations(id, stage);
-    return 'cut';
+    return budgetFailure(`the ${stage} evaluation`);
   }
-  return scores;
+  if (outcome.kind === 'unanswered') {
+    return {
+      kind: 'failed',
+      status: 'failed',
+      reason: `not evaluated: ${outcome.reason}`,
+      cause: 'infrastructure',
+    };
+  }
+  return outcome;
 }
 
 /** The selection score, stored once so that every reader ranks variants the same way. */
@@ -214,6 +228,8 @@ async function smokeTest(ctx: RunContext, session: GenerationSession): Promise<G
 }
 
 function smokeVerdict(reply: WorkerReply): GateResult {
+  // Only the session closes its pool, and never while its gate runs.
+  if (reply.kind === 'closed') throw new Error('the smoke task got no answer: its TaskAgent pool was closed');
   if (reply.kind === 'infra') return { ok: false, reason: `smoke task failed: ${reply.reason}` };
   if (reply.output.trim() === '' && reply.error !== null) {
     return { ok: false, reason: `smoke task failed: ${reply.error}` };

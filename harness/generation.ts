@@ -9,6 +9,7 @@ import {
 } from '../archive/archive.ts';
 import { type GenerationSession, openSession } from './generation-session.ts';
 import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './generation-steps.ts';
+import { freeBytes, LOW_DISK_BYTES } from './harness-error.ts';
 import { logDir, type RunContext } from './run-context.ts';
 
 /** What a step decided: the next step with what it learned, or the end of the generation. */
@@ -20,7 +21,9 @@ export type StepOutcome =
       status: Extract<VariantStatus, 'rejected' | 'failed'>;
       reason: string;
       cause: FailureCause | null;
-    };
+    }
+  /** The run was interrupted (or halted) during the step: nothing is written, and a resume redoes the step. */
+  | { kind: 'interrupted' };
 
 /** One step: reads the variant as stored, does the step's work, and says where the generation goes next. */
 export type Step = (ctx: RunContext, variant: VariantRow, session: GenerationSession) => Promise<StepOutcome>;
@@ -48,7 +51,8 @@ export async function advanceGeneration(ctx: RunContext, id: number): Promise<vo
       if (variant === undefined) throw new Error(`variant ${id} is not in the archive`);
       if (isFinalStep(variant.step)) return;
       const outcome = await STEPS[variant.step](ctx, variant, session);
-      if (ctx.signal.aborted) return;
+      if (outcome.kind === 'interrupted' || ctx.signal.aborted) return;
+      if (outcome.kind === 'failed' && outcome.cause !== 'budget') assertRoomOnDisk(ctx, id, outcome.reason);
       if (!record(ctx, variant, outcome)) {
         throw new Error(`variant ${id} left the step "${variant.step}" while this process was running it`);
       }
@@ -56,6 +60,20 @@ export async function advanceGeneration(ctx: RunContext, id: number): Promise<vo
   } finally {
     await session.close();
   }
+}
+
+/**
+ * A generation's failure is recorded only while the run's disk has room: an agent, a build or a typecheck that
+ * met a full disk fails as if by its own fault, and a failure is final. On a full disk this throws instead (a
+ * harness error: the run halts, and a resume redoes the step once room is made).
+ */
+export function assertRoomOnDisk(ctx: Pick<RunContext, 'runDir'>, id: number, reason: string): void {
+  const free = freeBytes(ctx.runDir);
+  if (free >= LOW_DISK_BYTES) return;
+  throw Object.assign(
+    new Error(`variant ${id}'s failure ("${reason}") may be the full disk's, so it is not recorded`),
+    { code: 'ENOSPC' },
+  );
 }
 
 /** Writes one step's outcome as one guarded transaction; false when the variant was no longer in that step. */
@@ -87,6 +105,8 @@ function record(ctx: RunContext, variant: VariantRow, outcome: StepOutcome): boo
       if (failed) ctx.progress(`variant ${id}: ${outcome.status}: ${outcome.reason}`);
       return failed;
     }
+    case 'interrupted':
+      throw new Error(`variant ${id}: an interrupted step is never recorded`);
     default: {
       const never: never = outcome;
       throw new Error(`unknown step outcome ${JSON.stringify(never)}`);

@@ -31,17 +31,15 @@ export async function editOnWorker(
       evalsDir,
       iterationsLeft: iterationsLeft(ctx, id),
     });
-    if (reply.kind === 'infra') {
-      return {
-        ok: false,
-        reason: `the MetaAgent's queue job did not finish: ${reply.reason}`,
-        cause: 'harness',
-      };
-    }
+    // Not the agent's failure and not a result: the run halts, and a resume runs the edit again.
+    if (reply.kind === 'infra') throw new Error(`the MetaAgent's queue job did not finish: ${reply.reason}`);
     const cap = ctx.config.limits.outputKb * 1024;
     const log = openCappedLog(path.join(logs, 'meta-agent.log'), cap, ctx.archive.redact);
     log.write(reply.log);
     log.close();
+    const failure = log.failure();
+    if (failure !== null)
+      throw new Error(`could not write the MetaAgent's log: ${failure.message}`, { cause: failure });
     if (reply.transcript !== null) {
       const refused = writeAgentText(
         path.join(logs, 'meta-transcript.json'),

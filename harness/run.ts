@@ -13,12 +13,18 @@ import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { advanceGeneration, failVariant } from './generation.ts';
 import { createGradeContext } from './grade-context.ts';
-import { describeHarnessError } from './harness-error.ts';
+import { describeHarnessError, errorLine, InitialAgentError } from './harness-error.ts';
 import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
 import { describeEnforcement } from './resource-limits.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
-import type { RemoteEdits, RemoteTasks, RunContext, TokenIssuer } from './run-context.ts';
+import {
+  logDir,
+  type RemoteEdits,
+  type RemoteTasks,
+  type RunContext,
+  type TokenIssuer,
+} from './run-context.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
@@ -30,8 +36,6 @@ import { createVariantRepo, openVariantRepo, type VariantRepo } from './variant-
 
 export { HARNESS_VERSION, PROJECT_ROOT } from './run-config.ts';
 export type { RunSummary } from './run-summary.ts';
-
-const MAX_HARNESS_ERRORS_IN_A_ROW = 3;
 
 export function defaultRunId(now = new Date()): string {
   const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
@@ -132,15 +136,31 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
   let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
+  // A failure of the harness itself (disk, database, git, a ledger row it could not write) halts the run as an
+  // interrupt does: every generation stops at its step, writing nothing more, to be redone by --resume; the
+  // run then fails with the first such error.
+  const halt = new AbortController();
+  let failure: Error | null = null;
+  const fail = (error: Error): void => {
+    failure ??= error;
+    halt.abort();
+  };
+  const signal = AbortSignal.any([deps.signal, halt.signal]);
   const onAbort = (): void => {
     killAll();
   };
-  deps.signal.addEventListener('abort', onAbort);
+  signal.addEventListener('abort', onAbort);
   try {
     gateway = await deps.startGateway(
       runDir,
       (row) => {
-        archive.insertLlmCall(row);
+        try {
+          archive.insertLlmCall(row);
+        } catch (error) {
+          // A call the ledger does not hold would be missing from the spend a resume counts.
+          fail(new Error(`the ledger could not record a model call: ${errorLine(error)}`, { cause: error }));
+          return;
+        }
         emit({ type: 'llm_call', variant: row.variantId, role: row.role, costUsd: row.costUsd });
       },
       remaining,
@@ -182,7 +202,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       cacheable: deps.cacheable,
       progress: deps.progress,
       status: deps.status,
-      signal: deps.signal,
+      signal,
       taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
       taskSlots: createTaskSlots(config.evalWorkers),
       onEvent: emit,
@@ -192,8 +212,9 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     await advanceGeneration(ctx, 0);
     stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
-    if (config.freezeMeta && !deps.signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
-    const failure = await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null);
+    if (!signal.aborted) assertInitialAgentEvaluated(ctx);
+    if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
+    await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
 
     let stopped: string | null = null;
@@ -214,13 +235,19 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     }
     archive.finishRun(stopped === null ? 'done' : 'stopped');
     return summarize(ctx, deps.simulated, stopped);
-  } catch (error) {
-    archive.finishRun(deps.signal.aborted ? 'stopped' : 'failed');
-    if (error instanceof ModelUnreachableError) throw error;
-    const { message } = describeHarnessError(error, path.join(runDir, 'variants.git'));
+  } catch (thrown) {
+    // The first harness failure is the cause; what failed after it (the run halted) only followed from it.
+    const error: unknown = failure ?? thrown;
+    try {
+      archive.finishRun(deps.signal.aborted ? 'stopped' : 'failed');
+    } catch {
+      // The archive cannot be written (a full disk): the run reads as unfinished, and a resume continues it.
+    }
+    if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) throw error;
+    const message = describeHarnessError(error, path.join(runDir, 'variants.git'));
     throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
-    deps.signal.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort);
     evals.dispose();
     await gateway?.close();
     cache.close();
@@ -232,89 +259,93 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
 /**
  * Starts generations 1..N in order, at most `parallel` at once. Generation g starts once a slot is free and
  * every generation up to g − selectionLag(parallel) has finished, and its parent is drawn from those, so the
- * archive does not depend on which generation ended first. Returns the harness error that stopped the run,
- * if any.
+ * archive does not depend on which generation ended first. A harness error (git, disk, database) is handed
+ * to `fail`, which halts the run: the generation it struck stays at its step, as an interrupted one does, so
+ * that --resume redoes it and the run goes on as it would have without the fault.
  */
 async function schedule(
   ctx: RunContext,
   spent: () => number,
   unreachable: () => string | null,
-): Promise<Error | null> {
+  fail: (error: Error) => void,
+): Promise<void> {
   const { archive, config } = ctx;
   const running = new Map<number, Promise<void>>();
-  let harnessErrors = 0;
-  let failure: Error | null = null;
-  const stopping = (): boolean => ctx.signal.aborted || ctx.gateway.budgetReached() || failure !== null;
+  let failed = false;
+  const stopping = (): boolean => failed || ctx.signal.aborted || ctx.gateway.budgetReached();
+  const harnessError = (id: number | null, error: unknown): void => {
+    if (ctx.signal.aborted) return;
+    const message = describeHarnessError(error, path.join(ctx.runDir, 'variants.git'));
+    failed = true;
+    fail(error instanceof Error ? error : new Error(message));
+    ctx.progress(`${id === null ? 'run' : `variant ${id}`}: harness error: ${message}`);
+    try {
+      archive.logEvent(id, 'harness_error', { message });
+    } catch {
+      // The archive cannot be written either (a full disk): the terminal has the message.
+    }
+  };
   const launch = (id: number): void => {
     const run = advanceGeneration(ctx, id)
-      .then(() => {
-        harnessErrors = 0;
-      })
-      .catch((error: unknown) => {
-        if (ctx.signal.aborted) return;
-        // One generation's harness failure (git, disk, a process that cannot start) is recorded and the run
-        // goes on; several in a row mean the machine is broken, so the run stops, and so does one that
-        // leaves nothing to go on with (the variant repository gone). A variant already done keeps its result.
-        const { message, fatal } = describeHarnessError(error, path.join(ctx.runDir, 'variants.git'));
-        const variant = archive.getVariant(id);
-        if (variant !== undefined && !isFinalStep(variant.step)) {
-          failVariant(ctx, variant, 'failed', `harness error: ${message}`, 'harness');
-        }
-        archive.logEvent(id, 'harness_error', { message });
-        ctx.progress(`variant ${id}: harness error: ${message}`);
-        if (fatal || ++harnessErrors >= MAX_HARNESS_ERRORS_IN_A_ROW)
-          failure ??= new Error(message, { cause: error });
-      })
+      .catch((error: unknown) => harnessError(id, error))
       .finally(() => {
         running.delete(id);
-        const cannotReach = failure === null ? unreachable() : null;
+        const cannotReach = failed ? null : unreachable();
         if (cannotReach !== null) {
           const variant = archive.getVariant(id);
           const reason = `model unreachable: ${cannotReach}`;
           if (variant !== undefined && !isFinalStep(variant.step))
             failVariant(ctx, variant, 'failed', reason, 'harness');
-          failure = new ModelUnreachableError(cannotReach);
+          failed = true;
+          fail(new ModelUnreachableError(cannotReach));
         }
         if (!ctx.signal.aborted) ctx.progress(progressLine(ctx, id, spent()));
       });
     running.set(id, run);
   };
-  for (let id = 1; id <= config.generations && !stopping(); id++) {
-    const existing = archive.getVariant(id);
-    if (existing !== undefined && isFinalStep(existing.step)) continue;
-    for (;;) {
-      const horizon = id - selectionLag(config.parallel);
-      const full = running.size >= config.parallel;
-      const waiting = [...running].filter(([other]) => full || other <= horizon).map(([, p]) => p);
-      if (waiting.length === 0) break;
-      await Promise.race(waiting);
+  // Choosing a parent and inserting the variant write to the archive too: a failure there halts the run alike.
+  try {
+    for (let id = 1; id <= config.generations && !stopping(); id++) {
+      const existing = archive.getVariant(id);
+      if (existing !== undefined && isFinalStep(existing.step)) continue;
+      for (;;) {
+        const horizon = id - selectionLag(config.parallel);
+        const full = running.size >= config.parallel;
+        const waiting = [...running].filter(([other]) => full || other <= horizon).map(([, p]) => p);
+        if (waiting.length === 0) break;
+        await Promise.race(waiting);
+      }
+      if (stopping()) break;
+      if (existing === undefined) {
+        const parent = await chooseParent(ctx, id);
+        const parentCommit = archive.getVariant(parent.id)?.commit_sha ?? null;
+        if (parentCommit === null) throw new Error(`parent ${parent.id} has no commit`);
+        archive.db.transaction(() => {
+          archive.insertVariant({
+            id,
+            parentId: parent.id,
+            step: 'selected',
+            selectionReason: parent.reason,
+            parentCommit,
+          });
+          archive.logEvent(id, 'selected', { parent: parent.id, reason: parent.reason });
+        })();
+        ctx.progress(`variant ${id}: parent ${parent.id} (${parent.reason})`);
+      } else {
+        ctx.progress(`variant ${id}: resumed at the step "${existing.step}"`);
+      }
+      launch(id);
     }
-    if (stopping()) break;
-    if (existing === undefined) {
-      const parent = await chooseParent(ctx, id);
-      const parentCommit = archive.getVariant(parent.id)?.commit_sha ?? null;
-      if (parentCommit === null) throw new Error(`parent ${parent.id} has no commit`);
-      archive.insertVariant({
-        id,
-        parentId: parent.id,
-        step: 'selected',
-        selectionReason: parent.reason,
-        parentCommit,
-      });
-      archive.logEvent(id, 'selected', { parent: parent.id, reason: parent.reason });
-      ctx.progress(`variant ${id}: parent ${parent.id} (${parent.reason})`);
-    } else {
-      ctx.progress(`variant ${id}: resumed at the step "${existing.step}"`);
-    }
-    launch(id);
+  } catch (error) {
+    harnessError(null, error);
   }
   await Promise.all(running.values());
-  return failure;
 }
 
 /**
  * The variant repo, with variant 0 stored: a new run creates both (in one transaction on the archive's
- * side); a resumed run opens them, or creates them again if the earlier process was killed before.
+ * side); a resumed run opens them, or creates them again if the earlier process was killed before variant 0
+ * was stored.
  */
 async function variantZero(
   archive: ReturnType<typeof openArchive>,
@@ -324,7 +355,10 @@ async function variantZero(
 ): Promise<{ repo: VariantRepo; rootCommit: string }> {
   const gitDir = path.join(runDir, 'variants.git');
   const stored = archive.getVariant(0);
-  if (stored?.commit_sha != null && existsSync(gitDir)) {
+  if (stored?.commit_sha != null) {
+    // Every variant's code is in it: a new one would hold none of them (the resume command refuses this first).
+    if (!existsSync(gitDir))
+      throw new Error(`${gitDir} is missing: the run's variants cannot be checked out`);
     execFileSync('git', ['--git-dir', gitDir, 'worktree', 'prune']);
     return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commit_sha };
   }
@@ -342,6 +376,25 @@ async function variantZero(
   } finally {
     agents.cleanup();
   }
+}
+
+/**
+ * Ends the run when variant 0 failed because none of its tasks could answer (see StageOutcome): the initial
+ * agent answers on a working machine, so the sandbox or a limit of the run stopped every task, and every
+ * generation would start from it. The message names the settings to change.
+ */
+function assertInitialAgentEvaluated(ctx: RunContext): void {
+  const zero = ctx.archive.getVariant(0);
+  if (zero?.step !== 'failed' || zero.failure_cause !== 'infrastructure') return;
+  const { limits, taskTimeoutSec, sandbox } = ctx.config;
+  throw new InitialAgentError(
+    `variant 0, the initial agent, has no score: ${zero.failure_reason}. The initial agent answers these ` +
+      "tasks on a working machine, so the sandbox or the run's limits stopped every task. Start a new run " +
+      `with more room: --memory-mb (this run: ${limits.memoryMb}), --max-processes (${limits.processes}), ` +
+      `--max-open-files (${limits.openFiles}), --task-timeout (${taskTimeoutSec} s); or another --sandbox ` +
+      `(this run: ${sandbox}) if the sandbox does not work here. The log of every task is in ` +
+      `${path.join(logDir(ctx, 0), 'task-agent.log')}.`,
+  );
 }
 
 /**

@@ -154,6 +154,20 @@ describe('TaskAgent worker pool', () => {
     expect(reply.kind === 'infra' && reply.reason).toMatch(/exited \(code 3\).*after one retry/);
   });
 
+  it('gives the tasks running or waiting when it is closed no answer (closed), never a failure to store', async () => {
+    const p = startPool(1);
+    const running = p.run({ id: 'r', domain: 'd', input: { mode: 'hang' } });
+    const waiting = p.run({ id: 'w', domain: 'd', input: { n: 1 } });
+    await until(() => lines('seen').includes('r'));
+    await p.close();
+    expect(await running).toEqual({ kind: 'closed' });
+    expect(await waiting).toEqual({ kind: 'closed' });
+    expect(await p.run({ id: 'late', domain: 'd', input: { n: 2 } })).toEqual({ kind: 'closed' });
+    // The hung task's worker was stopped, and the waiting task never reached one.
+    await until(() => !alive(Number(lines('seen.started')[0])));
+    expect(lines('seen')).toEqual(['r']);
+  });
+
   it('kills a worker that does not answer within the task timeout and keeps serving other tasks', async () => {
     const p = startPool(1, 300);
     const hung = await p.run({ id: 'h', domain: 'd', input: { mode: 'hang' } });

@@ -15,12 +15,14 @@ export interface TaskRequest {
 }
 
 /**
- * A reply the TaskAgent gave (its `error` is a model failure, a result), or an infrastructure failure.
+ * A reply the TaskAgent gave (its `error` is a model failure, a result), an infrastructure failure, or no
+ * answer at all: the pool was closed before the task had one (`closed`, never a result).
  * `graded` is set when the reply was already graded where it ran (a queue worker).
  */
 export type WorkerReply =
   | { kind: 'reply'; output: string; error: string | null; latencyMs: number; graded?: Graded }
-  | { kind: 'infra'; reason: string; latencyMs: number };
+  | { kind: 'infra'; reason: string; latencyMs: number }
+  | { kind: 'closed' };
 
 export interface TaskPoolOptions {
   /** Tasks run at once. */
@@ -226,7 +228,7 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
   const attempt = (request: TaskRequest): Promise<WorkerReply> =>
     new Promise((settle) => {
       if (closed) {
-        settle({ kind: 'infra', reason: 'the task pool was closed', latencyMs: 0 });
+        settle({ kind: 'closed' });
         return;
       }
       waiting.push({ request, settle, since: Date.now() });
@@ -234,24 +236,33 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     });
 
   return {
-    /** Runs one task; an infrastructure failure is retried once on a fresh worker. */
+    /**
+     * Runs one task; an infrastructure failure is retried once on a fresh worker. Once the pool is closed a
+     * task has no answer (`closed`), whatever its worker did: it could not be retried.
+     */
     async run(request: TaskRequest): Promise<WorkerReply> {
       const first = await attempt(request);
-      if (first.kind === 'reply' || closed) return first;
+      if (first.kind !== 'infra') return first;
+      if (closed) return { kind: 'closed' };
       const second = await attempt(request);
-      if (second.kind === 'reply' || closed) return second;
+      if (second.kind !== 'infra') return second;
+      if (closed) return { kind: 'closed' };
       return { ...second, reason: `${second.reason} (after one retry)` };
     },
     warm(): void {
       while (!closed && workers.size < maxWorkers) spawnWorker();
     },
+    /** Stops every worker; the tasks waiting or running get no answer (`closed`). */
     async close(): Promise<void> {
       closed = true;
       unsubscribe?.();
-      for (const job of waiting.splice(0)) {
-        job.settle({ kind: 'infra', reason: 'the task pool was closed', latencyMs: 0 });
-      }
+      for (const job of waiting.splice(0)) job.settle({ kind: 'closed' });
       for (const worker of [...workers, ...draining]) {
+        for (const job of worker.jobs.splice(0)) {
+          clearTimeout(job.timer);
+          slots.give();
+          job.settle({ kind: 'closed' });
+        }
         worker.child.stdin?.end();
         lose(worker, 'the task pool was closed');
       }

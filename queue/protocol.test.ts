@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import arithmetic from '../domains/arithmetic/index.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
 import { type Graded, gradeOutput } from '../harness/grading.ts';
-import type { WorkerReply } from '../harness/task-workers.ts';
 import {
   decodeEditResult,
   decodeTaskResult,
@@ -10,6 +9,7 @@ import {
   editQueueName,
   encodeEditResult,
   encodeTaskResult,
+  type JobReply,
   type RanEdit,
   TaskJobSchema,
   taskJobId,
@@ -18,7 +18,7 @@ import {
 
 /** What BullMQ does to a job's data and result: JSON text in Redis, parsed again by whoever reads it. */
 const throughRedis = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
-const overTheQueue = (reply: WorkerReply): WorkerReply | null =>
+const overTheQueue = (reply: JobReply): JobReply | null =>
   decodeTaskResult(throughRedis(encodeTaskResult(reply)));
 
 const job = {
@@ -79,7 +79,7 @@ describe('editJobId', () => {
   });
 });
 
-const reply = (output: string, graded?: Graded): WorkerReply => ({
+const reply = (output: string, graded?: Graded): JobReply => ({
   kind: 'reply',
   output,
   error: null,
@@ -96,7 +96,7 @@ const graded = (prediction: unknown, change: Partial<Graded> = {}): Graded => ({
 });
 
 describe('a task job result over the queue', () => {
-  it.each<[string, WorkerReply]>([
+  it.each<[string, JobReply]>([
     [
       'a parse failure (no prediction), its output kept',
       reply(

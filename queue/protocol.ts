@@ -94,8 +94,11 @@ export const TaskJobResultSchema = z.discriminatedUnion('kind', [
 ]);
 export type TaskJobResult = z.infer<typeof TaskJobResultSchema>;
 
+/** What a job's result can carry: a pool that was `closed` gave no reply, and its job is tried again instead. */
+export type JobReply = Exclude<WorkerReply, { kind: 'closed' }>;
+
 /** A worker's reply as the job's result. */
-export function encodeTaskResult(reply: WorkerReply): TaskJobResult {
+export function encodeTaskResult(reply: JobReply): TaskJobResult {
   if (reply.kind === 'infra') return { kind: 'infra', reason: reply.reason, latencyMs: reply.latencyMs };
   const { graded } = reply;
   return {
@@ -120,7 +123,7 @@ export function encodeTaskResult(reply: WorkerReply): TaskJobResult {
  * A job's result (as BullMQ read it back from its JSON) as the worker's reply it came from; null when it is
  * not one this version wrote.
  */
-export function decodeTaskResult(value: unknown): WorkerReply | null {
+export function decodeTaskResult(value: unknown): JobReply | null {
   const parsed = TaskJobResultSchema.safeParse(value);
   if (!parsed.success) return null;
   const result = parsed.data;

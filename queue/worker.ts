@@ -176,6 +176,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
       const pool = await poolFor(task, variant, relay);
       const failuresBefore = relay.failures();
       const reply = await pool.run(task.request);
+      // Its pool was closed (the worker is stopping): no answer, so the job is tried again elsewhere.
+      if (reply.kind === 'closed') throw new Error('the worker stopped before the task had an answer');
       // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
       const failed = reply.kind === 'infra' || reply.error !== null;
       if (relay.failures() > failuresBefore || (failed && !(await reachable(new URL(url))))) {

@@ -1,0 +1,201 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type Archive, openArchive } from '../archive/archive.ts';
+import { type EvalCache, openEvalCache } from '../archive/eval-cache.ts';
+import { defineDomain } from '../domains/define-domain.ts';
+import { type DomainTasks, type EvaluationTarget, evaluateStage, unansweredReason } from './evaluate.ts';
+import { createTaskPool, type TaskPool } from './task-workers.ts';
+
+/**
+ * evaluateStage with real TaskAgent processes (a stand-in speaking the JSON-lines protocol), a real archive
+ * and a real write failure of it: what is stored when a stage ends by an error, an interrupt, or with every
+ * task failed for the infrastructure.
+ */
+
+let tmp: string;
+let archive: Archive;
+let cache: EvalCache;
+let pool: TaskPool;
+
+const WORKER = `
+const { createInterface } = require('node:readline');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const req = JSON.parse(line);
+  const { n, mode, ms } = req.input;
+  if (mode === 'crash') process.exit(3);
+  setTimeout(() => {
+    process.stdout.write(JSON.stringify({ id: req.id, output: '<json>{"response": ' + n * 2 + '}</json>' }) + '\\n');
+  }, ms ?? 0);
+});
+`;
+
+beforeEach(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'evaluate-stage-'));
+  archive = openArchive(path.join(tmp, 'archive.sqlite'));
+  archive.insertVariant({ id: 0, parentId: null, step: 'full' });
+  cache = openEvalCache(path.join(tmp, 'cache.sqlite'));
+  const script = path.join(tmp, 'worker.cjs');
+  writeFileSync(script, WORKER);
+  pool = createTaskPool({
+    size: 2,
+    command: { file: process.execPath, args: [script], env: { PATH: process.env.PATH ?? '' }, cwd: tmp },
+    taskTimeoutMs: 10_000,
+    logFile: path.join(tmp, 'task-agent.log'),
+  });
+});
+
+afterEach(async () => {
+  await pool.close();
+  cache.close();
+  archive.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** `double`: the answer is twice n; task `wrong-*` expects one more, so the TaskAgent gets it wrong. */
+function domainTasks(input: Record<string, unknown> = {}, crashing: readonly string[] = []): DomainTasks[] {
+  const tasks = (split: string, count: number) =>
+    Array.from({ length: count }, (_, n) => {
+      const id = n === 0 ? `wrong-${split}` : `${split}-${n}`;
+      const mode = crashing.includes(id) ? { mode: 'crash' } : {};
+      return { id, input: { n, ...input, ...mode }, answer: n === 0 ? 1 : n * 2 };
+    });
+  return [
+    {
+      domain: defineDomain({
+        name: 'double',
+        description: 'twice a number',
+        splits: ['train', 'val'],
+        load: () => [],
+        answerSchema: z.number(),
+        score: (prediction: number, task) => (prediction === task.answer ? 1 : 0),
+        stagedSamples: 2,
+      }),
+      splits: { train: tasks('train', 6), val: tasks('val', 4) },
+    },
+  ];
+}
+
+const target = (over: Partial<EvaluationTarget> = {}): EvaluationTarget => ({
+  archive,
+  cache,
+  pool,
+  variantId: 0,
+  codeHash: 'code',
+  taskModel: 'sim',
+  seed: 1,
+  cacheable: false,
+  concurrency: 8,
+  grading: { run: () => Promise.reject(new Error('no commands expected')) },
+  ...over,
+});
+
+const stored = () =>
+  archive
+    .listTaskResults(0)
+    .map((r) => ({ task: `${r.split}/${r.task_id}`, outcome: r.outcome, error: r.error }));
+
+describe('evaluateStage', () => {
+  it('stores every task result and one evaluation row per split, and returns the selection score', async () => {
+    const outcome = await evaluateStage(target(), domainTasks(), 'full', false);
+    expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.75]]) });
+    expect(stored()).toHaveLength(10);
+    expect(archive.listEvaluations(0).map((e) => [e.split, e.n_tasks, e.correct, e.wrong])).toEqual([
+      ['train', 6, 5, 1],
+      ['val', 4, 3, 1],
+    ]);
+  });
+
+  it('a task that failed for the infrastructure is one error among answers, and the stage is scored', async () => {
+    const outcome = await evaluateStage(target(), domainTasks({}, ['val-1']), 'full', false);
+    expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.5]]) });
+    const val = archive.listEvaluations(0).find((e) => e.split === 'val');
+    expect(val).toMatchObject({ n_tasks: 4, correct: 2, wrong: 1, errors: 1 });
+  });
+
+  it('a result it cannot store ends the stage: nothing that arrives after is stored, and no evaluation row', async () => {
+    let results = 0;
+    const failing = evaluateStage(
+      target({
+        // The archive refuses writes after the second result (a real SQLite write failure, as on a full disk).
+        onTask: () => {
+          if (++results === 2) archive.db.pragma('query_only = ON');
+        },
+      }),
+      domainTasks({ ms: 200 }),
+      'full',
+      false,
+    );
+    await expect(failing).rejects.toThrow(/readonly/);
+    // Writes work again (a full disk can take a small write again) while the tasks in flight are answered;
+    // then the pool is closed under the tasks still waiting, as the generation's session does once its step threw.
+    archive.db.pragma('query_only = OFF');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await pool.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stored()).toHaveLength(2);
+    expect(stored().every((r) => r.outcome === 'correct' || r.outcome === 'wrong')).toBe(true);
+    expect(archive.listEvaluations(0)).toEqual([]);
+  });
+
+  it('an interrupt keeps the results that arrived, stores none after, and writes no evaluation row', async () => {
+    const interrupt = new AbortController();
+    let results = 0;
+    const outcome = await evaluateStage(
+      target({
+        signal: interrupt.signal,
+        onTask: () => {
+          if (++results === 3) interrupt.abort();
+        },
+      }),
+      domainTasks({ ms: 100 }),
+      'full',
+      false,
+    );
+    expect(outcome).toEqual({ kind: 'interrupted' });
+    expect(stored()).toHaveLength(3);
+    expect(archive.listEvaluations(0)).toEqual([]);
+    // A later run of the stage asks only the rest and scores them all.
+    const resumed = await evaluateStage(target(), domainTasks(), 'full', false);
+    expect(resumed).toEqual({ kind: 'scored', scores: new Map([['double', 0.75]]) });
+    expect(archive.listEvaluations(0).map((e) => e.n_tasks)).toEqual([6, 4]);
+  });
+
+  it('every task failed for the infrastructure: no score, the cause named, the task rows kept', async () => {
+    const all = ['wrong-train', 'train-1', 'wrong-val', 'val-1'];
+    const outcome = await evaluateStage(target(), domainTasks({}, all), 'staged', false);
+    expect(outcome.kind).toBe('unanswered');
+    expect(outcome.kind === 'unanswered' && outcome.reason).toMatch(
+      /^every one of its 4 tasks failed before answering: TaskAgent exited \(code 3\).*\(after one retry\) \(4 tasks\)$/,
+    );
+    expect(stored().map((r) => r.outcome)).toEqual(['error', 'error', 'error', 'error']);
+    expect(archive.listEvaluations(0)).toEqual([]);
+  });
+
+  it('a pool closed under a stage (a bug) stores no placeholder and fails the stage', async () => {
+    const running = evaluateStage(
+      target({ onTask: () => void pool.close() }),
+      domainTasks({ ms: 100 }),
+      'full',
+      false,
+    );
+    await expect(running).rejects.toThrow(/ended with \d+ of 6 double train tasks unanswered/);
+    expect(stored().every((r) => r.error === null)).toBe(true);
+    expect(archive.listEvaluations(0)).toEqual([]);
+  });
+});
+
+describe('unansweredReason', () => {
+  it.each([
+    [['a'], 'every one of its 1 tasks failed before answering: a (1 task)'],
+    [['b', 'a', 'b'], 'every one of its 3 tasks failed before answering: b (2 tasks); a (1 task)'],
+    [
+      ['a', 'b', 'c', 'd', 'd'],
+      'every one of its 5 tasks failed before answering: d (2 tasks); a (1 task); b (1 task); and 1 other reasons',
+    ],
+  ])('%j', (reasons, expected) => {
+    expect(unansweredReason(reasons)).toBe(expected);
+  });
+});
