@@ -26,6 +26,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const req = JSON.parse(line);
   const { n, mode, ms } = req.input;
   if (mode === 'crash') process.exit(3);
+  if (mode === 'pose') {
+    process.stdout.write(JSON.stringify({ id: req.id, output: '', error: 'infrastructure: the sandbox died' }) + '\\n');
+    return;
+  }
   setTimeout(() => {
     process.stdout.write(JSON.stringify({ id: req.id, output: '<json>{"response": ' + n * 2 + '}</json>' }) + '\\n');
   }, ms ?? 0);
@@ -113,6 +117,12 @@ describe('evaluateStage', () => {
     expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.5]]) });
     const val = archive.listEvaluations(0).find((e) => e.split === 'val');
     expect(val).toMatchObject({ n_tasks: 4, correct: 2, wrong: 1, errors: 1 });
+  });
+
+  it("a TaskAgent whose own errors read like the harness's infrastructure failures is scored, not excused", async () => {
+    const outcome = await evaluateStage(target(), domainTasks({ mode: 'pose' }), 'full', false);
+    expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0]]) });
+    expect(stored().every((r) => r.error === 'TaskAgent error: infrastructure: the sandbox died')).toBe(true);
   });
 
   it('a result it cannot store ends the stage: nothing that arrives after is stored, and no evaluation row', async () => {

@@ -167,6 +167,11 @@ export async function evaluateStage(
 /** Begins the stored error of a task that failed for the infrastructure: the harness writes it, never an agent. */
 export const INFRA_ERROR = 'infrastructure: ';
 
+/** A TaskAgent's own error as stored: one that reads like the harness's infrastructure failures is marked as its own. */
+export function agentError(text: string): string {
+  return text.startsWith(INFRA_ERROR) ? `TaskAgent error: ${text}` : text;
+}
+
 /** A task result that is an infrastructure failure (a worker that crashed or hung, twice), not an answer. */
 export function isInfraFailure(
   row: Pick<TaskResultRow, 'outcome' | 'error'>,
@@ -252,7 +257,13 @@ async function evaluateTask(
   }
   const graded =
     reply.error !== null
-      ? { outcome: 'error' as const, prediction: undefined, score: 0, error: reply.error, detail: null }
+      ? {
+          outcome: 'error' as const,
+          prediction: undefined,
+          score: 0,
+          error: agentError(reply.error),
+          detail: null,
+        }
       : (reply.graded ?? (await grade(domain, task, reply.output)));
   const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
   if (target.cacheable && reply.error === null) target.cache.put(key, result);
