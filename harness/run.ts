@@ -7,6 +7,7 @@ import { openEvalCache } from '../archive/eval-cache.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRefs } from '../domains/reference.ts';
+import type { BudgetStop } from '../llm/budget.ts';
 import { killAll } from './agent-processes.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
@@ -201,8 +202,14 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       stopped = 'interrupted';
       archive.logEvent(null, 'interrupted', {});
     } else if (gateway.budgetReached()) {
-      stopped = budgetMessage(spent(), config.budgetUsd);
-      archive.logEvent(null, 'budget_reached', { spentUsd: spent(), budgetUsd: config.budgetUsd });
+      const stop = gateway.budgetStop();
+      stopped = budgetMessage(spent(), config.budgetUsd, stop);
+      archive.logEvent(null, 'budget_reached', {
+        spentUsd: spent(),
+        budgetUsd: config.budgetUsd,
+        heldUsd: stop?.heldUsd ?? 0,
+        nextCallUsd: stop?.nextUsd ?? null,
+      });
     }
     if (failure !== null && !deps.signal.aborted) throw failure;
     const misses = gateway.replayMisses();
@@ -360,9 +367,18 @@ function stopIfUnreachable(
   throw new ModelUnreachableError(unreachable);
 }
 
-/** The stop reason, and the final line, of a run the budget ended. */
-function budgetMessage(spentUsd: number, budgetUsd: number | null): string {
-  return `budget reached: $${spentUsd.toFixed(4)} of $${(budgetUsd ?? 0).toFixed(4)} spent`;
+/**
+ * The stop reason, and the final line, of a run the budget ended: what was spent, what calls in flight held
+ * when the budget refused a call (nothing: it refuses only once every call in flight has settled), and what
+ * the refused call needed.
+ */
+function budgetMessage(spentUsd: number, budgetUsd: number | null, stop: BudgetStop | null): string {
+  const usd = (n: number): string => `$${n.toFixed(4)}`;
+  const held = stop === null || stop.heldUsd <= 1e-9 ? 'nothing' : usd(stop.heldUsd);
+  return (
+    `budget reached: ${usd(spentUsd)} of ${usd(budgetUsd ?? 0)} spent, ${held} held by calls in flight` +
+    (stop === null ? '' : `, and the next call's input alone costs about ${usd(stop.nextUsd)}`)
+  );
 }
 
 export const runExists = (out: string, runId: string): boolean => existsSync(path.join(out, runId));
