@@ -143,6 +143,10 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       (row) => {
         archive.insertLlmCall(row);
         emit({ type: 'llm_call', variant: row.variantId, role: row.role, costUsd: row.costUsd });
+        const attempts = row.attempts ?? 1;
+        const faults = attempts - (row.status === 'ok' ? 1 : 0);
+        if (attempts > 0 && faults > 0)
+          emit({ type: 'model_faults', variant: row.variantId, faults, retries: attempts - 1 });
       },
       remaining,
     );
@@ -191,8 +195,10 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
     };
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
+    const zeroEnded = isFinalStep(archive.getVariant(0)?.step ?? 'full');
     await advanceGeneration(ctx, 0);
     stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
+    if (!zeroEnded && !deps.signal.aborted) deps.progress(progressLine(ctx, 0, spent()));
     if (config.freezeMeta && !deps.signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
     const failure = await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
