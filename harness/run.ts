@@ -81,7 +81,9 @@ export interface RunDeps {
     runDir: string,
     onCall: (row: LlmCallInput) => void,
     budgetUsd: number | null,
-  ): Promise<TokenIssuer & { close(): Promise<void>; unreachable?(): string | null }>;
+  ): Promise<
+    TokenIssuer & { close(): Promise<void>; unreachable?(): string | null; stopCalls?(reason: string): void }
+  >;
   progress(line: string): void;
   status(text: string): void;
   /** Told of each stage, step, task and model call as the run goes (for a live progress display). */
@@ -135,6 +137,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
   const onAbort = (): void => {
     killAll();
+    // Agents a pool starts again, and calls being retried, must not keep the run going.
+    gateway?.stopCalls?.('the run is stopping (interrupted): no more model calls are made');
   };
   deps.signal.addEventListener('abort', onAbort);
   try {

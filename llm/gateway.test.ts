@@ -407,6 +407,44 @@ describe('gateway budget', () => {
   });
 });
 
+describe('gateway stopping with the run', () => {
+  it('ends calls being retried or waiting for the budget, and refuses later ones at once', async () => {
+    let attempts = 0;
+    const limited: ModelProvider = {
+      async complete() {
+        attempts++;
+        return {
+          ok: false,
+          error: { type: 'rate_limit', message: 'slow down', retryable: true, retryAfterMs: 60_000 },
+        };
+      },
+    };
+    const record = pricedSim(1000);
+    const gw = await start({
+      budgetUsd: 1,
+      records: () => record,
+      providers: () => withRetries(limited),
+    });
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const body = chatWith({ maxTokens: 1000 });
+    // The first call waits a minute before its retry; the second waits for the budget the first holds.
+    const retrying = call(gw.url, 'POST', '/v1/chat', { token, body });
+    await vi.waitFor(() => expect(attempts).toBe(1));
+    const waiting = call(gw.url, 'POST', '/v1/chat', { token, body });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gw.stopCalls('the run is stopping (interrupted)');
+    const [first, second] = await Promise.all([retrying, waiting]);
+    expect(first.status).toBeGreaterThanOrEqual(400);
+    expect(errorOf(first).message).toMatch(/cancelled while waiting to retry/);
+    expect(second.status).toBe(500);
+    expect(errorOf(second).message).toBe('the run is stopping (interrupted)');
+    const later = await call(gw.url, 'POST', '/v1/chat', { token, body });
+    expect(errorOf(later)).toMatchObject({ type: 'internal', message: 'the run is stopping (interrupted)' });
+    expect(attempts).toBe(1);
+    expect(gw.budgetReached()).toBe(false);
+  });
+});
+
 describe('gateway ledger details', () => {
   it('counts the attempts of a call its provider retried, and what was retried', async () => {
     let failures = 2;

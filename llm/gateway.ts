@@ -38,6 +38,11 @@ export interface Gateway {
   budgetStop(): BudgetStop | null;
   /** Calls that found no recorded response in replay mode. */
   replayMisses(): number;
+  /**
+   * The run is stopping: every call under way ends now (one waiting to be retried or for the budget
+   * included), and every later call fails at once with `reason`.
+   */
+  stopCalls(reason: string): void;
   close(): Promise<void>;
 }
 
@@ -53,6 +58,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     budget: createBudget(opts.budgetUsd),
     normalizer: opts.normalizer ?? IDENTITY,
     misses: 0,
+    calls: new Set(),
+    stopping: null,
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -79,6 +86,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     budgetReached: () => state.budget.reached(),
     budgetStop: () => state.budget.stop(),
     replayMisses: () => state.misses,
+    stopCalls(reason) {
+      state.stopping = reason;
+      for (const call of state.calls) call.abort();
+    },
     async close() {
       state.tokens.clear();
       await servers.close();

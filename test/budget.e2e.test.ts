@@ -186,9 +186,11 @@ describe('Ctrl-C while calls wait for the budget', () => {
     expect(processesIn(runDir)).toEqual([]);
     const db = new Database(path.join(runDir, 'archive.sqlite'), { readonly: true });
     try {
-      // Calls were waiting when Ctrl-C came: their agents went away, and they are in the ledger as such.
+      // Calls were waiting when Ctrl-C came: they ended without calling the model, and the ledger says why.
       const abandoned = db
-        .prepare("SELECT COUNT(*) AS n FROM llm_calls WHERE error LIKE '%went away while the call waited%'")
+        .prepare(
+          "SELECT COUNT(*) AS n FROM llm_calls WHERE attempts = 0 AND error LIKE 'the run is stopping (interrupted)%'",
+        )
         .get() as { n: number };
       expect(abandoned.n).toBeGreaterThan(0);
       expect(

@@ -1,12 +1,13 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunSummary } from '../harness/run.ts';
 import { errorReply, textReply } from '../llm/testing/fake-openai.ts';
 import { type FakeServer, startFakeServer } from '../llm/testing/fake-server.ts';
-import { type CliResult, runCli } from './run-cli.ts';
+import { type CliResult, PROJECT_ROOT, runCli } from './run-cli.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-fault-progress-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -90,5 +91,58 @@ describe('progress of a run whose provider fails every attempt for over 30 s', (
     expect(seconds(lines[failing]!)).toBeGreaterThanOrEqual(30);
     expect(seconds(lines[answering]!)).toBeGreaterThanOrEqual(33);
     expect(lines.filter((l) => l.includes(': failing for '))).toHaveLength(1);
+  });
+});
+
+describe('Ctrl-C while the model is being retried', () => {
+  let server: FakeServer;
+  let exit: { code: number | null; stderr: string; afterSignalMs: number; requestsAfterExit: number };
+
+  beforeAll(async () => {
+    // Rate limited for good: every call is retried every 2 s until its 600 s are up.
+    server = await startFakeServer({
+      fallback: () => errorReply('rate_limit', { retryAfterSeconds: 2, model: 'gpt-4o-mini' }),
+    });
+    const out = path.join(tmp, 'interrupted');
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'bin', 'generate-loop.mjs'),
+        ...['--domains', 'arithmetic', '--model', 'openai/gpt-4o-mini', '--eval-samples', '4'],
+        ...['--eval-workers', '2', '--out', out],
+      ],
+      {
+        env: { ...process.env, OPENAI_API_KEY: 'sk-test-e2e-0000', OPENAI_BASE_URL: `${server.url}/v1` },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Both workers' calls have failed and wait to be retried.
+    await vi.waitFor(() => expect(server.requests.length).toBeGreaterThanOrEqual(4), {
+      timeout: 120_000,
+      interval: 100,
+    });
+    const signalled = Date.now();
+    child.kill('SIGINT');
+    const code = await closed;
+    const afterSignalMs = Date.now() - signalled;
+    const seen = server.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    exit = { code, stderr, afterSignalMs, requestsAfterExit: server.requests.length - seen };
+  }, 300_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('stops the run at once, instead of retrying until the task timeout', () => {
+    expect(exit.code, exit.stderr).toBe(130);
+    expect(exit.stderr).toContain('generate-loop: interrupted; finished work is kept');
+    // The task timeout is 300 s and each call would be retried for 600 s: the run must not wait for either.
+    expect(exit.afterSignalMs).toBeLessThan(60_000);
+    expect(exit.requestsAfterExit).toBe(0);
   });
 });
