@@ -459,6 +459,22 @@ describe('LLM calls and events', () => {
     ]);
   });
 
+  it("counts a variant's failed provider attempts and retries", () => {
+    const of = (variantId: number | null, status: string, attempts: number) => ({
+      ...call(0, status),
+      variantId,
+      attempts,
+    });
+    archive.insertLlmCall(of(1, 'ok', 1));
+    archive.insertLlmCall(of(1, 'ok', 3)); // two failed attempts, retried, then an answer
+    archive.insertLlmCall(of(1, 'rate_limit', 4)); // four failed attempts, the last given up
+    archive.insertLlmCall(of(1, 'budget_exceeded', 0)); // refused: no attempt
+    archive.insertLlmCall(of(2, 'ok', 5));
+    expect(archive.llmFaults(1)).toEqual({ faults: 6, retries: 5 });
+    expect(archive.llmFaults(2)).toEqual({ faults: 4, retries: 4 });
+    expect(archive.llmFaults(3)).toEqual({ faults: 0, retries: 0 });
+  });
+
   it('logs events with JSON data', () => {
     archive.insertVariant({ id: 0, parentId: null, step: 'done' });
     archive.logEvent(0, 'failed', { status: 'gate_failed', reason: 'no change' });

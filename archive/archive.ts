@@ -329,6 +329,19 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
         .get(role, variantId ?? null, variantId ?? null) as { calls: number; refused: number };
       return { calls: row.calls, budgetRefusals: row.refused };
     },
+    /**
+     * How the provider behind one variant's model calls failed: `faults` are failed attempts (each retried
+     * one, and the last of a call that failed), `retries` the attempts after a call's first.
+     */
+    llmFaults(variantId: number): { faults: number; retries: number } {
+      const row = db
+        .prepare(
+          `SELECT COALESCE(SUM(attempts - (status = 'ok')), 0) AS faults, COALESCE(SUM(attempts - 1), 0) AS retries
+           FROM llm_calls WHERE variant_id = ? AND attempts > 0`,
+        )
+        .get(variantId) as { faults: number; retries: number };
+      return row;
+    },
     getVariant(id: number): VariantRow | undefined {
       const row = db.prepare('SELECT * FROM variants WHERE id = ?').get(id);
       return row === undefined ? undefined : VariantRow.parse(row);

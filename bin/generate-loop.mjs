@@ -3,5 +3,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
+(await import('../cli/closed-output.ts')).dropOutputToClosedPipes();
 const { main } = await import('../generate-loop.ts');
 process.exitCode = await main(process.argv.slice(2));

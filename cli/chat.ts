@@ -252,6 +252,9 @@ function post(socketPath: string, token: string, body: unknown): Promise<{ statu
       },
     );
     req.on('error', reject);
+    // A long prompt may still be flushing when the answer is in and the gateway closes: that late EPIPE on
+    // the socket (no longer the request's) is no failure, and unhandled it would end the process.
+    req.on('socket', (socket) => socket.on('error', () => undefined));
     req.end(payload);
   });
 }

@@ -129,6 +129,7 @@ export async function main(argv: string[]): Promise<number> {
           replay,
           env,
           onRetry: retryReporter(progress),
+          onModelHealth: display.event,
           ...(coordinator === null ? {} : { tcp: queue.gatewayListen }),
         }),
         ...(coordinator === null ? {} : { remoteTasks: coordinator }),

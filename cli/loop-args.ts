@@ -119,10 +119,10 @@ function builder(argv: string[]) {
       type: 'number',
       requiresArg: true,
       describe:
-        'most USD the run may spend on models. Once the spend, plus what calls in progress may cost, plus a ' +
-        "call's input would pass it, the call is refused (so a run ends at most one reply over the budget); the " +
-        'generation under way is then recorded as failed (not scored) and the run ends normally, exit code 0, ' +
-        'with "budget reached: $X of $Y spent"',
+        'most USD the run may spend on models. A call whose input would pass it beside the spend and what ' +
+        'calls in flight may cost waits for them; once nothing is in flight and it still would, the call is ' +
+        'refused (so a run ends at most one reply over the budget); the generation under way is then recorded ' +
+        'as failed (not scored) and the run ends normally, exit code 0, with "budget reached: $X of $Y spent"',
     })
     .option('out', {
       type: 'string',

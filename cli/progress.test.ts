@@ -69,6 +69,22 @@ describe('the live progress block', () => {
         '  variant 0 (initial agent): staged evaluation',
       ],
     ],
+    [
+      "the retries of a generation's model calls, kept from one stage to the next",
+      [
+        ...start,
+        { type: 'model_faults', variant: 0, faults: 2, retries: 2 },
+        { type: 'stage', variant: 1, stage: 'gating' },
+        { type: 'model_faults', variant: 1, faults: 1, retries: 1 },
+        { type: 'stage', variant: 1, stage: 'staged' },
+        { type: 'model_faults', variant: 1, faults: 4, retries: 3 },
+      ],
+      [
+        'generation 1/10 · 2 in flight · spent $0.0000 · best -',
+        '  variant 0 (initial agent): full evaluation, 3/40 tasks, 2 retries',
+        '  variant 1: staged evaluation, 4 retries',
+      ],
+    ],
   ])('%s', (_what, events, expected) => {
     expect(block(events)).toEqual(expected);
   });
@@ -104,6 +120,25 @@ describe('createProgress', () => {
       progress.event(event);
     progress.done();
     expect(out.text()).toBe('variant 1: parent 0\nvariant 1: typecheck\n');
+  });
+
+  it('writes a line when a model has been failing for a while, and when it answers again', () => {
+    for (const tty of [false, true]) {
+      const out = capture(tty);
+      const progress = createProgress(out.stream, false);
+      progress.event({
+        type: 'model_failing',
+        model: 'openai/gpt-4o',
+        forMs: 35_200,
+        reason: '429 rate limited',
+      });
+      progress.event({ type: 'model_answering', model: 'openai/gpt-4o', afterMs: 41_700 });
+      progress.done();
+      expect(out.text()).toBe(
+        'openai/gpt-4o: failing for 35 s (429 rate limited), retrying\n' +
+          'openai/gpt-4o: answering again after 42 s of failures\n',
+      );
+    }
   });
 
   it('says nothing with --quiet', () => {

@@ -7,6 +7,8 @@ export interface InFlight {
   /** Model calls of its MetaAgent so far: one per turn. */
   metaTurns: number;
   tasks: { done: number; total: number } | null;
+  /** Attempts of its model calls that were tried again after the provider failed them. */
+  retries: number;
 }
 
 export interface ProgressState {
@@ -30,7 +32,13 @@ export const INITIAL_PROGRESS: ProgressState = {
 export function applyEvent(state: ProgressState, event: RunEvent): ProgressState {
   const inFlight = new Map(state.inFlight);
   const update = (id: number, change: Partial<InFlight>): void => {
-    const current = inFlight.get(id) ?? { stage: 'selected', step: null, metaTurns: 0, tasks: null };
+    const current = inFlight.get(id) ?? {
+      stage: 'selected',
+      step: null,
+      metaTurns: 0,
+      tasks: null,
+      retries: 0,
+    };
     inFlight.set(id, { ...current, ...change });
   };
   switch (event.type) {
@@ -60,10 +68,36 @@ export function applyEvent(state: ProgressState, event: RunEvent): ProgressState
       const better = event.score !== null && (state.best === null || event.score > state.best.score);
       return { ...state, inFlight, best: better ? { id: event.variant, score: event.score! } : state.best };
     }
+    case 'model_faults': {
+      const id = event.variant;
+      if (id === null || !inFlight.has(id)) return state;
+      update(id, { retries: (inFlight.get(id)?.retries ?? 0) + event.retries });
+      return { ...state, inFlight };
+    }
+    case 'model_failing':
+    case 'model_answering':
+      return state;
+  }
+}
+
+/** The line for a model that keeps failing, or answers again after it did; null for other events. Pure. */
+export function healthLine(event: RunEvent): string | null {
+  switch (event.type) {
+    case 'model_failing':
+      return `${event.model}: failing for ${Math.round(event.forMs / 1000)} s (${event.reason}), retrying`;
+    case 'model_answering':
+      return `${event.model}: answering again after ${Math.round(event.afterMs / 1000)} s of failures`;
+    default:
+      return null;
   }
 }
 
 function describe(v: InFlight): string {
+  const doing = activity(v);
+  return v.retries === 0 ? doing : `${doing}, ${v.retries} ${v.retries === 1 ? 'retry' : 'retries'}`;
+}
+
+function activity(v: InFlight): string {
   const tasks = v.tasks === null ? '' : `, ${v.tasks.done}/${v.tasks.total} tasks`;
   switch (v.stage) {
     case 'editing':
@@ -127,13 +161,14 @@ export function createProgress(stream: NodeJS.WriteStream, quiet: boolean) {
     }, REDRAW_MS);
     timer.unref();
   };
+  const line = (text: string): void => {
+    if (quiet) return;
+    erase();
+    stream.write(`${text}\n`);
+    if (live) draw();
+  };
   return {
-    line(text: string): void {
-      if (quiet) return;
-      erase();
-      stream.write(`${text}\n`);
-      if (live) draw();
-    },
+    line,
     /** A transient status line, for runs that report no events. */
     status(text: string): void {
       if (!live) return;
@@ -142,6 +177,11 @@ export function createProgress(stream: NodeJS.WriteStream, quiet: boolean) {
     },
     event(event: RunEvent): void {
       if (quiet) return;
+      const health = healthLine(event);
+      if (health !== null) {
+        line(health);
+        return;
+      }
       state = applyEvent(state, event);
       if (live) redrawSoon();
       else if (event.type === 'step') stream.write(`variant ${event.variant}: ${event.step}\n`);

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { LlmCallInput } from '../archive/archive.ts';
+import { createFailureWatch, type FailureWatch, type ModelHealthEvent } from '../llm/failure-watch.ts';
 import { startGateway } from '../llm/gateway.ts';
 import type { ModelProvider } from '../llm/provider.ts';
 import { connectModel } from '../llm/providers/index.ts';
 import { createNormalizer, createRecordWriter, type ReplayBook, runPlaceholders } from '../llm/recorder.ts';
 import { type ModelRecord, resolveModel } from '../llm/registry.ts';
-import { withRetries } from '../llm/retry.ts';
+import { type RetryInfo, withRetries } from '../llm/retry.ts';
 import type { ParsedSimScript } from '../llm/sim/script.ts';
 import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
 import type { DomainTasks } from './evaluate.ts';
@@ -29,6 +30,8 @@ export interface GatewayPlan {
   env: Readonly<Record<string, string | undefined>>;
   /** Told each time a call to a real model is retried. */
   onRetry?: (notice: RetryNotice) => void;
+  /** Told when a model has failed every attempt for a while (its calls are being retried), and when it answers again. */
+  onModelHealth?: (event: ModelHealthEvent) => void;
   /** Also listen on TCP here, for agents on queue workers (reached through their relay). */
   tcp?: { host: string; port: number };
 }
@@ -40,7 +43,8 @@ export interface GatewayPlan {
  */
 export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
   return async (runDir: string, onCall: (row: LlmCallInput) => void, budgetUsd: number | null) => {
-    const served = plan.replay === null ? connectAll(plan) : new Map<string, Served>();
+    const watch = createFailureWatch({ report: (event) => plan.onModelHealth?.(event) });
+    const served = plan.replay === null ? connectAll(plan, watch) : new Map<string, Served>();
     const normalizer = createNormalizer(
       runPlaceholders({ runDir, runId: path.basename(runDir), projectRoot: PROJECT_ROOT }),
     );
@@ -75,22 +79,36 @@ interface Served {
   guard?: ReturnType<typeof firstContact>;
 }
 
-/** One provider per model of the run. The caller checked the keys; a missing one here is a bug. */
-function connectAll(plan: GatewayPlan): Map<string, Served> {
+/**
+ * One provider per model of the run, its attempts watched by `watch`. The caller checked the keys; a
+ * missing one here is a bug.
+ */
+function connectAll(plan: GatewayPlan, watch: FailureWatch): Map<string, Served> {
   const served = new Map<string, Served>();
   for (const id of new Set(plan.models)) {
     if (id === 'sim') {
       const sim = simModel(plan);
-      const provider = withRetries(sim, { policy: { baseMs: plan.sim.retryMs } });
-      served.set(id, { provider, record: sim.model });
+      const retried = withRetries(sim, {
+        policy: { baseMs: plan.sim.retryMs },
+        onRetry: (info) => watch.failed(id, info.error),
+      });
+      served.set(id, { provider: watch.wrap(id, retried), record: sim.model });
       continue;
     }
     const resolved = resolveModel(id);
     if (!resolved.ok) throw new Error(resolved.error.message);
     const guard = firstContact(id, plan.onRetry);
-    const connected = connectModel(resolved.model, plan.env, { retry: { onRetry: guard.onRetry } });
+    const onRetry = (info: RetryInfo): void => {
+      guard.onRetry(info);
+      watch.failed(id, info.error);
+    };
+    const connected = connectModel(resolved.model, plan.env, { retry: { onRetry } });
     if (!connected.ok) throw new Error(connected.message);
-    served.set(id, { provider: guard.wrap(connected.provider), record: resolved.model, guard });
+    served.set(id, {
+      provider: guard.wrap(watch.wrap(id, connected.provider)),
+      record: resolved.model,
+      guard,
+    });
   }
   return served;
 }

@@ -1,6 +1,7 @@
 import type { Archive } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
+import type { BudgetStop } from '../llm/budget.ts';
 import type { EvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 import type { RunConfig } from './run-config.ts';
@@ -28,6 +29,8 @@ export interface TokenIssuer {
   spentUsd(): number;
   /** True once the gateway refused a call for the budget: the run is stopping. */
   budgetReached(): boolean;
+  /** Where the money stood when the gateway refused its first call for the budget; null while none was. */
+  budgetStop(): BudgetStop | null;
   /** Calls that found no recorded response (with --replay). */
   replayMisses(): number;
 }

@@ -1,4 +1,5 @@
 import { type Archive, isFinalStep } from '../archive/archive.ts';
+import type { ModelHealthEvent } from '../llm/failure-watch.ts';
 
 /**
  * What a run reports while it goes, for a progress display (the harness itself prints nothing). Stages
@@ -12,7 +13,10 @@ export type RunEvent =
   | { type: 'step'; variant: number; step: string }
   | { type: 'llm_call'; variant: number | null; role: string; costUsd: number }
   | { type: 'tasks'; variant: number; done: number; total: number }
-  | { type: 'variant_done'; variant: number; status: string; score: number | null };
+  | { type: 'variant_done'; variant: number; status: string; score: number | null }
+  /** A model call whose provider failed `faults` attempts, `retries` of which were tried again. */
+  | { type: 'model_faults'; variant: number | null; faults: number; retries: number }
+  | ModelHealthEvent;
 
 /** Archive events that start a step worth showing: the name shown for each. */
 const STEPS: Record<string, string> = {

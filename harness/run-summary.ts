@@ -36,7 +36,10 @@ export function bestVariant(archive: Archive): { id: number; score: number } | n
   return best;
 }
 
-/** One line after each generation: how it ended, the best so far, and the spend. */
+/**
+ * One line after each generation: how it ended, the best so far, the spend, and how often the model's
+ * provider failed its calls (failed attempts, and how many were retried), when it did.
+ */
 export function progressLine(
   ctx: Pick<RunContext, 'archive' | 'config'>,
   id: number,
@@ -45,12 +48,16 @@ export function progressLine(
   const variant = ctx.archive.getVariant(id);
   const score = variant?.step === 'done' ? variant.selection_score : null;
   const best = bestVariant(ctx.archive);
+  const { faults, retries } = ctx.archive.llmFaults(id);
   return (
     `generation ${id}/${ctx.config.generations}: ${variant?.status ?? 'unknown'}` +
     (score === null ? '' : ` score ${score.toFixed(3)}`) +
-    ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}) | spent $${spentUsd.toFixed(4)}`
+    ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}) | spent $${spentUsd.toFixed(4)}` +
+    (faults === 0 ? '' : ` | ${count(faults, 'model fault')}, ${count(retries, 'retry', 'retries')}`)
   );
 }
+
+const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 export function summarize(
   ctx: Pick<RunContext, 'archive' | 'config' | 'runId' | 'runDir'>,

@@ -7,6 +7,7 @@ import { openEvalCache } from '../archive/eval-cache.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRefs } from '../domains/reference.ts';
+import type { BudgetStop } from '../llm/budget.ts';
 import { killAll } from './agent-processes.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
@@ -84,7 +85,9 @@ export interface RunDeps {
     runDir: string,
     onCall: (row: LlmCallInput) => void,
     budgetUsd: number | null,
-  ): Promise<TokenIssuer & { close(): Promise<void>; unreachable?(): string | null }>;
+  ): Promise<
+    TokenIssuer & { close(): Promise<void>; unreachable?(): string | null; stopCalls?(reason: string): void }
+  >;
   progress(line: string): void;
   status(text: string): void;
   /** Told of each stage, step, task and model call as the run goes (for a live progress display). */
@@ -148,6 +151,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   const signal = AbortSignal.any([deps.signal, halt.signal]);
   const onAbort = (): void => {
     killAll();
+    // Agents a pool starts again, and calls being retried, must not keep the run going.
+    gateway?.stopCalls?.('the run is stopping (interrupted): no more model calls are made');
   };
   signal.addEventListener('abort', onAbort);
   try {
@@ -162,6 +167,10 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
           return;
         }
         emit({ type: 'llm_call', variant: row.variantId, role: row.role, costUsd: row.costUsd });
+        const attempts = row.attempts ?? 1;
+        const faults = attempts - (row.status === 'ok' ? 1 : 0);
+        if (attempts > 0 && faults > 0)
+          emit({ type: 'model_faults', variant: row.variantId, faults, retries: attempts - 1 });
       },
       remaining,
     );
@@ -210,9 +219,11 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
     };
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
+    const zeroEnded = isFinalStep(archive.getVariant(0)?.step ?? 'full');
     await advanceGeneration(ctx, 0);
     stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
     if (!signal.aborted) assertInitialAgentEvaluated(ctx);
+    if (!zeroEnded && !signal.aborted) deps.progress(progressLine(ctx, 0, spent()));
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
     await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
@@ -222,8 +233,14 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       stopped = 'interrupted';
       archive.logEvent(null, 'interrupted', {});
     } else if (gateway.budgetReached()) {
-      stopped = budgetMessage(spent(), config.budgetUsd);
-      archive.logEvent(null, 'budget_reached', { spentUsd: spent(), budgetUsd: config.budgetUsd });
+      const stop = gateway.budgetStop();
+      stopped = budgetMessage(spent(), config.budgetUsd, stop);
+      archive.logEvent(null, 'budget_reached', {
+        spentUsd: spent(),
+        budgetUsd: config.budgetUsd,
+        heldUsd: stop?.heldUsd ?? 0,
+        nextCallUsd: stop?.nextUsd ?? null,
+      });
     }
     if (failure !== null && !deps.signal.aborted) throw failure;
     const misses = gateway.replayMisses();
@@ -413,9 +430,18 @@ function stopIfUnreachable(
   throw new ModelUnreachableError(unreachable);
 }
 
-/** The stop reason, and the final line, of a run the budget ended. */
-function budgetMessage(spentUsd: number, budgetUsd: number | null): string {
-  return `budget reached: $${spentUsd.toFixed(4)} of $${(budgetUsd ?? 0).toFixed(4)} spent`;
+/**
+ * The stop reason, and the final line, of a run the budget ended: what was spent, what calls in flight held
+ * when the budget refused a call (nothing: it refuses only once every call in flight has settled), and what
+ * the refused call needed.
+ */
+function budgetMessage(spentUsd: number, budgetUsd: number | null, stop: BudgetStop | null): string {
+  const usd = (n: number): string => `$${n.toFixed(4)}`;
+  const held = stop === null || stop.heldUsd <= 1e-9 ? 'nothing' : usd(stop.heldUsd);
+  return (
+    `budget reached: ${usd(spentUsd)} of ${usd(budgetUsd ?? 0)} spent, ${held} held by calls in flight` +
+    (stop === null ? '' : `, and the next call's input alone costs about ${usd(stop.nextUsd)}`)
+  );
 }
 
 export const runExists = (out: string, runId: string): boolean => existsSync(path.join(out, runId));

@@ -24,61 +24,154 @@ export function maxCallCost(model: ModelRecord, outputTokens: number, requestCha
   return { usd, inputUsd, inputTokens, outputTokens };
 }
 
-export type Reservation = { ok: true; settle(actualUsd: number): void } | { ok: false; message: string };
+export type Reservation =
+  /** The call may go ahead; `settle` with what it cost (0 when it failed) releases what it held. */
+  | { status: 'held'; settle(actualUsd: number): void }
+  | { status: 'refused'; message: string }
+  /** The caller's signal aborted while the call waited: nothing is held, and the call must not be made. */
+  | { status: 'cancelled' };
+
+/** Where the money stood when the budget refused its first call (the run's stop message reports it). */
+export interface BudgetStop {
+  spentUsd: number;
+  /** Held by calls in flight at that moment; none are, as a call is refused only once all have settled. */
+  heldUsd: number;
+  /** What the refused call's input alone would have cost. */
+  nextUsd: number;
+  model: string;
+}
 
 export interface Budget {
-  /** Holds `estimate` until the call settles; refused when it could take the run over its limit. */
-  reserve(estimate: CallEstimate, model: string): Reservation;
+  /**
+   * Holds `estimate` until the call settles. A call that does not fit while others are in flight waits for
+   * them to settle; it is refused only when it does not fit with none in flight. Calls are served in the
+   * order they came, so a large call is not passed over for ever by small ones.
+   */
+  reserve(estimate: CallEstimate, model: string, signal?: AbortSignal): Promise<Reservation>;
   spentUsd(): number;
+  /** The maximum cost held by calls in flight. */
+  heldUsd(): number;
+  /** Calls waiting for calls in flight to settle. */
+  waiting(): number;
   /** True once a call was refused: from then on every call is refused and the run stops. */
   reached(): boolean;
+  /** Where the money stood when the first call was refused; null while none was. */
+  stop(): BudgetStop | null;
   limitUsd: number | undefined;
 }
 
+const money = (usd: number): string => `$${usd.toFixed(4)}`;
+
 /**
- * A run's spending limit. A call is refused when the spend so far, plus the maximum cost held by calls in
- * progress, plus this call's input would go over the limit. Its output cannot be known in advance, so the
- * run ends at most one call's output over the limit: each admitted call holds its maximum cost until it
+ * A run's spending limit. A call goes ahead when the spend so far, plus the maximum cost held by calls in
+ * flight, plus this call's input fits the limit; otherwise it waits for calls in flight to settle (their
+ * actual cost is usually far below what they held), and it is refused only when nothing is in flight and
+ * its input still does not fit: then the budget is truly spent. Its output cannot be known in advance, so
+ * the run ends at most one call's output over the limit: each admitted call holds its maximum cost until it
  * settles, so parallel calls cannot overshoot together. Reserving every call's full maximum instead would
  * refuse a small budget outright (8192 output tokens at $15/M are $0.12 before anything is spent).
- * Without a limit nothing is refused and only the spend is counted.
+ * A waiting call holds nothing, and every call in flight settles by itself (the provider's retries are
+ * bounded), so waiting cannot deadlock. Without a limit nothing waits or is refused; the spend is counted.
  */
 export function createBudget(limitUsd: number | undefined): Budget {
   let spent = 0;
   let held = 0;
-  let reached = false;
-  const money = (usd: number): string => `$${usd.toFixed(4)}`;
+  let inFlight = 0;
+  let stop: BudgetStop | null = null;
+  const queue: Waiter[] = [];
+
+  const fits = (estimate: CallEstimate): boolean =>
+    limitUsd === undefined || spent + held + estimate.inputUsd <= limitUsd;
+
+  const hold = (estimate: CallEstimate): Reservation => {
+    held += estimate.usd;
+    inFlight++;
+    let settled = false;
+    return {
+      status: 'held',
+      settle(actualUsd) {
+        if (settled) return;
+        settled = true;
+        inFlight--;
+        // Exactly nothing once nothing is in flight (no float residue of the sums).
+        held = inFlight === 0 ? 0 : Math.max(0, held - estimate.usd);
+        spent += actualUsd;
+        serveQueue();
+      },
+    };
+  };
+
+  const refusal = (): Reservation => ({
+    status: 'refused',
+    message:
+      `The run's budget of ${money(limitUsd ?? 0)} (--budget-usd) is reached (${money(spent)} spent) and ` +
+      'the run is stopping: no more model calls are allowed.',
+  });
+
+  const firstRefusal = (estimate: CallEstimate, model: string): Reservation => {
+    stop = { spentUsd: spent, heldUsd: held, nextUsd: estimate.inputUsd, model };
+    return {
+      status: 'refused',
+      message:
+        `The run's budget of ${money(limitUsd ?? 0)} (--budget-usd) is reached: ${money(spent)} spent, ` +
+        `${held > 1e-9 ? `${money(held)} held by calls in flight` : 'no call in flight'}, and this call's ` +
+        `input alone costs about ${money(estimate.inputUsd)} (about ${estimate.inputTokens} tokens at ` +
+        `${model}'s prices). The run stops here; raise --budget-usd to let it go further.`,
+    };
+  };
+
+  /** Admits waiting calls in order while they fit; refuses them all once the first cannot fit with none in flight. */
+  function serveQueue(): void {
+    while (queue.length > 0) {
+      const next = queue[0]!;
+      if (stop === null && fits(next.estimate)) {
+        queue.shift();
+        next.done(hold(next.estimate));
+      } else if (stop !== null || inFlight === 0) {
+        queue.shift();
+        next.done(stop === null ? firstRefusal(next.estimate, next.model) : refusal());
+      } else return;
+    }
+  }
+
   return {
     limitUsd,
     spentUsd: () => spent,
-    reached: () => reached,
-    reserve(estimate, model) {
-      if (limitUsd !== undefined && (reached || spent + held + estimate.inputUsd > limitUsd)) {
-        const first = !reached;
-        reached = true;
-        return {
-          ok: false,
-          message: first
-            ? `The run's budget of ${money(limitUsd)} (--budget-usd) is reached: ${money(spent)} spent` +
-              (held > 1e-9 ? ` and ${money(held)} held by calls in progress` : '') +
-              `, and this call's input alone costs about ${money(estimate.inputUsd)} (about ` +
-              `${estimate.inputTokens} tokens at ${model}'s prices). The run stops here; ` +
-              'raise --budget-usd to let it go further.'
-            : `The run's budget of ${money(limitUsd)} (--budget-usd) is reached (${money(spent)} spent) and ` +
-              'the run is stopping: no more model calls are allowed.',
+    heldUsd: () => held,
+    waiting: () => queue.length,
+    reached: () => stop !== null,
+    stop: () => stop,
+    reserve(estimate, model, signal) {
+      if (signal?.aborted) return Promise.resolve({ status: 'cancelled' });
+      if (stop !== null) return Promise.resolve(refusal());
+      if (queue.length === 0 && fits(estimate)) return Promise.resolve(hold(estimate));
+      return new Promise<Reservation>((resolve) => {
+        const onAbort = (): void => {
+          const at = queue.indexOf(waiter);
+          if (at < 0) return;
+          queue.splice(at, 1);
+          resolve({ status: 'cancelled' });
+          // The call that waited behind it may fit now.
+          serveQueue();
         };
-      }
-      held += estimate.usd;
-      let settled = false;
-      return {
-        ok: true,
-        settle(actualUsd) {
-          if (settled) return;
-          settled = true;
-          held -= estimate.usd;
-          spent += actualUsd;
-        },
-      };
+        const waiter: Waiter = {
+          estimate,
+          model,
+          done(reservation) {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(reservation);
+          },
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        queue.push(waiter);
+        serveQueue();
+      });
     },
   };
+}
+
+interface Waiter {
+  estimate: CallEstimate;
+  model: string;
+  done(reservation: Reservation): void;
 }

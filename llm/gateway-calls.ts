@@ -32,6 +32,10 @@ export interface GatewayState {
   normalizer: Normalizer;
   /** Replay requests that found no recorded response. */
   misses: number;
+  /** Calls under way (running or waiting for the budget): each one's cancel. */
+  calls: Set<AbortController>;
+  /** Why the gateway takes no more calls (the run is stopping), or null while it serves them. */
+  stopping: string | null;
 }
 
 /** Routes a request: authenticates its token, then lists models or parses and serves a chat call. */
@@ -148,17 +152,30 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
     return answer(state, res, row, normalizer.restore(hit), { costUsd: 0, attempts: 0, replayed: true });
   }
   const fitted = adaptRequest(model, req);
-  const reservation = state.budget.reserve(maxCallCost(model, fitted.maxTokens, call.chars), modelId);
-  if (!reservation.ok) return fail(state, res, row, 'budget_exceeded', reservation.message);
   const provider = safeProvider(opts, modelId);
-  if (!provider) {
-    reservation.settle(0);
+  if (!provider)
     return fail(state, res, row, 'unknown_model', `model "${modelId}" has no provider in this run`);
-  }
+  if (state.stopping !== null) return fail(state, res, row, 'internal', state.stopping);
+  // The caller going away (a killed agent, Ctrl-C) or the run stopping ends the call, whether it runs
+  // (its retries included) or waits for the budget.
   const controller = new AbortController();
+  state.calls.add(controller);
   res.on('close', () => {
+    state.calls.delete(controller);
     if (!res.writableFinished) controller.abort();
   });
+  const estimate = maxCallCost(model, fitted.maxTokens, call.chars);
+  const reservation = await state.budget.reserve(estimate, modelId, controller.signal);
+  if (reservation.status === 'refused') return fail(state, res, row, 'budget_exceeded', reservation.message);
+  if (reservation.status === 'cancelled')
+    return fail(
+      state,
+      res,
+      row,
+      'internal',
+      state.stopping ??
+        'the caller went away while the call waited for calls in flight to settle (--budget-usd); no model was called',
+    );
   const ctx: CallContext = { runId: grant.runId, variantId: grant.variantId, role: grant.role };
   const result = await safeComplete(provider, req, ctx, controller.signal);
   const trace: RetryTrace = result.trace ?? { attempts: 1, retried: [] };

@@ -309,7 +309,7 @@ describe('gateway budget', () => {
     expect(big.status).toBe(402);
     expect(errorOf(big)).toMatchObject({ type: 'budget_exceeded', retryable: false });
     expect(errorOf(big).message).toMatch(
-      /budget of \$0\.5000 \(--budget-usd\) is reached: \$0\.0\d+ spent, and this call's input alone costs about \$1000\.\d+ \(about 1000\d+ tokens at sim's prices\)\. The run stops here/,
+      /budget of \$0\.5000 \(--budget-usd\) is reached: \$0\.0\d+ spent, no call in flight, and this call's input alone costs about \$1000\.\d+ \(about 1000\d+ tokens at sim's prices\)\. The run stops here/,
     );
     expect(gw.budgetReached()).toBe(true);
     const after = await call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({ maxTokens: 100 }) });
@@ -324,24 +324,76 @@ describe('gateway budget', () => {
     expect(rows[0]!.costUsd).toBe(gw.spentUsd());
   });
 
-  it('holds the maximum cost of calls in progress, so parallel calls cannot overshoot together', async () => {
+  it('lets a call that does not fit beside calls in flight wait for them, instead of ending the run', async () => {
     const slow = heldProvider(0.01);
     const record = pricedSim(1000);
     // Each call may cost about $1.04 (1000 output tokens + its input) and holds that while it runs: with
-    // $2 two calls start, and a third is refused, because $2.08 is held and its input would go over.
+    // $2 two calls start, and a third waits, because $2.08 is held and its input would go over.
     const gw = await start({ budgetUsd: 2, records: () => record, providers: () => slow.provider });
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
     const body = chatWith({ maxTokens: 1000 });
     const first = call(gw.url, 'POST', '/v1/chat', { token, body });
     const second = call(gw.url, 'POST', '/v1/chat', { token, body });
     await vi.waitFor(() => expect(slow.held()).toBe(2));
-    const third = await call(gw.url, 'POST', '/v1/chat', { token, body });
-    expect(third.status).toBe(402);
-    expect(errorOf(third).message).toMatch(/\$0\.0000 spent and \$2\.0\d+ held by calls in progress/);
+    const third = call(gw.url, 'POST', '/v1/chat', { token, body });
+    // The third reached the gateway and waits: no provider call, no answer, and the budget is not reached.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(slow.calls()).toBe(2);
+    expect(rows).toEqual([]);
+    expect(gw.budgetReached()).toBe(false);
+    // They cost $0.01 each: once they settle, the third fits and runs.
     slow.release();
     expect([(await first).status, (await second).status]).toEqual([200, 200]);
-    expect(slow.calls()).toBe(2);
-    expect(gw.spentUsd()).toBeCloseTo(0.02, 10);
+    await vi.waitFor(() => expect(slow.held()).toBe(1));
+    slow.release();
+    expect((await third).status).toBe(200);
+    expect(rows.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(gw.spentUsd()).toBeCloseTo(0.03, 10);
+    expect(gw.budgetReached()).toBe(false);
+  });
+
+  it('refuses a waiting call only once nothing is in flight and it still does not fit', async () => {
+    const pricey = heldProvider(1.5);
+    const record = pricedSim(1000);
+    const gw = await start({ budgetUsd: 2, records: () => record, providers: () => pricey.provider });
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const body = chatWith({ maxTokens: 1000 });
+    const first = call(gw.url, 'POST', '/v1/chat', { token, body });
+    const second = call(gw.url, 'POST', '/v1/chat', { token, body });
+    await vi.waitFor(() => expect(pricey.held()).toBe(2));
+    const third = call(gw.url, 'POST', '/v1/chat', { token, body });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pricey.release();
+    // $3 spent and nothing in flight: the third call's input no longer fits, so it is refused.
+    const refused = await third;
+    expect(refused.status).toBe(402);
+    expect(errorOf(refused).message).toMatch(
+      /budget of \$2\.0000 \(--budget-usd\) is reached: \$3\.0000 spent, no call in flight, and this call's input alone costs about \$0\.0\d+/,
+    );
+    expect([(await first).status, (await second).status]).toEqual([200, 200]);
+    expect(gw.budgetReached()).toBe(true);
+    expect(gw.budgetStop()).toMatchObject({ spentUsd: 3, heldUsd: 0, model: 'sim' });
+    expect(pricey.calls()).toBe(2);
+  });
+
+  it('forgets a call whose agent went away while it waited, without calling the model', async () => {
+    const slow = heldProvider(0.01);
+    const record = pricedSim(1000);
+    const gw = await start({ budgetUsd: 1, records: () => record, providers: () => slow.provider });
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const first = call(gw.url, 'POST', '/v1/chat', { token, body: chatWith({ maxTokens: 1000 }) });
+    await vi.waitFor(() => expect(slow.held()).toBe(1));
+    // The agent's own client, given up on the call after 100 ms (a killed agent closes it the same way).
+    const model = createGatewayModel({ url: gw.url, token, timeoutMs: 100 });
+    const gone = await model({ messages: [{ role: 'user', content: 'hello' }], maxTokens: 1000 });
+    expect(gone).toMatchObject({ ok: false, error: { type: 'timeout' } });
+    await vi.waitFor(() => expect(rows).toHaveLength(1));
+    expect(rows[0]).toMatchObject({ status: 'internal', attempts: 0, costUsd: 0 });
+    expect(rows[0]!.error).toMatch(/went away while the call waited for calls in flight to settle/);
+    slow.release();
+    expect((await first).status).toBe(200);
+    expect(slow.calls()).toBe(1);
+    expect(gw.budgetReached()).toBe(false);
   });
 
   it('counts the spend without refusing anything when the run has no budget', async () => {
@@ -351,6 +403,44 @@ describe('gateway budget', () => {
     for (let i = 0; i < 3; i++)
       expect((await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT })).status).toBe(200);
     expect(gw.spentUsd()).toBeGreaterThan(3);
+    expect(gw.budgetReached()).toBe(false);
+  });
+});
+
+describe('gateway stopping with the run', () => {
+  it('ends calls being retried or waiting for the budget, and refuses later ones at once', async () => {
+    let attempts = 0;
+    const limited: ModelProvider = {
+      async complete() {
+        attempts++;
+        return {
+          ok: false,
+          error: { type: 'rate_limit', message: 'slow down', retryable: true, retryAfterMs: 60_000 },
+        };
+      },
+    };
+    const record = pricedSim(1000);
+    const gw = await start({
+      budgetUsd: 1,
+      records: () => record,
+      providers: () => withRetries(limited),
+    });
+    const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
+    const body = chatWith({ maxTokens: 1000 });
+    // The first call waits a minute before its retry; the second waits for the budget the first holds.
+    const retrying = call(gw.url, 'POST', '/v1/chat', { token, body });
+    await vi.waitFor(() => expect(attempts).toBe(1));
+    const waiting = call(gw.url, 'POST', '/v1/chat', { token, body });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gw.stopCalls('the run is stopping (interrupted)');
+    const [first, second] = await Promise.all([retrying, waiting]);
+    expect(first.status).toBeGreaterThanOrEqual(400);
+    expect(errorOf(first).message).toMatch(/cancelled while waiting to retry/);
+    expect(second.status).toBe(500);
+    expect(errorOf(second).message).toBe('the run is stopping (interrupted)');
+    const later = await call(gw.url, 'POST', '/v1/chat', { token, body });
+    expect(errorOf(later)).toMatchObject({ type: 'internal', message: 'the run is stopping (interrupted)' });
+    expect(attempts).toBe(1);
     expect(gw.budgetReached()).toBe(false);
   });
 });

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createBudget } from './budget.ts';
+import { type BudgetStop, createBudget } from './budget.ts';
 import { type GatewayState, handle, resolve } from './gateway-calls.ts';
 import { sendError } from './gateway-http.ts';
 import type { GatewayOptions, TokenGrant } from './gateway-types.ts';
 import type { Normalizer } from './recorder.ts';
 import { clearStaleSocket, closeServer, listen, usableSocketPath } from './unix-socket.ts';
 
+export type { BudgetStop } from './budget.ts';
 export type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
 
 /**
@@ -33,8 +34,15 @@ export interface Gateway {
   spentUsd(): number;
   /** True once a call was refused for the budget; every later call is refused too. */
   budgetReached(): boolean;
+  /** Where the money stood when the budget refused its first call; null while none was. */
+  budgetStop(): BudgetStop | null;
   /** Calls that found no recorded response in replay mode. */
   replayMisses(): number;
+  /**
+   * The run is stopping: every call under way ends now (one waiting to be retried or for the budget
+   * included), and every later call fails at once with `reason`.
+   */
+  stopCalls(reason: string): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +58,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     budget: createBudget(opts.budgetUsd),
     normalizer: opts.normalizer ?? IDENTITY,
     misses: 0,
+    calls: new Set(),
+    stopping: null,
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -74,7 +84,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     revokeToken: (token) => void state.tokens.delete(token),
     spentUsd: () => state.budget.spentUsd(),
     budgetReached: () => state.budget.reached(),
+    budgetStop: () => state.budget.stop(),
     replayMisses: () => state.misses,
+    stopCalls(reason) {
+      state.stopping = reason;
+      for (const call of state.calls) call.abort();
+    },
     async close() {
       state.tokens.clear();
       await servers.close();

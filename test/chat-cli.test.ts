@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import * as openai from '../llm/testing/fake-openai.ts';
 import { type FakeServer, type FakeStep, startFakeServer } from '../llm/testing/fake-server.ts';
 import { registeredModel } from '../llm/testing/models.ts';
 import { ChatResponseSchema } from '../llm/types.ts';
-import { runCli } from './run-cli.ts';
+import { type CliResult, PROJECT_ROOT, runCli } from './run-cli.ts';
 
 /**
  * `hyperagents chat` as a user runs it, against fake servers that speak each provider's wire format through
@@ -307,4 +308,88 @@ describe('hyperagents chat: adapted parameters, usage and cost per provider', ()
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('openai/gpt-4o');
   });
+});
+
+/**
+ * `hyperagents chat` with its stdin fed `input`, and its stdout either read or closed at once by the reader
+ * (as `| head -c 0` does): the output a user would see on the terminal's stderr, and the exit code.
+ */
+function chatThroughPipes(
+  args: string[],
+  opts: { input?: string; closeStdout?: boolean },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'bin', 'hyperagents.mjs'), 'chat', ...args],
+      {
+        cwd: tmpdir(),
+        env: { ...process.env, ...CLEAN },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    if (opts.closeStdout) child.stdout.destroy();
+    else child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('hyperagents chat with bad settings and closed pipes', () => {
+  it.each([
+    ['local/llama3', 'HYPERAGENTS_LOCAL_BASE_URL', {}],
+    ['openai/gpt-4o-mini', 'OPENAI_BASE_URL', { OPENAI_API_KEY: 'sk-test' }],
+  ])(
+    '%s: a base URL variable that is not a URL is refused at once, naming it',
+    async (model, variable, env) => {
+      const result = await chat(['--model', model, 'Hi'], { ...env, [variable]: 'garbage' });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${variable} (from the environment or .env) must be an http(s) URL`);
+      expect(result.stderr).toContain('"garbage"');
+      expect(result.stderr).not.toMatch(/retrying/);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    },
+  );
+
+  it('generate-loop refuses the same variable before it makes a run folder', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'chat-base-url-'));
+    try {
+      const out = path.join(dir, 'runs');
+      const result = await runCli(
+        'generate-loop',
+        ['--domains', 'arithmetic', '--model', 'local/llama3', '--out', out],
+        { HYPERAGENTS_LOCAL_BASE_URL: 'garbage' },
+        dir,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        'HYPERAGENTS_LOCAL_BASE_URL (from the environment or .env) must be an http(s) URL',
+      );
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+      await expect(rm(out)).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a 3 MB prompt piped in gets the context message and no stack trace', async () => {
+    const result = await chatThroughPipes(['--model', 'sim'], { input: 'word '.repeat(600_000) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^hyperagents chat: context too long: the request is about \d+ tokens/);
+    expect(result.stderr).not.toMatch(/EPIPE|^\s+at /m);
+  });
+
+  it.each([[['--json']], [[]]])(
+    'a reader that closes its end early (chat %j | head -c 0) ends it quietly',
+    async (flags) => {
+      const result = await chatThroughPipes(['--model', 'sim', ...flags, 'say hi'], { closeStdout: true });
+      expect(result.code).toBe(0);
+      expect(result.stderr).not.toMatch(/EPIPE|^\s+at /m);
+    },
+  );
 });

@@ -58,6 +58,13 @@ export function providerSettings(
   const baseUrl =
     flags.baseUrl ??
     (model.provider === 'local' ? (model.baseUrl ?? fromEnv ?? DEFAULT_LOCAL_BASE_URL) : fromEnv);
+  // A base URL that is not one would fail every attempt, and be retried for minutes as a network error.
+  const from = baseUrl === flags.baseUrl ? '--base-url' : `${spec.baseUrl} (from the environment or .env)`;
+  const badUrl =
+    baseUrl === undefined || (baseUrl !== flags.baseUrl && baseUrl !== fromEnv)
+      ? null
+      : notHttpUrl(baseUrl, from);
+  if (badUrl !== null) return { ok: false, message: badUrl };
   const timeout = flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs };
   if (spec.key === undefined)
     return { ok: true, options: { apiKey: 'local', ...(baseUrl ? { baseUrl } : {}), ...timeout } };
@@ -69,6 +76,18 @@ export function providerSettings(
       message: `${model.id} needs an API key: set ${spec.key} in the environment or in a .env file in the current folder.`,
     };
   return { ok: true, options: { apiKey, ...(baseUrl ? { baseUrl } : {}), ...timeout } };
+}
+
+/** Null for an http(s) URL; else the message, naming where the value came from (`what`). Pure. */
+export function notHttpUrl(url: string, what: string): string | null {
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // not a URL at all
+  }
+  if (protocol === 'http:' || protocol === 'https:') return null;
+  return `${what} must be an http(s) URL such as ${DEFAULT_LOCAL_BASE_URL}, not "${url}": correct it or unset it.`;
 }
 
 export type ConnectResult = { ok: true; provider: ModelProvider } | { ok: false; message: string };
