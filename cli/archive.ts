@@ -48,6 +48,7 @@ async function parse(argv: string[]) {
       .strictOptions()
       .help(),
     'hyperagents archive',
+    argv,
   );
 }
 

@@ -150,7 +150,7 @@ async function test(refText: string, parsed: Parsed): Promise<number> {
 
 /** `hyperagents domains [test REF ...]`. */
 export async function domains(argv: string[]): Promise<number> {
-  const parsed = await parseOrExplain(builder(argv), 'hyperagents domains');
+  const parsed = await parseOrExplain(builder(argv), 'hyperagents domains', argv);
   if (parsed.help === true) {
     process.stdout.write(`${await builder([]).getHelp()}\n`);
     return 0;

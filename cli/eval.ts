@@ -6,10 +6,12 @@ import { listDomainNames } from '../domains/discover.ts';
 import { evaluateStoredVariant } from '../harness/evaluate-stored.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { loadDomainTasks } from '../harness/run.ts';
-import { parseStoredConfig } from '../harness/run-config.ts';
+import { parseStoredConfig, RunConfigSchema } from '../harness/run-config.ts';
 import { resolveSandbox } from '../harness/sandbox.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import { loadEnv } from '../llm/env.ts';
+import { checkOption } from './config-error.ts';
+import { assertLimitsFit } from './loop-prepare.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { parseVariantRef } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
@@ -56,16 +58,9 @@ function builder(argv: string[]) {
     .exitProcess(false);
 }
 
-const whole = (name: string, value: number | undefined): number | undefined => {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
-    throw new UsageError(`--${name} must be a whole number of at least 1, not ${value}.`);
-  }
-  return value;
-};
-
 /** `hyperagents eval RUN:VARIANT --domains d [--split test]`. */
 export async function evalCommand(argv: string[]): Promise<number> {
-  const parsed = await parseOrExplain(builder(argv), 'hyperagents eval');
+  const parsed = await parseOrExplain(builder(argv), 'hyperagents eval', argv);
   if (parsed.help === true) {
     process.stdout.write(`${await builder([]).getHelp()}\n`);
     return 0;
@@ -80,6 +75,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const split = parsed.split as Split;
   if (!ALL_SPLITS.includes(split))
     throw new UsageError(`--split must be one of ${ALL_SPLITS.join(', ')}, not "${split}".`);
+  const { evalSamples: samples, evalWorkers: workers } = RunConfigSchema.shape;
+  const evalSamples = checkOption('--eval-samples', samples, parsed['eval-samples'] ?? null);
+  const evalWorkers = checkOption('--eval-workers', workers, parsed['eval-workers']);
   const names = (parsed.domains ?? [])
     .flatMap((d) => String(d).split(','))
     .map((d) => d.trim())
@@ -109,7 +107,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       `Variant ${variantId} of ${runDir} has no code to evaluate (it does not exist, or failed before committing).`,
     );
   }
-  const evalSamples = whole('eval-samples', parsed['eval-samples']) ?? null;
+  assertLimitsFit(config.limits, runDir);
   const loaded = await loadDomainTasks({
     domains: names,
     dataset: config.dataset,
@@ -147,7 +145,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       config,
       domains,
       split,
-      evalWorkers: whole('eval-workers', parsed['eval-workers']) ?? 8,
+      evalWorkers,
       sandbox,
       cacheable: config.simScript === null && config.record === null && config.replay === null,
       startGateway: (dir, onCall) =>

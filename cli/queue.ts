@@ -22,6 +22,7 @@ export async function queueCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents queue',
+    argv,
   );
   if (args.help === true) return 0;
   const [sub, ...extra] = args._.map(String);

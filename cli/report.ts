@@ -23,6 +23,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents report',
+    argv,
   );
   if (args.help === true) return 0;
   const refs = args._.map(String);

@@ -33,6 +33,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents serve',
+    argv,
   );
   if (args.help === true) return 0;
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {

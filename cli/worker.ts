@@ -38,6 +38,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents worker',
+    argv,
   );
   if (args.help === true) return 0;
   if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 256) {
