@@ -79,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
   const progress = display.line;
   if (simulated && !prepared.quiet) process.stderr.write(`${SIM_BANNER}\n`);
   if (chosen !== null) process.stderr.write(`${chosen}\n`);
+  for (const line of prepared.leftOut) process.stderr.write(`${line}\n`);
   if (replay !== null) {
     progress(
       `Replay: every model call is answered from ${replay.file} (${replay.size} recorded calls); no model is called.`,

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
+import type { Domain } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
 import type { DomainTasks } from '../harness/evaluate.ts';
 import { limitsAboveMachine, type ResourceLimits } from '../harness/resource-limits.ts';
@@ -44,6 +45,20 @@ export interface PreparedRun {
   replay: ReplayBook | null;
   /** Says which model was chosen from the keys that are set, when --model was not given. */
   chosen: string | null;
+  /** One line per domain that left rows of its file out (broken rows, repeated ids), printed even with --quiet. */
+  leftOut: string[];
+}
+
+/** `Domain qa left out 2 rows of its file: line 3 (…); line 9 (…).` A dataset's skipped rows are never silent. */
+export function leftOutNotice(domain: Pick<Domain, 'name' | 'skipped'>): string | null {
+  const { skipped } = domain;
+  if (skipped.length === 0) return null;
+  const shown = skipped.slice(0, 3).map((s) => (s.line > 0 ? `line ${s.line}: ${s.reason}` : s.reason));
+  const more = skipped.length > shown.length ? `; and ${skipped.length - shown.length} more` : '';
+  return (
+    `Domain ${domain.name} left out ${skipped.length} ${skipped.length === 1 ? 'entry' : 'entries'} of its ` +
+    `source, which it will not evaluate (${shown.join('; ')}${more}). hyperagents domains test lists them all.`
+  );
 }
 
 function checkModel(id: string): string | null {
@@ -254,6 +269,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
       ? `Model: ${fallback.model}, chosen because ${fallback.key} is set. Pass --model to choose another ` +
         '(--model sim runs offline at no cost; hyperagents models lists them).'
       : null;
+  const leftOut = domains.map(({ domain }) => leftOutNotice(domain)).filter((n): n is string => n !== null);
   return {
     config,
     mode,
@@ -269,6 +285,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     env,
     replay,
     chosen,
+    leftOut,
   };
 }
 
