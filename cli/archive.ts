@@ -14,10 +14,10 @@ export const ARCHIVE_USAGE = `hyperagents archive <command> [options]
 
 Commands:
   list [RUN]                       the runs under --runs; with RUN, its variants
-  show RUN:VARIANT                 one variant: scores, change, the MetaAgent's summary, failure reason
-  diff RUN:VARIANT [[RUN:]VARIANT] the variant's change against its parent, or against another variant
+  show RUN:VARIANT                 scores, change, MetaAgent summary, failure
+  diff RUN:VARIANT [[RUN:]VARIANT]   the change against its parent or a variant
   lineage RUN:VARIANT              the path from variant 0 with score changes
-  best [RUN ...] [--domain D] [--split S] [--top N]   the best variants over runs
+  best [RUN ...] [--domain D] [--split S] [--top N]   the best variants
   tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
   export RUN --format jsonl|csv    every variant of a run, to stdout
 

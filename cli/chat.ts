@@ -11,17 +11,19 @@ import { resolveModel } from '../llm/registry.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 import { MAX_TIMER_MS } from '../llm/timer-limit.ts';
 import { ChatResponseSchema, GatewayErrorBodySchema, type Message } from '../llm/types.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 export const CHAT_USAGE = `hyperagents chat --model <id> [options] "prompt"
 
-Sends one prompt to a model through the same layer runs use (key and base URL from the environment or
-.env, parameter adaptation, retries, pricing), and prints the reply. Use it to check a key or an endpoint.
-Exit code: 0 on a reply, 1 when the provider failed (the message names the cause), 2 on bad usage.
+Sends one prompt to a model through the same layer runs use (key and base URL
+from the environment or .env, parameter adaptation, retries, pricing), and
+prints the reply. Use it to check a key or an endpoint. Exit code: 0 on a reply,
+1 when the provider failed (the message names the cause), 2 on bad usage.
 
-Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY. Base URLs: OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
-GOOGLE_GEMINI_BASE_URL, or --base-url. Local OpenAI-compatible servers: --model local/<name> --base-url URL.`;
+Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY. Base URLs:
+OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL, or --base-url.
+Local OpenAI-compatible servers: --model local/<name> --base-url URL.`;
 
 export interface ChatConfig {
   model: string;
@@ -68,7 +70,7 @@ function builder(argv: string[]) {
     .strictOptions()
     .help()
     .version(false)
-    .wrap(Math.min(110, process.stdout.columns ?? 110));
+    .wrap(helpWidth());
 }
 
 /** Parses `hyperagents chat` arguments; 'help' when help was printed. Throws UsageError on bad input. */

@@ -10,17 +10,19 @@ import { createGradeContext } from '../harness/grade-context.ts';
 import { PROJECT_ROOT } from '../harness/run.ts';
 import { resolveSandbox } from '../harness/sandbox.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents domains [--json]
 hyperagents domains test REF [--answers FILE] [--json] [dataset flags]
 
 Lists the benchmark domains, or checks one. REF is ${DOMAIN_REF_HELP}.
-"domains test" without --answers grades every gold answer (each must score 1) and runs the conformance
-checks (ids unique and stable, splits disjoint, loading deterministic, a wrong answer scores below 1);
-with --answers FILE (JSON Lines of {"id", "response"}) it grades those answers. Exit code 1 when a check
-fails.`;
+
+"domains test" without --answers grades every gold answer (each must score 1)
+and runs the conformance checks (ids unique and stable, splits disjoint, loading
+deterministic, a wrong answer scores below 1); with --answers FILE (JSON Lines
+of {"id", "response"}) it grades those answers. Exit code 1 when a check fails,
+2 when the answers file cannot be graded (empty, a task answered twice).`;
 
 function builder(argv: string[]) {
   return withDatasetFlags(
@@ -38,7 +40,7 @@ function builder(argv: string[]) {
       .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
       .strictOptions()
       .exitProcess(false)
-      .wrap(Math.min(110, process.stdout.columns || 100)),
+      .wrap(helpWidth()),
   );
 }
 

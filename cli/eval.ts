@@ -12,15 +12,17 @@ import { closeMatches } from '../llm/close-matches.ts';
 import { loadEnv } from '../llm/env.ts';
 import { checkOption } from './config-error.ts';
 import { assertLimitsFit } from './loop-prepare.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { parseVariantRef } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
 
-export const EVAL_USAGE = `hyperagents eval <run>:<variant> --domains <name[,name...]> [--split test] [options]
+export const EVAL_USAGE = `hyperagents eval <run>:<variant> --domains <name[,name...]> [--split test]
+    [options]
 
-Evaluates one stored variant of a run (its TaskAgent, at its commit) on a split of each domain, with the run's
-task model and seed, and writes the results into that run's archive. The test split is never shown to agents;
-this is how to measure it. The variant's selection score is not changed.`;
+Evaluates one stored variant of a run (its TaskAgent, at its commit) on a split
+of each domain, with the run's task model and seed, and writes the results into
+that run's archive. The test split is never shown to agents; this is how to
+measure it. The variant's selection score is not changed.`;
 
 function builder(argv: string[]) {
   return yargs(argv)
@@ -55,7 +57,8 @@ function builder(argv: string[]) {
     .version(false)
     .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
     .strictOptions()
-    .exitProcess(false);
+    .exitProcess(false)
+    .wrap(helpWidth());
 }
 
 /** `hyperagents eval RUN:VARIANT --domains d [--split test]`. */

@@ -2,6 +2,7 @@ import { secretValues } from '../archive/redact.ts';
 import { ModelUnreachableError, type RetryNotice } from '../harness/first-contact.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { runGenerations } from '../harness/run.ts';
+import { HARNESS_VERSION } from '../harness/run-config.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { reportError } from './errors.ts';
@@ -56,19 +57,23 @@ function interruptions(resume: string): { signal: AbortSignal; dispose(): void }
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let prepared: PreparedRun | 'help';
+  let prepared: PreparedRun | 'help' | 'version';
   let queue: QueueFlags;
   let coordinator: Coordinator | null = null;
   try {
     queue = takeQueueFlags(argv);
     prepared = await prepareLoop(queue.rest);
-    if (prepared !== 'help' && queue.queue !== null) {
+    if (typeof prepared === 'object' && queue.queue !== null) {
       const target = await queueTarget(queue.queue, 'generate-loop --queue');
       await assertListenable(queue.gatewayListen);
       coordinator = await openCoordinator({ target, version: PROJECT_VERSION, gatewayUrl: queue.gatewayUrl });
     }
   } catch (error) {
     return reportError(error, 'generate-loop');
+  }
+  if (prepared === 'version') {
+    process.stdout.write(`${HARNESS_VERSION}\n`);
+    return 0;
   }
   if (prepared === 'help') {
     process.stdout.write(`${await loopHelp()}\n\n${QUEUE_HELP}\n`);

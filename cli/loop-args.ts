@@ -16,7 +16,7 @@ import {
 } from '../llm/sim/faults.ts';
 import { configUsageError } from './config-error.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -40,10 +40,11 @@ export const DEFAULT_SIM_RETRY_MS = 1000;
 
 export const LOOP_USAGE = `generate-loop --domains <name[,name...]> [options]
 
-Evolves agent variants: each generation picks a parent from the archive, lets the parent's MetaAgent
-edit a copy of its own code in a git worktree, checks the child, and evaluates its TaskAgent on the
-domains. Everything is recorded in <out>/<run-id>/ (archive.sqlite, variants.git, logs/).
-Without an API key the offline simulated model 'sim' is used.`;
+Evolves agent variants: each generation picks a parent from the archive, lets
+the parent's MetaAgent edit a copy of its own code in a git worktree, checks the
+child, and evaluates its TaskAgent on the domains. Everything is recorded in
+<out>/<run-id>/ (archive.sqlite, variants.git, logs/). Without an API key the
+offline simulated model 'sim' is used.`;
 
 function builder(argv: string[]) {
   return withDatasetFlags(yargs(argv))
@@ -246,9 +247,10 @@ function builder(argv: string[]) {
     .help(false)
     .version(false)
     .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
+    .option('version', { type: 'boolean', describe: 'print the version of hyperagents-ts' })
     .strict()
     .exitProcess(false)
-    .wrap(Math.min(110, process.stdout.columns || 100));
+    .wrap(helpWidth());
 }
 
 /** A resource-limit flag: its config field, with the field's default. */
@@ -322,9 +324,10 @@ export const MAX_RUN_ID_LENGTH = 100;
 export async function parseLoopArgs(
   argv: string[],
   known: { domains: readonly string[]; checkModel: (id: string) => string | null; defaultModel: string },
-): Promise<LoopConfig | 'help'> {
+): Promise<LoopConfig | 'help' | 'version'> {
   const parsed = await parseOrExplain(builder(argv), 'generate-loop', argv);
   if (parsed.help === true) return 'help';
+  if (parsed.version === true) return 'version';
 
   const domains = (parsed.domains ?? [])
     .flatMap((d) => String(d).split(','))

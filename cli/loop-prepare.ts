@@ -201,7 +201,7 @@ function transferSource(ref: string, out: string): TransferSource {
 }
 
 /** Validates everything that can be checked before the run folder is written. */
-export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'> {
+export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' | 'version'> {
   const env = loadEnv();
   const fallback = defaultModel(env);
   const cli = await parseLoopArgs(argv, {
@@ -209,7 +209,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     checkModel,
     defaultModel: fallback.model,
   });
-  if (cli === 'help') return 'help';
+  if (cli === 'help' || cli === 'version') return cli;
   const mode = cli.resume === null ? 'new' : 'resume';
   let config: RunConfig;
   let runId: string;
@@ -296,5 +296,5 @@ export async function checkLoopArgs(argv: string[]): Promise<void> {
     checkModel,
     defaultModel: defaultModel(loadEnv()).model,
   });
-  if (cli !== 'help') assertLimitsFit(cli.limits);
+  if (cli !== 'help' && cli !== 'version') assertLimitsFit(cli.limits);
 }

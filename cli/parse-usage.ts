@@ -1,6 +1,11 @@
 import type { Argv } from 'yargs';
 import { UsageError } from './usage-error.ts';
 
+/** Help text wraps at 80 columns (fewer on a narrower terminal), the same for every command. */
+export function helpWidth(): number {
+  return Math.min(80, process.stdout.columns || 80);
+}
+
 /** A number option given an empty value (`--n ''`, `--n=`), which yargs would read as 0; null when none is. */
 export function blankNumberOption(argv: readonly string[], numberOptions: readonly string[]): string | null {
   for (let i = 0; i < argv.length; i++) {
@@ -19,7 +24,7 @@ export function blankNumberOption(argv: readonly string[], numberOptions: readon
 /**
  * Parses `argv` with yargs, turning its complaints (unknown option, missing value) into a UsageError that
  * ends with where to look: `Run <command> --help for the options.` A number option given an empty value is
- * refused too (yargs would read it as 0).
+ * refused too (yargs would read it as 0). Help wraps at helpWidth().
  */
 export async function parseOrExplain<T>(parser: Argv<T>, command: string, argv: readonly string[]) {
   const explain = (message: string): UsageError => {
@@ -33,6 +38,7 @@ export async function parseOrExplain<T>(parser: Argv<T>, command: string, argv: 
   }
   try {
     return await parser
+      .wrap(helpWidth())
       .fail((message: string) => {
         throw new UsageError(message);
       })

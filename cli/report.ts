@@ -9,7 +9,8 @@ import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents report RUN [RUN ...] -o report.html [--runs ./runs]
 
-The browser's pages for these runs as one HTML file that opens from disk, with no server or network.`;
+The browser's pages for these runs as one HTML file that opens from disk, with
+no server or network.`;
 
 /** `hyperagents report`: writes the file whole or not at all. */
 export async function reportCommand(argv: string[]): Promise<number> {

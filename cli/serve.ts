@@ -7,7 +7,8 @@ import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
 
-The archive browser: every run under --runs, live while a run is going. Reads the archives only.`;
+The archive browser: every run under --runs, live while a run is going. Reads
+the archives only.`;
 
 /** `hyperagents serve`: runs until interrupted. */
 export async function serveCommand(argv: string[]): Promise<number> {
