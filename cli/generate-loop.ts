@@ -11,6 +11,7 @@ import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { assertListenable, queueTarget } from './queue-target.ts';
+import { loopCommandWords, shellWord } from './self-command.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
@@ -26,7 +27,7 @@ export function resumeCommand(runDir: string, queue: QueueFlags | null = null): 
     ...(queue?.queue == null ? [] : ['--queue', queue.queue]),
     ...(queue?.remoteGenerations === true ? ['--remote-generations'] : []),
   ];
-  return ['generate-loop', '--resume', runDir, ...flags].join(' ');
+  return [...loopCommandWords(), '--resume', runDir, ...flags].map(shellWord).join(' ');
 }
 
 /**
@@ -143,10 +144,11 @@ export async function main(argv: string[]): Promise<number> {
     );
     display.done();
     process.stdout.write(prepared.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
-    // These last lines are printed even with --quiet or --json: they say how the run ended.
+    // These last lines are printed even with --quiet or --json: they say how the run ended (after Ctrl-C the
+    // very last is the command that continues it, alone, to copy).
     if (summary.stopped === 'interrupted') {
       process.stderr.write(
-        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with: ${resume}\n`,
+        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with:\n${resume}\n`,
       );
       return 130;
     }
