@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
     // The resume suite kills and resumes many runs: `npm run test:resume`; the scale-out suite runs
-    // redis-server and workers: `npm run test:scale`.
-    exclude: ['node_modules/**', 'runs/**', 'test/resume.e2e.test.ts', 'test/scale/**'],
+    // redis-server and workers: `npm run test:scale`; the setup suite installs every package in a fresh
+    // copy: `npm run test:setup`.
+    exclude: ['node_modules/**', 'runs/**', 'test/resume.e2e.test.ts', 'test/scale/**', 'test/setup/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
