@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     // The resume suite kills and resumes many runs, fills their disk, and kills or signals experiments,
     // evaluations and npx to see what they leave: `npm run test:resume`; the scale-out suite runs
-    // redis-server and workers: `npm run test:scale`.
+    // redis-server and workers: `npm run test:scale`; the setup suite installs every package in a fresh
+    // copy: `npm run test:setup`.
     exclude: [
       'node_modules/**',
       'runs/**',
@@ -13,6 +14,7 @@ export default defineConfig({
       'test/leftovers.e2e.test.ts',
       'test/full-disk.e2e.test.ts',
       'test/scale/**',
+      'test/setup/**',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,

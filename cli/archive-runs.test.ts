@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { VariantView } from '../archive/read.ts';
 import { unfinishedNotes } from './archive.ts';
 import { generationsCell } from './archive-runs.ts';
+import { loopCommandWords } from './self-command.ts';
+
+/** How this process would start generate-loop again (npx under npm). */
+const loop = loopCommandWords().join(' ');
 
 const variant = (id: number, outcome: VariantView['outcome']) => ({ id, outcome });
 
@@ -18,12 +22,12 @@ describe('how archive list reads generations', () => {
     expect(unfinishedNotes('/r', { state: 'done', generationsPlanned: 2 }, open)).toEqual([
       '',
       'Variant 3 was started before the run was resumed with --generations 2 and is left unfinished; to ' +
-        'finish it: generate-loop --resume /r --generations 3',
+        `finish it: ${loop} --resume /r --generations 3`,
     ]);
     expect(unfinishedNotes('/r', { state: 'interrupted', generationsPlanned: 5 }, open)).toEqual([
       '',
       'The run was interrupted: the process running it ended without stopping it. Continue it with: ' +
-        'generate-loop --resume /r',
+        `${loop} --resume /r`,
     ]);
     expect(unfinishedNotes('/r', { state: 'running', generationsPlanned: 2 }, open)).toEqual([]);
   });

@@ -17,18 +17,20 @@ import { writeStdout } from './write-output.ts';
 export const ARCHIVE_USAGE = `hyperagents archive <command> [options]
 
 Commands:
-  list [RUN]                       the runs under --runs (an unreadable archive is listed as such); with
-                                   RUN, its variants
-  show RUN:VARIANT                 one variant: scores, change, the MetaAgent's summary, failure reason
-  diff RUN:VARIANT [[RUN:]VARIANT] the variant's change against its parent, or against another variant
+  list [RUN]                       the runs under --runs (an unreadable one
+                                   says so); with RUN, its variants
+  show RUN:VARIANT                 scores, change, MetaAgent summary, failure
+  diff RUN:VARIANT [[RUN:]VARIANT]   the change against its parent or a variant
   lineage RUN:VARIANT              the path from variant 0 with score changes
-  best [RUN ...] [--domain D] [--split S] [--top N]   the best variants over runs (N at least 1,
-                                   default 10)
+  best [RUN ...] [--domain D] [--split S] [--top N]   the best variants
+                                   (N at least 1, default 10)
   tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
-  export RUN --format jsonl|csv    every variant of a run, to stdout (to a file: all of it, or nothing)
+  export RUN --format jsonl|csv    every variant of a run, to stdout (to a
+                                   file: all of it, or nothing)
 
-A run is a run id under --runs (default ./runs) or the path of a run folder. A split is one of
-${ALL_SPLITS.join(', ')}. Options: --runs DIR, --json (machine-readable output).`;
+A run is a run id under --runs (default ./runs) or the path of a run folder.
+A split is one of ${ALL_SPLITS.join(', ')}.
+Options: --runs DIR, --json (machine-readable output).`;
 
 const SUBCOMMANDS = ['list', 'show', 'diff', 'lineage', 'best', 'tasks', 'export'] as const;
 
@@ -54,6 +56,7 @@ async function parse(argv: string[]) {
       .strictOptions()
       .help(),
     'hyperagents archive',
+    argv,
   );
 }
 

@@ -9,18 +9,21 @@ import type { ModelProvider } from '../llm/provider.ts';
 import { connectModel } from '../llm/providers/index.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
+import { MAX_TIMER_MS } from '../llm/timer-limit.ts';
 import { ChatResponseSchema, GatewayErrorBodySchema, type Message } from '../llm/types.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 export const CHAT_USAGE = `hyperagents chat --model <id> [options] "prompt"
 
-Sends one prompt to a model through the same layer runs use (key and base URL from the environment or
-.env, parameter adaptation, retries, pricing), and prints the reply. Use it to check a key or an endpoint.
-Exit code: 0 on a reply, 1 when the provider failed (the message names the cause), 2 on bad usage.
+Sends one prompt to a model through the same layer runs use (key and base URL
+from the environment or .env, parameter adaptation, retries, pricing), and
+prints the reply. Use it to check a key or an endpoint. Exit code: 0 on a reply,
+1 when the provider failed (the message names the cause), 2 on bad usage.
 
-Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY. Base URLs: OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
-GOOGLE_GEMINI_BASE_URL, or --base-url. Local OpenAI-compatible servers: --model local/<name> --base-url URL.`;
+Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY. Base URLs:
+OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL, or --base-url.
+Local OpenAI-compatible servers: --model local/<name> --base-url URL.`;
 
 export interface ChatConfig {
   model: string;
@@ -67,7 +70,7 @@ function builder(argv: string[]) {
     .strictOptions()
     .help()
     .version(false)
-    .wrap(Math.min(110, process.stdout.columns ?? 110));
+    .wrap(helpWidth());
 }
 
 /** Parses `hyperagents chat` arguments; 'help' when help was printed. Throws UsageError on bad input. */
@@ -75,7 +78,7 @@ export async function parseChatArgs(
   argv: string[],
   stdinText?: () => Promise<string>,
 ): Promise<ChatConfig | 'help'> {
-  const parsed = await parseOrExplain(builder(argv), 'hyperagents chat');
+  const parsed = await parseOrExplain(builder(argv), 'hyperagents chat', argv);
   if (parsed.help === true) return 'help';
   const model = parsed.model;
   if (model === undefined)
@@ -106,6 +109,16 @@ export async function parseChatArgs(
     );
   const maxTokens = positive('max-tokens', parsed['max-tokens'], true);
   const budgetUsd = positive('budget-usd', parsed['budget-usd']);
+  const timeoutSec = parsed['timeout-seconds'];
+  const longest = Math.floor(MAX_TIMER_MS / 1000);
+  if (!(timeoutSec > 0 && timeoutSec <= longest))
+    throw new UsageError(
+      `--timeout-seconds must be above 0 and at most ${longest} (about 24 days: the longest a timer can ` +
+        `wait), not ${timeoutSec}.`,
+    );
+  const retrySec = parsed['retry-seconds'];
+  if (!(retrySec >= 0 && Number.isFinite(retrySec)))
+    throw new UsageError(`--retry-seconds must be 0 (no retries) or more, not ${retrySec}.`);
   return {
     model,
     prompt,
@@ -114,8 +127,8 @@ export async function parseChatArgs(
     ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(baseUrl === undefined ? {} : { baseUrl }),
     ...(budgetUsd === undefined ? {} : { budgetUsd }),
-    timeoutSec: positive('timeout-seconds', parsed['timeout-seconds']) ?? 120,
-    retrySec: parsed['retry-seconds'] >= 0 ? parsed['retry-seconds'] : 60,
+    timeoutSec,
+    retrySec,
     json: parsed.json,
   };
 }

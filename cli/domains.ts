@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import yargs from 'yargs';
 import { ALL_SPLITS, type Domain, type Split } from '../domains/define-domain.ts';
@@ -10,17 +10,19 @@ import { createGradeContext } from '../harness/grade-context.ts';
 import { PROJECT_ROOT } from '../harness/run.ts';
 import { resolveSandbox } from '../harness/sandbox.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents domains [--json]
 hyperagents domains test REF [--answers FILE] [--json] [dataset flags]
 
 Lists the benchmark domains, or checks one. REF is ${DOMAIN_REF_HELP}.
-"domains test" without --answers grades every gold answer (each must score 1) and runs the conformance
-checks (ids unique and stable, splits disjoint, loading deterministic, a wrong answer scores below 1);
-with --answers FILE (JSON Lines of {"id", "response"}) it grades those answers. Exit code 1 when a check
-fails.`;
+
+"domains test" without --answers grades every gold answer (each must score 1)
+and runs the conformance checks (ids unique and stable, splits disjoint, loading
+deterministic, a wrong answer scores below 1); with --answers FILE (JSON Lines
+of {"id", "response"}) it grades those answers. Exit code 1 when a check fails,
+2 when the answers file cannot be graded (empty, a task answered twice).`;
 
 function builder(argv: string[]) {
   return withDatasetFlags(
@@ -38,7 +40,7 @@ function builder(argv: string[]) {
       .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
       .strictOptions()
       .exitProcess(false)
-      .wrap(Math.min(110, process.stdout.columns || 100)),
+      .wrap(helpWidth()),
   );
 }
 
@@ -84,34 +86,55 @@ async function list(json: boolean): Promise<void> {
   process.stdout.write(`\nAlso: ${DOMAIN_REF_HELP}. Check one with: hyperagents domains test REF\n`);
 }
 
-/** Reads `{"id", "response"}` lines; a bad line is the user's to fix. */
+const ANSWER_LINE = 'Each line is {"id": ..., "response": ...}, one per task.';
+
+/** Reads `{"id", "response"}` lines; a bad line, a repeated id or no answer at all is the user's to fix. */
 function readAnswers(file: string): Map<string, unknown> {
-  if (!existsSync(file))
-    throw new UsageError(`--answers ${file}: no such file. Give JSON Lines of {"id": ..., "response": ...}.`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'EISDIR'
+        ? `--answers ${file} is a folder: give a JSON Lines file. ${ANSWER_LINE}`
+        : code === 'ENOENT'
+          ? `--answers ${file}: no such file. Give JSON Lines of {"id": ..., "response": ...}.`
+          : `--answers ${file} cannot be read (${code ?? (error as Error).message}).`,
+    );
+  }
   const answers = new Map<string, unknown>();
-  readFileSync(file, 'utf8')
-    .split(/\r?\n/)
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new UsageError(
-          `--answers ${file}, line ${i + 1}: not valid JSON. Each line is {"id": ..., "response": ...}.`,
-        );
-      }
-      const row = value as { id?: unknown; response?: unknown } | null;
-      if (
-        typeof row !== 'object' ||
-        row === null ||
-        (typeof row.id !== 'string' && typeof row.id !== 'number') ||
-        !('response' in row)
-      ) {
-        throw new UsageError(`--answers ${file}, line ${i + 1}: each line needs an "id" and a "response".`);
-      }
-      answers.set(String(row.id), row.response);
-    });
+  const lineOf = new Map<string, number>();
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new UsageError(`--answers ${file}, line ${i + 1}: not valid JSON. ${ANSWER_LINE}`);
+    }
+    const row = value as { id?: unknown; response?: unknown } | null;
+    if (
+      typeof row !== 'object' ||
+      row === null ||
+      (typeof row.id !== 'string' && typeof row.id !== 'number') ||
+      !('response' in row)
+    ) {
+      throw new UsageError(`--answers ${file}, line ${i + 1}: each line needs an "id" and a "response".`);
+    }
+    const id = String(row.id);
+    const earlier = lineOf.get(id);
+    if (earlier !== undefined) {
+      throw new UsageError(
+        `--answers ${file}, line ${i + 1}: task ${id} was answered on line ${earlier} already. Give each task ` +
+          'one answer, so the score says which one was graded.',
+      );
+    }
+    lineOf.set(id, i + 1);
+    answers.set(id, row.response);
+  });
+  if (answers.size === 0)
+    throw new UsageError(`--answers ${file} holds no answers, so there is nothing to grade. ${ANSWER_LINE}`);
   return answers;
 }
 
@@ -150,7 +173,7 @@ async function test(refText: string, parsed: Parsed): Promise<number> {
 
 /** `hyperagents domains [test REF ...]`. */
 export async function domains(argv: string[]): Promise<number> {
-  const parsed = await parseOrExplain(builder(argv), 'hyperagents domains');
+  const parsed = await parseOrExplain(builder(argv), 'hyperagents domains', argv);
   if (parsed.help === true) {
     process.stdout.write(`${await builder([]).getHelp()}\n`);
     return 0;

@@ -6,20 +6,24 @@ import { listDomainNames } from '../domains/discover.ts';
 import { evaluateStoredVariant } from '../harness/evaluate-stored.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { loadDomainTasks } from '../harness/run.ts';
-import { parseStoredConfig } from '../harness/run-config.ts';
+import { parseStoredConfig, RunConfigSchema } from '../harness/run-config.ts';
 import { resolveSandbox } from '../harness/sandbox.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import { loadEnv } from '../llm/env.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { checkOption } from './config-error.ts';
+import { assertLimitsFit } from './loop-prepare.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { parseVariantRef } from './run-ref.ts';
 import { abortExitCode, describeStop, watchStops } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
-export const EVAL_USAGE = `hyperagents eval <run>:<variant> --domains <name[,name...]> [--split test] [options]
+export const EVAL_USAGE = `hyperagents eval <run>:<variant> --domains <name[,name...]> [--split test]
+    [options]
 
-Evaluates one stored variant of a run (its TaskAgent, at its commit) on a split of each domain, with the run's
-task model and seed, and writes the results into that run's archive. The test split is never shown to agents;
-this is how to measure it. The variant's selection score is not changed.`;
+Evaluates one stored variant of a run (its TaskAgent, at its commit) on a split
+of each domain, with the run's task model and seed, and writes the results into
+that run's archive. The test split is never shown to agents; this is how to
+measure it. The variant's selection score is not changed.`;
 
 function builder(argv: string[]) {
   return yargs(argv)
@@ -55,19 +59,13 @@ function builder(argv: string[]) {
     .version(false)
     .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
     .strictOptions()
-    .exitProcess(false);
+    .exitProcess(false)
+    .wrap(helpWidth());
 }
-
-const whole = (name: string, value: number | undefined): number | undefined => {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
-    throw new UsageError(`--${name} must be a whole number of at least 1, not ${value}.`);
-  }
-  return value;
-};
 
 /** `hyperagents eval RUN:VARIANT --domains d [--split test]`. */
 export async function evalCommand(argv: string[]): Promise<number> {
-  const parsed = await parseOrExplain(builder(argv), 'hyperagents eval');
+  const parsed = await parseOrExplain(builder(argv), 'hyperagents eval', argv);
   if (parsed.help === true) {
     process.stdout.write(`${await builder([]).getHelp()}\n`);
     return 0;
@@ -82,6 +80,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const split = parsed.split as Split;
   if (!ALL_SPLITS.includes(split))
     throw new UsageError(`--split must be one of ${ALL_SPLITS.join(', ')}, not "${split}".`);
+  const { evalSamples: samples, evalWorkers: workers } = RunConfigSchema.shape;
+  const evalSamples = checkOption('--eval-samples', samples, parsed['eval-samples'] ?? null);
+  const evalWorkers = checkOption('--eval-workers', workers, parsed['eval-workers']);
   const names = (parsed.domains ?? [])
     .flatMap((d) => String(d).split(','))
     .map((d) => d.trim())
@@ -111,7 +112,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       `Variant ${variantId} of ${runDir} has no code to evaluate (it does not exist, or failed before committing).`,
     );
   }
-  const evalSamples = whole('eval-samples', parsed['eval-samples']) ?? null;
+  assertLimitsFit(config.limits, runDir);
   const loaded = await loadDomainTasks({
     domains: names,
     dataset: config.dataset,
@@ -151,7 +152,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       config,
       domains,
       split,
-      evalWorkers: whole('eval-workers', parsed['eval-workers']) ?? 8,
+      evalWorkers,
       sandbox,
       cacheable: config.simScript === null && config.record === null && config.replay === null,
       startGateway: (dir, onCall) =>

@@ -24,25 +24,32 @@ export type ExperimentArgs =
 export const EXPERIMENT_USAGE = `hyperagents experiment [options] -- GENERATE-LOOP OPTIONS
 hyperagents experiment report DIR [--target X] [--json]
 
-Runs every configuration with every seed (one generate-loop run each, several at once), then compares
-the configurations: best score per run, its median with a bootstrap 95% interval, the area under the
-best-so-far curve, evaluated tasks and cost, and per pair the difference with a one-sided Mann-Whitney U
-test. A finished run is not run again; an unfinished one is resumed. "report" re-reads finished runs.
+Runs every configuration with every seed (one generate-loop run each, several
+at once), then compares the configurations: best score per run, its median with
+a bootstrap 95% interval, the area under the best-so-far curve, evaluated tasks
+and cost, and per pair the difference with a one-sided Mann-Whitney U test. A
+finished run is not run again; an unfinished one is resumed. "report" re-reads
+finished runs.
 
 Options:
-  --seeds LIST          seeds, as 1-8 or 1,2,5 or 1-4,9 (default 1-4)
-  --config NAME=OPTS    a configuration: its name and the generate-loop options it adds, e.g.
-                        --config full= --config frozen=--freeze-meta
-                        --config no-archive="--parent-selection latest" (repeatable; the first is the
-                        reference; default: full, frozen and no-archive as in these examples)
-  --out DIR             the experiment folder (default ./experiment): runs/, logs/, experiment.json
-  --jobs N              runs at once (default: half the CPU cores, at least 1)
-  --target X            also report the evaluated tasks until the best score first reaches X
-  --json                one JSON object on stdout instead of the tables
+  --seeds LIST        seeds, as 1-8 or 1,2,5 or 1-4,9 (default 1-4)
+  --config NAME=OPTS  a configuration: its name and the generate-loop options it
+                      adds, e.g. --config full= --config frozen=--freeze-meta
+                      --config no-archive="--parent-selection latest"
+                      (repeatable; the first is the reference; default: full,
+                      frozen and no-archive as in these examples)
+  --out DIR           the experiment folder (default ./experiment): runs/,
+                      logs/, experiment.json
+  --jobs N            runs at once (default: half the CPU cores, at least 1)
+  --target X          also report the evaluated tasks until the best score
+                      first reaches X
+  --json              one JSON object on stdout instead of the tables
 
 Example:
-  hyperagents experiment --seeds 1-8 --config full= --config frozen=--freeze-meta \\
-    --config no-archive="--parent-selection latest" -- --domains arithmetic --model sim --generations 30`;
+  hyperagents experiment --seeds 1-8 --config full= \\
+    --config frozen=--freeze-meta \\
+    --config no-archive="--parent-selection latest" \\
+    -- --domains arithmetic --model sim --generations 30`;
 
 /** Options the experiment sets per run itself; a user value would fight it. */
 const MANAGED = ['--seed', '--run-id', '--out', '--resume', '--json', '--from'];

@@ -3,6 +3,7 @@ import { ModelUnreachableError, type RetryNotice } from '../harness/first-contac
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { InitialAgentError } from '../harness/harness-error.ts';
 import { runGenerations } from '../harness/run.ts';
+import { HARNESS_VERSION } from '../harness/run-config.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { reportError } from './errors.ts';
@@ -12,6 +13,7 @@ import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { assertListenable, queueTarget } from './queue-target.ts';
 import { redisLine } from './redis-progress.ts';
+import { loopCommandWords, shellWord } from './self-command.ts';
 import { abortExitCode, describeStop, type StopWatch, watchStops } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 
@@ -28,7 +30,7 @@ export function resumeCommand(runDir: string, queue: QueueFlags | null = null): 
     ...(queue?.queue == null ? [] : ['--queue', queue.queue]),
     ...(queue?.remoteGenerations === true ? ['--remote-generations'] : []),
   ];
-  return ['generate-loop', '--resume', runDir, ...flags].join(' ');
+  return [...loopCommandWords(), '--resume', runDir, ...flags].map(shellWord).join(' ');
 }
 
 /**
@@ -51,13 +53,17 @@ function interruptions(resume: string): StopWatch {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let prepared: PreparedRun | 'help';
+  let prepared: PreparedRun | 'help' | 'version';
   let queue: QueueFlags;
   try {
     queue = takeQueueFlags(argv);
     prepared = await prepareLoop(queue.rest);
   } catch (error) {
     return reportError(error, 'generate-loop');
+  }
+  if (prepared === 'version') {
+    process.stdout.write(`${HARNESS_VERSION}\n`);
+    return 0;
   }
   if (prepared === 'help') {
     process.stdout.write(`${await loopHelp()}\n\n${QUEUE_HELP}\n`);
@@ -83,6 +89,7 @@ export async function main(argv: string[]): Promise<number> {
   const { config, runId, runDir, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
   if (simulated && !prepared.quiet) process.stderr.write(`${SIM_BANNER}\n`);
   if (chosen !== null) process.stderr.write(`${chosen}\n`);
+  for (const line of prepared.leftOut) process.stderr.write(`${line}\n`);
   if (replay !== null) {
     progress(
       `Replay: every model call is answered from ${replay.file} (${replay.size} recorded calls); no model is called.`,
@@ -142,10 +149,11 @@ export async function main(argv: string[]): Promise<number> {
     );
     display.done();
     process.stdout.write(prepared.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
-    // These last lines are printed even with --quiet or --json: they say how the run ended.
+    // These last lines are printed even with --quiet or --json: they say how the run ended (after Ctrl-C the
+    // very last is the command that continues it, alone, to copy).
     if (summary.stopped === 'interrupted') {
       process.stderr.write(
-        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with: ${resume}\n`,
+        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with:\n${resume}\n`,
       );
       return 130;
     }

@@ -1,4 +1,5 @@
 import { main as generateLoop } from '../generate-loop.ts';
+import { HARNESS_VERSION } from '../harness/run-config.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
 import { MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
@@ -32,21 +33,36 @@ const COMMANDS = [
 const HELP = `hyperagents <command> [options]
 
 Commands:
-  generate-loop ...   evolve agent variants (same as the generate-loop command; --help for options)
-  eval RUN:VARIANT --domains d [--split test]   evaluate one stored variant into its run's archive
-  chat --model ID ... send one prompt to a model (checks keys and endpoints; --help for options)
-  domains [--json]    list the benchmark domains (folders under domains/)
-  domains test REF    check a domain, a dataset:FILE or an exercism:DIR (--help for options)
-  models [--json]     list the models you can pass to --model: limits, prices, tool support
-  archive list|show|diff|lineage|best|tasks|export ...   browse run archives (--json everywhere)
-  serve [--port N] [--runs DIR]   the archive browser on http://127.0.0.1
-  report RUN [RUN ...] -o FILE    the browser's pages as one self-contained HTML file
-  experiment [--seeds 1-8] [--config NAME=OPTS ...] -- OPTS   configurations x seeds, compared
-  experiment report DIR           the comparison of an experiment's finished runs
-  worker --queue redis://HOST:PORT   take tasks and MetaAgent runs from a coordinator (generate-loop --queue)
-  queue status --queue redis://...   jobs waiting, active and failed, and the workers connected
+  generate-loop ...        evolve agent variants (same as the generate-loop
+                           command; --help for its options)
+  eval RUN:VARIANT --domains d [--split test]
+                           evaluate one stored variant into its run's archive
+  chat --model ID ...      send one prompt to a model (checks keys and
+                           endpoints)
+  domains [--json]         list the benchmark domains (folders under domains/)
+  domains test REF         check a domain, a dataset:FILE or an exercism:DIR
+  models [--json]          the models you can pass to --model: limits, prices,
+                           tool support
+  archive list|show|diff|lineage|best|tasks|export ...
+                           browse run archives (--json everywhere)
+  serve [--port N] [--runs DIR]
+                           the archive browser on http://127.0.0.1
+  report RUN [RUN ...] -o FILE
+                           the browser's pages as one self-contained HTML file
+  experiment [--seeds 1-8] [--config NAME=OPTS ...] -- OPTS
+                           configurations x seeds, compared
+  experiment report DIR    the comparison of an experiment's finished runs
+  worker --queue redis://HOST:PORT
+                           take tasks and MetaAgent runs from a coordinator
+                           (generate-loop --queue)
+  queue status --queue redis://...
+                           jobs waiting, active and failed, and the workers
 
-Run "hyperagents <command> --help" for a command's options.`;
+Options:
+  --help, -h               this help; "hyperagents <command> --help" for a
+                           command's options
+  --version                the version of hyperagents-ts
+`;
 
 /** The registry as a table (or, with --json, every record with every field). */
 function models(json: boolean): void {
@@ -94,7 +110,8 @@ function models(json: boolean): void {
 
 const MODELS_HELP = `hyperagents models [--json]
 
-Lists the models you can pass to --model, with their context window, output limit, prices and tool support.
+Lists the models you can pass to --model, with their context window, output
+limit, prices and tool support.
   --json   one JSON array on stdout: every field of every model record`;
 
 /**
@@ -142,6 +159,9 @@ export async function main(argv: string[]): Promise<number> {
         else models(json);
         return 0;
       }
+      case '--version':
+        process.stdout.write(`${HARNESS_VERSION}\n`);
+        return 0;
       case undefined:
       case '--help':
       case '-h':

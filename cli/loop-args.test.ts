@@ -74,14 +74,56 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--eval-samples 0', /^--eval-samples must be a whole number of at least 1/],
     ['--staged-samples 2.5', /^--staged-samples must be a whole number of at least 1/],
     ['--seed -3', /^--seed must be a whole number of at least 0, not -3\.$/],
-    ['--task-timeout 0', /^--task-timeout must be a whole number of at least 1/],
+    [
+      '--task-timeout 0',
+      /^--task-timeout must be a whole number of seconds from 1 to 2147483 \(about 24 days: the longest a timer can wait\), not 0\.$/,
+    ],
+    [
+      '--task-timeout 1e9',
+      /^--task-timeout must be a whole number of seconds from 1 to 2147483 .*, not 1000000000\.$/,
+    ],
+    [
+      '--meta-timeout 10000000',
+      /^--meta-timeout must be a whole number of seconds from 1 to 2147483 .*, not 10000000\.$/,
+    ],
+    ['--generations=', /^--generations was given an empty value: give a number\. Run generate-loop --help/],
+    ['--seed= ', /^--seed was given an empty value/],
+    ['--budget-usd Infinity', /^--budget-usd must be a positive amount, not Infinity\.$/],
     [
       '--parent-selection greedy',
       /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, not "greedy"\.$/,
     ],
     ['--sandbox docker', /^--sandbox must be one of auto, bwrap, none, not "docker"\.$/],
-    ['--max-processes 0', /^--max-processes must be a whole number of at least 1, not 0\.$/],
-    ['--disk-mb 1.5', /^--disk-mb must be a whole number of at least 1, not 1\.5\.$/],
+    [
+      '--max-processes 1',
+      /^--max-processes must be a whole number from 32 to 4194304 \(Node alone runs about a dozen threads, and each one counts\), not 1\.$/,
+    ],
+    [
+      '--max-processes 5000000',
+      /^--max-processes must be a whole number from 32 to 4194304 .*, not 5000000\.$/,
+    ],
+    [
+      '--memory-mb 1',
+      /^--memory-mb must be a whole number of MiB from 384 to 8589934591 \(the typecheck of a variant's code takes about 300 MiB\), not 1\.$/,
+    ],
+    [
+      '--max-open-files 1',
+      /^--max-open-files must be at least 48 for a TaskAgent process that runs 8 tasks at once \(about 32 for the process and 2 per task; fewer tasks per process need fewer\), not 1\.$/,
+    ],
+    [
+      '--max-open-files 39 --tasks-per-worker 4',
+      /^--max-open-files must be at least 40 for a TaskAgent process that runs 4 tasks at once/,
+    ],
+    ['--max-open-files 1.5', /^--max-open-files must be a whole number of at least 1, not 1\.5\.$/],
+    ['--disk-mb 1.5', /^--disk-mb must be a whole number of MiB from 1 to 8589934591, not 1\.5\.$/],
+    [
+      '--max-file-mb 1e14',
+      /^--max-file-mb must be a whole number of MiB from 1 to 8589934591, not 100000000000000\.$/,
+    ],
+    [
+      '--max-output-kb 1000000',
+      /^--max-output-kb must be a whole number of KiB from 1 to 262144 \(256 MiB: .*\), not 1000000\.$/,
+    ],
     ['--budget-usd 0', /^--budget-usd must be a positive amount, not 0\.$/],
     ['--budget-usd -5', /^--budget-usd must be a positive amount, not -5\.$/],
     ['--budget-usd', /^Not enough arguments following: budget-usd/],
@@ -106,7 +148,10 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ],
     ['--sim-fault-rate 1', /^--sim-fault-rate is the share of calls that fail, from 0 to below 1/],
     ['--sim-fault-rate -0.1', /^--sim-fault-rate is the share of calls that fail/],
-    ['--sim-fault-rate lots', /^--sim-fault-rate is the share of calls that fail, .* not NaN\.$/],
+    [
+      '--sim-fault-rate lots',
+      /^--sim-fault-rate is the share of calls that fail, .* not something that is not a number\.$/,
+    ],
     [
       '--sim-fault-rate 0.1 --sim-faults 429,503',
       /^--sim-faults: unknown fault "503"; the sim can inject 429, 500, 529, timeout, truncated, malformed\.$/,
@@ -124,7 +169,18 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
       /^--sim-latency-ms: "400-100" is not a latency: the range starts above its end\./,
     ],
     ['--sim-price-per-mtok -1', /^--sim-price-per-mtok must be an amount of USD of 0 or more, not -1\.$/],
-    ['--sim-retry-ms 0.5', /^--sim-retry-ms must be a whole number of at least 0, not 0\.5\.$/],
+    [
+      '--sim-retry-ms 0.5',
+      /^--sim-retry-ms must be a whole number of milliseconds from 0 to 60000 \(the longest a retry waits\), not 0\.5\.$/,
+    ],
+    [
+      '--sim-retry-ms 1e10',
+      /^--sim-retry-ms must be a whole number of milliseconds from 0 to 60000 .*, not 10000000000\.$/,
+    ],
+    [
+      '--sim-latency-ms 99999999999',
+      /^--sim-latency-ms must give delays of at most 2147483647 ms \(the longest a timer can wait\), not 99999999999\.$/,
+    ],
     [
       '--replay rec.jsonl --sim-latency-ms 200',
       /^--replay answers every call from the recording, so --sim-latency-ms would have no effect: drop it\.$/,
@@ -253,6 +309,14 @@ describe('parseLoopArgs accepts good input', () => {
     ['--domains arithmetic --sim-script replies.json', { simScript: path.resolve('replies.json') }],
     ['--domains arithmetic --json --quiet --freeze-meta', { json: true, quiet: true, freezeMeta: true }],
     ['--domains arithmetic --task-timeout 5 --meta-timeout 60', { taskTimeoutSec: 5, metaTimeoutSec: 60 }],
+    [
+      '--domains arithmetic --task-timeout 2147483 --meta-timeout 2147483',
+      { taskTimeoutSec: 2147483, metaTimeoutSec: 2147483 },
+    ],
+    [
+      '--domains arithmetic --memory-mb 384 --max-processes 32 --max-open-files 34 --tasks-per-worker 1',
+      { limits: expect.objectContaining({ memoryMb: 384, processes: 32, openFiles: 34 }), tasksPerWorker: 1 },
+    ],
     [
       '--domains arithmetic --record runs/calls.jsonl',
       { record: path.resolve('runs/calls.jsonl'), replay: null },

@@ -2,7 +2,7 @@ import path from 'node:path';
 import yargs from 'yargs';
 import { DOMAIN_REF_HELP, formatDomainRef, parseDomainRefs } from '../domains/reference.ts';
 import { DEFAULT_LIMITS, type ResourceLimits } from '../harness/resource-limits.ts';
-import type { RunConfig, SimConfig } from '../harness/run-config.ts';
+import { type RunConfig, RunConfigSchema, type SimConfig } from '../harness/run-config.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
 import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
 import { closeMatches } from '../llm/close-matches.ts';
@@ -14,8 +14,9 @@ import {
   parseFaultKinds,
   parseLatencySpec,
 } from '../llm/sim/faults.ts';
+import { configUsageError } from './config-error.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
-import { parseOrExplain } from './parse-usage.ts';
+import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -39,10 +40,11 @@ export const DEFAULT_SIM_RETRY_MS = 1000;
 
 export const LOOP_USAGE = `generate-loop --domains <name[,name...]> [options]
 
-Evolves agent variants: each generation picks a parent from the archive, lets the parent's MetaAgent
-edit a copy of its own code in a git worktree, checks the child, and evaluates its TaskAgent on the
-domains. Everything is recorded in <out>/<run-id>/ (archive.sqlite, variants.git, logs/).
-Without an API key the offline simulated model 'sim' is used.`;
+Evolves agent variants: each generation picks a parent from the archive, lets
+the parent's MetaAgent edit a copy of its own code in a git worktree, checks the
+child, and evaluates its TaskAgent on the domains. Everything is recorded in
+<out>/<run-id>/ (archive.sqlite, variants.git, logs/). Without an API key the
+offline simulated model 'sim' is used.`;
 
 function builder(argv: string[]) {
   return withDatasetFlags(yargs(argv))
@@ -245,9 +247,10 @@ function builder(argv: string[]) {
     .help(false)
     .version(false)
     .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
+    .option('version', { type: 'boolean', describe: 'print the version of hyperagents-ts' })
     .strict()
     .exitProcess(false)
-    .wrap(Math.min(110, process.stdout.columns || 100));
+    .wrap(helpWidth());
 }
 
 /** A resource-limit flag: its config field, with the field's default. */
@@ -274,10 +277,37 @@ const LIMIT_FLAGS = {
 
 function limitsFrom(parsed: Record<keyof typeof LIMIT_FLAGS, number>): ResourceLimits {
   const limits = { ...DEFAULT_LIMITS };
-  for (const [flag, { field }] of Object.entries(LIMIT_FLAGS)) {
-    limits[field] = integer(flag, parsed[flag as keyof typeof LIMIT_FLAGS], 1);
-  }
+  for (const [flag, { field }] of Object.entries(LIMIT_FLAGS))
+    limits[field] = parsed[flag as keyof typeof LIMIT_FLAGS];
   return limits;
+}
+
+/** The option that sets each field of the run configuration (a path, dotted), for messages that name it. */
+const FIELD_OPTIONS: Record<string, string> = {
+  generations: 'generations',
+  parallel: 'parallel',
+  evalWorkers: 'eval-workers',
+  tasksPerWorker: 'tasks-per-worker',
+  evalSamples: 'eval-samples',
+  stagedSamples: 'staged-samples',
+  budgetUsd: 'budget-usd',
+  seed: 'seed',
+  taskTimeoutSec: 'task-timeout',
+  metaTimeoutSec: 'meta-timeout',
+  'sim.latency': 'sim-latency-ms',
+  'sim.faultRate': 'sim-fault-rate',
+  'sim.pricePerMTok': 'sim-price-per-mtok',
+  'sim.retryMs': 'sim-retry-ms',
+  ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, { field }]) => [`limits.${field}`, flag])),
+};
+
+/** `--eval-workers` for `evalWorkers`, `--memory-mb` for `limits.memoryMb`: the longest known prefix. */
+export function optionOf(path: readonly PropertyKey[]): string {
+  for (let n = path.length; n > 0; n--) {
+    const option = FIELD_OPTIONS[path.slice(0, n).join('.')];
+    if (option !== undefined) return `--${option}`;
+  }
+  return path.join('.');
 }
 
 export async function loopHelp(): Promise<string> {
@@ -286,17 +316,6 @@ export async function loopHelp(): Promise<string> {
 
 /** Longest `--run-id`: it names a folder, and file names inside it must stay under the system's limit. */
 export const MAX_RUN_ID_LENGTH = 100;
-/** More generations than any run could finish; a larger number is a typo (`1e9`). */
-export const MAX_GENERATIONS = 100_000;
-
-function integer(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    const got = Number.isNaN(value) ? 'something that is not a number' : String(value);
-    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`--${name} must be a whole number ${range}, not ${got}.`);
-  }
-  return value;
-}
 
 /**
  * Parses and validates the command line. Pure apart from reading nothing: model ids and domain names
@@ -305,9 +324,10 @@ function integer(name: string, value: number, min: number, max = Number.MAX_SAFE
 export async function parseLoopArgs(
   argv: string[],
   known: { domains: readonly string[]; checkModel: (id: string) => string | null; defaultModel: string },
-): Promise<LoopConfig | 'help'> {
-  const parsed = await parseOrExplain(builder(argv), 'generate-loop');
+): Promise<LoopConfig | 'help' | 'version'> {
+  const parsed = await parseOrExplain(builder(argv), 'generate-loop', argv);
   if (parsed.help === true) return 'help';
+  if (parsed.version === true) return 'version';
 
   const domains = (parsed.domains ?? [])
     .flatMap((d) => String(d).split(','))
@@ -348,8 +368,6 @@ export async function parseLoopArgs(
     throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, not "${sandbox}".`);
   }
   const budget = parsed['budget-usd'];
-  if (budget !== undefined && !(budget > 0))
-    throw new UsageError(`--budget-usd must be a positive amount, not ${budget}.`);
   const runId = parsed['run-id'];
   if (runId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) {
     throw new UsageError(
@@ -396,38 +414,45 @@ export async function parseLoopArgs(
     );
   }
 
-  return {
+  // Every value is checked by the run configuration's schema; its message is told with the option's name.
+  const input: Omit<RunConfig, 'from'> = {
     domains: refs.refs.map(formatDomainRef),
     dataset: datasetFlags(parsed),
     metaModel,
     taskModel,
-    generations: integer('generations', parsed.generations, 0, MAX_GENERATIONS),
-    parallel: integer('parallel', parsed.parallel, 1),
-    evalWorkers: integer('eval-workers', parsed['eval-workers'], 1),
-    tasksPerWorker: integer('tasks-per-worker', parsed['tasks-per-worker'], 1),
-    evalSamples:
-      parsed['eval-samples'] === undefined ? null : integer('eval-samples', parsed['eval-samples'], 1),
-    stagedSamples:
-      parsed['staged-samples'] === undefined ? null : integer('staged-samples', parsed['staged-samples'], 1),
+    generations: parsed.generations,
+    parallel: parsed.parallel,
+    evalWorkers: parsed['eval-workers'],
+    tasksPerWorker: parsed['tasks-per-worker'],
+    evalSamples: parsed['eval-samples'] ?? null,
+    stagedSamples: parsed['staged-samples'] ?? null,
     skipStagedEval: parsed['skip-staged-eval'],
     evalTest: parsed['eval-test'],
     parentSelection: selection as ParentSelection,
+    editSelectParent: parsed['edit-select-parent'],
     budgetUsd: budget ?? null,
-    out: path.resolve(parsed.out),
-    runId: runId ?? null,
     sandbox: sandbox as SandboxMode,
     limits: limitsFrom(parsed),
-    seed: integer('seed', parsed.seed, 0),
-    json: parsed.json,
-    quiet: parsed.quiet,
+    seed: parsed.seed,
     simScript: simScript === null ? null : path.resolve(simScript),
     freezeMeta: parsed['freeze-meta'],
-    taskTimeoutSec: integer('task-timeout', parsed['task-timeout'], 1),
-    metaTimeoutSec: integer('meta-timeout', parsed['meta-timeout'], 1),
+    taskTimeoutSec: parsed['task-timeout'],
+    metaTimeoutSec: parsed['meta-timeout'],
     record: record === null ? null : path.resolve(record),
     replay: replay === null ? null : path.resolve(replay),
     sim,
-    editSelectParent: parsed['edit-select-parent'],
+  };
+  // A resumed run takes its domains from its archive: the command line need not name them.
+  const [problem] = (RunConfigSchema.safeParse({ ...input, from: null }).error?.issues ?? []).filter(
+    (issue) => !(resume !== null && issue.path[0] === 'domains'),
+  );
+  if (problem !== undefined) throw configUsageError(problem, input, optionOf);
+  return {
+    ...input,
+    out: path.resolve(parsed.out),
+    runId: runId ?? null,
+    json: parsed.json,
+    quiet: parsed.quiet,
     resume,
     from: parsed.from ?? null,
     given: givenOptions(argv),
@@ -457,11 +482,6 @@ function simConfig(parsed: {
     latency = spec.value;
   }
   const rate = parsed['sim-fault-rate'];
-  if (!(rate >= 0 && rate < 1)) {
-    throw new UsageError(
-      `--sim-fault-rate is the share of calls that fail, from 0 to below 1 (0.1: one call in ten), not ${rate}.`,
-    );
-  }
   let faults: FaultKind[] = [...FAULT_KINDS];
   if (parsed['sim-faults'] !== undefined) {
     const kinds = parseFaultKinds(parsed['sim-faults']);
@@ -473,15 +493,11 @@ function simConfig(parsed: {
     }
     faults = kinds.value;
   }
-  const price = parsed['sim-price-per-mtok'];
-  if (!(price >= 0 && Number.isFinite(price))) {
-    throw new UsageError(`--sim-price-per-mtok must be an amount of USD of 0 or more, not ${price}.`);
-  }
   return {
     latency,
     faultRate: rate,
     faults,
-    pricePerMTok: price,
-    retryMs: integer('sim-retry-ms', parsed['sim-retry-ms'], 0),
+    pricePerMTok: parsed['sim-price-per-mtok'],
+    retryMs: parsed['sim-retry-ms'],
   };
 }

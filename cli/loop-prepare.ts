@@ -3,8 +3,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
+import type { Domain } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
 import type { DomainTasks } from '../harness/evaluate.ts';
+import { limitsAboveMachine, type ResourceLimits } from '../harness/resource-limits.ts';
 import { defaultRunId, loadDomainTasks, runExists } from '../harness/run.ts';
 import {
   parseStoredConfig,
@@ -19,8 +21,9 @@ import { providerSettings } from '../llm/providers/index.ts';
 import { loadReplayBook, type ReplayBook } from '../llm/recorder.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { loadSimScript, type ParsedSimScript } from '../llm/sim/script.ts';
+import { configUsageError } from './config-error.ts';
 import { defaultModel } from './default-model.ts';
-import { type LoopConfig, parseLoopArgs } from './loop-args.ts';
+import { type LoopConfig, optionOf, parseLoopArgs } from './loop-args.ts';
 import { resumeConfig } from './resume-config.ts';
 import { locateRun, parseVariantRef } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
@@ -42,6 +45,20 @@ export interface PreparedRun {
   replay: ReplayBook | null;
   /** Says which model was chosen from the keys that are set, when --model was not given. */
   chosen: string | null;
+  /** One line per domain that left rows of its file out (broken rows, repeated ids), printed even with --quiet. */
+  leftOut: string[];
+}
+
+/** `Domain qa left out 2 rows of its file: line 3 (…); line 9 (…).` A dataset's skipped rows are never silent. */
+export function leftOutNotice(domain: Pick<Domain, 'name' | 'skipped'>): string | null {
+  const { skipped } = domain;
+  if (skipped.length === 0) return null;
+  const shown = skipped.slice(0, 3).map((s) => (s.line > 0 ? `line ${s.line}: ${s.reason}` : s.reason));
+  const more = skipped.length > shown.length ? `; and ${skipped.length - shown.length} more` : '';
+  return (
+    `Domain ${domain.name} left out ${skipped.length} ${skipped.length === 1 ? 'entry' : 'entries'} of its ` +
+    `source, which it will not evaluate (${shown.join('; ')}${more}). hyperagents domains test lists them all.`
+  );
 }
 
 function checkModel(id: string): string | null {
@@ -68,6 +85,23 @@ function assertKeys(config: RunConfig, env: Readonly<Record<string, string | und
     const settings = providerSettings(resolved.model, env);
     if (!settings.ok) throw new UsageError(settings.message);
   }
+}
+
+/**
+ * Refuses limits this machine cannot set on an agent process (every agent would fail to start). `runDir`:
+ * the limits are a stored run's (resumed or evaluated here), not the command line's.
+ */
+export function assertLimitsFit(limits: ResourceLimits, runDir: string | null = null): void {
+  const [above] = limitsAboveMachine(limits);
+  if (above === undefined) return;
+  const option = `${optionOf(['limits', above.field])} ${limits[above.field]}`;
+  const tooMuch = `more than this machine lets a process have (${above.max}: ${above.why}), so no agent process could start`;
+  throw new UsageError(
+    runDir === null
+      ? `${option} is ${tooMuch}. Give at most ${above.max}, or raise the hard limit first (as root).`
+      : `The run ${runDir} was started with ${option}, ${tooMuch}. Raise the hard limit first (as root), or ` +
+          'use a machine that allows it.',
+  );
 }
 
 /** The result cache beside the runs is checked before the run folder is made, so a bad one leaves nothing. */
@@ -144,6 +178,14 @@ function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: stri
   try {
     const run = archive.getRun();
     const stored = run === undefined ? null : parseStoredConfig(run.config);
+    const refused = run === undefined ? undefined : RunConfigSchema.safeParse(run.config).error?.issues[0];
+    if (refused !== undefined && optionOf(refused.path).startsWith('--')) {
+      // A value a later version refuses (a limit under its floor): say which, not "another version".
+      throw new UsageError(
+        `--resume ${ref}: the run was started with a value this version refuses: ` +
+          `${configUsageError(refused, run?.config, optionOf).message} Start a new run with a value in that range.`,
+      );
+    }
     if (run === undefined || stored === null) {
       throw new UsageError(
         `--resume ${ref}: the run's stored configuration cannot be read (it was written by another version of ` +
@@ -186,7 +228,7 @@ function transferSource(ref: string, out: string): TransferSource {
 }
 
 /** Validates everything that can be checked before the run folder is written. */
-export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'> {
+export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' | 'version'> {
   const env = loadEnv();
   const fallback = defaultModel(env);
   const cli = await parseLoopArgs(argv, {
@@ -194,7 +236,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     checkModel,
     defaultModel: fallback.model,
   });
-  if (cli === 'help') return 'help';
+  if (cli === 'help' || cli === 'version') return cli;
   const mode = cli.resume === null ? 'new' : 'resume';
   let config: RunConfig;
   let runId: string;
@@ -218,6 +260,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     cacheFile = path.join(cli.out, 'eval-cache.sqlite');
     if (config.record !== null) assertRecordable(config.record);
   }
+  assertLimitsFit(config.limits, mode === 'resume' ? runDir : null);
   assertKeys(config, env);
   assertCacheReadable(cacheFile);
   const replay = config.replay === null ? null : openReplay(config.replay);
@@ -253,6 +296,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
       ? `Model: ${fallback.model}, chosen because ${fallback.key} is set. Pass --model to choose another ` +
         '(--model sim runs offline at no cost; hyperagents models lists them).'
       : null;
+  const leftOut = domains.map(({ domain }) => leftOutNotice(domain)).filter((n): n is string => n !== null);
   return {
     config,
     mode,
@@ -268,14 +312,16 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help'>
     env,
     replay,
     chosen,
+    leftOut,
   };
 }
 
 /** Checks generate-loop options as the command would, without reading or writing runs. */
 export async function checkLoopArgs(argv: string[]): Promise<void> {
-  await parseLoopArgs(argv, {
+  const cli = await parseLoopArgs(argv, {
     domains: listDomainNames(),
     checkModel,
     defaultModel: defaultModel(loadEnv()).model,
   });
+  if (cli !== 'help' && cli !== 'version') assertLimitsFit(cli.limits);
 }

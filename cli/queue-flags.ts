@@ -14,11 +14,19 @@ export interface QueueFlags {
 }
 
 export const QUEUE_HELP = `Scale-out (see README, "Scale-out with workers"):
-  --queue redis://HOST:PORT[/DB]   run as a coordinator: tasks go to "hyperagents worker" processes
-  --gateway-listen HOST:PORT       where the gateway also listens for workers (default 127.0.0.1:0, any port)
-  --gateway-url http://HOST:PORT   the gateway as workers reach it (default: the listening address)
-  --remote-generations             each generation's MetaAgent runs on a worker too (its edit comes back
-                                   as a diff, committed here); without it the MetaAgent runs here`;
+  --queue redis://HOST:PORT[/DB]
+                     run as a coordinator: tasks go to "hyperagents worker"
+                     processes
+  --gateway-listen HOST:PORT
+                     where the gateway also listens for workers (default
+                     127.0.0.1:0, any port)
+  --gateway-url http://HOST:PORT
+                     the gateway as workers reach it (default: the listening
+                     address)
+  --remote-generations
+                     each generation's MetaAgent runs on a worker too (its edit
+                     comes back as a diff, committed here); without it the
+                     MetaAgent runs here`;
 
 const NAMES = ['queue', 'gateway-listen', 'gateway-url'] as const;
 

@@ -7,8 +7,9 @@ import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents queue status --queue redis://HOST:PORT[/DB] [--json]
 
-Shows the queues of this version: task jobs and MetaAgent jobs (generate-loop --remote-generations)
-waiting, active, delayed (to be tried again), completed and failed, and the workers connected.`;
+Shows the queues of this version: task jobs and MetaAgent jobs (generate-loop
+--remote-generations) waiting, active, delayed (to be tried again), completed
+and failed, and the workers connected.`;
 
 /** `hyperagents queue status`. */
 export async function queueCommand(argv: string[]): Promise<number> {
@@ -22,6 +23,7 @@ export async function queueCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents queue',
+    argv,
   );
   if (args.help === true) return 0;
   const [sub, ...extra] = args._.map(String);

@@ -11,9 +11,10 @@ import { writeFileWhole } from './write-output.ts';
 
 const USAGE = `hyperagents report RUN [RUN ...] -o report.html [--runs ./runs]
 
-The browser's pages for these runs as one HTML file that opens from disk, with no server or network.
--o names the file; given a folder (one that exists, or a path ending in /), report.html inside it. The
-file is written whole or not at all: an old file of that name is kept until the new one is complete.`;
+The browser's pages for these runs as one HTML file that opens from disk, with
+no server or network. -o names the file; given a folder (one that exists, or a
+path ending in /), report.html inside it. The file is written whole or not at
+all: an old file of that name is kept until the new one is complete.`;
 
 const REPORT_NAME = 'report.html';
 
@@ -65,6 +66,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents report',
+    argv,
   );
   if (args.help === true) return 0;
   const refs = args._.map(String);

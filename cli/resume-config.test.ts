@@ -7,7 +7,7 @@ import { UsageError } from './usage-error.ts';
 const known = { domains: ['arithmetic', 'code'], checkModel: () => null, defaultModel: 'sim' };
 const parse = async (line: string) => {
   const parsed = await parseLoopArgs(line.split(' '), known);
-  if (parsed === 'help') throw new Error('help');
+  if (typeof parsed !== 'object') throw new Error(parsed);
   return parsed;
 };
 const stored = async () =>

@@ -9,9 +9,9 @@ import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
 
-The archive browser: every run under --runs (a folder that exists), live while a run is going. Reads the
-archives only. --host is an address of this machine: 127.0.0.1 (the default), ::1, or 0.0.0.0 for every
-interface.`;
+The archive browser: every run under --runs (a folder that exists), live while
+a run is going. Reads the archives only. --host is an address of this machine:
+127.0.0.1 (the default), ::1, or 0.0.0.0 for every interface.`;
 
 /** getaddrinfo's answers for a name that does not resolve (now or at all). */
 const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
@@ -40,6 +40,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents serve',
+    argv,
   );
   if (args.help === true) return 0;
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {

@@ -13,14 +13,17 @@ import { redisLine } from './redis-progress.ts';
 import { untilStopped } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
-const USAGE = `hyperagents worker --queue redis://HOST:PORT[/DB] [--concurrency 2] [--sandbox auto|bwrap|none]
+const USAGE = `hyperagents worker --queue redis://HOST:PORT[/DB] [--concurrency 2] [--sandbox
+    auto|bwrap|none]
 
-Takes evaluation tasks from a coordinator's queue (generate-loop --queue), runs each variant's
-TaskAgent here, in this machine's sandbox, and grades its replies with this installation's domains.
-With generate-loop --remote-generations it also takes MetaAgent runs: the parent's MetaAgent edits a copy
-of the parent here, in the sandbox, and the edit goes back as a diff. Agents reach models only through the
-coordinator's gateway; no provider key is needed or read here. --concurrency applies to tasks and to
-MetaAgent runs each. Runs until Ctrl-C; a job it was running is then taken by another worker.`;
+Takes evaluation tasks from a coordinator's queue (generate-loop --queue), runs
+each variant's TaskAgent here, in this machine's sandbox, and grades its replies
+with this installation's domains. With generate-loop --remote-generations it
+also takes MetaAgent runs: the parent's MetaAgent edits a copy of the parent
+here, in the sandbox, and the edit goes back as a diff. Agents reach models only
+through the coordinator's gateway; no provider key is needed or read here.
+--concurrency applies to tasks and to MetaAgent runs each. Runs until Ctrl-C; a
+job it was running is then taken by another worker.`;
 
 /** `hyperagents worker`: runs until interrupted. */
 export async function workerCommand(argv: string[]): Promise<number> {
@@ -40,6 +43,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
       .strictOptions()
       .help(),
     'hyperagents worker',
+    argv,
   );
   if (args.help === true) return 0;
   if (!Number.isInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 256) {

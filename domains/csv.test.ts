@@ -57,4 +57,29 @@ describe('parseCsv', () => {
     expect(records.map((r) => r.fields)).toEqual([['a', 'b']]);
     expect(errors).toEqual([{ line: 2, reason: expect.stringMatching(/never closed/) }]);
   });
+
+  it.each<[string, string, RegExp]>([
+    [
+      'a quote inside an unquoted field',
+      'a,b\n1,say "hi"\n2,ok\n',
+      /^a quote inside a field that does not start with one/,
+    ],
+    ['text after a closing quote', 'a,b\n1,"x"y\n2,ok\n', /^text after the closing quote of a field/],
+    ['a space after a closing quote', 'a,b\n1,"x" \n2,ok\n', /^text after the closing quote/],
+    ['a NUL byte', 'a,b\n1,x\u0000y\n2,ok\n', /^a NUL byte \(is the file binary/],
+    ['a NUL byte inside quotes', 'a,b\n1,"x\u0000"\n2,ok\n', /^a NUL byte/],
+  ])('leaves out a record with %s, by its line, and keeps the others', (_name, text, reason) => {
+    const { records, errors } = parseCsv(text);
+    expect(records.map((r) => [r.line, r.fields])).toEqual([
+      [1, ['a', 'b']],
+      [3, ['2', 'ok']],
+    ]);
+    expect(errors).toEqual([{ line: 2, reason: expect.stringMatching(reason) }]);
+  });
+
+  it('reports a bad record that spans lines by the line it starts on, and a bad last record', () => {
+    const { records, errors } = parseCsv('a,b\n"two\nlines"x,1\nok,2\n3,"end"z');
+    expect(records.map((r) => r.line)).toEqual([1, 4]);
+    expect(errors.map((e) => e.line)).toEqual([2, 5]);
+  });
 });

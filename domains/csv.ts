@@ -6,10 +6,19 @@ export interface CsvRecord {
   fields: string[];
 }
 
+/** Why a record breaks the quoting rules, said once per record. */
+const STRAY_QUOTE =
+  'a quote inside a field that does not start with one (quote the whole field and double the quote inside: "a ""b"" c")';
+const AFTER_QUOTE =
+  'text after the closing quote of a field (a quote inside a quoted field is written twice: "")';
+const NUL = 'a NUL byte (is the file binary, or text in an encoding other than UTF-8?)';
+
 /**
  * Parses CSV as RFC 4180 describes it: fields separated by commas, records by CRLF or LF, quoted fields
  * that hold commas, line breaks and doubled quotes. A leading UTF-8 byte-order mark is dropped, blank
- * lines are ignored, and a quote left open reports the record it opened and ends the file there.
+ * lines are ignored, and a quote left open reports the record it opened and ends the file there. A record
+ * that breaks the quoting rules (a quote inside an unquoted field, text after a closing quote) or holds a
+ * NUL byte is left out and reported by the line it starts on, never read into something else.
  * Pure; never throws.
  */
 export function parseCsv(text: string): { records: CsvRecord[]; errors: SkippedRow[] } {
@@ -22,6 +31,7 @@ export function parseCsv(text: string): { records: CsvRecord[]; errors: SkippedR
   let start = 1;
   let quoted = false;
   let wasQuoted = false;
+  let problem: string | null = null;
   let i = 0;
   const endField = () => {
     fields.push(field);
@@ -29,13 +39,16 @@ export function parseCsv(text: string): { records: CsvRecord[]; errors: SkippedR
     wasQuoted = false;
   };
   const endRecord = () => {
-    const blank = fields.length === 0 && field === '' && !wasQuoted;
+    const blank = fields.length === 0 && field === '' && !wasQuoted && problem === null;
     endField();
-    if (!blank) records.push({ line: start, fields });
+    if (problem !== null) errors.push({ line: start, reason: problem });
+    else if (!blank) records.push({ line: start, fields });
     fields = [];
+    problem = null;
   };
   while (i < src.length) {
     const c = src[i]!;
+    if (c === '\0') problem ??= NUL;
     if (quoted) {
       if (c === '"' && src[i + 1] === '"') {
         field += '"';
@@ -50,16 +63,20 @@ export function parseCsv(text: string): { records: CsvRecord[]; errors: SkippedR
       i++;
       continue;
     }
-    if (c === '"' && field === '') {
-      quoted = true;
-      wasQuoted = true;
-    } else if (c === ',') endField();
+    if (c === ',') endField();
     else if (c === '\n' || c === '\r') {
       endRecord();
       if (c === '\r' && src[i + 1] === '\n') i++;
       line++;
       start = line;
-    } else field += c;
+    } else if (wasQuoted) problem ??= AFTER_QUOTE;
+    else if (c === '"' && field === '') {
+      quoted = true;
+      wasQuoted = true;
+    } else {
+      if (c === '"') problem ??= STRAY_QUOTE;
+      field += c;
+    }
     i++;
   }
   if (quoted) {
@@ -67,7 +84,7 @@ export function parseCsv(text: string): { records: CsvRecord[]; errors: SkippedR
       line: start,
       reason: 'a quoted field is never closed (a missing " ); the rest of the file is ignored',
     });
-  } else if (field !== '' || fields.length > 0 || wasQuoted) {
+  } else if (field !== '' || fields.length > 0 || wasQuoted || problem !== null) {
     endRecord();
   }
   return { records, errors };

@@ -63,6 +63,33 @@ describe('datasetDomain', () => {
     ]);
   });
 
+  it('skips rows with broken quoting or a NUL byte by line, and keeps the rest', () => {
+    const domain = open('quoting.csv', 'id,q,answer\n1,say "hi",x\n2,"b"c,y\n3,ok\u0000,z\n4,fine,w\n');
+    expect(domain.skipped).toEqual([
+      { line: 2, reason: expect.stringMatching(/^a quote inside a field that does not start with one/) },
+      { line: 3, reason: expect.stringMatching(/^text after the closing quote/) },
+      { line: 4, reason: expect.stringMatching(/^a NUL byte/) },
+    ]);
+  });
+
+  it('skips a row whose answer list is empty or holds an empty answer, which would give an empty reply marks', async () => {
+    const domain = open(
+      'lists.jsonl',
+      [
+        '{"id":"a","q":"?","answer":[]}',
+        '{"id":"b","q":"?","answer":["Paris",""]}',
+        '{"id":"c","q":"?","answer":[null]}',
+        '{"id":"d","q":"?","answer":["Bern"," berne "]}',
+      ].join('\n'),
+    );
+    expect(domain.skipped).toEqual([
+      { line: 1, reason: 'no answer in field "answer" (an empty list)' },
+      { line: 2, reason: 'an empty answer in the list in field "answer"' },
+      { line: 3, reason: 'an empty answer in the list in field "answer"' },
+    ]);
+    expect((await all(domain)).map((t) => [t.id, t.answer.accepted])).toEqual([['d', ['Bern', 'berne']]]);
+  });
+
   it.each<[string, DatasetOptions, string, string | number, number]>([
     ['exact ignores case and spaces', {}, '{"id":"1","q":"?","answer":"New York"}', ' new  york ', 1],
     ['numeric reads 1,000', { metric: 'numeric' }, '{"id":"1","q":"?","answer":"1000"}', '1,000', 1],
@@ -123,6 +150,12 @@ describe('datasetDomain', () => {
       /must have exactly one capturing group/,
     ],
     ['no usable row', 'q,answer\nx,\n', {}, /no usable rows \(line 2: no answer/],
+    [
+      'a header with a stray quote',
+      'q,"answer"x\nx,y\n',
+      {},
+      /explain\.csv, line 1: text after the closing quote of a field .*The first row gives the fields/,
+    ],
   ])('explains %s', (_name, content, options, message) => {
     const file = path.join(dir, 'explain.csv');
     writeFileSync(file, content);

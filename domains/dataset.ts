@@ -41,7 +41,7 @@ function readRows(
   text: string,
   header: boolean | undefined,
   answerField: string | undefined,
-): { rows: Row[]; errors: SkippedRow[]; fields: string[] } {
+): { rows: Row[]; errors: SkippedRow[]; fields: string[]; fatal?: SkippedRow } {
   if (/\.jsonl?$/i.test(file)) {
     const rows: Row[] = [];
     const errors: SkippedRow[] = [];
@@ -63,6 +63,10 @@ function readRows(
   }
   const { records, errors } = parseCsv(text);
   const first = records[0];
+  // The first record decides the fields (a header, or the first task's columns): a broken one is fatal.
+  const broken = errors[0];
+  if (broken !== undefined && (first === undefined || broken.line < first.line))
+    return { rows: [], errors, fields: [], fatal: broken };
   if (first === undefined) return { rows: [], errors, fields: [] };
   const hasHeader =
     header ??
@@ -94,7 +98,12 @@ function toTask(
   const rawAnswer = row.values[o.answerField];
   if (rawAnswer === undefined || rawAnswer === null || rawAnswer === '')
     return { reason: `no answer in field "${o.answerField}"` };
-  let accepted = (Array.isArray(rawAnswer) ? rawAnswer : [rawAnswer]).map(text).map((a) => a.trim());
+  const listed: unknown[] = Array.isArray(rawAnswer) ? rawAnswer : [rawAnswer];
+  if (listed.length === 0) return { reason: `no answer in field "${o.answerField}" (an empty list)` };
+  // An empty accepted answer would give an empty reply full marks.
+  if (listed.some((a) => a === null || (typeof a === 'string' && a.trim() === '')))
+    return { reason: `an empty answer in the list in field "${o.answerField}"` };
+  let accepted = listed.map(text).map((a) => a.trim());
   if (pattern !== null) {
     const extracted = accepted.map((a) => pattern.exec(a)?.[1]?.trim());
     if (extracted.some((a) => a === undefined || a === ''))
@@ -149,7 +158,12 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     };
   }
-  const { rows, errors, fields } = readRows(file, content, options.header, options.answerField);
+  const { rows, errors, fields, fatal } = readRows(file, content, options.header, options.answerField);
+  if (fatal !== undefined)
+    return {
+      ok: false,
+      message: `${file}, line ${fatal.line}: ${fatal.reason}. The first row gives the fields, so it must be read whole: fix it.`,
+    };
   const answerField = options.answerField ?? (fields.includes('answer') ? 'answer' : undefined);
   if (answerField === undefined || (rows.length > 0 && !fields.includes(answerField))) {
     return {

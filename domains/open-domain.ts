@@ -31,8 +31,12 @@ export async function openDomain(
       return { ok: true, domain: await loadDomain(ref.name, dir) };
     }
     case 'dataset': {
-      if (!existsSync(ref.file) || !statSync(ref.file).isFile())
-        return { ok: false, message: `dataset:${ref.file}: no such file.` };
+      if (!existsSync(ref.file)) return { ok: false, message: `dataset:${ref.file}: no such file.` };
+      if (!statSync(ref.file).isFile())
+        return {
+          ok: false,
+          message: `dataset:${ref.file} is a folder: give a .csv or .jsonl file (a folder of exercises is exercism:DIR).`,
+        };
       if (!/\.(csv|jsonl?)$/i.test(ref.file)) {
         return { ok: false, message: `dataset:${ref.file}: a dataset is a .csv or .jsonl file.` };
       }

@@ -29,6 +29,61 @@ export const DEFAULT_LIMITS: ResourceLimits = {
 
 export const MIB = 1024 * 1024;
 
+/** The largest count of MiB whose count of bytes is still exact (and within the kernel's 64-bit limits). */
+const MAX_MIB = Math.floor(Number.MAX_SAFE_INTEGER / MIB);
+
+/**
+ * Open files a TaskAgent process needs: about 32 for itself (Node, its loader, the gateway connection) and 2
+ * for each task it runs at once. Measured with the simulated model: one task at a time ran at 24, eight at
+ * once needed more than 24 and ran at 32, thirty-two needed more than 48 and ran at 56.
+ */
+export function openFilesNeeded(tasksAtOnce: number): number {
+  return 32 + 2 * tasksAtOnce;
+}
+
+export interface LimitRange {
+  min: number;
+  /** null: bounded by the machine only (see limitsAboveMachine). */
+  max: number | null;
+  /** Said after "a whole number", e.g. " of MiB". */
+  unit: string;
+  /** Why the range is what it is, said after it ('' when it needs no reason). */
+  why: string;
+}
+
+/**
+ * What each limit may be. The floors were measured by running generations under each limit (bubblewrap,
+ * cgroup v1): below them the harness's own steps fail, so every task or edit would fail for the limit and
+ * not for the variant. A typecheck of a variant's code was killed at 256 MiB with the TypeScript compiler
+ * (at 128 MiB with the native one) and ran at 288; a TaskAgent ran at 48. Node died at 12 processes (its
+ * threads count) and ran at 16. The ceilings are where a number stops being exact in bytes, or what the
+ * kernel takes (a cgroup's pids.max); open files and processes are also bounded by the machine.
+ */
+export const LIMIT_RANGES: Record<keyof ResourceLimits, LimitRange> = {
+  memoryMb: {
+    min: 384,
+    max: MAX_MIB,
+    unit: ' of MiB',
+    why: " (the typecheck of a variant's code takes about 300 MiB)",
+  },
+  processes: {
+    min: 32,
+    max: 4_194_304,
+    unit: '',
+    why: ' (Node alone runs about a dozen threads, and each one counts)',
+  },
+  // The floor depends on the tasks a TaskAgent process runs at once: the run configuration checks it.
+  openFiles: { min: 1, max: null, unit: '', why: '' },
+  fileSizeMb: { min: 1, max: MAX_MIB, unit: ' of MiB', why: '' },
+  diskMb: { min: 1, max: MAX_MIB, unit: ' of MiB', why: '' },
+  outputKb: {
+    min: 1,
+    max: 256 * 1024,
+    unit: ' of KiB',
+    why: ' (256 MiB: a reply line of twice this must fit in memory as one string)',
+  },
+};
+
 /** The `prlimit` arguments (before `--`) that apply the per-process limits. */
 export function prlimitArgs(limits: ResourceLimits): string[] {
   return [
@@ -37,6 +92,46 @@ export function prlimitArgs(limits: ResourceLimits): string[] {
     `--nproc=${limits.processes}`,
     '--core=0',
   ];
+}
+
+/** A limit this machine cannot give an agent process, and the most it can. */
+export interface LimitAboveMachine {
+  field: 'openFiles' | 'processes';
+  max: number;
+  /** What bounds it, for the message. */
+  why: string;
+}
+
+/** The hard limit of `name` in /proc/self/limits; null when unlimited or unknown. Never throws. */
+function hardLimit(name: string): number | null {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(name));
+    const hard = line?.slice(name.length).trim().split(/\s+/)[1];
+    return hard === undefined || !/^\d+$/.test(hard) ? null : Number(hard);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The limits above what `prlimit` can set here: a process may not raise its hard limit (without privileges
+ * a container seldom has, root included), so every agent process would fail to start. Nothing when prlimit
+ * is not installed (no rlimits are set then).
+ */
+export function limitsAboveMachine(
+  limits: Pick<ResourceLimits, 'openFiles' | 'processes'>,
+): LimitAboveMachine[] {
+  if (prlimitBinary() === null) return [];
+  const above: LimitAboveMachine[] = [];
+  const files = hardLimit('Max open files');
+  if (files !== null && limits.openFiles > files)
+    above.push({ field: 'openFiles', max: files, why: 'the hard limit on open files, ulimit -Hn' });
+  const processes = hardLimit('Max processes');
+  if (processes !== null && limits.processes > processes)
+    above.push({ field: 'processes', max: processes, why: 'the hard limit on processes, ulimit -Hu' });
+  return above;
 }
 
 /** One cgroup controller the harness can place an agent process in. */

@@ -3,8 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DatasetOptions } from '../domains/dataset-options.ts';
+import { DEFAULT_RETRY_POLICY } from '../llm/retry.ts';
 import { FAULT_KINDS } from '../llm/sim/faults.ts';
-import { DEFAULT_LIMITS } from './resource-limits.ts';
+import { MAX_TIMER_MS } from '../llm/timer-limit.ts';
+import { DEFAULT_LIMITS, LIMIT_RANGES, openFilesNeeded } from './resource-limits.ts';
 import { SANDBOX_MODES } from './sandbox.ts';
 import { PARENT_SELECTIONS } from './selection.ts';
 
@@ -15,23 +17,49 @@ export const HARNESS_VERSION = z
   .object({ version: z.string() })
   .parse(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8'))).version;
 
+/**
+ * A whole number in [min, max] (max null: no bound but the safe integers). Every way of missing it gets the
+ * one message that states the whole range, so the user reads what to give, not what zod checked first.
+ */
+export function wholeNumber(min: number, max: number | null, unit = '', why = '') {
+  const range = max === null ? `of at least ${min}` : `from ${min} to ${max}`;
+  const error = `must be a whole number${unit} ${range}${why}`;
+  const base = z.number({ error }).int({ error }).min(min, { error });
+  return max === null ? base : base.max(max, { error });
+}
+
+/** Milliseconds a simulated call waits: a timer, so at most MAX_TIMER_MS. */
+const delayMs = () =>
+  z
+    .number()
+    .min(0)
+    .max(MAX_TIMER_MS, {
+      error: `must give delays of at most ${MAX_TIMER_MS} ms (the longest a timer can wait)`,
+    });
+
 export const LatencySpecSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('fixed'), ms: z.number() }),
-  z.object({ kind: z.literal('uniform'), minMs: z.number(), maxMs: z.number() }),
-  z.object({ kind: z.literal('lognormal'), medianMs: z.number(), sigma: z.number() }),
+  z.object({ kind: z.literal('fixed'), ms: delayMs() }),
+  z.object({ kind: z.literal('uniform'), minMs: delayMs(), maxMs: delayMs() }),
+  z.object({ kind: z.literal('lognormal'), medianMs: delayMs(), sigma: z.number() }),
 ]);
+
+const FAULT_RATE = 'is the share of calls that fail, from 0 to below 1 (0.1: one call in ten)';
+const PRICE = 'must be an amount of USD of 0 or more';
 
 /** The simulated model's knobs (DESIGN §5), for benchmarks, fault tests and offline budgets. */
 export const SimConfigSchema = z.object({
   /** Delay per call; null: none. */
   latency: LatencySpecSchema.nullable(),
   /** Share of calls that fail like a real provider's, in [0, 1). */
-  faultRate: z.number().min(0).lt(1),
+  faultRate: z.number({ error: FAULT_RATE }).min(0, { error: FAULT_RATE }).lt(1, { error: FAULT_RATE }),
   faults: z.array(z.enum(FAULT_KINDS)),
   /** Nominal $ per million tokens, input and output. */
-  pricePerMTok: z.number().min(0),
-  /** First wait before a simulated fault is retried (doubles each retry); what a simulated 429 asks. */
-  retryMs: z.number().int().min(0),
+  pricePerMTok: z.number({ error: PRICE }).min(0, { error: PRICE }),
+  /**
+   * First wait before a simulated fault is retried (doubles each retry); what a simulated 429 asks. Retries
+   * never wait longer than the retry policy's longest wait, so a larger value would not be what happens.
+   */
+  retryMs: wholeNumber(0, DEFAULT_RETRY_POLICY.maxWaitMs, ' of milliseconds', ' (the longest a retry waits)'),
 });
 export type SimConfig = z.infer<typeof SimConfigSchema>;
 
@@ -43,21 +71,36 @@ export const TransferSourceSchema = z.object({
 });
 export type TransferSource = z.infer<typeof TransferSourceSchema>;
 
-const count = (min: number) => z.number().int().min(min);
+const count = (min: number) => wholeNumber(min, null);
+
+/** More generations than any run could finish; a larger number is a typo (`1e9`). */
+export const MAX_GENERATIONS = 100_000;
+/** The longest task or MetaAgent timeout, in whole seconds: a timer cannot wait longer. */
+export const MAX_TIMEOUT_SEC = Math.floor(MAX_TIMER_MS / 1000);
+
+const timeout = () =>
+  wholeNumber(1, MAX_TIMEOUT_SEC, ' of seconds', ' (about 24 days: the longest a timer can wait)');
+
+/** A resource limit, with its range and why the range is what it is (see LIMIT_RANGES). */
+const limit = (field: keyof typeof LIMIT_RANGES) => {
+  const { min, max, unit, why } = LIMIT_RANGES[field];
+  return wholeNumber(min, max, unit, why);
+};
 
 /**
  * A run's configuration: everything that decides what the run computes. Stored in the archive when the run
  * starts and read back through this schema on `--resume`; how the command prints (--json, --quiet) and where
- * the run folder lives are not part of it.
+ * the run folder lives are not part of it. It is where every value is checked: each message says what the
+ * value must be, so a command only has to name the option that set it.
  */
-export const RunConfigSchema = z.object({
+const RunConfigFields = z.object({
   /** Domain references in full (see domains/reference.ts): a name, or NAME=dataset:FILE, NAME=exercism:DIR. */
   domains: z.array(z.string()).min(1),
   /** Field mapping and metric for every dataset:FILE, over each file's sidecar. */
   dataset: DatasetOptions.default({}),
   metaModel: z.string(),
   taskModel: z.string(),
-  generations: count(0),
+  generations: wholeNumber(0, MAX_GENERATIONS),
   parallel: count(1),
   evalWorkers: count(1),
   /**
@@ -72,24 +115,27 @@ export const RunConfigSchema = z.object({
   parentSelection: z.enum(PARENT_SELECTIONS),
   /** Let each parent's own `agents/select-parent.ts` pick the next parent (the strategy is the fallback). */
   editSelectParent: z.boolean().default(false),
-  budgetUsd: z.number().positive().nullable(),
+  budgetUsd: z
+    .number({ error: 'must be a positive amount' })
+    .positive({ error: 'must be a positive amount' })
+    .nullable(),
   sandbox: z.enum(SANDBOX_MODES),
   /** Limits on every agent process (and the tools run on agent files). */
   limits: z
     .object({
-      memoryMb: count(1),
-      processes: count(1),
-      openFiles: count(1),
-      fileSizeMb: count(1),
-      diskMb: count(1),
-      outputKb: count(1),
+      memoryMb: limit('memoryMb'),
+      processes: limit('processes'),
+      openFiles: limit('openFiles'),
+      fileSizeMb: limit('fileSizeMb'),
+      diskMb: limit('diskMb'),
+      outputKb: limit('outputKb'),
     })
     .default(DEFAULT_LIMITS),
   seed: count(0),
   simScript: z.string().nullable(),
   freezeMeta: z.boolean(),
-  taskTimeoutSec: count(1),
-  metaTimeoutSec: count(1),
+  taskTimeoutSec: timeout(),
+  metaTimeoutSec: timeout(),
   /** Append every model response to this JSON Lines file. */
   record: z.string().nullable(),
   /** Answer every model call from this recording; no model is called. */
@@ -97,6 +143,24 @@ export const RunConfigSchema = z.object({
   sim: SimConfigSchema,
   /** Transfer: variant 0 is this variant's code instead of the initial agent. */
   from: TransferSourceSchema.nullable().default(null),
+});
+
+/** The fields, and the one range that depends on another field (open files on tasks per process). */
+export const RunConfigSchema = RunConfigFields.superRefine((config, ctx) => {
+  // Runs after the fields' own checks, whose failures have already been reported.
+  if (typeof config.limits !== 'object' || config.limits === null) return;
+  const needed = openFilesNeeded(config.tasksPerWorker);
+  if (config.limits.openFiles < needed) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['limits', 'openFiles'],
+      input: config.limits.openFiles,
+      message:
+        `must be at least ${needed} for a TaskAgent process that runs ${config.tasksPerWorker} ` +
+        `task${config.tasksPerWorker === 1 ? '' : 's'} at once (about ${openFilesNeeded(0)} for the process and ` +
+        '2 per task; fewer tasks per process need fewer)',
+    });
+  }
 });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 

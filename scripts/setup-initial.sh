@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-time setup for a fresh clone: installs dependencies, checks the tools the harness needs, and
-# evaluates the initial agent so later runs reuse its results.
+# evaluates the initial agent so later runs reuse its results. Each step says what it is doing; the
+# install, which takes minutes, says how far it has got every 10 seconds.
 #   npm run setup                       # the arithmetic domain
 #   npm run setup -- arithmetic,other   # several domains
 set -euo pipefail
@@ -8,15 +9,57 @@ cd "$(dirname "$0")/.."
 domains="${1:-arithmetic}"
 
 fail() { echo "setup: $*" >&2; exit 1; }
+step() { echo "setup [$1/4] $2"; }
 
+step 1 "checking Node.js and git"
 command -v node >/dev/null || fail "Node.js is not installed. Install Node 20.19 or newer from https://nodejs.org."
 node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
   || fail "Node $(node --version) is too old: hyperagents-ts needs Node 20.19 or newer."
 command -v git >/dev/null || fail "git is not installed: the harness keeps every agent variant in a git repository. Install git and run again."
 echo "node $(node --version), $(git --version)"
 
-if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+# Packages of the lock file in node_modules so far, of all it needs.
+installed() {
+  node -e '
+    const fs = require("node:fs");
+    // Optional packages are left out of the count: most are for other platforms and never installed.
+    const paths = Object.entries(require("./package-lock.json").packages)
+      .filter(([p, pkg]) => p !== "" && !pkg.optional)
+      .map(([p]) => p);
+    const done = paths.filter((p) => fs.existsSync(`${p}/package.json`)).length;
+    console.log(
+      done < paths.length
+        ? `${done} of ${paths.length} packages unpacked`
+        : `all ${done} packages unpacked; running their install scripts (a native build such as better-sqlite3 can take a minute or two)`,
+    );
+  ' 2>/dev/null || echo "in progress"
+}
 
+if [ -f package-lock.json ]; then
+  step 2 "installing dependencies with npm ci (a few minutes the first time)"
+  npm ci --no-audit --no-fund &
+else
+  step 2 "installing dependencies with npm install (a few minutes the first time)"
+  npm install --no-audit --no-fund &
+fi
+npm_pid=$!
+started=$SECONDS
+last=$SECONDS
+while kill -0 "$npm_pid" 2>/dev/null; do
+  sleep 1
+  if [ $((SECONDS - last)) -ge 10 ]; then
+    last=$SECONDS
+    if [ -f package-lock.json ]; then
+      echo "setup: still installing ($((SECONDS - started)) s): $(installed)"
+    else
+      echo "setup: still installing ($((SECONDS - started)) s)"
+    fi
+  fi
+done
+wait "$npm_pid" || fail "installing the dependencies failed (npm's messages are above). Fix what they name and run npm run setup again."
+echo "setup: dependencies installed in $((SECONDS - started)) s"
+
+step 3 "checking the sandbox (bubblewrap)"
 if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-net true 2>/dev/null; then
   echo "sandbox: bubblewrap works here; agent processes will run inside it."
 else
@@ -24,6 +67,6 @@ else
   echo "  without it; before using real API keys install it (Debian/Ubuntu: sudo apt-get install bubblewrap)."
 fi
 
-echo "Evaluating the initial agent on: ${domains}"
+step 4 "evaluating the initial agent on ${domains} with the simulated model"
 npx generate-loop --domains "${domains}" --model sim --generations 0 --run-id "initial-$(date +%Y%m%d-%H%M%S)" --quiet
 echo "Setup done. Next: npx generate-loop --domains ${domains}"

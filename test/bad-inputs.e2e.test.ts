@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -58,6 +67,240 @@ describe('generate-loop refuses bad input with one paragraph, exit code 2, and w
     expect(result.stderr).toMatch(/move it away or delete it/);
     noTrace(result.stderr);
     expect(readdirSync(out)).toEqual(['eval-cache.sqlite']);
+  });
+});
+
+/** The hard limit on open files every process here inherits; null when unlimited. */
+function hardOpenFiles(): number | null {
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const hard = line?.split(/\s{2,}/)[2];
+  return hard === undefined || !/^\d+$/.test(hard) ? null : Number(hard);
+}
+
+describe('a limit or timeout the machine cannot honour is refused with its range, before anything is written', () => {
+  const SECONDS =
+    'must be a whole number of seconds from 1 to 2147483 \\(about 24 days: the longest a timer can wait\\)';
+  it.each([
+    ['--task-timeout 1e9', ['--task-timeout', '1e9'], `--task-timeout ${SECONDS}, not 1000000000\\.`],
+    ['--meta-timeout 10000000', ['--meta-timeout', '10000000'], `--meta-timeout ${SECONDS}, not 10000000\\.`],
+    [
+      '--memory-mb 1',
+      ['--memory-mb', '1'],
+      "--memory-mb must be a whole number of MiB from 384 to \\d+ \\(the typecheck of a variant's code takes about 300 MiB\\), not 1\\.",
+    ],
+    [
+      '--max-open-files 1',
+      ['--max-open-files', '1'],
+      '--max-open-files must be at least 48 for a TaskAgent process that runs 8 tasks at once .*, not 1\\.',
+    ],
+    [
+      '--max-processes 1',
+      ['--max-processes', '1'],
+      '--max-processes must be a whole number from 32 to 4194304 \\(Node alone runs about a dozen threads, and each one counts\\), not 1\\.',
+    ],
+    ["--generations ''", ['--generations', ''], '--generations was given an empty value: give a number\\.'],
+    ['--generations=', ['--generations='], '--generations was given an empty value: give a number\\.'],
+    [
+      '--sim-retry-ms 1e10',
+      ['--sim-retry-ms', '1e10'],
+      '--sim-retry-ms must be a whole number of milliseconds from 0 to 60000 \\(the longest a retry waits\\), not 10000000000\\.',
+    ],
+    [
+      '--sim-latency-ms 99999999999',
+      ['--sim-latency-ms', '99999999999'],
+      '--sim-latency-ms must give delays of at most 2147483647 ms \\(the longest a timer can wait\\)',
+    ],
+  ])('generate-loop %s', async (_what, extra, message) => {
+    // The flags come after --generations 1, so --generations '' is the last word that sets it.
+    const result = await runCli(
+      'generate-loop',
+      [...SIM, '--out', path.join(dir, 'runs'), ...extra],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^generate-loop: ${message}`));
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    noTrace(result.stderr);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  const hard = hardOpenFiles();
+  it.skipIf(hard === null)(
+    'more open files than the hard limit, named with the most this machine gives',
+    async () => {
+      const result = await runCli(
+        'hyperagents',
+        ['generate-loop', ...SIM, '--out', path.join(dir, 'runs'), '--max-open-files', String(hard! + 1)],
+        {},
+        dir,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `--max-open-files ${hard! + 1} is more than this machine lets a process have (${hard}: the hard limit on ` +
+          `open files, ulimit -Hn), so no agent process could start. Give at most ${hard}`,
+      );
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
+
+  it('experiment checks the generate-loop options of every configuration before it starts a run', async () => {
+    const out = path.join(dir, 'exp');
+    const result = await runCli(
+      'hyperagents',
+      ['experiment', '--out', out, '--seeds', '1', '--config', 'slow=--task-timeout 1e9', '--', ...SIM],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /configuration "slow": --task-timeout must be a whole number of seconds from 1 to 2147483/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('the floors of the limits are enough for the harness', () => {
+  it('a run at the lowest memory, processes and open files ends as one at the defaults, typecheck included', async () => {
+    // The MetaAgent adds a TypeScript file, so the child's gate typechecks it under the limits too.
+    const script = path.join(dir, 'script.json');
+    const helper = {
+      command: 'create',
+      path: 'agents/task/helper.ts',
+      file_text: 'export const n: number = 1;\n',
+    };
+    writeFileSync(
+      script,
+      JSON.stringify({
+        meta: [[{ content: 'Adding a helper.', toolCalls: [{ name: 'editor', input: helper }] }, 'Done.']],
+      }),
+    );
+    const args = [
+      '--domains',
+      'arithmetic,code',
+      '--model',
+      'sim',
+      '--sim-script',
+      script,
+      '--generations',
+      '1',
+    ];
+    const run = async (name: string, limits: string[]) => {
+      const result = await runCli(
+        'generate-loop',
+        [...args, '--eval-samples', '4', '--out', path.join(dir, name), '--json', '--quiet', ...limits],
+        {},
+        dir,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as {
+        runDir: string;
+        variants: { id: number; status: string; scores: unknown }[];
+      };
+      const db = new Database(path.join(summary.runDir, 'archive.sqlite'), { readonly: true });
+      const outcomes = db
+        .prepare('SELECT variant_id, domain, task_id, outcome FROM task_results ORDER BY 1, 2, 3')
+        .all();
+      db.close();
+      return { variants: summary.variants.map((v) => [v.id, v.status, v.scores]), outcomes };
+    };
+    const lowest = await run('lowest', [
+      '--memory-mb',
+      '384',
+      '--max-processes',
+      '32',
+      '--max-open-files',
+      '48',
+    ]);
+    const defaults = await run('defaults', []);
+    expect(lowest.variants).toEqual([
+      [0, 'evaluated', expect.anything()],
+      [1, 'evaluated', expect.anything()],
+    ]);
+    expect(lowest).toEqual(defaults);
+    expect(lowest.outcomes.every((o) => (o as { outcome: string }).outcome !== 'error')).toBe(true);
+  }, 300_000);
+});
+
+describe('eval and --resume check the limits of the run they take up', () => {
+  const runs = () => path.join(dir, 'runs');
+  const setStored = (change: string): void => {
+    const db = new Database(path.join(runs(), 'r1', 'archive.sqlite'));
+    db.prepare(`UPDATE runs SET config = json_set(config, ${change})`).run();
+    db.close();
+  };
+  beforeEach(async () => {
+    const made = await runCli(
+      'generate-loop',
+      ['--domains', 'arithmetic', '--model', 'sim', '--generations', '0', '--eval-samples', '2'].concat(
+        '--out',
+        runs(),
+        '--run-id',
+        'r1',
+      ),
+      {},
+      dir,
+    );
+    expect(made.code, made.stderr).toBe(0);
+  }, 120_000);
+
+  it.each([
+    [
+      '--eval-workers 0',
+      ['--eval-workers', '0'],
+      /--eval-workers must be a whole number of at least 1, not 0\./,
+    ],
+    ["--eval-samples ''", ['--eval-samples', ''], /--eval-samples was given an empty value: give a number\./],
+    [
+      '--eval-samples 1.5',
+      ['--eval-samples', '1.5'],
+      /--eval-samples must be a whole number of at least 1, not 1\.5\./,
+    ],
+  ])('eval %s', async (_what, extra, message) => {
+    const result = await runCli(
+      'hyperagents',
+      ['eval', 'r1:0', '--domains', 'arithmetic', '--out', runs(), ...extra],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    noTrace(result.stderr);
+  });
+
+  it.skipIf(hardOpenFiles() === null)(
+    'eval of a run started with more open files than this machine gives',
+    async () => {
+      const hard = hardOpenFiles()!;
+      setStored(`'$.limits.openFiles', ${hard + 1}`);
+      const result = await runCli(
+        'hyperagents',
+        ['eval', 'r1:0', '--domains', 'arithmetic', '--out', runs()],
+        {},
+        dir,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `The run ${path.join(runs(), 'r1')} was started with --max-open-files ${hard + 1}, more than this machine lets a process have (${hard}:`,
+      );
+      const db = new Database(path.join(runs(), 'r1', 'archive.sqlite'), { readonly: true });
+      const tests = db.prepare("SELECT COUNT(*) AS n FROM task_results WHERE split = 'test'").get() as {
+        n: number;
+      };
+      db.close();
+      expect(tests.n).toBe(0);
+    },
+  );
+
+  it('--resume of a run stored with a limit under its floor names the value, not "another version"', async () => {
+    setStored("'$.limits.memoryMb', 1");
+    const result = await runCli('generate-loop', ['--resume', 'r1', '--out', runs()], {}, dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /--resume r1: the run was started with a value this version refuses: --memory-mb must be a whole number of MiB from 384 .*, not 1\. Start a new run/,
+    );
   });
 });
 

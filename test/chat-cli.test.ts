@@ -303,6 +303,21 @@ describe('hyperagents chat: adapted parameters, usage and cost per provider', ()
     expect(result.stderr).toContain(url);
   });
 
+  it.each([
+    [
+      ['--timeout-seconds', '1e9'],
+      '--timeout-seconds must be above 0 and at most 2147483 (about 24 days: the longest a timer can wait), not 1000000000.',
+    ],
+    [['--timeout-seconds', '0'], '--timeout-seconds must be above 0 and at most 2147483'],
+    [['--retry-seconds', '-5'], '--retry-seconds must be 0 (no retries) or more, not -5.'],
+    [['--retry-seconds', ''], '--retry-seconds was given an empty value: give a number.'],
+  ])('exits 2 on %j, a wait no timer can honour, before any request', async (flags, message) => {
+    const result = await chat(['--model', 'sim', ...flags, 'Hi'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+  });
+
   it('exits 2 on an unknown model, naming a close match', async () => {
     const result = await chat(['--model', 'openai/gpt-4-o', 'Hi'], {});
     expect(result.code).toBe(2);

@@ -142,6 +142,10 @@ describe('hyperagents domains test', () => {
     [['domains', 'test'], /takes one REF/],
     [['domains', 'test', 'dataset:missing.csv'], /dataset:.*missing\.csv: no such file\./],
     [
+      ['domains', 'test', 'dataset:exercises'],
+      /dataset:.*exercises is a folder: give a \.csv or \.jsonl file/,
+    ],
+    [
       ['domains', 'test', 'dataset:capitals.csv', '--answer-field', 'nope'],
       /say which field holds the answer/,
     ],
@@ -160,6 +164,137 @@ describe('hyperagents domains test', () => {
   );
 });
 
+describe('bad datasets and answer files: a clear message with the line, and the right exit code', () => {
+  /** Row 3 quotes wrongly, row 4 holds a NUL byte, row 5 has text after its closing quote. */
+  const BROKEN_CSV =
+    'id,question,answer\n' +
+    'fr,Capital of France?,Paris\n' +
+    'it,Capital of "Italy"?,Rome\n' +
+    'de,Capital of Germany\u0000?,Berlin\n' +
+    'es,"Capital of Spain?"!,Madrid\n' +
+    'ch,Capital of Switzerland?,Bern\n';
+
+  it('domains test leaves out rows with broken quoting or a NUL byte, naming each by line', async () => {
+    writeFileSync(path.join(dir, 'broken.csv'), BROKEN_CSV);
+    const result = await runCli('hyperagents', ['domains', 'test', 'dataset:broken.csv'], {}, dir);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^skipped line 3: a quote inside a field that does not start with one/m);
+    expect(result.stdout).toMatch(/^skipped line 4: a NUL byte \(is the file binary/m);
+    expect(result.stdout).toMatch(/^skipped line 5: text after the closing quote of a field/m);
+    expect(result.stdout).toMatch(/^broken: 2 tasks, 2 graded, score 1\.000$/m);
+  }, 120_000);
+
+  it('a row whose answer is an empty list is left out, not made a task', async () => {
+    writeFileSync(
+      path.join(dir, 'lists.jsonl'),
+      '{"id":"a","q":"Capital of Peru?","answer":[]}\n{"id":"b","q":"Capital of Chile?","answer":["Santiago"]}\n',
+    );
+    const result = await runCli('hyperagents', ['domains', 'test', 'dataset:lists.jsonl', '--json'], {}, dir);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.tasks).toBe(1);
+    expect(report.skipped).toEqual([{ line: 1, reason: 'no answer in field "answer" (an empty list)' }]);
+  }, 120_000);
+
+  it('generate-loop says which rows it left out, also with --quiet, and never evaluates them', async () => {
+    writeFileSync(path.join(dir, 'broken2.csv'), BROKEN_CSV);
+    const out = path.join(dir, 'runs-broken');
+    const result = await runCli(
+      'generate-loop',
+      [
+        '--domains',
+        'dataset:broken2.csv',
+        '--model',
+        'sim',
+        '--generations',
+        '0',
+        '--eval-test',
+        '--out',
+        out,
+        '--run-id',
+        'b',
+      ],
+      {},
+      dir,
+    );
+    const quiet = await runCli(
+      'generate-loop',
+      [
+        ...['--domains', 'dataset:broken2.csv', '--model', 'sim', '--generations', '0'],
+        '--out',
+        out,
+        '--quiet',
+      ],
+      {},
+      dir,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    for (const stderr of [result.stderr, quiet.stderr]) {
+      expect(stderr).toMatch(
+        /^Domain broken2 left out 3 entries of its source, which it will not evaluate \(line 3: a quote inside .*; line 4: a NUL byte .*; line 5: text after the closing quote .*\)\. hyperagents domains test lists them all\.$/m,
+      );
+    }
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(out, 'b', 'archive.sqlite'), { readonly: true });
+    const ids = db.prepare('SELECT task_id FROM task_results ORDER BY task_id').all() as {
+      task_id: string;
+    }[];
+    db.close();
+    expect(ids.map((r) => r.task_id)).toEqual(['ch', 'fr']);
+  }, 300_000);
+
+  it('a dataset whose header row is broken is refused with its line', async () => {
+    writeFileSync(path.join(dir, 'header.csv'), 'id,"question"s,answer\nfr,Capital?,Paris\n');
+    const result = await runCli('hyperagents', ['domains', 'test', 'dataset:header.csv'], {}, dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /header\.csv, line 1: text after the closing quote .*The first row gives the fields/,
+    );
+  }, 60_000);
+
+  it.each([
+    [
+      'an empty answers file',
+      () => writeFileSync(path.join(dir, 'empty.jsonl'), '\n\n'),
+      'empty.jsonl',
+      /--answers .*empty\.jsonl holds no answers, so there is nothing to grade\./,
+    ],
+    [
+      'an answer given twice for one task',
+      () =>
+        writeFileSync(
+          path.join(dir, 'twice.jsonl'),
+          '{"id": "g1", "response": "12"}\n{"id": "g2", "response": "1"}\n{"id": "g1", "response": "13"}\n',
+        ),
+      'twice.jsonl',
+      /--answers .*twice\.jsonl, line 3: task g1 was answered on line 1 already\. Give each task one answer/,
+    ],
+    [
+      'a folder given as the answers file',
+      () => mkdirSync(path.join(dir, 'answers-folder'), { recursive: true }),
+      'answers-folder',
+      /--answers .*answers-folder is a folder: give a JSON Lines file\./,
+    ],
+  ])(
+    '%s: exit 2 and the file named',
+    async (_what, make, file, message) => {
+      make();
+      const result = await runCli(
+        'hyperagents',
+        ['domains', 'test', 'dataset:gsm.jsonl', ...gsmFlags, '--answers', file],
+        {},
+        dir,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(/EISDIR|\n\s+at /);
+      expect(result.stdout).toBe('');
+    },
+    60_000,
+  );
+});
+
 /** The commands of the README's "Add a domain" section, run as written (plus --json to read the result). */
 describe('the README "Add a domain" section', () => {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
@@ -168,7 +303,9 @@ describe('the README "Add a domain" section', () => {
   const commands = blocks
     .filter((b) => b.lang === '')
     .flatMap((b) => b.body.trim().split('\n'))
-    .map((line) => line.trim().split(/\s+/));
+    .map((line) => line.trim().split(/\s+/))
+    // Run from the clone through npx, as the README says; here through the bin scripts.
+    .map((words) => (words[0] === 'npx' ? words.slice(1) : words));
 
   it('has a dataset in two commands and an Exercism folder in one', () => {
     expect(commands.map((c) => c.slice(0, 3).join(' '))).toEqual([

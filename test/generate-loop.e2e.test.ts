@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../harness/run.ts';
-import { runCli } from './run-cli.ts';
+import { PROJECT_ROOT, runCli } from './run-cli.ts';
 
 type Summary = RunSummary;
 
@@ -124,6 +124,81 @@ describe('generate-loop on the simulated model', () => {
 function byIdCommit(summary: Summary, id: number): string {
   return summary.variants.find((v) => v.id === id)!.commit!;
 }
+
+describe('a run stopped by Ctrl-C ends with the command that continues it, alone on the last line', () => {
+  /** Started as a user of a clone would without npm: node and the script (npx would print npx generate-loop). */
+  const start = (args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+    delete childEnv.npm_command;
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'generate-loop.mjs'), ...args], {
+      cwd: tmp,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      child.on('close', (code) => resolve({ code, stdout, stderr })),
+    );
+    return { child, done };
+  };
+
+  it.each([[[]], [['--json']], [['--quiet']], [['--json', '--quiet']]])(
+    'with %j, and the command pasted in a shell finishes the run',
+    async (flags) => {
+      const out = path.join(tmp, `stopped-${flags.join('') || 'plain'}`);
+      const runDir = path.join(out, 'r');
+      const run = start([
+        ...['--domains', 'arithmetic', '--model', 'sim', '--generations', '2', '--eval-samples', '4'],
+        ...['--sim-latency-ms', '150', '--out', out, '--run-id', 'r', ...flags],
+      ]);
+      // Stopped once variant 0 is scored and the first generation is under way.
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const file = path.join(runDir, 'archive.sqlite');
+        if (!existsSync(file)) continue;
+        const db = new Database(file, { readonly: true });
+        const going =
+          db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'variants'").get() !== undefined &&
+          db.prepare('SELECT 1 FROM variants WHERE id = 1').get() !== undefined;
+        db.close();
+        if (going) break;
+      }
+      run.child.kill('SIGINT');
+      const stopped = await run.done;
+      expect(stopped.code).toBe(130);
+      const lines = stopped.stderr.trimEnd().split('\n');
+      const command = `node ${path.join(PROJECT_ROOT, 'bin', 'generate-loop.mjs')} --resume ${runDir}`;
+      expect(lines.at(-1)).toBe(command);
+      expect(lines.at(-2)).toBe(
+        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with:`,
+      );
+      if (flags.includes('--json')) expect(JSON.parse(stopped.stdout).stopped).toBe('interrupted');
+      const resumed = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const shell = spawn('sh', ['-c', `${lines.at(-1)!} --json --quiet`], {
+          cwd: tmp,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let stdout = '';
+        shell.stdout.on('data', (c: Buffer) => {
+          stdout += c.toString();
+        });
+        shell.on('close', (code) => resolve({ code, stdout }));
+      });
+      expect(resumed.code).toBe(0);
+      const summary = JSON.parse(resumed.stdout) as RunSummary;
+      expect(summary.variants.map((v) => v.id)).toEqual([0, 1, 2]);
+      expect(summary.stopped).toBeNull();
+    },
+    300_000,
+  );
+});
 
 describe('generate-loop refuses bad input with exit code 2 and writes nothing', () => {
   const file = path.join(tmp, 'a-file');

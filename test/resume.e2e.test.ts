@@ -133,7 +133,9 @@ describe('a run killed with SIGKILL and resumed ends as an uninterrupted run wit
     run.child.kill('SIGINT');
     const stopped = await run.done;
     expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toContain(`generate-loop --resume ${runDir}`);
+    // The last line is the command that continues the run (`npx generate-loop ...` under npm).
+    expect(stopped.stderr.trimEnd().split('\n').at(-1)).toMatch(/generate-loop(\.mjs)? --resume \S+$/);
+    expect(stopped.stderr.trimEnd().endsWith(` --resume ${runDir}`)).toBe(true);
     const partial = JSON.parse(stopped.stdout) as RunSummary;
     expect(partial.stopped).toBe('interrupted');
     // Nothing unfinished was marked failed: the interrupted generations wait at their step.

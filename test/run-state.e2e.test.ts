@@ -18,6 +18,10 @@ const list = async (...args: string[]) => {
   return result.stdout;
 };
 
+/** The command that starts generate-loop again, as the CLI prints it under npm (npx) or not (the script). */
+const loop = '(?:npx generate-loop|generate-loop|node \\S+ generate-loop|node \\S+generate-loop\\.mjs)';
+const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** The row of run `r` in the run list, its cells split on runs of spaces. */
 const row = (table: string): string[] =>
   table
@@ -38,9 +42,12 @@ describe('archive list', () => {
     await run.done;
     const table = await list();
     expect(row(table).slice(0, 2)).toEqual(['r', 'interrupted']);
-    expect(table).toContain(`\n  generate-loop --resume ${runDir}`);
-    expect(await list('r')).toContain(
-      `The run was interrupted: the process running it ended without stopping it. Continue it with: generate-loop --resume ${runDir}`,
+    expect(table).toMatch(new RegExp(`\\n  ${loop} --resume ${literal(runDir)}\\n?`));
+    expect(await list('r')).toMatch(
+      new RegExp(
+        'The run was interrupted: the process running it ended without stopping it. Continue it with: ' +
+          `${loop} --resume ${literal(runDir)}`,
+      ),
     );
     const json = JSON.parse(await list('--json')) as { id: string; state: string }[];
     expect(json.find((r) => r.id === 'r')?.state).toBe('interrupted');
@@ -53,9 +60,11 @@ describe('archive list', () => {
     expect(row(await list())[4]).toBe('2/2 +1 beyond');
     const variants = await list('r');
     expect(variants).toMatch(/^3\s+\d\s+unfinished\s/m);
-    expect(variants).toContain(
-      'Variant 3 was started before the run was resumed with --generations 2 and is left unfinished; to finish ' +
-        `it: generate-loop --resume ${runDir} --generations 3`,
+    expect(variants).toMatch(
+      new RegExp(
+        'Variant 3 was started before the run was resumed with --generations 2 and is left unfinished; to ' +
+          `finish it: ${loop} --resume ${literal(runDir)} --generations 3`,
+      ),
     );
     const finished = await runCli('generate-loop', ['--resume', runDir, '--generations', '3']);
     expect(finished.code, finished.stderr).toBe(0);

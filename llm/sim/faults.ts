@@ -1,5 +1,6 @@
 import { classifyStatus, classifyThrown, type ErrorSource } from '../errors.ts';
 import type { ProviderError } from '../provider.ts';
+import { MAX_TIMER_MS } from '../timer-limit.ts';
 import type { CallContext, ChatRequest } from '../types.ts';
 import { hash01, hashKey, type KeyPart } from './rng.ts';
 import { canonicalJson } from './transcript.ts';
@@ -58,7 +59,8 @@ export function sampleLatency(spec: LatencySpec, u1: number, u2: number): number
     case 'lognormal': {
       // Box-Muller; 1 - u1 is in (0, 1], so the log is finite.
       const z = Math.sqrt(-2 * Math.log(1 - u1)) * Math.cos(2 * Math.PI * u2);
-      return Math.round(spec.medianMs * Math.exp(spec.sigma * z));
+      // A far tail could pass what a timer can wait (the spec's own numbers are checked against it).
+      return Math.min(MAX_TIMER_MS, Math.round(spec.medianMs * Math.exp(spec.sigma * z)));
     }
   }
 }
