@@ -2,8 +2,8 @@ import path from 'node:path';
 import pLimit from 'p-limit';
 import code from '../domains/code/index.ts';
 import { createGradeContext } from '../harness/grade-context.ts';
+import { resolveSandbox } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run.ts';
-import { resolveSandbox } from '../harness/sandbox.ts';
 
 export interface GradingRun {
   graders: number;

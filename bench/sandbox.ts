@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { resolveSandbox, wrapCommand } from '../harness/sandbox.ts';
+import { resolveSandbox, wrapCommand } from '../harness/process/index.ts';
 import { benchEvalWorkers, type WorkerResult } from './eval-workers.ts';
 
 function runOnce(command: { file: string; args: string[]; env: Record<string, string> }): Promise<void> {

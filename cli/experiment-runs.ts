@@ -3,7 +3,7 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { alive } from '../harness/resource-limits.ts';
+import { alive } from '../harness/process/index.ts';
 import { runHolder } from '../harness/run-lock.ts';
 
 const GENERATE_LOOP = fileURLToPath(new URL('../bin/generate-loop.mjs', import.meta.url));

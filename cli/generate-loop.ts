@@ -1,7 +1,7 @@
 import { secretValues } from '../archive/redact.ts';
 import { ModelUnreachableError, type RetryNotice } from '../harness/first-contact.ts';
 import { gatewayFactory } from '../harness/gateway-wiring.ts';
-import { InitialAgentError } from '../harness/harness-error.ts';
+import { InitialAgentError } from '../harness/process/index.ts';
 import { runGenerations } from '../harness/run.ts';
 import { HARNESS_VERSION } from '../harness/run-config.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';

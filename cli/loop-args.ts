@@ -1,9 +1,13 @@
 import path from 'node:path';
 import yargs from 'yargs';
 import { DOMAIN_REF_HELP, formatDomainRef, parseDomainRefs } from '../domains/reference.ts';
-import { DEFAULT_LIMITS, type ResourceLimits } from '../harness/resource-limits.ts';
+import {
+  DEFAULT_LIMITS,
+  type ResourceLimits,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from '../harness/process/index.ts';
 import { type RunConfig, RunConfigSchema, type SimConfig } from '../harness/run-config.ts';
-import { SANDBOX_MODES, type SandboxMode } from '../harness/sandbox.ts';
 import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import {

@@ -6,7 +6,12 @@ import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Domain } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
 import type { DomainTasks } from '../harness/evaluate.ts';
-import { limitsAboveMachine, type ResourceLimits } from '../harness/resource-limits.ts';
+import {
+  limitsAboveMachine,
+  type ResolvedSandbox,
+  type ResourceLimits,
+  resolveSandbox,
+} from '../harness/process/index.ts';
 import { defaultRunId, loadDomainTasks, runExists } from '../harness/run.ts';
 import {
   parseStoredConfig,
@@ -15,7 +20,6 @@ import {
   type TransferSource,
 } from '../harness/run-config.ts';
 import { runHolder } from '../harness/run-lock.ts';
-import { type ResolvedSandbox, resolveSandbox } from '../harness/sandbox.ts';
 import { loadEnv } from '../llm/env.ts';
 import { providerSettings } from '../llm/providers/index.ts';
 import { loadReplayBook, type ReplayBook } from '../llm/recorder.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkDomain } from '../harness/domain-check.ts';
 import { createGradeContext } from '../harness/grade-context.ts';
-import { resolveSandbox } from '../harness/sandbox.ts';
+import { resolveSandbox } from '../harness/process/index.ts';
 import { defineDomain, type Split } from './define-domain.ts';
 import { listDomainNames, loadDomain } from './discover.ts';
 import { openDomain } from './open-domain.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGradeContext } from '../harness/grade-context.ts';
-import { resolveSandbox } from '../harness/sandbox.ts';
+import { resolveSandbox } from '../harness/process/index.ts';
 import { exercismDomain, readExercises } from './exercism.ts';
 import { gradeWithSpec } from './spec-grader.ts';
 import { INITIALS, LEAP_DAYS, writeExercises } from './testing/exercise-fixtures.ts';

@@ -5,20 +5,18 @@ import pLimit from 'p-limit';
 import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Split } from '../domains/define-domain.ts';
-import { killAll } from './agent-processes.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 import { type DomainTasks, evaluateStage } from './evaluate.ts';
 import { openSession } from './generation-session.ts';
 import { createGradeContext } from './grade-context.ts';
-import { describeHarnessError, errorLine } from './harness-error.ts';
+import type { ResolvedSandbox } from './process/index.ts';
+import { describeHarnessError, errorLine, killAll, openVariantRepo } from './process/index.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import { clearDeadEvals, evalFolderName, evalSocketPrefix } from './run-lock.ts';
-import type { ResolvedSandbox } from './sandbox.ts';
 import { scoresBySplit } from './scoring.ts';
 import { createTaskSlots } from './task-workers.ts';
-import { openVariantRepo } from './variant-repo.ts';
 
 export interface StoredEvaluation {
   runDir: string;

@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../archive/redact.ts';
-import { runToCompletion } from './agent-processes.ts';
-import { openCappedLog } from './capped-output.ts';
 import { assertRoomOnDisk } from './generation.ts';
-import { describeHarnessError } from './harness-error.ts';
+import { describeHarnessError, openCappedLog, runToCompletion } from './process/index.ts';
 
 const root = process.getuid?.() === 0;
 

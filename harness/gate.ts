@@ -1,10 +1,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CommandSpec, lastLines, type RunOptions, runToCompletion } from './agent-processes.ts';
-import { type ResolvedSandbox, type SandboxPolicy, wrapCommand } from './sandbox.ts';
-import type { TreeReport } from './tree-check.ts';
-import type { DiffSummary } from './variant-repo.ts';
+import type { DiffSummary, TreeReport } from './process/index.ts';
+import {
+  type CommandSpec,
+  lastLines,
+  type ResolvedSandbox,
+  type RunOptions,
+  runToCompletion,
+  type SandboxPolicy,
+  wrapCommand,
+} from './process/index.ts';
 
 const TSC = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
 

@@ -1,13 +1,18 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AgentEntry, buildAgentEntry } from './agent-build.ts';
-import { precompileAgent } from './agent-modules.ts';
-import { agentCommand, agentEnv, type CommandSpec } from './agent-processes.ts';
 import { stageSize } from './evaluate.ts';
 import type { GateLog } from './gate.ts';
+import type { ResolvedSandbox, SandboxPolicy } from './process/index.ts';
+import {
+  type AgentEntry,
+  agentCommand,
+  agentEnv,
+  buildAgentEntry,
+  type CommandSpec,
+  precompileAgent,
+} from './process/index.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
-import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';

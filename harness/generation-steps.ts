@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { VariantRow } from '../archive/archive.ts';
-import { agentEnv } from './agent-processes.ts';
 import { evaluateStage, type Stage } from './evaluate.ts';
 import {
   checkDiff,
@@ -21,11 +20,11 @@ import {
 } from './generation-session.ts';
 import { editOnWorker } from './meta-agent-remote.ts';
 import { editWithMetaAgent } from './meta-agent-run.ts';
+import type { DiffSummary } from './process/index.ts';
+import { agentEnv, inspectTree, treeLimits } from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import { selectionScore } from './scoring.ts';
 import type { WorkerReply } from './task-workers.ts';
-import { inspectTree, treeLimits } from './tree-check.ts';
-import type { DiffSummary } from './variant-repo.ts';
 
 type Failed = Extract<StepOutcome, { kind: 'failed' }>;
 

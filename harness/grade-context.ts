@@ -2,8 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandResult, GradeContext, SandboxedCommand } from '../domains/grade-context.ts';
-import { killGroup, startTracked } from './agent-processes.ts';
-import { type ResolvedSandbox, wrapCommand } from './sandbox.ts';
+import { killGroup, type ResolvedSandbox, startTracked, wrapCommand } from './process/index.ts';
 
 export interface GradeContextOptions {
   sandbox: ResolvedSandbox;

@@ -1,14 +1,19 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { FailureCause, VariantRow } from '../archive/archive.ts';
-import type { AgentEntry } from './agent-build.ts';
-import { precompileAgent } from './agent-modules.ts';
-import { agentEnv, type CommandSpec, type Finished, runToCompletion } from './agent-processes.ts';
-import { copyAgentFile } from './capped-output.ts';
 import { buildCache, entryCommand, harnessLog, META_ENTRY } from './generation-session.ts';
-import { MIB, type ResourceLimits } from './resource-limits.ts';
+import type { AgentEntry, ResolvedSandbox, SandboxPolicy } from './process/index.ts';
+import {
+  agentEnv,
+  type CommandSpec,
+  copyAgentFile,
+  type Finished,
+  MIB,
+  precompileAgent,
+  type ResourceLimits,
+  runToCompletion,
+} from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';
-import type { ResolvedSandbox, SandboxPolicy } from './sandbox.ts';
 
 export type EditOutcome =
   /** `refused`: a queue worker found the edited tree unfit to commit (see `checkTree`); it never came here. */

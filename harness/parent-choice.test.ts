@@ -4,10 +4,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive/archive.ts';
 import { chooseParent } from './parent-choice.ts';
-import { DEFAULT_LIMITS } from './resource-limits.ts';
+import { createVariantRepo, DEFAULT_LIMITS } from './process/index.ts';
 import { PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import type { RunContext } from './run-context.ts';
-import { createVariantRepo } from './variant-repo.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createRng } from '../domains/rng.ts';
-import { agentCommand, agentEnv, runToCompletion } from './agent-processes.ts';
 import { finishedVariants } from './finished-variants.ts';
 import { harnessLog, taskPolicy } from './generation-session.ts';
+import { agentCommand, agentEnv, runToCompletion } from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import {
   type ArchivedVariant,

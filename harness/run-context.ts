@@ -4,11 +4,10 @@ import type { GradeContext } from '../domains/grade-context.ts';
 import type { BudgetStop } from '../llm/budget.ts';
 import type { EvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
+import type { ResolvedSandbox, VariantRepo } from './process/index.ts';
 import type { RunConfig } from './run-config.ts';
 import type { RunEvent } from './run-events.ts';
-import type { ResolvedSandbox } from './sandbox.ts';
 import type { TaskPool, TaskSlots } from './task-workers.ts';
-import type { VariantRepo } from './variant-repo.ts';
 
 /** Issues gateway tokens; implemented by the LLM gateway. */
 export interface TokenIssuer {

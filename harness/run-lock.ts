@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runLockFile, runLockHolder } from '../archive/run-folder.ts';
-import { alive } from './resource-limits.ts';
+import { alive } from './process/index.ts';
 
 export const lockFile = runLockFile;
 

@@ -8,16 +8,24 @@ import { ALL_SPLITS } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRefs } from '../domains/reference.ts';
 import type { BudgetStop } from '../llm/budget.ts';
-import { killAll } from './agent-processes.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { advanceGeneration, failVariant } from './generation.ts';
 import { createGradeContext } from './grade-context.ts';
-import { describeHarnessError, errorLine, InitialAgentError } from './harness-error.ts';
 import { frozenMetaDir } from './meta-agent-run.ts';
 import { chooseParent } from './parent-choice.ts';
-import { describeEnforcement } from './resource-limits.ts';
+import type { ResolvedSandbox } from './process/index.ts';
+import {
+  createVariantRepo,
+  describeEnforcement,
+  describeHarnessError,
+  errorLine,
+  InitialAgentError,
+  killAll,
+  openVariantRepo,
+  type VariantRepo,
+} from './process/index.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import {
   logDir,
@@ -29,11 +37,9 @@ import {
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
-import type { ResolvedSandbox } from './sandbox.ts';
 import { selectionLag } from './selection.ts';
 import { createTaskSlots } from './task-workers.ts';
 import { initialAgents } from './transfer.ts';
-import { createVariantRepo, openVariantRepo, type VariantRepo } from './variant-repo.ts';
 
 export { HARNESS_VERSION, PROJECT_ROOT } from './run-config.ts';
 export type { RunSummary } from './run-summary.ts';

@@ -1,11 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { createRedactor, type Redactor } from '../archive/redact.ts';
-import { type CommandSpec, killGroup, startTracked } from './agent-processes.ts';
-import { type CappedLog, capText, openCappedLog } from './capped-output.ts';
 import type { Graded } from './grading.ts';
-import { DEFAULT_LIMITS } from './resource-limits.ts';
+import {
+  type CappedLog,
+  type CommandSpec,
+  capText,
+  DEFAULT_LIMITS,
+  killGroup,
+  openCappedLog,
+  startTracked,
+} from './process/index.ts';
 
-export type { CommandSpec } from './agent-processes.ts';
+export type { CommandSpec } from './process/index.ts';
 
 export interface TaskRequest {
   id: string;

@@ -2,16 +2,19 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { precompileAgent } from '../harness/agent-modules.ts';
-import { runToCompletion } from '../harness/agent-processes.ts';
-import { readNoFollow } from '../harness/capped-output.ts';
 import { checkTree } from '../harness/gate.ts';
 import { META_ENTRY } from '../harness/generation-session.ts';
 import { metaAgentCommand } from '../harness/meta-agent-run.ts';
-import { MIB } from '../harness/resource-limits.ts';
-import type { ResolvedSandbox } from '../harness/sandbox.ts';
-import { inspectTree, treeLimits } from '../harness/tree-check.ts';
-import { trackTree } from '../harness/variant-repo.ts';
+import type { ResolvedSandbox } from '../harness/process/index.ts';
+import {
+  inspectTree,
+  MIB,
+  precompileAgent,
+  readNoFollow,
+  runToCompletion,
+  trackTree,
+  treeLimits,
+} from '../harness/process/index.ts';
 import { fetchTree, untar } from './code-transfer.ts';
 import { type EditJobResult, EditJobSchema, encodeEditResult, gatewayKey } from './protocol.ts';
 import { type Relay, reachable } from './relay.ts';

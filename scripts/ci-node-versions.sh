@@ -44,7 +44,7 @@ for major in "${versions[@]}"; do
       || fail "better-sqlite3 does not load on Node $major."
 
     # Agents' modules load through other hooks where Node has module.registerHooks (22.15 and later).
-    npx vitest run harness/agent-modules.test.ts harness/agent-packages.test.ts >"$home/loader.log" 2>&1 \
+    npx vitest run harness/process/agent-modules.test.ts harness/process/agent-packages.test.ts >"$home/loader.log" 2>&1 \
       || { tail -30 "$home/loader.log" >&2; fail "the agent module loader tests failed on Node $major (log above)."; }
 
     summary="$home/summary.json"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bwrapAvailable } from '../../harness/sandbox.ts';
+import { bwrapAvailable } from '../../harness/process/index.ts';
 import { HOSTILE_LIMITS, type HostileRun, runHostile } from './hostile-run.ts';
 
 /**

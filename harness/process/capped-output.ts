@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import type { Redactor } from '../archive/redact.ts';
+import type { Redactor } from '../../archive/redact.ts';
 
 /** The note left where a text was cut. */
 export function cutNote(capBytes: number, dropped: number): string {

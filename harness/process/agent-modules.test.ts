@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../run.ts';
 import type { ModulesEntry } from './agent-build.ts';
 import { precompileAgent } from './agent-modules.ts';
-import { PROJECT_ROOT } from './run.ts';
 
 const NODE_MODULES = path.join(PROJECT_ROOT, 'node_modules');
 let dir: string;
