@@ -6,11 +6,14 @@ import { type Archive, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import arithmetic, { loadArithmetic } from '../domains/arithmetic/index.ts';
 import type { Task } from '../domains/define-domain.ts';
-import { evaluateStage } from '../harness/evaluate.ts';
-import { createGradeContext } from '../harness/grade-context.ts';
+import {
+  createGradeContext,
+  createTaskPool,
+  evaluateStage,
+  type TaskPool,
+} from '../harness/evaluation/index.ts';
 import type { ResolvedSandbox } from '../harness/process/index.ts';
 import { agentCommand, agentEnv, buildAgentEntry } from '../harness/process/index.ts';
-import { createTaskPool, type TaskPool } from '../harness/task-workers.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 

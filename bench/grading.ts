@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pLimit from 'p-limit';
 import code from '../domains/code/index.ts';
-import { createGradeContext } from '../harness/grade-context.ts';
+import { createGradeContext } from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run.ts';
 

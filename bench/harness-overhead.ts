@@ -3,13 +3,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Archive, openArchive } from '../archive/archive.ts';
 import { createRng } from '../domains/rng.ts';
-import { createEvalsFolders, type EvalsFolders, type EvalsWrite } from '../harness/evals-folder.ts';
-import type { DomainTasks } from '../harness/evaluate.ts';
+import type { DomainTasks } from '../harness/evaluation/index.ts';
+import {
+  createEvalsFolders,
+  type EvalsFolders,
+  type EvalsWrite,
+  selectionScore,
+} from '../harness/evaluation/index.ts';
 import { archivedVariants } from '../harness/parent-choice.ts';
 import { loadDomainTasks } from '../harness/run.ts';
 import type { RunConfig } from '../harness/run-config.ts';
 import { progressLine } from '../harness/run-summary.ts';
-import { selectionScore } from '../harness/scoring.ts';
 import { selectionPool, selectParent } from '../harness/selection.ts';
 
 const TASKS_PER_SPLIT = 20;

@@ -5,8 +5,7 @@ import { ALL_SPLITS, type Domain, type Split } from '../domains/define-domain.ts
 import { listDomainNames, loadDomain } from '../domains/discover.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { DOMAIN_REF_HELP, parseDomainRef } from '../domains/reference.ts';
-import { checkDomain, type DomainReport } from '../harness/domain-check.ts';
-import { createGradeContext } from '../harness/grade-context.ts';
+import { checkDomain, createGradeContext, type DomainReport } from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';

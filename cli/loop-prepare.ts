@@ -5,7 +5,7 @@ import { openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Domain } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
-import type { DomainTasks } from '../harness/evaluate.ts';
+import type { DomainTasks } from '../harness/evaluation/index.ts';
 import {
   limitsAboveMachine,
   type ResolvedSandbox,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGradeContext } from '../harness/grade-context.ts';
+import { createGradeContext } from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { exercismDomain, readExercises } from './exercism.ts';
 import { gradeWithSpec } from './spec-grader.ts';

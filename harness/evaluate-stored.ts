@@ -5,18 +5,21 @@ import pLimit from 'p-limit';
 import { type LlmCallInput, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
 import type { Split } from '../domains/define-domain.ts';
-import { createEvalsFolders } from './evals-folder.ts';
-import { type DomainTasks, evaluateStage } from './evaluate.ts';
+import {
+  createEvalsFolders,
+  createGradeContext,
+  createTaskSlots,
+  type DomainTasks,
+  evaluateStage,
+  scoresBySplit,
+} from './evaluation/index.ts';
 import { openSession } from './generation-session.ts';
-import { createGradeContext } from './grade-context.ts';
 import type { ResolvedSandbox } from './process/index.ts';
 import { describeHarnessError, errorLine, killAll, openVariantRepo } from './process/index.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 import type { RunContext, TokenIssuer } from './run-context.ts';
 import { clearDeadEvals, evalFolderName, evalSocketPrefix } from './run-lock.ts';
-import { scoresBySplit } from './scoring.ts';
-import { createTaskSlots } from './task-workers.ts';
 
 export interface StoredEvaluation {
   runDir: string;

@@ -9,7 +9,7 @@ import { type ModelRecord, resolveModel } from '../llm/registry.ts';
 import { type RetryInfo, withRetries } from '../llm/retry.ts';
 import type { ParsedSimScript } from '../llm/sim/script.ts';
 import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
-import type { DomainTasks } from './evaluate.ts';
+import type { DomainTasks } from './evaluation/index.ts';
 import { firstContact, type RetryNotice } from './first-contact.ts';
 import type { RunDeps } from './run.ts';
 import type { SimConfig } from './run-config.ts';

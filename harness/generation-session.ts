@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stageSize } from './evaluate.ts';
+import { createTaskPool, stageSize, type TaskPool } from './evaluation/index.ts';
 import type { GateLog } from './gate.ts';
 import type { ResolvedSandbox, SandboxPolicy } from './process/index.ts';
 import {
@@ -13,7 +13,6 @@ import {
   precompileAgent,
 } from './process/index.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
-import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';
 export const META_ENTRY = 'agents/meta/main.ts';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { VariantRow } from '../archive/archive.ts';
-import { evaluateStage, type Stage } from './evaluate.ts';
+import type { WorkerReply } from './evaluation/index.ts';
+import { evaluateStage, type Stage, selectionScore } from './evaluation/index.ts';
 import {
   checkDiff,
   checkTree,
@@ -23,8 +24,6 @@ import { editWithMetaAgent } from './meta-agent-run.ts';
 import type { DiffSummary } from './process/index.ts';
 import { agentEnv, inspectTree, treeLimits } from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';
-import { selectionScore } from './scoring.ts';
-import type { WorkerReply } from './task-workers.ts';
 
 type Failed = Extract<StepOutcome, { kind: 'failed' }>;
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createRng } from '../domains/rng.ts';
-import { finishedVariants } from './finished-variants.ts';
+import { finishedVariants } from './evaluation/index.ts';
 import { harnessLog, taskPolicy } from './generation-session.ts';
 import { agentCommand, agentEnv, runToCompletion } from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';

@@ -2,12 +2,10 @@ import type { Archive } from '../archive/archive.ts';
 import type { EvalCache } from '../archive/eval-cache.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
 import type { BudgetStop } from '../llm/budget.ts';
-import type { EvalsFolders } from './evals-folder.ts';
-import type { DomainTasks } from './evaluate.ts';
+import type { DomainTasks, EvalsFolders, TaskPool, TaskSlots } from './evaluation/index.ts';
 import type { ResolvedSandbox, VariantRepo } from './process/index.ts';
 import type { RunConfig } from './run-config.ts';
 import type { RunEvent } from './run-events.ts';
-import type { TaskPool, TaskSlots } from './task-workers.ts';
 
 /** Issues gateway tokens; implemented by the LLM gateway. */
 export interface TokenIssuer {

@@ -1,7 +1,6 @@
 import type { Archive, VariantStatus } from '../archive/archive.ts';
-import { finishedVariants } from './finished-variants.ts';
+import { finishedVariants, scoresBySplit } from './evaluation/index.ts';
 import type { RunContext } from './run-context.ts';
-import { scoresBySplit } from './scoring.ts';
 
 export interface RunSummary {
   runId: string;

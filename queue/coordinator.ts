@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { parseDomainRefs } from '../domains/reference.ts';
+import type { TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
   RemoteEditContext,
   RemoteEditReply,
@@ -9,7 +10,6 @@ import type {
   RemoteTaskContext,
   RemoteTasks,
 } from '../harness/run-context.ts';
-import type { TaskRequest, WorkerReply } from '../harness/task-workers.ts';
 import { KEEP_SECONDS, openAwaitedJobs } from './awaited-jobs.ts';
 import { gitArchive, tarFolder } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';

@@ -1,8 +1,8 @@
 import type { Domain, Task } from '../domains/define-domain.ts';
 import { DOMAINS_DIR, listDomainNames, loadDomain } from '../domains/discover.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
-import { type Graded, gradeOutput } from '../harness/grading.ts';
-import type { TaskRequest } from '../harness/task-workers.ts';
+import type { TaskRequest } from '../harness/evaluation/index.ts';
+import { type Graded, gradeOutput } from '../harness/evaluation/index.ts';
 
 export interface WorkerGrader {
   /**

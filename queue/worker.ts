@@ -3,11 +3,10 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { createGradeContext, createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation-session.ts';
-import { createGradeContext } from '../harness/grade-context.ts';
 import type { ResolvedSandbox } from '../harness/process/index.ts';
 import { type AgentEntry, agentEnv, buildAgentEntry } from '../harness/process/index.ts';
-import { createTaskPool, type TaskPool } from '../harness/task-workers.ts';
 import { fetchTree } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
 import {

@@ -1,6 +1,6 @@
 import { type BigIntStats, lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { readNoFollow } from './process/index.ts';
+import { readNoFollow } from '../process/index.ts';
 
 /**
  * How the harness left one entry of a folder it wrote. Any write, truncation, rename, chmod, chown, link

@@ -6,8 +6,8 @@ import {
   type SkippedRow,
   type Split,
   type Task,
-} from '../domains/define-domain.ts';
-import type { GradeContext } from '../domains/grade-context.ts';
+} from '../../domains/define-domain.ts';
+import type { GradeContext } from '../../domains/grade-context.ts';
 import { gradePrediction } from './grading.ts';
 
 export interface CheckResult {

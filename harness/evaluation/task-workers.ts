@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createRedactor, type Redactor } from '../archive/redact.ts';
-import type { Graded } from './grading.ts';
+import { createRedactor, type Redactor } from '../../archive/redact.ts';
 import {
   type CappedLog,
   type CommandSpec,
@@ -9,9 +8,10 @@ import {
   killGroup,
   openCappedLog,
   startTracked,
-} from './process/index.ts';
+} from '../process/index.ts';
+import type { Graded } from './grading.ts';
 
-export type { CommandSpec } from './process/index.ts';
+export type { CommandSpec } from '../process/index.ts';
 
 export interface TaskRequest {
   id: string;

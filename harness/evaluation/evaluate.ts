@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
-import type { Archive, EvaluationRow, TaskResultInput, TaskResultRow } from '../archive/archive.ts';
-import type { EvalCache } from '../archive/eval-cache.ts';
-import { type Domain, type Split, selectionSplit, type Task } from '../domains/define-domain.ts';
-import type { GradeContext } from '../domains/grade-context.ts';
-import { resultCacheIdentity } from '../llm/registry.ts';
+import type { Archive, EvaluationRow, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
+import type { EvalCache } from '../../archive/eval-cache.ts';
+import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
+import type { GradeContext } from '../../domains/grade-context.ts';
+import { resultCacheIdentity } from '../../llm/registry.ts';
 import { type Graded, gradeOutput, tally } from './grading.ts';
 import type { TaskPool } from './task-workers.ts';
 

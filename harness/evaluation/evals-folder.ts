@@ -1,10 +1,10 @@
 import { closeSync, mkdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { type Archive, type EvaluationRow, isFinalStep, type VariantRow } from '../archive/archive.ts';
+import { type Archive, type EvaluationRow, isFinalStep, type VariantRow } from '../../archive/archive.ts';
+import { openNoFollow } from '../process/index.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { finishedVariants } from './finished-variants.ts';
 import { changeUnder, type FolderStamps, stampEntry } from './folder-stamps.ts';
-import { openNoFollow } from './process/index.ts';
 import { scoresBySplit } from './scoring.ts';
 
 /** Writes a new file, never through a link: whatever an agent may have planted is refused, not followed. */

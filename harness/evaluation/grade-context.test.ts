@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resolveSandbox } from '../process/index.ts';
+import { PROJECT_ROOT } from '../run.ts';
 import { createGradeContext } from './grade-context.ts';
-import { resolveSandbox } from './process/index.ts';
-import { PROJECT_ROOT } from './run.ts';
 
 const sandbox = resolveSandbox('bwrap');
 if (sandbox.kind !== 'bwrap') throw new Error('these tests need bubblewrap (apt-get install bubblewrap)');

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CommandResult, GradeContext, SandboxedCommand } from '../domains/grade-context.ts';
-import { killGroup, type ResolvedSandbox, startTracked, wrapCommand } from './process/index.ts';
+import type { CommandResult, GradeContext, SandboxedCommand } from '../../domains/grade-context.ts';
+import { killGroup, type ResolvedSandbox, startTracked, wrapCommand } from '../process/index.ts';
 
 export interface GradeContextOptions {
   sandbox: ResolvedSandbox;

@@ -1,7 +1,7 @@
-import { extractJsons } from '../agents/core/json-extract.ts';
-import type { TaskOutcome } from '../archive/archive.ts';
-import type { Domain, Grade, Task } from '../domains/define-domain.ts';
-import type { GradeContext } from '../domains/grade-context.ts';
+import { extractJsons } from '../../agents/core/json-extract.ts';
+import type { TaskOutcome } from '../../archive/archive.ts';
+import type { Domain, Grade, Task } from '../../domains/define-domain.ts';
+import type { GradeContext } from '../../domains/grade-context.ts';
 
 export interface Graded {
   outcome: TaskOutcome;

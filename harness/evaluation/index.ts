@@ -1,0 +1,15 @@
+export { checkDomain, type DomainReport } from './domain-check.ts';
+export { createEvalsFolders, type EvalsFolders, type EvalsWrite } from './evals-folder.ts';
+export { type DomainTasks, evaluateStage, type Stage, stageSize } from './evaluate.ts';
+export { finishedVariants } from './finished-variants.ts';
+export { createGradeContext } from './grade-context.ts';
+export { type Graded, gradeOutput } from './grading.ts';
+export { scoresBySplit, selectionScore } from './scoring.ts';
+export {
+  createTaskPool,
+  createTaskSlots,
+  type TaskPool,
+  type TaskRequest,
+  type TaskSlots,
+  type WorkerReply,
+} from './task-workers.ts';
