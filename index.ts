@@ -18,4 +18,4 @@ export {
   type Selection,
   selectionWeights,
   selectParent,
-} from './harness/selection.ts';
+} from './harness/generation/index.ts';

@@ -10,11 +10,10 @@ import {
   type EvalsWrite,
   selectionScore,
 } from '../harness/evaluation/index.ts';
-import { archivedVariants } from '../harness/parent-choice.ts';
+import { archivedVariants, selectionPool, selectParent } from '../harness/generation/index.ts';
 import { loadDomainTasks } from '../harness/run.ts';
 import type { RunConfig } from '../harness/run-config.ts';
 import { progressLine } from '../harness/run-summary.ts';
-import { selectionPool, selectParent } from '../harness/selection.ts';
 
 const TASKS_PER_SPLIT = 20;
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pLimit from 'p-limit';
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
 import { createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
-import { entryCommand } from '../harness/generation-session.ts';
+import { entryCommand } from '../harness/generation/index.ts';
 import { agentEnv, buildAgentEntry, createVariantRepo, DEFAULT_LIMITS } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run-config.ts';
 import { startGateway } from '../llm/gateway.ts';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import yargs from 'yargs';
 import { DOMAIN_REF_HELP, formatDomainRef, parseDomainRefs } from '../domains/reference.ts';
+import { PARENT_SELECTIONS, type ParentSelection } from '../harness/generation/index.ts';
 import {
   DEFAULT_LIMITS,
   type ResourceLimits,
@@ -8,7 +9,6 @@ import {
   type SandboxMode,
 } from '../harness/process/index.ts';
 import { type RunConfig, RunConfigSchema, type SimConfig } from '../harness/run-config.ts';
-import { PARENT_SELECTIONS, type ParentSelection } from '../harness/selection.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import {
   FAULT_KINDS,

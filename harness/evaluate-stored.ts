@@ -13,12 +13,12 @@ import {
   evaluateStage,
   scoresBySplit,
 } from './evaluation/index.ts';
-import { openSession } from './generation-session.ts';
+import type { RunContext, TokenIssuer } from './generation/index.ts';
+import { openSession } from './generation/index.ts';
 import type { ResolvedSandbox } from './process/index.ts';
 import { describeHarnessError, errorLine, killAll, openVariantRepo } from './process/index.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
-import type { RunContext, TokenIssuer } from './run-context.ts';
 import { clearDeadEvals, evalFolderName, evalSocketPrefix } from './run-lock.ts';
 
 export interface StoredEvaluation {

@@ -6,8 +6,8 @@ import { DatasetOptions } from '../domains/dataset-options.ts';
 import { DEFAULT_RETRY_POLICY } from '../llm/retry.ts';
 import { FAULT_KINDS } from '../llm/sim/faults.ts';
 import { MAX_TIMER_MS } from '../llm/timer-limit.ts';
+import { PARENT_SELECTIONS } from './generation/index.ts';
 import { DEFAULT_LIMITS, LIMIT_RANGES, openFilesNeeded, SANDBOX_MODES } from './process/index.ts';
-import { PARENT_SELECTIONS } from './selection.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -11,9 +11,18 @@ import type { BudgetStop } from '../llm/budget.ts';
 import type { DomainTasks } from './evaluation/index.ts';
 import { createEvalsFolders, createGradeContext, createTaskSlots } from './evaluation/index.ts';
 import { ModelUnreachableError } from './first-contact.ts';
-import { advanceGeneration, failVariant } from './generation.ts';
-import { frozenMetaDir } from './meta-agent-run.ts';
-import { chooseParent } from './parent-choice.ts';
+import {
+  advanceGeneration,
+  chooseParent,
+  failVariant,
+  frozenMetaDir,
+  logDir,
+  type RemoteEdits,
+  type RemoteTasks,
+  type RunContext,
+  selectionLag,
+  type TokenIssuer,
+} from './generation/index.ts';
 import type { ResolvedSandbox } from './process/index.ts';
 import {
   createVariantRepo,
@@ -26,17 +35,9 @@ import {
   type VariantRepo,
 } from './process/index.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
-import {
-  logDir,
-  type RemoteEdits,
-  type RemoteTasks,
-  type RunContext,
-  type TokenIssuer,
-} from './run-context.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
-import { selectionLag } from './selection.ts';
 import { initialAgents } from './transfer.ts';
 
 export { HARNESS_VERSION, PROJECT_ROOT } from './run-config.ts';

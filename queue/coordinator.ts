@@ -9,7 +9,7 @@ import type {
   RemoteEdits,
   RemoteTaskContext,
   RemoteTasks,
-} from '../harness/run-context.ts';
+} from '../harness/generation/index.ts';
 import { KEEP_SECONDS, openAwaitedJobs } from './awaited-jobs.ts';
 import { gitArchive, tarFolder } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TASK_OUTCOMES } from '../archive/archive.ts';
 import type { WorkerReply } from '../harness/evaluation/index.ts';
-import type { RemoteEditReply } from '../harness/run-context.ts';
+import type { RemoteEditReply } from '../harness/generation/index.ts';
 
 /**
  * What crosses Redis between a coordinator and its workers: a job names a run (by a key derived from the

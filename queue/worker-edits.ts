@@ -2,9 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { checkTree } from '../harness/gate.ts';
-import { META_ENTRY } from '../harness/generation-session.ts';
-import { metaAgentCommand } from '../harness/meta-agent-run.ts';
+import { checkTree, META_ENTRY, metaAgentCommand } from '../harness/generation/index.ts';
 import type { ResolvedSandbox } from '../harness/process/index.ts';
 import {
   inspectTree,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createGradeContext, createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
-import { entryCommand, TASK_ENTRY } from '../harness/generation-session.ts';
+import { entryCommand, TASK_ENTRY } from '../harness/generation/index.ts';
 import type { ResolvedSandbox } from '../harness/process/index.ts';
 import { type AgentEntry, agentEnv, buildAgentEntry } from '../harness/process/index.ts';
 import { fetchTree } from './code-transfer.ts';

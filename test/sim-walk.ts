@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { renderTemplate } from '../agents/core/prompt.ts';
 import { buildTaskMessages } from '../agents/task/task-agent.ts';
 import { createRng } from '../domains/rng.ts';
-import { type ParentSelection, selectParent } from '../harness/selection.ts';
+import { type ParentSelection, selectParent } from '../harness/generation/index.ts';
 import { META_PROMPT_PATH, TASK_MAIN_PATH, TASK_PROMPT_PATH } from '../llm/sim/meta-role.ts';
 import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
 import type { SimTask } from '../llm/sim/task-role.ts';

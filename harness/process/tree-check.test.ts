@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkTree } from '../gate.ts';
+import { checkTree } from '../generation/index.ts';
 import { inspectTree } from './tree-check.ts';
 
 let root: string;

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkDiff } from '../gate.ts';
+import { checkDiff } from '../generation/index.ts';
 import { createVariantRepo, trackTree } from './variant-repo.ts';
 
 let tmp: string;

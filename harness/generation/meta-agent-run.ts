@@ -1,8 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { FailureCause, VariantRow } from '../archive/archive.ts';
-import { buildCache, entryCommand, harnessLog, META_ENTRY } from './generation-session.ts';
-import type { AgentEntry, ResolvedSandbox, SandboxPolicy } from './process/index.ts';
+import type { FailureCause, VariantRow } from '../../archive/archive.ts';
+import type { AgentEntry, ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
 import {
   agentEnv,
   type CommandSpec,
@@ -12,7 +11,8 @@ import {
   precompileAgent,
   type ResourceLimits,
   runToCompletion,
-} from './process/index.ts';
+} from '../process/index.ts';
+import { buildCache, entryCommand, harnessLog, META_ENTRY } from './generation-session.ts';
 import { logDir, type RunContext } from './run-context.ts';
 
 export type EditOutcome =

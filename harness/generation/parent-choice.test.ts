@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openArchive } from '../archive/archive.ts';
+import { openArchive } from '../../archive/archive.ts';
+import { createVariantRepo, DEFAULT_LIMITS } from '../process/index.ts';
+import { PROJECT_ROOT, type RunConfig } from '../run-config.ts';
 import { chooseParent } from './parent-choice.ts';
-import { createVariantRepo, DEFAULT_LIMITS } from './process/index.ts';
-import { PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import type { RunContext } from './run-context.ts';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { VariantRow } from '../archive/archive.ts';
+import type { VariantRow } from '../../archive/archive.ts';
+import { openCappedLog, writeAgentText } from '../process/index.ts';
 import { type EditOutcome, editVerdict, iterationsLeft, writeEvals } from './meta-agent-run.ts';
-import { openCappedLog, writeAgentText } from './process/index.ts';
 import { logDir, type RemoteEdits, type RunContext } from './run-context.ts';
 
 /**

@@ -6,10 +6,10 @@ import {
   type VariantRow,
   type VariantStatus,
   type VariantStep,
-} from '../archive/archive.ts';
+} from '../../archive/archive.ts';
+import { freeBytes, LOW_DISK_BYTES } from '../process/index.ts';
 import { type GenerationSession, openSession } from './generation-session.ts';
 import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './generation-steps.ts';
-import { freeBytes, LOW_DISK_BYTES } from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';
 
 /** What a step decided: the next step with what it learned, or the end of the generation. */

@@ -1,7 +1,9 @@
 import path from 'node:path';
-import type { VariantRow } from '../archive/archive.ts';
-import type { WorkerReply } from './evaluation/index.ts';
-import { evaluateStage, type Stage, selectionScore } from './evaluation/index.ts';
+import type { VariantRow } from '../../archive/archive.ts';
+import type { WorkerReply } from '../evaluation/index.ts';
+import { evaluateStage, type Stage, selectionScore } from '../evaluation/index.ts';
+import type { DiffSummary } from '../process/index.ts';
+import { agentEnv, inspectTree, treeLimits } from '../process/index.ts';
 import {
   checkDiff,
   checkTree,
@@ -21,8 +23,6 @@ import {
 } from './generation-session.ts';
 import { editOnWorker } from './meta-agent-remote.ts';
 import { editWithMetaAgent } from './meta-agent-run.ts';
-import type { DiffSummary } from './process/index.ts';
-import { agentEnv, inspectTree, treeLimits } from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';
 
 type Failed = Extract<StepOutcome, { kind: 'failed' }>;

@@ -1,4 +1,4 @@
-import type { Rng } from '../domains/rng.ts';
+import type { Rng } from '../../domains/rng.ts';
 
 export const PARENT_SELECTIONS = ['score_child_prop', 'score_prop', 'best', 'latest', 'random'] as const;
 export type ParentSelection = (typeof PARENT_SELECTIONS)[number];

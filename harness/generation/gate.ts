@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DiffSummary, TreeReport } from './process/index.ts';
+import type { DiffSummary, TreeReport } from '../process/index.ts';
 import {
   type CommandSpec,
   lastLines,
@@ -10,7 +10,7 @@ import {
   runToCompletion,
   type SandboxPolicy,
   wrapCommand,
-} from './process/index.ts';
+} from '../process/index.ts';
 
 const TSC = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
 

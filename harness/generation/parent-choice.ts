@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { createRng } from '../domains/rng.ts';
-import { finishedVariants } from './evaluation/index.ts';
+import { createRng } from '../../domains/rng.ts';
+import { finishedVariants } from '../evaluation/index.ts';
+import { agentCommand, agentEnv, runToCompletion } from '../process/index.ts';
 import { harnessLog, taskPolicy } from './generation-session.ts';
-import { agentCommand, agentEnv, runToCompletion } from './process/index.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import {
   type ArchivedVariant,

@@ -1,9 +1,8 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTaskPool, stageSize, type TaskPool } from './evaluation/index.ts';
-import type { GateLog } from './gate.ts';
-import type { ResolvedSandbox, SandboxPolicy } from './process/index.ts';
+import { createTaskPool, stageSize, type TaskPool } from '../evaluation/index.ts';
+import type { ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
 import {
   type AgentEntry,
   agentCommand,
@@ -11,7 +10,8 @@ import {
   buildAgentEntry,
   type CommandSpec,
   precompileAgent,
-} from './process/index.ts';
+} from '../process/index.ts';
+import type { GateLog } from './gate.ts';
 import { logDir, type RunContext, worktreeDir } from './run-context.ts';
 
 export const TASK_ENTRY = 'agents/task/main.ts';
