@@ -3,7 +3,7 @@ import pLimit from 'p-limit';
 import code from '../domains/code/index.ts';
 import { createGradeContext } from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
-import { PROJECT_ROOT } from '../harness/run.ts';
+import { PROJECT_ROOT } from '../harness/run/index.ts';
 
 export interface GradingRun {
   graders: number;

@@ -11,9 +11,8 @@ import {
   selectionScore,
 } from '../harness/evaluation/index.ts';
 import { archivedVariants, selectionPool, selectParent } from '../harness/generation/index.ts';
-import { loadDomainTasks } from '../harness/run.ts';
-import type { RunConfig } from '../harness/run-config.ts';
-import { progressLine } from '../harness/run-summary.ts';
+import type { RunConfig } from '../harness/run/index.ts';
+import { loadDomainTasks, progressLine } from '../harness/run/index.ts';
 
 const TASKS_PER_SPLIT = 20;
 

@@ -7,7 +7,7 @@ import { loadArithmetic } from '../domains/arithmetic/index.ts';
 import { createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand } from '../harness/generation/index.ts';
 import { agentEnv, buildAgentEntry, createVariantRepo, DEFAULT_LIMITS } from '../harness/process/index.ts';
-import { PROJECT_ROOT } from '../harness/run-config.ts';
+import { PROJECT_ROOT } from '../harness/run/index.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 import { openCoordinator } from '../queue/coordinator.ts';

@@ -7,7 +7,7 @@ import { openDomain } from '../domains/open-domain.ts';
 import { DOMAIN_REF_HELP, parseDomainRef } from '../domains/reference.ts';
 import { checkDomain, createGradeContext, type DomainReport } from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
-import { PROJECT_ROOT } from '../harness/run.ts';
+import { PROJECT_ROOT } from '../harness/run/index.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';

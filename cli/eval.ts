@@ -3,11 +3,14 @@ import yargs from 'yargs';
 import { openArchive } from '../archive/archive.ts';
 import { ALL_SPLITS, type Split } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
-import { evaluateStoredVariant } from '../harness/evaluate-stored.ts';
-import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
-import { loadDomainTasks } from '../harness/run.ts';
-import { parseStoredConfig, RunConfigSchema } from '../harness/run-config.ts';
+import {
+  evaluateStoredVariant,
+  gatewayFactory,
+  loadDomainTasks,
+  parseStoredConfig,
+  RunConfigSchema,
+} from '../harness/run/index.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import { loadEnv } from '../llm/env.ts';
 import { checkOption } from './config-error.ts';

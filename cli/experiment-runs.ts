@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { alive } from '../harness/process/index.ts';
-import { runHolder } from '../harness/run-lock.ts';
+import { runHolder } from '../harness/run/index.ts';
 
 const GENERATE_LOOP = fileURLToPath(new URL('../bin/generate-loop.mjs', import.meta.url));
 

@@ -10,7 +10,7 @@ import {
   summarizeExperiment,
 } from '../archive/experiment-summary.ts';
 import { openArchiveReader, type RunState } from '../archive/read.ts';
-import { runHolder } from '../harness/run-lock.ts';
+import { runHolder } from '../harness/run/index.ts';
 import { EXPERIMENT_USAGE, type ExperimentConfig, parseExperimentArgs, runIdOf } from './experiment-args.ts';
 import { bestOf, formatDuration, watchRun } from './experiment-progress.ts';
 import {

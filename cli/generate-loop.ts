@@ -1,9 +1,12 @@
 import { secretValues } from '../archive/redact.ts';
-import { ModelUnreachableError, type RetryNotice } from '../harness/first-contact.ts';
-import { gatewayFactory } from '../harness/gateway-wiring.ts';
 import { InitialAgentError } from '../harness/process/index.ts';
-import { runGenerations } from '../harness/run.ts';
-import { HARNESS_VERSION } from '../harness/run-config.ts';
+import {
+  gatewayFactory,
+  HARNESS_VERSION,
+  ModelUnreachableError,
+  type RetryNotice,
+  runGenerations,
+} from '../harness/run/index.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { reportError } from './errors.ts';

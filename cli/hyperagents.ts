@@ -1,5 +1,5 @@
 import { main as generateLoop } from '../generate-loop.ts';
-import { HARNESS_VERSION } from '../harness/run-config.ts';
+import { HARNESS_VERSION } from '../harness/run/index.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
 import { MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';

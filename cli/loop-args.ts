@@ -8,7 +8,7 @@ import {
   SANDBOX_MODES,
   type SandboxMode,
 } from '../harness/process/index.ts';
-import { type RunConfig, RunConfigSchema, type SimConfig } from '../harness/run-config.ts';
+import { type RunConfig, RunConfigSchema, type SimConfig } from '../harness/run/index.ts';
 import { closeMatches } from '../llm/close-matches.ts';
 import {
   FAULT_KINDS,

@@ -12,14 +12,16 @@ import {
   type ResourceLimits,
   resolveSandbox,
 } from '../harness/process/index.ts';
-import { defaultRunId, loadDomainTasks, runExists } from '../harness/run.ts';
 import {
+  defaultRunId,
+  loadDomainTasks,
   parseStoredConfig,
   type RunConfig,
   RunConfigSchema,
+  runExists,
+  runHolder,
   type TransferSource,
-} from '../harness/run-config.ts';
-import { runHolder } from '../harness/run-lock.ts';
+} from '../harness/run/index.ts';
 import { loadEnv } from '../llm/env.ts';
 import { providerSettings } from '../llm/providers/index.ts';
 import { loadReplayBook, type ReplayBook } from '../llm/recorder.ts';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../harness/run-events.ts';
+import type { RunEvent } from '../harness/run/index.ts';
 import { applyEvent, createProgress, INITIAL_PROGRESS, renderBlock } from './progress.ts';
 
 const replay = (events: RunEvent[]) => events.reduce(applyEvent, INITIAL_PROGRESS);

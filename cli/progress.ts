@@ -1,4 +1,4 @@
-import type { RunEvent } from '../harness/run-events.ts';
+import type { RunEvent } from '../harness/run/index.ts';
 
 /** A variant under way, as the live block shows it. */
 export interface InFlight {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunConfigSchema } from '../harness/run-config.ts';
+import { RunConfigSchema } from '../harness/run/index.ts';
 import { givenOptions, parseLoopArgs } from './loop-args.ts';
 import { resumeConfig } from './resume-config.ts';
 import { UsageError } from './usage-error.ts';

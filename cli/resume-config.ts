@@ -1,4 +1,4 @@
-import { RESUMABLE_CHANGES, type RunConfig } from '../harness/run-config.ts';
+import { RESUMABLE_CHANGES, type RunConfig } from '../harness/run/index.ts';
 import type { LoopConfig } from './loop-args.ts';
 import { UsageError } from './usage-error.ts';
 

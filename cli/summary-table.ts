@@ -1,4 +1,4 @@
-import type { RunSummary } from '../harness/run.ts';
+import type { RunSummary } from '../harness/run/index.ts';
 
 const fmt = (score: number | null): string => (score === null ? '-' : score.toFixed(3));
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yargs from 'yargs';
 import { resolveSandbox, SANDBOX_MODES } from '../harness/process/index.ts';
-import { PROJECT_ROOT } from '../harness/run-config.ts';
+import { PROJECT_ROOT } from '../harness/run/index.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { formatRedisTarget } from '../queue/redis-url.ts';
 import { startQueueWorker } from '../queue/worker.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { HARNESS_VERSION, PROJECT_ROOT } from '../harness/run-config.ts';
+import { HARNESS_VERSION, PROJECT_ROOT } from '../harness/run/index.ts';
 
 /**
  * The folders whose code decides what a task's result is: its grading (domains/), how it runs (harness/) and

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunSummary } from '../harness/run.ts';
+import type { RunSummary } from '../harness/run/index.ts';
 import { DEFAULT_MAX_TOKENS } from '../llm/adapt.ts';
 import { readArchive, startCli } from './kill-points.ts';
 import { type CliResult, runCli } from './run-cli.ts';

@@ -3,7 +3,7 @@ import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../harness/run.ts';
+import type { RunSummary } from '../harness/run/index.ts';
 import { type KillPoint, outcome, readArchive, repoDisagreements, startCli, waitFor } from './kill-points.ts';
 import { runCli } from './run-cli.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../harness/run.ts';
+import type { RunSummary } from '../harness/run/index.ts';
 import { PROJECT_ROOT, runCli } from './run-cli.ts';
 
 type Summary = RunSummary;

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { RunSummary } from '../harness/run.ts';
+import type { RunSummary } from '../harness/run/index.ts';
 import { type CliResult, PROJECT_ROOT } from './run-cli.ts';
 
 /** A run of generate-loop as a child process, so that a test can kill it. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../harness/run.ts';
+import type { RunSummary } from '../harness/run/index.ts';
 import { errorReply, textReply } from '../llm/testing/fake-openai.ts';
 import { type FakeServer, startFakeServer } from '../llm/testing/fake-server.ts';
 import { type CliResult, runCli } from './run-cli.ts';

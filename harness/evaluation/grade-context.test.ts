@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveSandbox } from '../process/index.ts';
-import { PROJECT_ROOT } from '../run.ts';
+import { PROJECT_ROOT } from '../run/index.ts';
 import { createGradeContext } from './grade-context.ts';
 
 const sandbox = resolveSandbox('bwrap');

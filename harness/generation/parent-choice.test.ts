@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openArchive } from '../../archive/archive.ts';
 import { createVariantRepo, DEFAULT_LIMITS } from '../process/index.ts';
-import { PROJECT_ROOT, type RunConfig } from '../run-config.ts';
+import { PROJECT_ROOT, type RunConfig } from '../run/index.ts';
 import { chooseParent } from './parent-choice.ts';
 import type { RunContext } from './run-context.ts';
 

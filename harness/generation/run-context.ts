@@ -4,8 +4,7 @@ import type { GradeContext } from '../../domains/grade-context.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
 import type { DomainTasks, EvalsFolders, TaskPool, TaskSlots } from '../evaluation/index.ts';
 import type { ResolvedSandbox, VariantRepo } from '../process/index.ts';
-import type { RunConfig } from '../run-config.ts';
-import type { RunEvent } from '../run-events.ts';
+import type { RunConfig, RunEvent } from '../run/index.ts';
 
 /** Issues gateway tokens; implemented by the LLM gateway. */
 export interface TokenIssuer {

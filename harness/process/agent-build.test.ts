@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../run.ts';
+import { PROJECT_ROOT } from '../run/index.ts';
 import { buildAgentEntry } from './agent-build.ts';
 
 const NODE_MODULES = path.join(PROJECT_ROOT, 'node_modules');

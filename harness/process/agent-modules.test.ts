@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../run.ts';
+import { PROJECT_ROOT } from '../run/index.ts';
 import type { ModulesEntry } from './agent-build.ts';
 import { precompileAgent } from './agent-modules.ts';
 

@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { RunSummary } from '../../harness/run.ts';
+import type { RunSummary } from '../../harness/run/index.ts';
 import { PROJECT_ROOT, runNode } from '../run-cli.ts';
 import { CANARY, escapeMarkers, hostileScript, type Targets } from './attacks.ts';
 

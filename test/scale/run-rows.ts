@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import type { RunSummary } from '../../harness/run.ts';
+import type { RunSummary } from '../../harness/run/index.ts';
 import { outcome, readArchive } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
 

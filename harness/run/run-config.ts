@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { DatasetOptions } from '../domains/dataset-options.ts';
-import { DEFAULT_RETRY_POLICY } from '../llm/retry.ts';
-import { FAULT_KINDS } from '../llm/sim/faults.ts';
-import { MAX_TIMER_MS } from '../llm/timer-limit.ts';
-import { PARENT_SELECTIONS } from './generation/index.ts';
-import { DEFAULT_LIMITS, LIMIT_RANGES, openFilesNeeded, SANDBOX_MODES } from './process/index.ts';
+import { DatasetOptions } from '../../domains/dataset-options.ts';
+import { DEFAULT_RETRY_POLICY } from '../../llm/retry.ts';
+import { FAULT_KINDS } from '../../llm/sim/faults.ts';
+import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
+import { PARENT_SELECTIONS } from '../generation/index.ts';
+import { DEFAULT_LIMITS, LIMIT_RANGES, openFilesNeeded, SANDBOX_MODES } from '../process/index.ts';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The harness version recorded with every run: the package's own version. */
 export const HARNESS_VERSION = z

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { type LlmCallInput, openArchive } from '../archive/archive.ts';
-import { openEvalCache } from '../archive/eval-cache.ts';
-import type { Split } from '../domains/define-domain.ts';
+import { type LlmCallInput, openArchive } from '../../archive/archive.ts';
+import { openEvalCache } from '../../archive/eval-cache.ts';
+import type { Split } from '../../domains/define-domain.ts';
 import {
   createEvalsFolders,
   createGradeContext,
@@ -12,11 +12,11 @@ import {
   type DomainTasks,
   evaluateStage,
   scoresBySplit,
-} from './evaluation/index.ts';
-import type { RunContext, TokenIssuer } from './generation/index.ts';
-import { openSession } from './generation/index.ts';
-import type { ResolvedSandbox } from './process/index.ts';
-import { describeHarnessError, errorLine, killAll, openVariantRepo } from './process/index.ts';
+} from '../evaluation/index.ts';
+import type { RunContext, TokenIssuer } from '../generation/index.ts';
+import { openSession } from '../generation/index.ts';
+import type { ResolvedSandbox } from '../process/index.ts';
+import { describeHarnessError, errorLine, killAll, openVariantRepo } from '../process/index.ts';
 import type { RunConfig } from './run-config.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 import { clearDeadEvals, evalFolderName, evalSocketPrefix } from './run-lock.ts';

@@ -2,15 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { isFinalStep, type LlmCallInput, openArchive } from '../archive/archive.ts';
-import { openEvalCache } from '../archive/eval-cache.ts';
-import { ALL_SPLITS } from '../domains/define-domain.ts';
-import { openDomain } from '../domains/open-domain.ts';
-import { parseDomainRefs } from '../domains/reference.ts';
-import type { BudgetStop } from '../llm/budget.ts';
-import type { DomainTasks } from './evaluation/index.ts';
-import { createEvalsFolders, createGradeContext, createTaskSlots } from './evaluation/index.ts';
-import { ModelUnreachableError } from './first-contact.ts';
+import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
+import { openEvalCache } from '../../archive/eval-cache.ts';
+import { ALL_SPLITS } from '../../domains/define-domain.ts';
+import { openDomain } from '../../domains/open-domain.ts';
+import { parseDomainRefs } from '../../domains/reference.ts';
+import type { BudgetStop } from '../../llm/budget.ts';
+import type { DomainTasks } from '../evaluation/index.ts';
+import { createEvalsFolders, createGradeContext, createTaskSlots } from '../evaluation/index.ts';
 import {
   advanceGeneration,
   chooseParent,
@@ -22,8 +21,8 @@ import {
   type RunContext,
   selectionLag,
   type TokenIssuer,
-} from './generation/index.ts';
-import type { ResolvedSandbox } from './process/index.ts';
+} from '../generation/index.ts';
+import type { ResolvedSandbox } from '../process/index.ts';
 import {
   createVariantRepo,
   describeEnforcement,
@@ -33,15 +32,13 @@ import {
   killAll,
   openVariantRepo,
   type VariantRepo,
-} from './process/index.ts';
+} from '../process/index.ts';
+import { ModelUnreachableError } from './first-contact.ts';
 import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
 import { progressLine, type RunSummary, summarize } from './run-summary.ts';
 import { initialAgents } from './transfer.ts';
-
-export { HARNESS_VERSION, PROJECT_ROOT } from './run-config.ts';
-export type { RunSummary } from './run-summary.ts';
 
 export function defaultRunId(now = new Date()): string {
   const pad = (n: number, w = 2): string => String(n).padStart(w, '0');

@@ -1,5 +1,5 @@
-import { type Archive, isFinalStep } from '../archive/archive.ts';
-import type { ModelHealthEvent } from '../llm/failure-watch.ts';
+import { type Archive, isFinalStep } from '../../archive/archive.ts';
+import type { ModelHealthEvent } from '../../llm/failure-watch.ts';
 
 /**
  * What a run reports while it goes, for a progress display (the harness itself prints nothing). Stages

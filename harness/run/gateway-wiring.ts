@@ -1,15 +1,20 @@
 import path from 'node:path';
-import type { LlmCallInput } from '../archive/archive.ts';
-import { createFailureWatch, type FailureWatch, type ModelHealthEvent } from '../llm/failure-watch.ts';
-import { startGateway } from '../llm/gateway.ts';
-import type { ModelProvider } from '../llm/provider.ts';
-import { connectModel } from '../llm/providers/index.ts';
-import { createNormalizer, createRecordWriter, type ReplayBook, runPlaceholders } from '../llm/recorder.ts';
-import { type ModelRecord, resolveModel } from '../llm/registry.ts';
-import { type RetryInfo, withRetries } from '../llm/retry.ts';
-import type { ParsedSimScript } from '../llm/sim/script.ts';
-import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
-import type { DomainTasks } from './evaluation/index.ts';
+import type { LlmCallInput } from '../../archive/archive.ts';
+import { createFailureWatch, type FailureWatch, type ModelHealthEvent } from '../../llm/failure-watch.ts';
+import { startGateway } from '../../llm/gateway.ts';
+import type { ModelProvider } from '../../llm/provider.ts';
+import { connectModel } from '../../llm/providers/index.ts';
+import {
+  createNormalizer,
+  createRecordWriter,
+  type ReplayBook,
+  runPlaceholders,
+} from '../../llm/recorder.ts';
+import { type ModelRecord, resolveModel } from '../../llm/registry.ts';
+import { type RetryInfo, withRetries } from '../../llm/retry.ts';
+import type { ParsedSimScript } from '../../llm/sim/script.ts';
+import { createSimModel, type SimModel } from '../../llm/sim/sim-model.ts';
+import type { DomainTasks } from '../evaluation/index.ts';
 import { firstContact, type RetryNotice } from './first-contact.ts';
 import type { RunDeps } from './run.ts';
 import type { SimConfig } from './run-config.ts';

@@ -1,6 +1,6 @@
-import type { Archive, VariantStatus } from '../archive/archive.ts';
-import { finishedVariants, scoresBySplit } from './evaluation/index.ts';
-import type { RunContext } from './generation/index.ts';
+import type { Archive, VariantStatus } from '../../archive/archive.ts';
+import { finishedVariants, scoresBySplit } from '../evaluation/index.ts';
+import type { RunContext } from '../generation/index.ts';
 
 export interface RunSummary {
   runId: string;

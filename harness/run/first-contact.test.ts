@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelProvider, ProviderError, ProviderResult } from '../llm/provider.ts';
-import { withRetries } from '../llm/retry.ts';
-import type { CallContext, ChatRequest } from '../llm/types.ts';
+import type { ModelProvider, ProviderError, ProviderResult } from '../../llm/provider.ts';
+import { withRetries } from '../../llm/retry.ts';
+import type { CallContext, ChatRequest } from '../../llm/types.ts';
 import { FIRST_CONTACT_ATTEMPTS, firstContact, type RetryNotice } from './first-contact.ts';
 
 const req: ChatRequest = { messages: [{ role: 'user', content: 'hi' }] };

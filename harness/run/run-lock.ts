@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runLockFile, runLockHolder } from '../archive/run-folder.ts';
-import { alive } from './process/index.ts';
+import { runLockFile, runLockHolder } from '../../archive/run-folder.ts';
+import { alive } from '../process/index.ts';
 
 export const lockFile = runLockFile;
 

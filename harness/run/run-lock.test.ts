@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive } from './process/index.ts';
+import { alive } from '../process/index.ts';
 import { clearDeadEvals, clearLeftovers, evalFolderName, evalSocketPrefix, killOrphans } from './run-lock.ts';
 
 const started: ChildProcess[] = [];
