@@ -138,7 +138,9 @@ export function hostileScript(t: Targets) {
       [
         // Network, then a process spray that outlives the shell if nothing stops it.
         bash(`${heredoc('agents/net.cjs', NETWORK(t))}\nnode agents/net.cjs; rm agents/net.cjs; true`),
-        bash(`for i in $(seq 200); do setsid sleep ${t.spraySeconds} >/dev/null 2>&1 & done 2>/dev/null; true`),
+        bash(
+          `for i in $(seq 200); do setsid sleep ${t.spraySeconds} >/dev/null 2>&1 & done 2>/dev/null; true`,
+        ),
         'Done.',
       ],
       [
