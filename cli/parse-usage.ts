@@ -31,20 +31,47 @@ export async function parseOrExplain<T>(parser: Argv<T>, command: string, argv: 
     const sentence = /[.!?]$/.test(message) ? message : `${message}.`;
     return new UsageError(`${sentence} Run ${command} --help for the options.`);
   };
-  const numbers = (parser as unknown as { getOptions(): { number: string[] } }).getOptions().number;
-  const blank = blankNumberOption(argv, numbers);
+  const options = (parser as unknown as { getOptions(): { number: string[]; array: string[] } }).getOptions();
+  const blank = blankNumberOption(argv, options.number);
   if (blank !== null && !argv.includes('--help') && !argv.includes('-h')) {
     throw explain(`--${blank} was given an empty value: give a number`);
   }
-  try {
-    return await parser
-      .wrap(helpWidth())
-      .fail((message: string) => {
-        throw new UsageError(message);
-      })
-      .parseAsync();
-  } catch (error) {
-    if (error instanceof UsageError) throw explain(error.message);
-    throw error;
+  const parse = async () => {
+    try {
+      return await parser
+        .wrap(helpWidth())
+        .fail((message: string) => {
+          throw new UsageError(message);
+        })
+        .parseAsync();
+    } catch (error) {
+      if (error instanceof UsageError) throw explain(error.message);
+      throw error;
+    }
+  };
+  const parsed = await parse();
+  const repeated = repeatedOption(parsed as Record<string, unknown>, options.array);
+  if (repeated !== null) {
+    throw explain(
+      `--${repeated.name} was given ${repeated.values.length} times (${repeated.values.join(', ')}): give it once`,
+    );
   }
+  return parsed;
+}
+
+/**
+ * An option given more than once that takes one value (yargs gathers the values into an array, which the
+ * command would then misread); null when there is none. Options declared as arrays may repeat.
+ */
+export function repeatedOption(
+  parsed: Record<string, unknown>,
+  arrays: readonly string[],
+): { name: string; values: string[] } | null {
+  for (const [name, value] of Object.entries(parsed)) {
+    if (name === '_' || name === '$0' || !Array.isArray(value) || arrays.includes(name)) continue;
+    // yargs keeps each dashed option under its camelCase name too: report the name the user typed.
+    if (/[A-Z]/.test(name) && `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` in parsed) continue;
+    return { name, values: value.map(String) };
+  }
+  return null;
 }

@@ -33,6 +33,7 @@ describe('generate-loop refuses bad input with one paragraph, exit code 2, and w
     ['an empty --out', ['--out', ''], /--out is empty/],
     ['a 300-character --run-id', ['--run-id', 'r'.repeat(300)], /--run-id is 300 characters long/],
     ['--generations 1e9', ['--generations', '1e9'], /--generations must be a whole number from 0 to 100000/],
+    ['--out given twice', ['--out', 'a', '--out', 'b'], /--out was given 2 times \(a, b\): give it once/],
   ])('%s', async (_what, extra, message) => {
     const out = extra.includes('--out') ? [] : ['--out', path.join(dir, 'runs')];
     const result = await runCli('generate-loop', [...SIM, ...out, ...extra], {}, dir);
@@ -301,6 +302,22 @@ describe('eval and --resume check the limits of the run they take up', () => {
     expect(result.stderr).toMatch(
       /--resume r1: the run was started with a value this version refuses: --memory-mb must be a whole number of MiB from 384 .*, not 1\. Start a new run/,
     );
+  });
+});
+
+describe('an option that takes one value, given twice', () => {
+  it.each([
+    [['archive', 'list', '--runs', 'a', '--runs', 'b'], /--runs was given 2 times \(a, b\): give it once/],
+    [['archive', 'best', '--top', '1', '--top', '2'], /--top was given 2 times \(1, 2\): give it once/],
+    [
+      ['eval', 'r:0', '--domains', 'arithmetic', '--split', 'val', '--split', 'test'],
+      /--split was given 2 times/,
+    ],
+  ])('hyperagents %j is refused, naming it', async (args, message) => {
+    const result = await runCli('hyperagents', args, {}, dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    noTrace(result.stderr);
   });
 });
 

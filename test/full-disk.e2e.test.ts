@@ -118,7 +118,7 @@ describe.skipIf(!root)(
         const failed = await run.done;
         expect(failed.code, failed.stderr).toBe(1);
         expect(failed.stderr).toContain(`the disk holding ${runDir} is full`);
-        expect(failed.stderr).toContain(`to continue: generate-loop --resume ${runDir}`);
+        expect(failed.stderr).toContain(`to continue: npx generate-loop --resume ${runDir}`);
         expect(failed.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
         expect(placeholders(runDir)).toEqual([]);
         expect(partial(runDir)).toEqual([]);

@@ -49,6 +49,18 @@ function registeredWorktrees(runDir: string): string[] {
 }
 
 /** What a run folder must not hold once nothing runs it. */
+/** The resume advice: "Continue with:" then, alone on the next line, the command that continues the run. */
+function expectResumeCommand(output: string, runDir: string): void {
+  const lines = output.split('\n');
+  const command = lines.find(
+    (line) =>
+      line.endsWith(`generate-loop --resume ${runDir}`) ||
+      line.endsWith(`generate-loop.mjs --resume ${runDir}`),
+  );
+  expect(command, `a line with the resume command in:\n${output}`).toBeDefined();
+  expect(lines[lines.indexOf(command!) - 1]).toMatch(/Continue with:$/);
+}
+
 function expectNothingLeft(runDir: string): void {
   expect(processesIn(runDir)).toEqual([]);
   expect(existsSync(path.join(runDir, 'run.lock'))).toBe(false);
@@ -84,7 +96,7 @@ describe('hyperagents experiment killed with SIGKILL', () => {
     for (const [i, runDir] of runDirs.entries()) {
       const log = readFileSync(path.join(dir, 'logs', `full-s${i + 1}.log`), 'utf8');
       expect(log).toContain('the experiment that started this process ended: stopping the run cleanly');
-      expect(log).toContain(`Continue with: generate-loop --resume ${runDir}`);
+      expectResumeCommand(log, runDir);
       expect(runStatus(runDir)).toBe('stopped');
       expectNothingLeft(runDir);
     }
@@ -214,9 +226,11 @@ describe('signals other than SIGINT stop like Ctrl-C', () => {
       const stopped = await run.done;
       expect(stopped.code).toBe(130);
       expect(stopped.stderr).toContain(`${signal}: stopping the run cleanly`);
-      expect(stopped.stderr.trimEnd().split('\n').at(-1)).toBe(
-        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with: generate-loop --resume ${runDir}`,
+      const lines = stopped.stderr.trimEnd().split('\n');
+      expect(lines.at(-2)).toBe(
+        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with:`,
       );
+      expectResumeCommand(lines.slice(-2).join('\n'), runDir);
       expect(runStatus(runDir)).toBe('stopped');
       expectNothingLeft(runDir);
       const resumed = await launch('generate-loop', ['--resume', runDir]).done;
@@ -264,7 +278,7 @@ describe('npx generate-loop', () => {
       const result = await run.done;
       await until('the run to end', () => !isAlive(holder));
       expect(result.stderr).toContain(`${said}: stopping the run cleanly`);
-      expect(result.stderr).toContain(`Continue with: generate-loop --resume ${runDir}`);
+      expectResumeCommand(result.stderr, runDir);
       expect(runStatus(runDir)).toBe('stopped');
       expectNothingLeft(runDir);
     },

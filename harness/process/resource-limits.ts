@@ -84,12 +84,17 @@ export const LIMIT_RANGES: Record<keyof ResourceLimits, LimitRange> = {
   },
 };
 
-/** The `prlimit` arguments (before `--`) that apply the per-process limits. */
-export function prlimitArgs(limits: ResourceLimits): string[] {
+/**
+ * The `prlimit` arguments (before `--`) that apply the per-process limits. RLIMIT_NPROC counts every process
+ * of the user on the machine, so where a cgroup counts the agent's own processes (`processesCounted`) it is
+ * left unset: otherwise agents running beside each other (or any other process of the same user) would use
+ * up each other's processes.
+ */
+export function prlimitArgs(limits: ResourceLimits, processesCounted = false): string[] {
   return [
     `--nofile=${limits.openFiles}`,
     `--fsize=${limits.fileSizeMb * MIB}`,
-    `--nproc=${limits.processes}`,
+    ...(processesCounted ? [] : [`--nproc=${limits.processes}`]),
     '--core=0',
   ];
 }
@@ -145,6 +150,11 @@ interface CgroupController {
 export interface CgroupSupport {
   version: 'v1' | 'v2' | null;
   controllers: CgroupController[];
+}
+
+/** Whether these cgroups cap an agent's processes (pids.max), so RLIMIT_NPROC is not needed. */
+export function cgroupsCountProcesses(support: CgroupSupport): boolean {
+  return support.controllers.some((c) => c.limits(DEFAULT_LIMITS).some(([file]) => file === 'pids.max'));
 }
 
 const CGROUP_ROOT = '/sys/fs/cgroup';

@@ -186,15 +186,17 @@ describe.skipIf(!bwrapAvailable())('the bubblewrap sandbox', () => {
   };
 
   it('caps the processes an agent can run at once', () => {
+    // The shell marks each process it started (a builtin, no process of its own); it ends at the first it
+    // cannot start.
     const workdir = path.join(tmp, 'spray');
     runLimited(
       { processes: 20 },
       workdir,
-      'for i in $(seq 80); do (touch started-$i; sleep 30) & done 2>/dev/null; sleep 3; exit 0',
+      'for i in $(seq 80); do sleep 30 & echo > started-$i; done 2>/dev/null; exit 0',
     );
     const started = readdirSync(workdir).filter((f) => f.startsWith('started-')).length;
-    expect(started).toBeGreaterThan(0);
-    expect(started).toBeLessThanOrEqual(20);
+    expect(started).toBeGreaterThan(5);
+    expect(started).toBeLessThan(20);
   }, 60_000);
 
   it('caps the size of a file, of the private /tmp, and the open files', () => {

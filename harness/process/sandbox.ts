@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   cgroupSupport,
+  cgroupsCountProcesses,
   DEFAULT_LIMITS,
   inCgroups,
   MIB,
@@ -75,7 +76,10 @@ function limited(limits: ResourceLimits, file: string, args: string[]): { file: 
   const prlimit = prlimitBinary();
   return prlimit === null
     ? { file, args }
-    : { file: prlimit, args: [...prlimitArgs(limits), '--', file, ...args] };
+    : {
+        file: prlimit,
+        args: [...prlimitArgs(limits, cgroupsCountProcesses(cgroupSupport())), '--', file, ...args],
+      };
 }
 
 /**

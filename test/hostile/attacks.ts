@@ -24,6 +24,11 @@ export interface Targets {
   abstractSocket: string;
   /** A file the harness's git would create if it ran a repository-controlled program. */
   fsmonitorMarker: string;
+  /**
+   * How long the sprayed processes sleep: a number of this run's own, so that a run's count of what its
+   * agents left running never takes in (or kills) another run's, when both suites run at once.
+   */
+  spraySeconds: string;
 }
 
 /** Files that exist after the run only if an attack wrote outside the worktree. */
@@ -133,7 +138,9 @@ export function hostileScript(t: Targets) {
       [
         // Network, then a process spray that outlives the shell if nothing stops it.
         bash(`${heredoc('agents/net.cjs', NETWORK(t))}\nnode agents/net.cjs; rm agents/net.cjs; true`),
-        bash('for i in $(seq 200); do setsid sleep 7777.25 >/dev/null 2>&1 & done 2>/dev/null; true'),
+        bash(
+          `for i in $(seq 200); do setsid sleep ${t.spraySeconds} >/dev/null 2>&1 & done 2>/dev/null; true`,
+        ),
         'Done.',
       ],
       [

@@ -86,6 +86,7 @@ function prepare(root: string): { targets: Targets; servers: Server[]; counts: D
     unixSocket: path.join(root, 'host.sock'),
     abstractSocket: abstractName,
     fsmonitorMarker: path.join(root, 'fsmonitor-ran'),
+    spraySeconds: `7777.${process.pid}`,
   };
   return { targets, servers, counts };
 }
@@ -98,7 +99,7 @@ function filesUnder(dir: string): string[] {
 }
 
 /** Agent processes (by their marks) still running; each is ended by its id once counted. */
-function endLeftovers(copy: string): number {
+function endLeftovers({ copy, spraySeconds }: Targets): number {
   let found = 0;
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
@@ -108,7 +109,7 @@ function endLeftovers(copy: string): number {
     } catch {
       continue;
     }
-    if (!cmdline.includes('sleep 7777.25') && !cmdline.includes(`${copy}/runs/`)) continue;
+    if (!cmdline.includes(`sleep ${spraySeconds} `) && !cmdline.includes(`${copy}/runs/`)) continue;
     found += 1;
     try {
       process.kill(Number(name), 'SIGKILL');
@@ -159,7 +160,7 @@ function detect(targets: Targets, counts: Detections['connections']): Detections
     escapes,
     stolenSecrets,
     connections: { ...counts },
-    leftoverProcesses: endLeftovers(targets.copy),
+    leftoverProcesses: endLeftovers(targets),
     largestLogBytes: Math.max(0, ...logs.map((f) => statSync(f).size)),
     largestAnswerChars,
   };
