@@ -22,6 +22,13 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const SIM = ['--domains', 'arithmetic', '--model', 'sim', '--generations', '1', '--eval-samples', '4'];
+
+/** SIM with the flags that `extra` gives left out (a flag given twice is refused as such). */
+function simWith(extra: string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < SIM.length; i += 2) if (!extra.includes(SIM[i]!)) args.push(SIM[i]!, SIM[i + 1]!);
+  return [...args, ...extra];
+}
 /** No stack frame, and no blaming git for a folder that is gone. */
 const noTrace = (text: string): void => {
   expect(text).not.toMatch(/^\s+at /m);
@@ -36,7 +43,7 @@ describe('generate-loop refuses bad input with one paragraph, exit code 2, and w
     ['--out given twice', ['--out', 'a', '--out', 'b'], /--out was given 2 times \(a, b\): give it once/],
   ])('%s', async (_what, extra, message) => {
     const out = extra.includes('--out') ? [] : ['--out', path.join(dir, 'runs')];
-    const result = await runCli('generate-loop', [...SIM, ...out, ...extra], {}, dir);
+    const result = await runCli('generate-loop', simWith([...out, ...extra]), {}, dir);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     noTrace(result.stderr);
@@ -114,10 +121,9 @@ describe('a limit or timeout the machine cannot honour is refused with its range
       '--sim-latency-ms must give delays of at most 2147483647 ms \\(the longest a timer can wait\\)',
     ],
   ])('generate-loop %s', async (_what, extra, message) => {
-    // The flags come after --generations 1, so --generations '' is the last word that sets it.
     const result = await runCli(
       'generate-loop',
-      [...SIM, '--out', path.join(dir, 'runs'), ...extra],
+      simWith(['--out', path.join(dir, 'runs'), ...extra]),
       {},
       dir,
     );
