@@ -13,7 +13,7 @@ export interface QueueFlags {
   rest: string[];
 }
 
-export const QUEUE_HELP = `Scale-out (see README, "Scale-out with workers"):
+export const QUEUE_HELP = `Scale-out (see docs/scale-out.md):
   --queue redis://HOST:PORT[/DB]
                      run as a coordinator: tasks go to "hyperagents worker"
                      processes

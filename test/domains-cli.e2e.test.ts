@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INITIALS, LEAP_DAYS, writeExercises } from '../domains/testing/exercise-fixtures.ts';
+import { section } from './doc-pages.ts';
 import { PROJECT_ROOT, runCli } from './run-cli.ts';
 
 /** Commas, doubled quotes and a line break inside fields, non-ASCII text, a BOM, CRLF, and one bad row. */
@@ -295,16 +296,17 @@ describe('bad datasets and answer files: a clear message with the line, and the 
   );
 });
 
-/** The commands of the README's "Add a domain" section, run as written (plus --json to read the result). */
-describe('the README "Add a domain" section', () => {
-  const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Add a domain'), readme.indexOf('## The agent core'));
-  const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], body: m[2]! }));
-  const commands = blocks
-    .filter((b) => b.lang === '')
-    .flatMap((b) => b.body.trim().split('\n'))
+/** The commands of the "Add a domain" section of docs/domains.md, run as written (plus --json to read the result). */
+describe('the docs\' "Add a domain" section', () => {
+  const page = readFileSync(path.join(PROJECT_ROOT, 'docs', 'domains.md'), 'utf8');
+  const blocks = [...section(page, '## Add a domain').matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({
+    lang: m[1],
+    body: m[2]!,
+  }));
+  const lines = blocks.filter((b) => b.lang === '').flatMap((b) => b.body.trim().split('\n'));
+  const commands = lines
     .map((line) => line.trim().split(/\s+/))
-    // Run from the clone through npx, as the README says; here through the bin scripts.
+    // Run from the clone through npx, as the docs say; here through the bin scripts.
     .map((words) => (words[0] === 'npx' ? words.slice(1) : words));
 
   it('has a dataset in two commands and an Exercism folder in one', () => {
@@ -313,6 +315,15 @@ describe('the README "Add a domain" section', () => {
       'generate-loop --domains dataset:capitals.csv',
       'generate-loop --domains exercism:exercises',
     ]);
+  });
+
+  it("holds the README's example, so the README's commands are the ones run here", () => {
+    const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const example = [...section(readme, '## Plug in a domain').matchAll(/```bash\n([\s\S]*?)```/g)]
+      .flatMap((m) => m[1]!.trim().split('\n'))
+      .map((line) => line.replace(/\s+#.*$/, ''));
+    expect(example.length).toBeGreaterThan(0);
+    for (const command of example) expect(lines).toContain(command);
   });
 
   it.each([0, 1, 2])(

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, runCli } from './run-cli.ts';
@@ -88,85 +86,4 @@ describe('help text', () => {
     expect(lines.length).toBeGreaterThan(3);
     expect(lines.filter((line) => line.length > 80)).toEqual([]);
   });
-});
-
-/** The README's code blocks (not the TypeScript ones), with the lines of each. */
-function readmeBlocks(): { lang: string; lines: string[] }[] {
-  const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)]
-    .filter((m) => m[1] === '' || m[1] === 'bash')
-    .map((m) => ({ lang: m[1]!, lines: m[2]!.split('\n') }));
-}
-
-describe('the README', () => {
-  const COMMANDS = [
-    'generate-loop',
-    'chat',
-    'eval',
-    'domains',
-    'models',
-    'archive',
-    'serve',
-    'report',
-  ].concat('experiment', 'worker', 'queue');
-
-  it('starts every command with npx, which finds it in a clone, and names only commands that exist', () => {
-    const lines = readmeBlocks().flatMap((b) => b.lines);
-    expect(lines.filter((line) => /^(hyperagents|generate-loop)\b/.test(line))).toEqual([]);
-    const run = lines.filter((line) => line.startsWith('npx '));
-    expect(run.length).toBeGreaterThan(20);
-    for (const line of run) {
-      const [, bin, sub] = line.split(/\s+/);
-      expect(['hyperagents', 'generate-loop'], line).toContain(bin);
-      if (bin === 'hyperagents') expect([...COMMANDS, '--version'], line).toContain(sub);
-    }
-  });
-
-  it('gives, in its shell examples, only options the command takes', async () => {
-    // A command with its continuation lines, without the comment at its end.
-    const commands = readmeBlocks()
-      .filter((b) => b.lang === 'bash')
-      .flatMap((b) =>
-        b.lines
-          .join('\n')
-          .replace(/\\\n\s*/g, ' ')
-          .split('\n'),
-      )
-      .map((line) => line.replace(/\s+#.*$/, ''))
-      .filter((line) => line.startsWith('npx '));
-    const helps = new Map<string, Promise<string>>();
-    for (const command of commands) {
-      const [, bin, sub] = command.split(/\s+/) as [string, 'hyperagents' | 'generate-loop', string];
-      const key = bin === 'hyperagents' ? `${bin} ${sub}` : bin;
-      if (!helps.has(key)) {
-        const args = bin === 'hyperagents' ? [sub, '--help'] : ['--help'];
-        helps.set(
-          key,
-          runCli(bin, args).then((r) => r.stdout),
-        );
-      }
-      const help = await helps.get(key)!;
-      for (const option of command.match(/(?<=\s)--[a-z][a-z-]*/g) ?? []) {
-        expect(help, `${command}: ${option}`).toMatch(new RegExp(`(^|[\\s,])${option}\\b`, 'm'));
-      }
-    }
-    expect(helps.size).toBeGreaterThanOrEqual(4);
-  }, 120_000);
-
-  it('works in a fresh clone: npx finds both commands with nothing installed globally', async () => {
-    const clone = mkdtempSync(path.join(tmpdir(), 'hyperagents-clone-'));
-    try {
-      execFileSync('git', ['clone', '--quiet', PROJECT_ROOT, clone]);
-      // What `npm run setup` installs, without fetching it again.
-      symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(clone, 'node_modules'));
-      // npx's own cache in the temp folder, offline: nothing is fetched, and the user's cache is untouched.
-      const env = { ...process.env, npm_config_cache: path.join(clone, '.npm'), npm_config_offline: 'true' };
-      for (const bin of ['hyperagents', 'generate-loop']) {
-        const out = execFileSync('npx', [bin, '--version'], { cwd: clone, env, encoding: 'utf8' });
-        expect(out).toBe(`${VERSION}\n`);
-      }
-    } finally {
-      rmSync(clone, { recursive: true, force: true });
-    }
-  }, 120_000);
 });

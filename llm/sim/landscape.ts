@@ -15,7 +15,8 @@ import { hash01 } from './rng.ts';
 
 /**
  * The task-side landscape: how the strategy phrases in a prompt combine into P(correct) per domain.
- * Pure; see phrases.ts for the tables and the README for what helps, what hurts and where the optimum is.
+ * Pure; see phrases.ts for the tables, and docs/simulated-model.md for what helps, what hurts and where
+ * the optimum is.
  */
 
 /** The strategy phrases (TASK_PHRASES names) present in a text. */

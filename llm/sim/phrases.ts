@@ -1,7 +1,7 @@
 /**
- * The sim's strategy phrases (contracts: "Sim strategy phrases" and the README's "The simulated
- * landscape"). Matched case-insensitively and whitespace-normalized anywhere in a request's system and
- * user text. Pure data plus tiny lookups; how they combine into P(correct) is in landscape.ts.
+ * The sim's strategy phrases (contracts: "Sim strategy phrases" and "The simulated landscape" in
+ * docs/simulated-model.md). Matched case-insensitively and whitespace-normalized anywhere in a request's
+ * system and user text. Pure data plus tiny lookups; how they combine into P(correct) is in landscape.ts.
  * Changing what the sim answers means bumping the sim's `revision` in llm/model-table.ts, so task
  * results cached from the old tables are not reused.
  */
