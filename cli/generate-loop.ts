@@ -16,25 +16,13 @@ import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { assertListenable, queueTarget } from './queue-target.ts';
 import { redisLine } from './redis-progress.ts';
-import { loopCommandWords, shellWord } from './self-command.ts';
+import { resumeCommand } from './self-command.ts';
 import { abortExitCode, describeStop, type StopWatch, watchStops } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
   'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
   'archive are real; the scores show how selection works, not how good a real model is.';
-
-/**
- * The command that continues a run, printed whenever a run stops before its end; a coordinator's keeps its
- * queue (and --remote-generations), so the jobs it left in Redis are picked up.
- */
-export function resumeCommand(runDir: string, queue: QueueFlags | null = null): string {
-  const flags = [
-    ...(queue?.queue == null ? [] : ['--queue', queue.queue]),
-    ...(queue?.remoteGenerations === true ? ['--remote-generations'] : []),
-  ];
-  return [...loopCommandWords(), '--resume', runDir, ...flags].map(shellWord).join(' ');
-}
 
 /**
  * The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
