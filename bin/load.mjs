@@ -1,0 +1,58 @@
+// How the bins start a command: the JavaScript built from the sources (scripts/build-commands.mjs) when no
+// source has changed since that build, else a fresh build; and the TypeScript sources through tsx when no
+// build can be made (a source that does not compile, a project folder that cannot be written).
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const DIST = new URL('../dist/', import.meta.url);
+
+/** Each entry's source, run through tsx when there is no build. */
+const SOURCES = {
+  hyperagents: () => import('../cli/hyperagents.ts'),
+  'generate-loop': () => import('../cli/generate-loop.ts'),
+  'closed-output': () => import('../cli/closed-output.ts'),
+};
+
+/** The folder of the current build when every file it was built from is as it was then; else null. */
+function currentBuild() {
+  let current;
+  try {
+    current = JSON.parse(readFileSync(new URL('current.json', DIST), 'utf8'));
+  } catch {
+    return null;
+  }
+  for (const [file, [mtimeMs, size]] of Object.entries(current.inputs)) {
+    try {
+      const stat = statSync(ROOT + file);
+      if (stat.mtimeMs !== mtimeMs || stat.size !== size) return null;
+    } catch {
+      return null;
+    }
+  }
+  return new URL(`${current.build}/`, DIST);
+}
+
+async function freshBuild() {
+  try {
+    const { buildCommands } = await import('../scripts/build-commands.mjs');
+    return pathToFileURL(`${await buildCommands()}/`);
+  } catch {
+    return null;
+  }
+}
+
+let place;
+
+/** The module of one entry (`hyperagents`, `generate-loop`, `closed-output`), built or from its source. */
+export async function load(entry) {
+  if (place === undefined) {
+    place = currentBuild() ?? (await freshBuild()) ?? 'source';
+    // Stack traces (HYPERAGENTS_DEBUG=1) name the TypeScript sources' lines, not the build's.
+    if (place !== 'source' && process.env.HYPERAGENTS_DEBUG) process.setSourceMapsEnabled(true);
+  }
+  if (place !== 'source') return import(new URL(`${entry}.js`, place).href);
+  const { register } = await import('tsx/esm/api');
+  register();
+  return SOURCES[entry]();
+}
