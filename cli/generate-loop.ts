@@ -7,14 +7,12 @@ import {
   type RetryNotice,
   runGenerations,
 } from '../harness/run/index.ts';
-import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
-import { PROJECT_VERSION } from '../queue/project-version.ts';
+import type { Coordinator } from '../queue/coordinator.ts';
 import { reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
-import { assertListenable, queueTarget } from './queue-target.ts';
 import { redisLine } from './redis-progress.ts';
 import { resumeCommand } from './self-command.ts';
 import { abortExitCode, describeStop, type StopWatch, watchStops } from './stop-signals.ts';
@@ -65,6 +63,14 @@ export async function main(argv: string[]): Promise<number> {
   let coordinator: Coordinator | null = null;
   if (queue.queue !== null) {
     try {
+      // The queue's client (BullMQ, ioredis) is loaded only by a run that uses it.
+      const [{ openCoordinator }, { PROJECT_VERSION }, { assertListenable, queueTarget }] = await Promise.all(
+        [
+          import('../queue/coordinator.ts'),
+          import('../queue/project-version.ts'),
+          import('./queue-target.ts'),
+        ],
+      );
       const target = await queueTarget(queue.queue, 'generate-loop --queue');
       await assertListenable(queue.gatewayListen);
       coordinator = await openCoordinator({

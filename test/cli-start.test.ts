@@ -62,7 +62,7 @@ describe('the built commands', () => {
     meta = JSON.parse(readFileSync(path.join(folder, 'meta.json'), 'utf8')) as Metafile;
   });
 
-  it.each(['domains', 'archive', 'models'])(
+  it.each(['domains', 'archive', 'models', 'generate-loop'])(
     'hyperagents %s loads no provider SDK and no queue client',
     (command) => {
       const loaded = packagesAtStart(meta, command);
