@@ -1,7 +1,7 @@
 // How the bins start a command: the JavaScript built from the sources (scripts/build-commands.mjs) when no
 // source has changed since that build, else a fresh build; and the TypeScript sources through tsx when no
 // build can be made (a source that does not compile, a project folder that cannot be written).
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import nodeModule from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -31,7 +31,16 @@ function currentBuild() {
       return null;
     }
   }
-  return new URL(`${current.build}/`, DIST);
+  const folder = new URL(`${current.build}/`, DIST);
+  try {
+    // Marks the build as in use, so that it is kept while commands start from it (scripts/build-commands.mjs).
+    const now = new Date();
+    utimesSync(folder, now, now);
+  } catch {
+    // Deleted (then built again), or a folder this user cannot write: the build still runs if it is there.
+    if (!existsSync(folder)) return null;
+  }
+  return folder;
 }
 
 async function freshBuild() {

@@ -41,8 +41,11 @@ const BUNDLED = ['yargs', 'zod', 'p-limit'];
  */
 const REQUIRED = ['better-sqlite3'];
 
-/** A build not run by any current.json for this long is deleted. */
-const KEEP_OLD_BUILD_MS = 24 * 60 * 60 * 1000;
+/**
+ * A build no command has started from for this long is deleted (bin/load.mjs marks each start): a command
+ * still running from it may yet load one of its chunks.
+ */
+const KEEP_OLD_BUILD_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The shipped domains: the folders under domains/ with an index.ts (as domains/discover.ts finds them). */
 function domainNames() {
@@ -156,7 +159,7 @@ function stamps(files, builtFrom) {
   return out;
 }
 
-/** Deletes earlier builds no current.json has named for a day, and folders left by builds cut short. */
+/** Deletes the builds not started from for a week, and folders left by builds cut short. */
 function pruneOld(keep) {
   for (const entry of readdirSync(DIST, { withFileTypes: true })) {
     if (!entry.isDirectory() || entry.name === keep) continue;
