@@ -1,6 +1,7 @@
 import { loadavg } from 'node:os';
 import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
+import { benchCliStart } from './cli-start.ts';
 import { type BenchMode, benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
 import { benchGenerationsPerHour, EVAL_WORKERS } from './generations-per-hour.ts';
@@ -12,7 +13,7 @@ import { benchSandbox } from './sandbox.ts';
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
  * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser,
- * generations-per-hour, harness-overhead, sandbox, grading, queue (default: all).
+ * generations-per-hour, harness-overhead, sandbox, grading, queue, cli-start (default: all).
  */
 const MODE_LABEL: Record<BenchMode, string> = {
   steady: 'steady',
@@ -118,6 +119,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
           `${(base.seconds / r.seconds).toFixed(2)}x the 1-grader speed${r.allPassed ? '' : ' (SOME FAILED)'}`,
       );
     }
+  },
+  'cli-start': async () => {
+    for (const line of await benchCliStart()) console.log(line);
   },
   queue: async () => {
     const latencyMs = 200;

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry with tsx: no build step.
-import { register } from 'tsx/esm/api';
+// Runs the command built from its TypeScript sources, rebuilt first when a source has changed (load.mjs).
+import { load } from './load.mjs';
 
-register();
-(await import('../cli/closed-output.ts')).dropOutputToClosedPipes();
-const { main } = await import('../cli/hyperagents.ts');
+(await load('closed-output')).dropOutputToClosedPipes();
+const { main } = await load('hyperagents');
 process.exitCode = await main(process.argv.slice(2));

@@ -7,8 +7,8 @@ import {
 } from '../archive/read.ts';
 import { listRunIds } from '../archive/run-folder.ts';
 import { withRun } from './archive-refs.ts';
-import { resumeCommand } from './generate-loop.ts';
 import { unreadableArchive } from './run-ref.ts';
+import { resumeCommand } from './self-command.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
 

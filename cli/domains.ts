@@ -1,13 +1,7 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import yargs from 'yargs';
 import { ALL_SPLITS, type Domain, type Split } from '../domains/define-domain.ts';
 import { listDomainNames, loadDomain } from '../domains/discover.ts';
-import { openDomain } from '../domains/open-domain.ts';
-import { DOMAIN_REF_HELP, parseDomainRef } from '../domains/reference.ts';
-import { checkDomain, createGradeContext, type DomainReport } from '../harness/evaluation/index.ts';
-import { resolveSandbox } from '../harness/process/index.ts';
-import { PROJECT_ROOT } from '../harness/run/index.ts';
+import { DOMAIN_REF_HELP } from '../domains/reference.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
@@ -85,91 +79,6 @@ async function list(json: boolean): Promise<void> {
   process.stdout.write(`\nAlso: ${DOMAIN_REF_HELP}. Check one with: hyperagents domains test REF\n`);
 }
 
-const ANSWER_LINE = 'Each line is {"id": ..., "response": ...}, one per task.';
-
-/** Reads `{"id", "response"}` lines; a bad line, a repeated id or no answer at all is the user's to fix. */
-function readAnswers(file: string): Map<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'EISDIR'
-        ? `--answers ${file} is a folder: give a JSON Lines file. ${ANSWER_LINE}`
-        : code === 'ENOENT'
-          ? `--answers ${file}: no such file. Give JSON Lines of {"id": ..., "response": ...}.`
-          : `--answers ${file} cannot be read (${code ?? (error as Error).message}).`,
-    );
-  }
-  const answers = new Map<string, unknown>();
-  const lineOf = new Map<string, number>();
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new UsageError(`--answers ${file}, line ${i + 1}: not valid JSON. ${ANSWER_LINE}`);
-    }
-    const row = value as { id?: unknown; response?: unknown } | null;
-    if (
-      typeof row !== 'object' ||
-      row === null ||
-      (typeof row.id !== 'string' && typeof row.id !== 'number') ||
-      !('response' in row)
-    ) {
-      throw new UsageError(`--answers ${file}, line ${i + 1}: each line needs an "id" and a "response".`);
-    }
-    const id = String(row.id);
-    const earlier = lineOf.get(id);
-    if (earlier !== undefined) {
-      throw new UsageError(
-        `--answers ${file}, line ${i + 1}: task ${id} was answered on line ${earlier} already. Give each task ` +
-          'one answer, so the score says which one was graded.',
-      );
-    }
-    lineOf.set(id, i + 1);
-    answers.set(id, row.response);
-  });
-  if (answers.size === 0)
-    throw new UsageError(`--answers ${file} holds no answers, so there is nothing to grade. ${ANSWER_LINE}`);
-  return answers;
-}
-
-function printReport(report: DomainReport): void {
-  const out = (line: string) => process.stdout.write(`${line}\n`);
-  for (const r of report.results)
-    out(`${r.split.padEnd(5)} ${r.id.padEnd(24)} ${r.score.toFixed(2)}${r.detail ? `  ${r.detail}` : ''}`);
-  for (const s of report.skipped) out(`skipped line ${s.line}: ${s.reason}`);
-  for (const c of report.checks) out(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.message}`);
-  out(
-    `${report.domain}: ${report.tasks} tasks, ${report.results.length} graded, score ${report.score.toFixed(3)}`,
-  );
-}
-
-type Parsed = Awaited<ReturnType<ReturnType<typeof builder>['parseAsync']>>;
-
-async function test(refText: string, parsed: Parsed): Promise<number> {
-  const ref = parseDomainRef(refText);
-  if (!ref.ok) throw new UsageError(ref.message);
-  const opened = await openDomain(ref.ref, datasetFlags(parsed));
-  if (!opened.ok) throw new UsageError(opened.message);
-  const answers = typeof parsed.answers === 'string' ? readAnswers(path.resolve(parsed.answers)) : undefined;
-  const resolved = resolveSandbox('auto');
-  const sandbox =
-    resolved.kind === 'bwrap' ? resolved : { kind: 'none' as const, why: 'bubblewrap is not installed' };
-  if (sandbox.kind === 'none' && !parsed.json)
-    process.stderr.write(
-      'Warning: bubblewrap is not installed, so code answers are graded without a sandbox.\n',
-    );
-  const ctx = createGradeContext({ sandbox, nodeModules: path.join(PROJECT_ROOT, 'node_modules') });
-  const report = await checkDomain(opened.domain, ctx, answers === undefined ? {} : { answers });
-  if (parsed.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else printReport(report);
-  return report.checks.every((c) => c.ok) ? 0 : 1;
-}
-
 /** `hyperagents domains [test REF ...]`. */
 export async function domains(argv: string[]): Promise<number> {
   const parsed = await parseOrExplain(builder(argv), 'hyperagents domains', argv);
@@ -208,5 +117,10 @@ export async function domains(argv: string[]): Promise<number> {
       `"hyperagents domains test" takes one REF (${DOMAIN_REF_HELP}), ${words.length === 1 ? 'none was given' : `not ${words.length - 1}: ${words.slice(1).join(' ')}`}.`,
     );
   }
-  return test(words[1]!, parsed);
+  const { testDomain } = await import('./domain-test.ts');
+  return testDomain(words[1]!, {
+    flags: datasetFlags(parsed),
+    answers: typeof parsed.answers === 'string' ? parsed.answers : undefined,
+    json: parsed.json,
+  });
 }

@@ -7,34 +7,20 @@ import {
   type RetryNotice,
   runGenerations,
 } from '../harness/run/index.ts';
-import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
-import { PROJECT_VERSION } from '../queue/project-version.ts';
+import type { Coordinator } from '../queue/coordinator.ts';
 import { reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
-import { assertListenable, queueTarget } from './queue-target.ts';
 import { redisLine } from './redis-progress.ts';
-import { loopCommandWords, shellWord } from './self-command.ts';
+import { resumeCommand } from './self-command.ts';
 import { abortExitCode, describeStop, type StopWatch, watchStops } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
   'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
   'archive are real; the scores show how selection works, not how good a real model is.';
-
-/**
- * The command that continues a run, printed whenever a run stops before its end; a coordinator's keeps its
- * queue (and --remote-generations), so the jobs it left in Redis are picked up.
- */
-export function resumeCommand(runDir: string, queue: QueueFlags | null = null): string {
-  const flags = [
-    ...(queue?.queue == null ? [] : ['--queue', queue.queue]),
-    ...(queue?.remoteGenerations === true ? ['--remote-generations'] : []),
-  ];
-  return [...loopCommandWords(), '--resume', runDir, ...flags].map(shellWord).join(' ');
-}
 
 /**
  * The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
@@ -77,6 +63,14 @@ export async function main(argv: string[]): Promise<number> {
   let coordinator: Coordinator | null = null;
   if (queue.queue !== null) {
     try {
+      // The queue's client (BullMQ, ioredis) is loaded only by a run that uses it.
+      const [{ openCoordinator }, { PROJECT_VERSION }, { assertListenable, queueTarget }] = await Promise.all(
+        [
+          import('../queue/coordinator.ts'),
+          import('../queue/project-version.ts'),
+          import('./queue-target.ts'),
+        ],
+      );
       const target = await queueTarget(queue.queue, 'generate-loop --queue');
       await assertListenable(queue.gatewayListen);
       coordinator = await openCoordinator({

@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { QueueFlags } from './queue-flags.ts';
 
 /** A word as a POSIX shell reads it back: quoted when it holds anything but safe characters. */
 export function shellWord(word: string): string {
@@ -37,4 +38,16 @@ export function loopCommandWords(
   if ((name === 'generate-loop' || name === 'hyperagents') && onPath(name, env) === real)
     return [name, ...sub];
   return ['node', script, ...sub];
+}
+
+/**
+ * The command that continues a run, printed whenever a run stops before its end; a coordinator's keeps its
+ * queue (and --remote-generations), so the jobs it left in Redis are picked up.
+ */
+export function resumeCommand(runDir: string, queue: QueueFlags | null = null): string {
+  const flags = [
+    ...(queue?.queue == null ? [] : ['--queue', queue.queue]),
+    ...(queue?.remoteGenerations === true ? ['--remote-generations'] : []),
+  ];
+  return [...loopCommandWords(), '--resume', runDir, ...flags].map(shellWord).join(' ');
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILT_DOMAINS } from './built-domains.ts';
 import type { Domain } from './define-domain.ts';
 
 export const DOMAINS_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -27,7 +28,8 @@ function isDomain(value: unknown): value is Domain {
 
 export async function loadDomain(name: string, dir = DOMAINS_DIR): Promise<Domain> {
   const file = path.join(dir, name, 'index.ts');
-  const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  const built = dir === DOMAINS_DIR && Object.hasOwn(BUILT_DOMAINS, name) ? BUILT_DOMAINS[name] : undefined;
+  const mod = (await (built ? built() : import(pathToFileURL(file).href))) as { default?: unknown };
   if (!isDomain(mod.default)) {
     throw new Error(`${file} must default-export defineDomain({...}); it exports something else`);
   }

@@ -58,6 +58,12 @@ while kill -0 "$npm_pid" 2>/dev/null; do
 done
 wait "$npm_pid" || fail "installing the dependencies failed (npm's messages are above). Fix what they name and run npm run setup again."
 echo "setup: dependencies installed in $((SECONDS - started)) s"
+# npm ci builds the commands too (the "prepare" script), unless scripts are turned off in npm's config.
+if built="$(node scripts/build-commands.mjs)"; then
+  echo "setup: ${built}"
+else
+  echo "setup: the commands will run from their TypeScript sources, a slower start (the build's message is above)."
+fi
 
 step 3 "checking the sandbox (bubblewrap)"
 if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-net true 2>/dev/null; then
