@@ -6,7 +6,8 @@ import { PROJECT_ROOT } from './run-cli.ts';
 
 /**
  * Concerns the project owns in one place each (see system/README.md), checked on the text of every tracked
- * source file that is not a test: git runs only through the one hardened client.
+ * source file that is not a test: git runs only through the one hardened client, and a file is read without
+ * following a link only by the one reader.
  */
 
 interface Source {
@@ -19,6 +20,10 @@ const GIT_CLIENT = 'system/git.ts';
 const STARTS_GIT = /\b(?:spawn|exec)\w*\(\s*['"`]git\b/;
 const LOADS_SIMPLE_GIT = /from\s+['"]simple-git['"]|import\(\s*['"]simple-git['"]\s*\)/;
 
+/** The one reader that refuses links. */
+const LINK_REFUSING_READER = 'system/read-no-follow.ts';
+const READS_NO_FOLLOW = /O_RDONLY[^;]*O_NOFOLLOW|O_NOFOLLOW[^;]*O_RDONLY/;
+
 const isTest = (file: string): boolean => /\.test\.ts$/.test(file) || file.startsWith('test/');
 
 /** One line per file that runs git past the client. */
@@ -26,6 +31,16 @@ function gitPastTheClient(sources: Source[]): string[] {
   return sources
     .filter(({ file, text }) => file !== GIT_CLIENT && (STARTS_GIT.test(text) || LOADS_SIMPLE_GIT.test(text)))
     .map(({ file }) => `${file} runs git itself: use git() or gitBytes() of ${GIT_CLIENT}`);
+}
+
+/** One line per file that opens a file for reading without following links, past the one reader. */
+function readersPastTheOne(sources: Source[]): string[] {
+  return sources
+    .filter(({ file, text }) => file !== LINK_REFUSING_READER && READS_NO_FOLLOW.test(text))
+    .map(
+      ({ file }) =>
+        `${file} reads without following links itself: use readNoFollow() of ${LINK_REFUSING_READER}`,
+    );
 }
 
 const tracked = (): Source[] =>
@@ -48,6 +63,10 @@ describe('concerns owned once', () => {
   it('runs every git command through the one hardened client', () => {
     expect(gitPastTheClient(sources)).toEqual([]);
   });
+
+  it('reads files an agent could have replaced through the one link-refusing reader', () => {
+    expect(readersPastTheOne(sources)).toEqual([]);
+  });
 });
 
 describe('each rule, on a made-up file', () => {
@@ -60,6 +79,15 @@ describe('each rule, on a made-up file', () => {
     expect(gitPastTheClient([{ file: 'queue/x.ts', text }])).toEqual([
       'queue/x.ts runs git itself: use git() or gitBytes() of system/git.ts',
     ]);
+  });
+
+  it('finds a second link-refusing reader', () => {
+    const text = 'openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);';
+    expect(readersPastTheOne([{ file: 'archive/x.ts', text }])).toEqual([
+      'archive/x.ts reads without following links itself: use readNoFollow() of system/read-no-follow.ts',
+    ]);
+    const writes = 'constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW;';
+    expect(readersPastTheOne([{ file: 'archive/x.ts', text: writes }])).toEqual([]);
   });
 
   it('allows the client itself, and the word git elsewhere', () => {
