@@ -9,7 +9,7 @@ import {
 } from '../harness/run/index.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
-import { reportError } from './errors.ts';
+import { printGatewayWarning, reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
@@ -140,6 +140,7 @@ export async function main(argv: string[]): Promise<number> {
           env,
           onRetry: retryReporter(progress),
           onModelHealth: display.event,
+          onWarning: printGatewayWarning,
           ...(coordinator === null ? {} : { tcp: queue.gatewayListen }),
         }),
         ...(coordinator === null ? {} : { remoteTasks: coordinator }),

@@ -197,7 +197,7 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
     try {
       opts.record.append({ key, request: recorded, response: normalizer.normalize(response) });
     } catch (error) {
-      process.stderr.write(`gateway: could not append to ${opts.record.file}: ${(error as Error).message}\n`);
+      opts.onWarning(`could not append to ${opts.record.file}: ${(error as Error).message}`);
     }
   }
   answer(state, res, row, response, { costUsd: cost, attempts: trace.attempts, replayed: false, trace });
@@ -264,7 +264,7 @@ function ledger(state: GatewayState, row: GatewayLedgerRow): void {
   try {
     state.opts.onCall(row);
   } catch (error) {
-    process.stderr.write(`gateway: ledger callback failed: ${(error as Error).message}\n`);
+    state.opts.onWarning(`ledger callback failed: ${(error as Error).message}`);
   }
 }
 

@@ -6,8 +6,8 @@ import { PROJECT_ROOT } from './run-cli.ts';
 
 /**
  * Concerns the project owns in one place each (see system/README.md), checked on the text of every tracked
- * source file that is not a test: git runs only through the one hardened client, and a file is read without
- * following a link only by the one reader.
+ * source file that is not a test: git runs only through the one hardened client, a file is read without
+ * following a link only by the one reader, and only the programs' entry points write to the terminal.
  */
 
 interface Source {
@@ -23,6 +23,21 @@ const LOADS_SIMPLE_GIT = /from\s+['"]simple-git['"]|import\(\s*['"]simple-git['"
 /** The one reader that refuses links. */
 const LINK_REFUSING_READER = 'system/read-no-follow.ts';
 const READS_NO_FOLLOW = /O_RDONLY[^;]*O_NOFOLLOW|O_NOFOLLOW[^;]*O_RDONLY/;
+
+/**
+ * What may write to stdout or stderr: the commands (`cli/`, `bin/`, `bench/`, `scripts/`) and the entry
+ * points of the agents' own processes, whose stdout is their protocol. Everything else is given a sink.
+ */
+const PRINTERS = [
+  'cli/',
+  'bin/',
+  'bench/',
+  'scripts/',
+  'agents/task/main.ts',
+  'agents/meta/main.ts',
+  'agents/select-parent.ts',
+];
+const PRINTS = /\bprocess\.(?:stdout|stderr)\b|\bconsole\.\w+\s*[(=]/;
 
 const isTest = (file: string): boolean => /\.test\.ts$/.test(file) || file.startsWith('test/');
 
@@ -40,6 +55,15 @@ function readersPastTheOne(sources: Source[]): string[] {
     .map(
       ({ file }) =>
         `${file} reads without following links itself: use readNoFollow() of ${LINK_REFUSING_READER}`,
+    );
+}
+
+/** One line per file below the entry points that writes to the terminal or patches `console`. */
+function printersBelowTheEntryPoints(sources: Source[]): string[] {
+  return sources
+    .filter(({ file, text }) => !PRINTERS.some((p) => file.startsWith(p)) && PRINTS.test(text))
+    .map(
+      ({ file }) => `${file} writes to the terminal: take a warning or event sink from the caller instead`,
     );
 }
 
@@ -67,6 +91,10 @@ describe('concerns owned once', () => {
   it('reads files an agent could have replaced through the one link-refusing reader', () => {
     expect(readersPastTheOne(sources)).toEqual([]);
   });
+
+  it('writes to the terminal only from the entry points: code below them is given a sink', () => {
+    expect(printersBelowTheEntryPoints(sources)).toEqual([]);
+  });
 });
 
 describe('each rule, on a made-up file', () => {
@@ -88,6 +116,25 @@ describe('each rule, on a made-up file', () => {
     ]);
     const writes = 'constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW;';
     expect(readersPastTheOne([{ file: 'archive/x.ts', text: writes }])).toEqual([]);
+  });
+
+  it.each([
+    ["process.stderr.write('gateway: ' + message);"],
+    ['console.warn = () => {};'],
+    ["console.log('done');"],
+  ])('finds code below the entry points that prints: %s', (text) => {
+    expect(printersBelowTheEntryPoints([{ file: 'llm/x.ts', text }])).toEqual([
+      'llm/x.ts writes to the terminal: take a warning or event sink from the caller instead',
+    ]);
+  });
+
+  it('allows the entry points to print, and a comment to name console.warn', () => {
+    const prints = "process.stderr.write('x');";
+    expect(printersBelowTheEntryPoints([{ file: 'cli/x.ts', text: prints }])).toEqual([]);
+    expect(printersBelowTheEntryPoints([{ file: 'agents/task/main.ts', text: prints }])).toEqual([]);
+    expect(
+      printersBelowTheEntryPoints([{ file: 'llm/x.ts', text: '// the SDK calls `console.warn` itself' }]),
+    ).toEqual([]);
   });
 
   it('allows the client itself, and the word git elsewhere', () => {
