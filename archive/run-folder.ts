@@ -1,15 +1,6 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-} from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { readNoFollow } from '../system/read-no-follow.ts';
 
 /** `run.lock` in a run folder holds the pid of the process running it; it is removed when the run ends. */
 export const runLockFile = (runDir: string): string => path.join(runDir, 'run.lock');
@@ -121,25 +112,6 @@ export function readAgentFile(
     at = path.join(at, part);
     if (!isPlainDir(at)) return null;
   }
-  const file = path.join(at, relative.at(-1) ?? '');
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > maxBytes) return null;
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
+  const read = readNoFollow(path.join(at, relative.at(-1) ?? ''), maxBytes);
+  return read === null || read.size > maxBytes ? null : read.bytes.toString('utf8');
 }

@@ -114,6 +114,7 @@ export async function benchEvalWorkers(
   const gateway = await startGateway({
     socketPath: path.join(dir, 'gw.sock'),
     providers: () => sim,
+    onWarning: (message) => process.stderr.write(`gateway: ${message}\n`),
     onCall: (row) => {
       calls += 1;
       gatewayOnCall(row);

@@ -34,6 +34,7 @@ export async function benchGateway(calls = 2000, warmUp = 200): Promise<string[]
   const gateway = await startGateway({
     socketPath: path.join(dir, 'gateway.sock'),
     providers: () => provider,
+    onWarning: (message) => process.stderr.write(`gateway: ${message}\n`),
     onCall: (row) => archive.insertLlmCall(row),
   });
   const ctx: CallContext = { runId: 'bench', variantId: 0, role: 'task' };

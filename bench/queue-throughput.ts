@@ -56,6 +56,7 @@ export async function benchQueueThroughput(
   const gateway = await startGateway({
     socketPath: path.join(dir, 'gw.sock'),
     providers: () => sim,
+    onWarning: (message) => process.stderr.write(`gateway: ${message}\n`),
     onCall: () => undefined,
     tcp: true,
   });

@@ -11,6 +11,7 @@ import { resolveModel } from '../llm/registry.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 import { MAX_TIMER_MS } from '../llm/timer-limit.ts';
 import { ChatResponseSchema, GatewayErrorBodySchema, type Message } from '../llm/types.ts';
+import { printGatewayWarning } from './errors.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -173,6 +174,7 @@ export async function chat(argv: string[]): Promise<number> {
     socketPath: path.join(dir, 'gateway.sock'),
     providers: (id) => (id === model.id ? provider : undefined),
     onCall: () => {},
+    onWarning: printGatewayWarning,
     ...(config.budgetUsd === undefined ? {} : { budgetUsd: config.budgetUsd }),
   });
   try {

@@ -13,3 +13,8 @@ export function reportError(error: unknown, command: string): number {
   else process.stderr.write('Set HYPERAGENTS_DEBUG=1 for the stack trace.\n');
   return 1;
 }
+
+/** Where a command shows what its model gateway could not do that no reply shows (a recording not appended). */
+export function printGatewayWarning(message: string): void {
+  process.stderr.write(`gateway: ${message}\n`);
+}

@@ -14,6 +14,7 @@ import {
 import { closeMatches } from '../llm/close-matches.ts';
 import { loadEnv } from '../llm/env.ts';
 import { checkOption } from './config-error.ts';
+import { printGatewayWarning } from './errors.ts';
 import { assertLimitsFit } from './loop-prepare.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { parseVariantRef } from './run-ref.ts';
@@ -168,6 +169,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
           record: null,
           replay: null,
           env: loadEnv(),
+          onWarning: printGatewayWarning,
         })(dir, onCall, null),
       status: () => undefined,
       progress: (line) => process.stderr.write(`${line}\n`),

@@ -8,7 +8,7 @@ import {
   runGenerations,
 } from '../harness/run/index.ts';
 import type { Coordinator } from '../queue/coordinator.ts';
-import { reportError } from './errors.ts';
+import { printGatewayWarning, reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
@@ -134,6 +134,7 @@ export async function main(argv: string[]): Promise<number> {
           env,
           onRetry: retryReporter(progress),
           onModelHealth: display.event,
+          onWarning: printGatewayWarning,
           ...(coordinator === null ? {} : { tcp: queue.gatewayListen }),
         }),
         ...(coordinator === null ? {} : { remoteTasks: coordinator }),

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
@@ -27,6 +26,7 @@ import { providerSettings } from '../llm/providers/index.ts';
 import { loadReplayBook, type ReplayBook } from '../llm/recorder.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { loadSimScript, type ParsedSimScript } from '../llm/sim/script.ts';
+import { git, gitInstalled } from '../system/git.ts';
 import { configUsageError } from './config-error.ts';
 import { defaultModel } from './default-model.ts';
 import { type LoopConfig, optionOf, parseLoopArgs } from './loop-args.ts';
@@ -72,10 +72,8 @@ function checkModel(id: string): string | null {
   return resolved.ok ? null : resolved.error.message;
 }
 
-function assertGitInstalled(): void {
-  try {
-    execFileSync('git', ['--version'], { stdio: 'ignore' });
-  } catch {
+async function assertGitInstalled(): Promise<void> {
+  if (!(await gitInstalled())) {
     throw new UsageError(
       'git is not installed: every agent variant is a git commit. Install git and run again.',
     );
@@ -150,12 +148,12 @@ function openReplay(file: string): ReplayBook {
  * The variant repository of a run must hold `commit` (its variant 0, or the variant to start from): it is
  * where every variant's code is, and a run never makes a new one in its place.
  */
-function assertVariantRepo(runDir: string, commit: string, what: string): void {
+async function assertVariantRepo(runDir: string, commit: string, what: string): Promise<void> {
   const gitDir = path.join(runDir, 'variants.git');
   let holds = existsSync(gitDir);
   if (holds) {
     try {
-      execFileSync('git', ['--git-dir', gitDir, 'cat-file', '-e', `${commit}^{commit}`], { stdio: 'ignore' });
+      await git({ gitDir }, ['cat-file', '-e', `${commit}^{commit}`]);
     } catch {
       holds = false;
     }
@@ -171,7 +169,10 @@ function assertVariantRepo(runDir: string, commit: string, what: string): void {
 }
 
 /** The run configuration of the run being resumed, with what the command line may change. */
-function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: string; runDir: string } {
+async function resumed(
+  cli: LoopConfig,
+  ref: string,
+): Promise<{ config: RunConfig; runId: string; runDir: string }> {
   const runDir = locateRun(ref, cli.out, '--resume');
   const holder = runHolder(runDir);
   if (holder !== null) {
@@ -200,7 +201,7 @@ function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: stri
     }
     const config = resumeConfig(cli, stored, runDir);
     const zero = archive.getVariant(0)?.commit_sha ?? null;
-    if (zero !== null) assertVariantRepo(runDir, zero, `--resume ${ref}`);
+    if (zero !== null) await assertVariantRepo(runDir, zero, `--resume ${ref}`);
     const spent = archive.llmTotals().costUsd;
     if (config.budgetUsd !== null && spent >= config.budgetUsd) {
       throw new UsageError(
@@ -215,7 +216,7 @@ function resumed(cli: LoopConfig, ref: string): { config: RunConfig; runId: stri
 }
 
 /** `--from RUN:VARIANT`: the variant must exist and have code. */
-function transferSource(ref: string, out: string): TransferSource {
+async function transferSource(ref: string, out: string): Promise<TransferSource> {
   const { runDir, variantId } = parseVariantRef(ref, out, '--from');
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
   try {
@@ -226,7 +227,7 @@ function transferSource(ref: string, out: string): TransferSource {
           'failed before committing). List the variants with hyperagents archive list.',
       );
     }
-    assertVariantRepo(runDir, commit, `--from ${ref}`);
+    await assertVariantRepo(runDir, commit, `--from ${ref}`);
     return { runDir, variantId, commit };
   } finally {
     archive.close();
@@ -249,10 +250,10 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' 
   let runDir: string;
   let cacheFile: string;
   if (cli.resume !== null) {
-    ({ config, runId, runDir } = resumed(cli, cli.resume));
+    ({ config, runId, runDir } = await resumed(cli, cli.resume));
     cacheFile = path.join(path.dirname(runDir), 'eval-cache.sqlite');
   } else {
-    const from = cli.from === null ? null : transferSource(cli.from, cli.out);
+    const from = cli.from === null ? null : await transferSource(cli.from, cli.out);
     config = RunConfigSchema.parse({ ...cli, from });
     assertWritableDir(cli.out, '--out');
     runId = cli.runId ?? defaultRunId();
@@ -270,7 +271,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' 
   assertKeys(config, env);
   assertCacheReadable(cacheFile);
   const replay = config.replay === null ? null : openReplay(config.replay);
-  assertGitInstalled();
+  await assertGitInstalled();
   const sandbox = resolveSandbox(config.sandbox);
   if (sandbox.kind === 'missing') {
     throw new UsageError(

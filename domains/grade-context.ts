@@ -33,7 +33,14 @@ export interface CommandResult {
   signal: string | null;
   stdout: string;
   stderr: string;
+  /** Stopped at its wall-clock limit (`timeoutMs`). */
   timedOut: boolean;
+  /** Stopped for writing more than `maxOutputBytes`. */
   outputExceeded: boolean;
+  /**
+   * Ended because memory could not be had under its limit (`memoryMb`, or a runtime's own heap limit): read
+   * from how the process ended, never from what it printed.
+   */
+  memoryExceeded: boolean;
   durationMs: number;
 }

@@ -65,8 +65,7 @@ export async function gradeWithSpec(
     return { score: 0, detail: `output limit of ${MAX_OUTPUT_BYTES} bytes exceeded` };
   const outcome = parseOutcome(result.stdout, token);
   if (outcome === null) {
-    const memory = /out of memory|OOM|Cannot allocate|ENOMEM/i.test(result.stderr);
-    if (memory) return { score: 0, detail: `memory limit of ${limits.memoryMb} MiB exceeded` };
+    if (result.memoryExceeded) return { score: 0, detail: `memory limit of ${limits.memoryMb} MiB exceeded` };
     const why = result.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300);
     return { score: 0, detail: `the spec did not finish (exit ${result.exitCode ?? result.signal}): ${why}` };
   }

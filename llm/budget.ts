@@ -101,23 +101,11 @@ export function createBudget(limitUsd: number | undefined): Budget {
     };
   };
 
-  const refusal = (): Reservation => ({
-    status: 'refused',
-    message:
-      `The run's budget of ${money(limitUsd ?? 0)} (--budget-usd) is reached (${money(spent)} spent) and ` +
-      'the run is stopping: no more model calls are allowed.',
-  });
+  const refusal = (): Reservation => ({ status: 'refused', message: refusedMessage(limitUsd ?? 0, spent) });
 
   const firstRefusal = (estimate: CallEstimate, model: string): Reservation => {
     stop = { spentUsd: spent, heldUsd: held, nextUsd: estimate.inputUsd, model };
-    return {
-      status: 'refused',
-      message:
-        `The run's budget of ${money(limitUsd ?? 0)} (--budget-usd) is reached: ${money(spent)} spent, ` +
-        `${held > 1e-9 ? `${money(held)} held by calls in flight` : 'no call in flight'}, and this call's ` +
-        `input alone costs about ${money(estimate.inputUsd)} (about ${estimate.inputTokens} tokens at ` +
-        `${model}'s prices). The run stops here; raise --budget-usd to let it go further.`,
-    };
+    return { status: 'refused', message: firstRefusedMessage(limitUsd ?? 0, estimate, stop) };
   };
 
   /** Admits waiting calls in order while they fit; refuses them all once the first cannot fit with none in flight. */
@@ -145,29 +133,59 @@ export function createBudget(limitUsd: number | undefined): Budget {
       if (signal?.aborted) return Promise.resolve({ status: 'cancelled' });
       if (stop !== null) return Promise.resolve(refusal());
       if (queue.length === 0 && fits(estimate)) return Promise.resolve(hold(estimate));
-      return new Promise<Reservation>((resolve) => {
-        const onAbort = (): void => {
-          const at = queue.indexOf(waiter);
-          if (at < 0) return;
-          queue.splice(at, 1);
-          resolve({ status: 'cancelled' });
-          // The call that waited behind it may fit now.
-          serveQueue();
-        };
-        const waiter: Waiter = {
-          estimate,
-          model,
-          done(reservation) {
-            signal?.removeEventListener('abort', onAbort);
-            resolve(reservation);
-          },
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        queue.push(waiter);
-        serveQueue();
-      });
+      return waitInQueue(queue, { estimate, model, signal }, serveQueue);
     },
   };
+}
+
+/**
+ * A call put at the end of `queue`, answered when `serve` admits or refuses it, or cancelled when its signal
+ * aborts first (then `serve` runs again: the call that waited behind it may fit now).
+ */
+function waitInQueue(
+  queue: Waiter[],
+  call: { estimate: CallEstimate; model: string; signal: AbortSignal | undefined },
+  serve: () => void,
+): Promise<Reservation> {
+  const { estimate, model, signal } = call;
+  return new Promise<Reservation>((resolve) => {
+    const onAbort = (): void => {
+      const at = queue.indexOf(waiter);
+      if (at < 0) return;
+      queue.splice(at, 1);
+      resolve({ status: 'cancelled' });
+      serve();
+    };
+    const waiter: Waiter = {
+      estimate,
+      model,
+      done(reservation) {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(reservation);
+      },
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    queue.push(waiter);
+    serve();
+  });
+}
+
+/** Every call's refusal once the run's budget was reached. */
+function refusedMessage(limitUsd: number, spent: number): string {
+  return (
+    `The run's budget of ${money(limitUsd)} (--budget-usd) is reached (${money(spent)} spent) and ` +
+    'the run is stopping: no more model calls are allowed.'
+  );
+}
+
+/** The refusal of the call that found the budget reached: what was spent, held, and what this call needed. */
+function firstRefusedMessage(limitUsd: number, estimate: CallEstimate, stop: BudgetStop): string {
+  return (
+    `The run's budget of ${money(limitUsd)} (--budget-usd) is reached: ${money(stop.spentUsd)} spent, ` +
+    `${stop.heldUsd > 1e-9 ? `${money(stop.heldUsd)} held by calls in flight` : 'no call in flight'}, and this call's ` +
+    `input alone costs about ${money(estimate.inputUsd)} (about ${estimate.inputTokens} tokens at ` +
+    `${stop.model}'s prices). The run stops here; raise --budget-usd to let it go further.`
+  );
 }
 
 interface Waiter {

@@ -76,6 +76,97 @@ function clip(detail: string): string {
   return (text.length > 500 ? `${text.slice(0, 500)}…` : text).replace(/\.$/, '');
 }
 
+/** What a rule of `STATUS_RULES` is given: the answer's status, its clipped detail, and who answered. */
+interface StatusAnswer {
+  status: number;
+  text: string;
+  source: ErrorSource;
+  keyFix: string;
+}
+
+/** One kind of HTTP error answer: when it applies, its type, whether a retry can help, and what it says. */
+interface StatusRule {
+  when(answer: StatusAnswer): boolean;
+  type: ProviderError['type'];
+  retryable: boolean;
+  message(answer: StatusAnswer): string;
+}
+
+/** The kinds of HTTP error answer, first match wins; the last applies to every answer. A data table. */
+const STATUS_RULES: readonly StatusRule[] = [
+  {
+    // Gemini answers a bad key with 400 INVALID_ARGUMENT / API_KEY_INVALID.
+    when: ({ status, text }) =>
+      status === 401 || (status === 400 && /API[_ ]key[_ ](not valid|invalid|expired)/i.test(text)),
+    type: 'auth',
+    retryable: false,
+    message: ({ status, text, source, keyFix }) =>
+      `${source.label} refused the API key (HTTP ${status}): ${text}. ${keyFix}`,
+  },
+  {
+    when: ({ status }) => status === 403,
+    type: 'auth',
+    retryable: false,
+    message: ({ text, source, keyFix }) =>
+      `${source.label} denied access (HTTP 403): ${text}. ${keyFix} The key may lack access to this model or region.`,
+  },
+  {
+    when: ({ status, text }) =>
+      ((status >= 400 && status < 500 && ![408, 429].includes(status)) || status === 500) &&
+      isContextOverflow(text),
+    type: 'context_overflow',
+    retryable: false,
+    message: ({ status, text, source }) =>
+      `the conversation is too long for the model's context window (${source.label}, HTTP ${status}): ${text}. Shorten the conversation or use a model with a larger context window.`,
+  },
+  {
+    when: ({ status }) => status === 408,
+    type: 'timeout',
+    retryable: true,
+    message: ({ text, source }) => `${source.label} timed out (HTTP 408): ${text}`,
+  },
+  {
+    when: ({ status, text }) => status === 429 && /insufficient_quota/i.test(text),
+    type: 'rate_limit',
+    retryable: false,
+    message: ({ text, source }) =>
+      `${source.label} says the account's quota is used up (HTTP 429): ${text}. Add credits or raise the limit in the provider's console; waiting will not help.`,
+  },
+  {
+    when: ({ status }) => status === 429,
+    type: 'rate_limit',
+    retryable: true,
+    message: ({ text, source }) => `${source.label} is rate limiting (HTTP 429): ${text}`,
+  },
+  {
+    when: ({ status }) => status === 409 || status >= 500,
+    type: 'provider_error',
+    retryable: true,
+    message: ({ status, text, source }) =>
+      `${source.label} failed (HTTP ${status}${status === 529 ? ', overloaded' : ''}): ${text}`,
+  },
+  {
+    when: ({ status }) => status === 402,
+    type: 'bad_request',
+    retryable: false,
+    message: ({ text, source }) =>
+      `${source.label} refused the request for billing reasons (HTTP 402): ${text}. Check the account's credit balance.`,
+  },
+  {
+    when: ({ status }) => status === 404,
+    type: 'bad_request',
+    retryable: false,
+    message: ({ text, source }) =>
+      `${source.label} answered 404 (not found): ${text}. Check the model name and the base URL ${source.baseUrl}.`,
+  },
+  {
+    when: () => true,
+    type: 'bad_request',
+    retryable: false,
+    message: ({ status, text, source }) => `${source.label} rejected the request (HTTP ${status}): ${text}`,
+  },
+];
+
 /** Classifies an HTTP error answer of a provider. `detail` is its error message (or body). */
 export function classifyStatus(
   status: number,
@@ -83,83 +174,17 @@ export function classifyStatus(
   source: ErrorSource,
   retryAfterMs?: number,
 ): ProviderError {
-  const text = clip(detail);
-  const base = { status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   const keyFix = source.keyVariable
     ? `Check ${source.keyVariable} (in the environment or in .env).`
     : 'Check the server configuration.';
-  // Gemini answers a bad key with 400 INVALID_ARGUMENT / API_KEY_INVALID.
-  if (status === 401 || (status === 400 && /API[_ ]key[_ ](not valid|invalid|expired)/i.test(text)))
-    return {
-      ...base,
-      type: 'auth',
-      retryable: false,
-      message: `${source.label} refused the API key (HTTP ${status}): ${text}. ${keyFix}`,
-    };
-  if (status === 403)
-    return {
-      ...base,
-      type: 'auth',
-      retryable: false,
-      message: `${source.label} denied access (HTTP 403): ${text}. ${keyFix} The key may lack access to this model or region.`,
-    };
-  if (
-    ((status >= 400 && status < 500 && ![408, 429].includes(status)) || status === 500) &&
-    isContextOverflow(text)
-  )
-    return {
-      ...base,
-      type: 'context_overflow',
-      retryable: false,
-      message: `the conversation is too long for the model's context window (${source.label}, HTTP ${status}): ${text}. Shorten the conversation or use a model with a larger context window.`,
-    };
-  if (status === 408)
-    return {
-      ...base,
-      type: 'timeout',
-      retryable: true,
-      message: `${source.label} timed out (HTTP 408): ${text}`,
-    };
-  if (status === 429 && /insufficient_quota/i.test(text))
-    return {
-      ...base,
-      type: 'rate_limit',
-      retryable: false,
-      message: `${source.label} says the account's quota is used up (HTTP 429): ${text}. Add credits or raise the limit in the provider's console; waiting will not help.`,
-    };
-  if (status === 429)
-    return {
-      ...base,
-      type: 'rate_limit',
-      retryable: true,
-      message: `${source.label} is rate limiting (HTTP 429): ${text}`,
-    };
-  if (status === 409 || status >= 500)
-    return {
-      ...base,
-      type: 'provider_error',
-      retryable: true,
-      message: `${source.label} failed (HTTP ${status}${status === 529 ? ', overloaded' : ''}): ${text}`,
-    };
-  if (status === 402)
-    return {
-      ...base,
-      type: 'bad_request',
-      retryable: false,
-      message: `${source.label} refused the request for billing reasons (HTTP 402): ${text}. Check the account's credit balance.`,
-    };
-  if (status === 404)
-    return {
-      ...base,
-      type: 'bad_request',
-      retryable: false,
-      message: `${source.label} answered 404 (not found): ${text}. Check the model name and the base URL ${source.baseUrl}.`,
-    };
+  const answer: StatusAnswer = { status, text: clip(detail), source, keyFix };
+  const rule = STATUS_RULES.find((r) => r.when(answer)) ?? STATUS_RULES[STATUS_RULES.length - 1]!;
   return {
-    ...base,
-    type: 'bad_request',
-    retryable: false,
-    message: `${source.label} rejected the request (HTTP ${status}): ${text}`,
+    status,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    type: rule.type,
+    retryable: rule.retryable,
+    message: rule.message(answer),
   };
 }
 

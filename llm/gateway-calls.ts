@@ -4,7 +4,15 @@ import { type createBudget, maxCallCost } from './budget.ts';
 import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts';
 import type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
 import type { ModelProvider, ProviderResult, RetryTrace } from './provider.ts';
-import { type Normalizer, normalizeRequest, type RecordedResponse, requestKey } from './recorder.ts';
+import {
+  type Normalizer,
+  normalizeRequest,
+  type RecordedRequest,
+  type RecordedResponse,
+  type RecordWriter,
+  type ReplayBook,
+  requestKey,
+} from './recorder.ts';
 import {
   costUsd,
   knownModelIds,
@@ -135,22 +143,7 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
   const recorded =
     opts.record || opts.replay ? normalizeRequest(grant.role, modelId, body, normalizer) : null;
   const key = recorded === null ? '' : requestKey(recorded);
-  if (opts.replay) {
-    const hit = opts.replay.next(key);
-    if (hit === undefined) {
-      state.misses++;
-      return fail(
-        state,
-        res,
-        row,
-        'provider_error',
-        `no recorded response for this ${grant.role} request in ${opts.replay.file} (replay mode calls no ` +
-          'model). The run asked something the recorded run did not: replay with the same options and ' +
-          '--seed as the recording, and record again after changing the agents or the harness.',
-      );
-    }
-    return answer(state, res, row, normalizer.restore(hit), { costUsd: 0, attempts: 0, replayed: true });
-  }
+  if (opts.replay) return replayed(state, opts.replay, grant.role, key, row, res);
   const fitted = adaptRequest(model, req);
   const provider = safeProvider(opts, modelId);
   if (!provider)
@@ -193,14 +186,47 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
     costUsd: cost,
     ...(adapted.length > 0 ? { adapted } : {}),
   };
-  if (opts.record && recorded !== null) {
-    try {
-      opts.record.append({ key, request: recorded, response: normalizer.normalize(response) });
-    } catch (error) {
-      process.stderr.write(`gateway: could not append to ${opts.record.file}: ${(error as Error).message}\n`);
-    }
-  }
+  if (opts.record && recorded !== null) record(state, opts.record, { key, request: recorded, response });
   answer(state, res, row, response, { costUsd: cost, attempts: trace.attempts, replayed: false, trace });
+}
+
+/** Answers a call from the recording (replay mode calls no model); a request it does not hold fails. */
+function replayed(
+  state: GatewayState,
+  book: ReplayBook,
+  role: TokenGrant['role'],
+  key: string,
+  row: Row,
+  res: ServerResponse,
+): void {
+  const hit = book.next(key);
+  if (hit === undefined) {
+    state.misses++;
+    fail(
+      state,
+      res,
+      row,
+      'provider_error',
+      `no recorded response for this ${role} request in ${book.file} (replay mode calls no ` +
+        'model). The run asked something the recorded run did not: replay with the same options and ' +
+        '--seed as the recording, and record again after changing the agents or the harness.',
+    );
+    return;
+  }
+  answer(state, res, row, state.normalizer.restore(hit), { costUsd: 0, attempts: 0, replayed: true });
+}
+
+/** Appends a reply to the recording; a failure to append is a warning, the call's reply stands. */
+function record(
+  state: GatewayState,
+  writer: RecordWriter,
+  entry: { key: string; request: RecordedRequest; response: RecordedResponse },
+): void {
+  try {
+    writer.append({ ...entry, response: state.normalizer.normalize(entry.response) });
+  } catch (error) {
+    state.opts.onWarning(`could not append to ${writer.file}: ${(error as Error).message}`);
+  }
 }
 
 /** A reply to the agent, with its ledger row. */
@@ -264,7 +290,7 @@ function ledger(state: GatewayState, row: GatewayLedgerRow): void {
   try {
     state.opts.onCall(row);
   } catch (error) {
-    process.stderr.write(`gateway: ledger callback failed: ${(error as Error).message}\n`);
+    state.opts.onWarning(`ledger callback failed: ${(error as Error).message}`);
   }
 }
 

@@ -18,8 +18,13 @@ export interface GatewayOptions {
   models?: readonly string[];
   /** Model records that replace the registry's: the sim with its nominal price prices the budget. */
   records?: (modelId: string) => ModelRecord | undefined;
-  /** Receives one ledger row per authenticated call. Must not throw (a throw is logged and ignored). */
+  /** Receives one ledger row per authenticated call. Must not throw (a throw is told to `onWarning`). */
   onCall: (row: GatewayLedgerRow) => void;
+  /**
+   * Told, as one line, what went wrong that no caller's reply shows: a recording that could not be appended
+   * to, a ledger callback that threw, an internal error. The gateway prints nothing itself. Must not throw.
+   */
+  onWarning: (message: string) => void;
   /** The run's spending limit in USD (see `createBudget`: the run ends at most one call's output over it). */
   budgetUsd?: number;
   /** Appends every successful response to a recording. */

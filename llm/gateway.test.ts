@@ -66,6 +66,7 @@ const CHAT = JSON.stringify({
 let dir: string;
 let gateway: Gateway | undefined;
 let rows: GatewayLedgerRow[];
+let warnings: string[];
 
 async function start(
   extra: Partial<GatewayOptions> = {},
@@ -73,10 +74,12 @@ async function start(
 ) {
   dir = mkdtempSync(join(tmpdir(), 'gw-'));
   rows = [];
+  warnings = [];
   gateway = await startGateway({
     socketPath: join(dir, 'gateway.sock'),
     providers: (id) => (id === 'sim' ? sim : undefined),
     onCall: (row) => rows.push(row),
+    onWarning: (message) => warnings.push(message),
     ...extra,
   });
   return gateway;
@@ -209,12 +212,22 @@ describe('gateway', () => {
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
     expect((await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT })).status).toBe(200);
     await expect(
-      startGateway({ socketPath, providers: () => undefined, onCall: () => undefined }),
+      startGateway({
+        socketPath,
+        providers: () => undefined,
+        onCall: () => undefined,
+        onWarning: () => undefined,
+      }),
     ).rejects.toThrow(/another process is listening/);
     const file = join(dir, 'not-a-socket');
     writeFileSync(file, 'keep me');
     await expect(
-      startGateway({ socketPath: file, providers: () => undefined, onCall: () => undefined }),
+      startGateway({
+        socketPath: file,
+        providers: () => undefined,
+        onCall: () => undefined,
+        onWarning: () => undefined,
+      }),
     ).rejects.toThrow(/is not a socket/);
     await gw.close();
     expect(existsSync(socketPath)).toBe(false);
@@ -242,7 +255,7 @@ describe('gateway', () => {
     expect(rows[0]?.status).not.toBe('ok');
   });
 
-  it('keeps serving when the ledger callback throws', async () => {
+  it('keeps serving when the ledger callback throws, and tells its warning sink', async () => {
     const gw = await start({
       onCall: () => {
         throw new Error('disk full');
@@ -250,6 +263,7 @@ describe('gateway', () => {
     });
     const token = gw.issueToken({ runId: 'r', variantId: 1, role: 'task', model: 'sim' });
     expect((await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT })).status).toBe(200);
+    expect(warnings).toEqual(['ledger callback failed: disk full']);
   });
 });
 

@@ -63,7 +63,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(state, req, res).catch((error: unknown) => {
-      process.stderr.write(`gateway: internal error: ${(error as Error).stack ?? String(error)}\n`);
+      opts.onWarning(`internal error: ${(error as Error).stack ?? String(error)}`);
       if (!res.headersSent)
         sendError(res, 'internal', `gateway internal error: ${(error as Error).message}`, true);
       else res.destroy();

@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
+import { gitBytes } from '../system/git.ts';
 import { codeKey } from './protocol.ts';
 
 const execFileAsync = promisify(execFile);
@@ -12,11 +13,7 @@ const MAX_TAR_BYTES = 64 * 1024 * 1024;
 
 /** The variant's whole tree at `commit`, as git stores it (no links: the gate refused those). */
 export async function gitArchive(gitDir: string, commit: string): Promise<Buffer> {
-  const { stdout } = await execFileAsync('git', ['--git-dir', gitDir, 'archive', '--format=tar', commit], {
-    encoding: 'buffer',
-    maxBuffer: MAX_TAR_BYTES,
-  });
-  return stdout;
+  return gitBytes({ gitDir }, ['archive', '--format=tar', commit], { maxBytes: MAX_TAR_BYTES });
 }
 
 /** A folder the harness wrote (the evals folder) as a tar; links are stored as links, never followed. */

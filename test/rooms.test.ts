@@ -9,8 +9,9 @@ import { PROJECT_ROOT } from './run-cli.ts';
  * Which way imports run between the rooms (DESIGN.md §12), read from the source text of every tracked file:
  * - a file outside a harness room imports it only through its face, `harness/<room>/index.ts`;
  * - `agents/` imports nothing outside `agents/` (its code is copied into every variant);
- * - `llm/`, `archive/` and `domains/` import nothing above them (their tests may run them against the
- *   harness, through its faces);
+ * - `llm/`, `archive/` and `domains/` import nothing above them but `system/` (their tests may run them
+ *   against the harness, through its faces);
+ * - `system/`, the machine's git and files used one hardened way, imports nothing of the project;
  * - the harness rooms' faces load each other without a cycle (`import type` loads nothing), so each room's
  *   modules are initialized before another room's use them.
  */
@@ -29,9 +30,9 @@ interface Import {
   typeOnly: boolean;
 }
 
-/** The rooms at the bottom, and what they may import: each other and `agents/`, which sits beside them. */
+/** The rooms at the bottom, and what they may import: each other, `system/` and `agents/`, which sits beside them. */
 const LOWER_ROOMS = ['llm', 'archive', 'domains'];
-const NOT_ABOVE = ['agents', ...LOWER_ROOMS];
+const NOT_ABOVE = ['agents', 'system', ...LOWER_ROOMS];
 
 const parsed = new WeakMap<Source, Import[]>();
 
@@ -103,7 +104,9 @@ function wrongImports(sources: Source[]): string[] {
         else if (harnessRoom(file) !== inner && target !== `${inner}/index.ts`)
           problems.push(`${at}, past the face of ${inner}/: import '${inner}/index.ts' instead`);
       }
-      if (room === 'agents' && targetRoom !== 'agents')
+      if (room === 'system' && targetRoom !== 'system')
+        problems.push(`${at}: system/ imports nothing of the project (every room may use it)`);
+      else if (room === 'agents' && targetRoom !== 'agents')
         problems.push(
           `${at}: agents/ imports nothing outside agents/ (its code is copied into every variant)`,
         );
@@ -219,6 +222,11 @@ describe('each rule, on a made-up tree', () => {
       "archive/x.ts imports '../harness/run/index.ts': archive/ imports nothing above it (harness)",
     ],
     [
+      'system/ importing a room',
+      file('system/x.ts', "import { a } from '../archive/redact.ts';"),
+      "system/x.ts imports '../archive/redact.ts': system/ imports nothing of the project",
+    ],
+    [
       'a lower room importing a root file',
       file('llm/x.ts', "import { a } from '../index.ts';"),
       "llm/x.ts imports '../index.ts': llm/ imports nothing above it (the project root)",
@@ -232,6 +240,7 @@ describe('each rule, on a made-up tree', () => {
     ['a file of its own room', file('harness/run/x.ts', "import { a } from './run-config.ts';")],
     ['a face, from a harness room', file('harness/run/x.ts', "import { a } from '../process/index.ts';")],
     ['a package', file('agents/x.ts', "import { z } from 'zod';")],
+    ['system/, from a lower room', file('archive/x.ts', "import { git } from '../system/git.ts';")],
     [
       'the harness, from a test of a lower room',
       file('domains/x.test.ts', "import { a } from '../harness/process/index.ts';"),

@@ -47,34 +47,16 @@ export function parseShell(text: string): ShellCommand[] {
       append(text.slice(i + 1, end));
       i = end + 1;
     } else if (c === '"') {
-      let j = i + 1;
-      let part = '';
-      while (j < text.length && text[j] !== '"') {
-        if (text[j] === '\\') {
-          part += text[j + 1] ?? '';
-          j += 2;
-        } else if (text[j] === '$' && text[j + 1] === '(') {
-          const end = closingParen(text, j + 2);
-          substitute(j + 2, end);
-          j = end + 1;
-        } else if (text[j] === '`') {
-          const end = indexOrEnd(text, '`', j + 1);
-          substitute(j + 1, end);
-          j = end + 1;
-        } else part += text[j++];
-      }
-      append(part);
-      i = j + 1;
+      const quoted = readDoubleQuoted(text, i + 1, substitute);
+      append(quoted.part);
+      i = quoted.end + 1;
     } else if (c === '\\') {
       if (next !== '\n') append(next ?? '');
       i += 2;
-    } else if ((c === '$' || c === '<' || c === '>') && next === '(') {
-      const end = closingParen(text, i + 2);
-      substitute(i + 2, end);
-      i = end + 1;
-    } else if (c === '`') {
-      const end = indexOrEnd(text, '`', i + 1);
-      substitute(i + 1, end);
+    } else if (((c === '$' || c === '<' || c === '>') && next === '(') || c === '`') {
+      const start = c === '`' ? i + 1 : i + 2;
+      const end = c === '`' ? indexOrEnd(text, '`', start) : closingParen(text, start);
+      substitute(start, end);
       i = end + 1;
     } else if (c === '#' && word === undefined) {
       i = indexOrEnd(text, '\n', i);
@@ -87,21 +69,15 @@ export function parseShell(text: string): ShellCommand[] {
     } else if (c === '>' || (c === '&' && next === '>')) {
       if (word !== undefined && /^\d+$/.test(word)) word = undefined;
       finishWord();
-      i += c === '&' ? 2 : 1;
-      if (text[i] === '>' || text[i] === '|') i++;
-      if (c === '>' && text[i] === '&' && /[\d-]/.test(text[i + 1] ?? '')) {
-        i = i + 1 + (/^(\d+|-)/.exec(text.slice(i + 1))?.[0].length ?? 0);
-      } else {
-        if (c === '>' && text[i] === '&') i++;
-        pending = 'write';
-      }
+      const op = writeOperator(text, i, c);
+      i = op.end;
+      if (op.writes) pending = 'write';
     } else if (c === '<') {
       if (word !== undefined && /^\d+$/.test(word)) word = undefined;
       finishWord();
-      const op = /^<(<<|<-|<|&[\d-]*)?/.exec(text.slice(i))?.[0] ?? '<';
-      i += op.length;
-      pending =
-        op === '<<' ? 'heredoc' : op === '<<-' ? 'heredoc-' : op.startsWith('<&') ? undefined : 'read';
+      const op = readOperator(text, i);
+      i = op.end;
+      pending = op.pending;
     } else if (';&|()'.includes(c)) {
       finishCommand();
       i++;
@@ -112,6 +88,59 @@ export function parseShell(text: string): ShellCommand[] {
   }
   finishCommand();
   return commands;
+}
+
+/**
+ * The text of a double-quoted part from `from` (just past its opening quote) to its closing quote (`end`),
+ * backslashes applied; each `$(...)` and backquote inside is handed to `substitute` as it is met.
+ */
+function readDoubleQuoted(
+  text: string,
+  from: number,
+  substitute: (start: number, end: number) => void,
+): { part: string; end: number } {
+  let j = from;
+  let part = '';
+  while (j < text.length && text[j] !== '"') {
+    if (text[j] === '\\') {
+      part += text[j + 1] ?? '';
+      j += 2;
+    } else if (text[j] === '$' && text[j + 1] === '(') {
+      const end = closingParen(text, j + 2);
+      substitute(j + 2, end);
+      j = end + 1;
+    } else if (text[j] === '`') {
+      const end = indexOrEnd(text, '`', j + 1);
+      substitute(j + 1, end);
+      j = end + 1;
+    } else part += text[j++];
+  }
+  return { part, end: j };
+}
+
+/**
+ * An output redirect operator at `at` (`>`, `>>`, `>|`, `&>`, `&>>`, `>&`): where it ends, and whether a file
+ * name follows (`>&2` and `>&-` name a descriptor, not a file).
+ */
+function writeOperator(text: string, at: number, c: string): { end: number; writes: boolean } {
+  let i = at + (c === '&' ? 2 : 1);
+  if (text[i] === '>' || text[i] === '|') i++;
+  if (c === '>' && text[i] === '&' && /[\d-]/.test(text[i + 1] ?? '')) {
+    return { end: i + 1 + (/^(\d+|-)/.exec(text.slice(i + 1))?.[0].length ?? 0), writes: false };
+  }
+  if (c === '>' && text[i] === '&') i++;
+  return { end: i, writes: true };
+}
+
+/** An input redirect operator at `at` (`<`, `<<`, `<<-`, `<<<`, `<&`): where it ends, and what follows it. */
+function readOperator(
+  text: string,
+  at: number,
+): { end: number; pending: 'read' | 'heredoc' | 'heredoc-' | undefined } {
+  const op = /^<(<<|<-|<|&[\d-]*)?/.exec(text.slice(at))?.[0] ?? '<';
+  const pending =
+    op === '<<' ? 'heredoc' : op === '<<-' ? 'heredoc-' : op.startsWith('<&') ? undefined : 'read';
+  return { end: at + op.length, pending };
 }
 
 function indexOrEnd(text: string, search: string, from: number): number {

@@ -60,7 +60,8 @@ export function isTool(value: unknown): value is Tool {
   );
 }
 
-export type LoadToolsOptions = { onWarning?: (message: string) => void };
+/** `onWarning` is told of each file skipped, with what to do; the agent's entry point decides where it goes. */
+export type LoadToolsOptions = { onWarning: (message: string) => void };
 
 /** What model APIs accept as a tool name (OpenAI's rule, the strictest of the providers). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -72,12 +73,8 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * A file that fails to load or exports no usable tool is skipped with a warning that names it, so one
  * broken file costs only its own tools. Tools come back sorted by file name.
  */
-export async function loadTools(
-  dir: string,
-  ctx: ToolContext,
-  options: LoadToolsOptions = {},
-): Promise<Tool[]> {
-  const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
+export async function loadTools(dir: string, ctx: ToolContext, options: LoadToolsOptions): Promise<Tool[]> {
+  const warn = options.onWarning;
   const files = (await readdir(dir))
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
     .sort();

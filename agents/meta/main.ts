@@ -45,7 +45,11 @@ const models = await listModels(gateway);
 if (!models.ok) log(`could not list models (${models.error.message}); using the text tool protocol`);
 const modelList: ModelInfo[] = models.ok ? models.models : [];
 const protocol = chooseProtocol(process.env.HYPERAGENTS_TOOL_PROTOCOL, modelList);
-const tools = await loadTools(fileURLToPath(new URL('../tools/', import.meta.url)), { root: args.repo });
+const tools = await loadTools(
+  fileURLToPath(new URL('../tools/', import.meta.url)),
+  { root: args.repo },
+  { onWarning: log },
+);
 log(
   `tools: ${tools.map((t) => t.name).join(', ')}; protocol: ${protocol}; model: ${modelList[0]?.id ?? 'unknown'}`,
 );

@@ -93,13 +93,7 @@ function startShell(cwd: string, maxOutputChars: number): Shell {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid;
-  if (pid !== undefined) liveGroups.add(pid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const group of liveGroups) killGroup(group);
-    });
-  }
+  if (pid !== undefined) killOnExit(pid);
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   let failure: Error | undefined;
   let stdoutEnded = false;
@@ -153,11 +147,7 @@ function startShell(cwd: string, maxOutputChars: number): Shell {
       endActive = finish;
       const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
       current.onMarker = (status) => finish({ kind: 'done', status });
-      const end = `${current.sentinel}_END`;
-      child.stdin.write(
-        `source /dev/stdin <<'${end}'\n${command}\n${end}\n` +
-          `{ __hyperagents_status=$?; set +eux; } 2>/dev/null; printf '\\n%s %s\\n' ${current.sentinel} "$__hyperagents_status"\n`,
-      );
+      child.stdin.write(sourced(command, current.sentinel));
     });
 
   const kill = async () => {
@@ -173,6 +163,25 @@ function startShell(cwd: string, maxOutputChars: number): Shell {
       return exit !== undefined || failure !== undefined;
     },
   };
+}
+
+/** The process group `pid` leads is killed when this process exits, unless it ended first. */
+function killOnExit(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const group of liveGroups) killGroup(group);
+  });
+}
+
+/** The shell input that runs `command` as one script and then prints `sentinel` with its exit status. */
+function sourced(command: string, sentinel: string): string {
+  const end = `${sentinel}_END`;
+  return (
+    `source /dev/stdin <<'${end}'\n${command}\n${end}\n` +
+    `{ __hyperagents_status=$?; set +eux; } 2>/dev/null; printf '\\n%s %s\\n' ${sentinel} "$__hyperagents_status"\n`
+  );
 }
 
 function newSentinel(): string {

@@ -47,6 +47,29 @@ export function createEditorTool(options: EditorToolOptions): EditorTool {
     lineChars: options.maxLineChars ?? 2000,
   };
   const rootPromise = realpath(options.root);
+  const commands = editorCommands(limits);
+
+  return {
+    name: 'editor',
+    description: readFileSync(new URL('./editor.md', import.meta.url), 'utf8'),
+    inputSchema,
+    run: async (input) => {
+      try {
+        const root = await rootPromise;
+        const file = await resolveInRoot(root, options.root, input.path);
+        return await commands[input.command](input, file);
+      } catch (error) {
+        if (error instanceof EditorError) return `Error: ${error.message}`;
+        throw error;
+      }
+    },
+  };
+}
+
+type EditorCommand = (input: EditorInput, file: string) => Promise<string>;
+
+/** The editor's commands, on a file already resolved inside the root; they share the history `undo_edit` reads. */
+function editorCommands(limits: ViewLimits): Record<EditorInput['command'], EditorCommand> {
   /** Edits per real path, oldest first. */
   const history = new Map<string, Edit[]>();
 
@@ -56,7 +79,7 @@ export function createEditorTool(options: EditorToolOptions): EditorTool {
     history.set(file, [...(history.get(file) ?? []), { before, after }]);
   };
 
-  const commands = {
+  return {
     view: async (input: EditorInput, file: string) => {
       const info = await stat(file).catch(() => undefined);
       if (!info) {
@@ -107,42 +130,28 @@ export function createEditorTool(options: EditorToolOptions): EditorTool {
       const lastLine = input.insert_line + Math.max(1, countLines(input.new_str));
       return `Inserted into ${input.path}. The edited part now reads:\n${snippet(updated, input.insert_line + 1, lastLine)}\nCheck that this is what you intended.`;
     },
-    undo_edit: async (input: EditorInput, file: string) => {
-      const edits = history.get(file) ?? [];
-      const last = edits.at(-1);
-      if (!last) throw new EditorError(`There is no edit of ${input.path} to undo.`);
-      const current = await readFile(file).catch(() => null);
-      if (!current?.equals(last.after)) {
-        throw new EditorError(
-          `${input.path} was changed outside the editor since its last edit, so undo would lose those changes. View it and fix it with str_replace instead.`,
-        );
-      }
-      edits.pop();
-      if (last.before === null) {
-        await rm(file);
-        return `Undid the creation of ${input.path}; the file is removed.`;
-      }
-      await writeFile(file, last.before);
-      const left = edits.length === 0 ? 'no earlier edits' : plural(edits.length, 'earlier edit');
-      return `Undid the last edit of ${input.path} (${left} left to undo).`;
-    },
-  } satisfies Record<EditorInput['command'], (input: EditorInput, file: string) => Promise<string>>;
-
-  return {
-    name: 'editor',
-    description: readFileSync(new URL('./editor.md', import.meta.url), 'utf8'),
-    inputSchema,
-    run: async (input) => {
-      try {
-        const root = await rootPromise;
-        const file = await resolveInRoot(root, options.root, input.path);
-        return await commands[input.command](input, file);
-      } catch (error) {
-        if (error instanceof EditorError) return `Error: ${error.message}`;
-        throw error;
-      }
-    },
+    undo_edit: (input: EditorInput, file: string) => undoEdit(history.get(file) ?? [], input, file),
   };
+}
+
+/** Restores the file as it was before its last edit (`edits`, oldest first, loses that edit). */
+async function undoEdit(edits: Edit[], input: EditorInput, file: string): Promise<string> {
+  const last = edits.at(-1);
+  if (!last) throw new EditorError(`There is no edit of ${input.path} to undo.`);
+  const current = await readFile(file).catch(() => null);
+  if (!current?.equals(last.after)) {
+    throw new EditorError(
+      `${input.path} was changed outside the editor since its last edit, so undo would lose those changes. View it and fix it with str_replace instead.`,
+    );
+  }
+  edits.pop();
+  if (last.before === null) {
+    await rm(file);
+    return `Undid the creation of ${input.path}; the file is removed.`;
+  }
+  await writeFile(file, last.before);
+  const left = edits.length === 0 ? 'no earlier edits' : plural(edits.length, 'earlier edit');
+  return `Undid the last edit of ${input.path} (${left} left to undo).`;
 }
 
 export default (ctx: ToolContext) => createEditorTool({ root: ctx.root });

@@ -1,6 +1,6 @@
 import { type BigIntStats, lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { readNoFollow } from '../process/index.ts';
+import { readCapped } from '../process/index.ts';
 
 /**
  * How the harness left one entry of a folder it wrote. Any write, truncation, rename, chmod, chown, link
@@ -78,6 +78,6 @@ function changeOf(root: string, rel: string, stamps: FolderStamps, newest: bigin
   const same =
     stamp.text === null
       ? readdirSync(path.join(root, rel)).sort().join('\0') === namesIn(stamps, rel).join('\0')
-      : readNoFollow(path.join(root, rel), Number(stamp.size)) === stamp.text;
+      : readCapped(path.join(root, rel), Number(stamp.size)) === stamp.text;
   return same ? null : 'was changed';
 }

@@ -28,6 +28,27 @@ describe('the grading context', () => {
     expect(result.stdout.length).toBe(1000);
   });
 
+  it('reports a command that ran out of memory under its limit as memoryExceeded, and a plain failure as not', async () => {
+    const hog = 'const hoard = []; for (;;) hoard.push(new Array(1e5).fill(Math.random()));';
+    const result = await ctx.run({
+      file: process.execPath,
+      args: ['--max-old-space-size=64', '-e', hog],
+      files: {},
+      ...limits,
+      maxOutputBytes: 100_000,
+    });
+    expect(result).toMatchObject({ memoryExceeded: true, timedOut: false, outputExceeded: false });
+    const plain = await ctx.run({
+      file: '/bin/sh',
+      args: ['-c', 'echo out of memory >&2; exit 1'],
+      files: {},
+      ...limits,
+    });
+    expect(plain).toMatchObject({ exitCode: 1, memoryExceeded: false });
+    const slow = await ctx.run({ file: '/bin/sleep', args: ['10'], files: {}, ...limits, timeoutMs: 200 });
+    expect(slow).toMatchObject({ timedOut: true, memoryExceeded: false });
+  });
+
   it('refuses a file that would land outside the working folder', async () => {
     const result = await ctx.run({ file: '/bin/true', args: [], files: { '../escape.txt': 'x' }, ...limits });
     expect(result).toMatchObject({

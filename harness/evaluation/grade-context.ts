@@ -57,6 +57,7 @@ function failed(message: string): CommandResult {
     stderr: message,
     timedOut: false,
     outputExceeded: false,
+    memoryExceeded: false,
     durationMs: 0,
   };
 }
@@ -68,6 +69,19 @@ function failed(message: string): CommandResult {
 function readOnlyRoot(args: string[]): string[] {
   const at = args.indexOf('--chdir');
   return at < 0 ? args : [...args.slice(0, at), '--remount-ro', '/', ...args.slice(at)];
+}
+
+/** SIGABRT, which bubblewrap passes on as exit 128 + 6 for the command it ran. */
+const ABORT_EXIT = 128 + 6;
+
+/**
+ * Whether a command ended for lack of memory under its limits. No kernel event says so for a data-segment
+ * limit (`prlimit --data` makes an allocation fail; it kills nothing), so it is read from how the process
+ * ended: a program that cannot get memory it cannot do without aborts (SIGABRT), as Node does at its heap
+ * limit and when the data limit fails one of its allocations. The harness kills with SIGKILL, never SIGABRT.
+ */
+function abortedForMemory(sandbox: ResolvedSandbox, exitCode: number | null, signal: string | null): boolean {
+  return signal === 'SIGABRT' || (sandbox.kind === 'bwrap' && exitCode === ABORT_EXIT);
 }
 
 function spawnLimited(
@@ -121,6 +135,7 @@ function spawnLimited(
         stderr: Buffer.concat(stderr.chunks).toString('utf8') + extra,
         timedOut,
         outputExceeded,
+        memoryExceeded: !timedOut && !outputExceeded && abortedForMemory(options.sandbox, exitCode, signal),
         durationMs: Math.round(performance.now() - started),
       });
     };

@@ -134,7 +134,7 @@ describe('precompileAgent', () => {
         '--input-type=module',
         '-e',
         `const { loadTools } = await import(${JSON.stringify(path.join(shipped, 'agents/core/tool.ts'))});
-         const tools = await loadTools(${JSON.stringify(path.join(shipped, 'agents/tools'))}, { root: ${JSON.stringify(shipped)} });
+         const tools = await loadTools(${JSON.stringify(path.join(shipped, 'agents/tools'))}, { root: ${JSON.stringify(shipped)} }, { onWarning: console.error });
          console.log(tools.map((t) => t.name).join(','));
          await Promise.all(tools.map((t) => t.close?.()));
          const { z } = await import('zod');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../archive/redact.ts';
-import { capText, openCappedLog, readNoFollow } from './capped-output.ts';
+import { capText, openCappedLog, readCapped } from './capped-output.ts';
 
 let tmp: string;
 beforeEach(() => {
@@ -46,12 +46,12 @@ describe('openCappedLog', () => {
   });
 });
 
-describe('readNoFollow', () => {
+describe('readCapped', () => {
   it('reads a regular file, cut at the cap, and nothing through a link or from a folder', () => {
     const dir = path.join(tmp, 'out');
     mkdirSync(dir);
     symlinkSync('/etc/passwd', path.join(dir, 'transcript.json'));
-    expect(readNoFollow(path.join(dir, 'transcript.json'), 1000)).toBeNull();
-    expect(readNoFollow(dir, 1000)).toBeNull();
+    expect(readCapped(path.join(dir, 'transcript.json'), 1000)).toBeNull();
+    expect(readCapped(dir, 1000)).toBeNull();
   });
 });

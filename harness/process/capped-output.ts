@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import type { Redactor } from '../../archive/redact.ts';
+import { readNoFollow } from '../../system/read-no-follow.ts';
 
 /** The note left where a text was cut. */
 export function cutNote(capBytes: number, dropped: number): string {
@@ -39,23 +40,11 @@ export function openNoFollow(file: string, mode: 'append' | 'create'): number {
 }
 
 /** Reads at most `capBytes` of a file an agent wrote, never following a link; null if it is absent or not a file. */
-export function readNoFollow(file: string, capBytes: number): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return null;
-    const buffer = Buffer.alloc(Math.min(stat.size, capBytes + 1));
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, read).toString('utf8');
-    return stat.size > capBytes ? capText(text, capBytes) : text;
-  } finally {
-    closeSync(fd);
-  }
+export function readCapped(file: string, capBytes: number): string | null {
+  const read = readNoFollow(file, capBytes + 1);
+  if (read === null) return null;
+  const text = read.bytes.toString('utf8');
+  return read.size > capBytes ? capText(text, capBytes) : text;
 }
 
 /**
@@ -64,7 +53,7 @@ export function readNoFollow(file: string, capBytes: number): string | null {
  * agent wrote nothing there).
  */
 export function copyAgentFile(from: string, to: string, capBytes: number, redact: Redactor): string | null {
-  const text = readNoFollow(from, capBytes);
+  const text = readCapped(from, capBytes);
   return text === null ? null : writeAgentText(to, text, capBytes, redact);
 }
 

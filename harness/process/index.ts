@@ -18,7 +18,7 @@ export {
   copyAgentFile,
   openCappedLog,
   openNoFollow,
-  readNoFollow,
+  readCapped,
   writeAgentText,
 } from './capped-output.ts';
 export {

@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { git, gitBytes } from '../../system/git.ts';
 
 const TEMPLATE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'variant-template');
-const IDENTITY = ['user.name=hyperagents', 'user.email=hyperagents@localhost', 'commit.gpgsign=false'];
 
 /** Files a variant commit may change; everything else is the harness's. */
 export const EDITABLE_PREFIX = 'agents/';
@@ -45,71 +43,6 @@ export interface VariantRepo {
   /** Hash of the TaskAgent's code at a commit: the `agents/` tree without `agents/meta/`. */
   taskCodeHash(commit: string): Promise<string>;
   diffStat(from: string, to: string): Promise<DiffSummary>;
-}
-
-const execGit = promisify(execFile);
-
-/**
- * Config that no repository can override (the command line wins over every config file): no fsmonitor
- * or hooks run, no external programs are started, and git reads no system or user config at all.
- */
-const SAFE_CONFIG = [
-  'core.fsmonitor=false',
-  'core.hooksPath=/dev/null',
-  'core.untrackedCache=false',
-  'core.sshCommand=false',
-  'core.pager=cat',
-  'protocol.allow=never',
-  'diff.external=',
-  'submodule.recurse=false',
-  ...IDENTITY,
-].flatMap((setting) => ['-c', setting]);
-
-/** A clean environment: no keys, no HOME config, no GIT_* variables from the harness's own shell. */
-const GIT_ENV: Record<string, string> = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: '/nonexistent',
-  LANG: 'C',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_TERMINAL_PROMPT: '0',
-};
-
-/**
- * Runs git on the variant repo with an explicit git dir (and work tree when given), from a folder no agent
- * writes: nothing inside a worktree (its `.git` file included) can redirect or configure it.
- */
-async function git(where: GitLocation, args: string[]): Promise<string> {
-  return (await gitBytes(where, args)).toString();
-}
-
-interface GitLocation {
-  gitDir: string;
-  workTree?: string;
-}
-
-/**
- * `git` with its output as bytes, `input` on its stdin. `cwd` is the git dir's folder unless given: only
- * `git apply` needs the work tree as its folder (it applies paths relative to where it runs).
- */
-async function gitBytes(
-  where: GitLocation,
-  args: string[],
-  options: { input?: Buffer; cwd?: string } = {},
-): Promise<Buffer> {
-  const location = [
-    '--git-dir',
-    where.gitDir,
-    ...(where.workTree === undefined ? [] : ['--work-tree', where.workTree]),
-  ];
-  const running = execGit('git', [...location, ...SAFE_CONFIG, ...args], {
-    cwd: options.cwd ?? path.dirname(where.gitDir),
-    env: GIT_ENV,
-    maxBuffer: 256 * 1024 * 1024,
-    encoding: 'buffer',
-  });
-  running.child.stdin?.end(options.input);
-  return (await running).stdout;
 }
 
 /**

@@ -39,6 +39,8 @@ export interface GatewayPlan {
   onModelHealth?: (event: ModelHealthEvent) => void;
   /** Also listen on TCP here, for agents on queue workers (reached through their relay). */
   tcp?: { host: string; port: number };
+  /** Told what the gateway could not do that no reply shows (see `GatewayOptions.onWarning`). */
+  onWarning: (message: string) => void;
 }
 
 /**
@@ -59,6 +61,7 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
       models: plan.models,
       records: (id) => served.get(id)?.record,
       onCall,
+      onWarning: plan.onWarning,
       normalizer,
       ...(plan.tcp === undefined ? {} : { tcp: plan.tcp }),
       ...(budgetUsd === null ? {} : { budgetUsd }),

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
@@ -8,6 +7,7 @@ import { ALL_SPLITS } from '../../domains/define-domain.ts';
 import { openDomain } from '../../domains/open-domain.ts';
 import { parseDomainRefs } from '../../domains/reference.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
+import { git } from '../../system/git.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
 import { createEvalsFolders, createGradeContext, createTaskSlots } from '../evaluation/index.ts';
 import {
@@ -378,11 +378,11 @@ async function variantZero(
     // Every variant's code is in it: a new one would hold none of them (the resume command refuses this first).
     if (!existsSync(gitDir))
       throw new Error(`${gitDir} is missing: the run's variants cannot be checked out`);
-    execFileSync('git', ['--git-dir', gitDir, 'worktree', 'prune']);
+    await git({ gitDir }, ['worktree', 'prune']);
     return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commit_sha };
   }
   rmSync(gitDir, { recursive: true, force: true });
-  const agents = initialAgents(config);
+  const agents = await initialAgents(config);
   try {
     const created = await createVariantRepo(gitDir, agents.dir, nodeModules);
     const codeHash = await created.repo.taskCodeHash(created.rootCommit);

@@ -2,29 +2,24 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gitBytes } from '../../system/git.ts';
 import { PROJECT_ROOT, type RunConfig } from './run-config.ts';
 
 /**
  * The agents/ folder variant 0 starts from: the project's own, or with `--from RUN:VARIANT` that
  * variant's code, taken from its run's variant repo. `cleanup` removes any copy made.
  */
-export function initialAgents(config: Pick<RunConfig, 'from'>): {
+export async function initialAgents(config: Pick<RunConfig, 'from'>): Promise<{
   dir: string;
   reason: string;
   cleanup(): void;
-} {
+}> {
   if (config.from === null) {
     return { dir: path.join(PROJECT_ROOT, 'agents'), reason: 'initial agent', cleanup: () => undefined };
   }
   const { runDir, variantId, commit } = config.from;
   const staging = mkdtempSync(path.join(tmpdir(), 'hyperagents-transfer-'));
-  const tar = execFileSync(
-    'git',
-    ['--git-dir', path.join(runDir, 'variants.git'), 'archive', commit, 'agents'],
-    {
-      maxBuffer: 256 * 1024 * 1024,
-    },
-  );
+  const tar = await gitBytes({ gitDir: path.join(runDir, 'variants.git') }, ['archive', commit, 'agents']);
   execFileSync('tar', ['-x', '-C', staging], { input: tar });
   return {
     dir: path.join(staging, 'agents'),

@@ -119,6 +119,35 @@ describe('replies through the real SDK client', () => {
   });
 
   it.each([
+    ['streamed', true, streamedTextReply],
+    ['single body', false, textReply],
+  ] as const)(
+    'calls a model the SDK lists as deprecated without a warning, and leaves console.warn alone (%s)',
+    async (_, stream, reply) => {
+      const own = console.warn;
+      const warned: unknown[] = [];
+      const assigned: unknown[] = [];
+      const recorder = (...args: unknown[]) => warned.push(args);
+      Object.defineProperty(console, 'warn', {
+        configurable: true,
+        get: () => recorder,
+        set: (value: unknown) => assigned.push(value),
+      });
+      try {
+        server.enqueue(reply('Hello.'));
+        const deprecated = testModel({ id: 'anthropic/claude-sonnet-4-5', apiName: 'claude-sonnet-4-5' });
+        const response = await succeeds(provider(deprecated, { stream }).complete(HELLO, CTX));
+        expect(response.message.content).toBe('Hello.');
+        expect(sent().model).toBe('claude-sonnet-4-5');
+      } finally {
+        Object.defineProperty(console, 'warn', { configurable: true, writable: true, value: own });
+      }
+      expect(warned).toEqual([]);
+      expect(assigned).toEqual([]);
+    },
+  );
+
+  it.each([
     ['streamed', true, streamedToolCallReply],
     ['single body', false, toolCallReply],
   ] as const)('returns tool calls with their ids and parsed input (%s)', async (_, stream, reply) => {

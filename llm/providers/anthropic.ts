@@ -1,7 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type {
+  Message,
   MessageCreateParamsBase,
   MessageDeltaUsage,
+  RawMessageStreamEvent,
   Usage as WireUsage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { adaptRequest } from '../adapt.ts';
@@ -87,18 +90,27 @@ export function createAnthropicProvider(model: ModelRecord, opts: ProviderOption
 }
 
 /**
- * Starts an SDK call with console.warn muted: the SDK warns on EVERY call to a model it lists as deprecated,
- * which would flood an overnight run's log. The registry's `successor` (hyperagents models) says it once.
- * The warning is printed synchronously inside `create`, so no other code runs while warn is muted.
+ * A Messages API call posted by the SDK's client, not through `messages.create`: that one writes to
+ * `console.warn` on EVERY call to a model it lists as deprecated, which would flood an overnight run's log
+ * (the registry's `successor`, shown by hyperagents models, says it once). The request, timeout and error
+ * handling are the client's either way.
  */
-function quietly<T>(start: () => T): T {
-  const warn = console.warn;
-  console.warn = () => {};
-  try {
-    return start();
-  } finally {
-    console.warn = warn;
-  }
+function postMessages(
+  client: Anthropic,
+  body: MessageCreateParamsBase & { stream: false },
+  signal: AbortSignal,
+): Promise<Message>;
+function postMessages(
+  client: Anthropic,
+  body: MessageCreateParamsBase & { stream: true },
+  signal: AbortSignal,
+): Promise<Stream<RawMessageStreamEvent>>;
+function postMessages(
+  client: Anthropic,
+  body: MessageCreateParamsBase,
+  signal: AbortSignal,
+): Promise<Message | Stream<RawMessageStreamEvent>> {
+  return client.post('/v1/messages', { body, signal, stream: body.stream ?? false });
 }
 
 function fail(type: ErrorType, message: string, retryable = false): ProviderResult {
@@ -106,7 +118,7 @@ function fail(type: ErrorType, message: string, retryable = false): ProviderResu
 }
 
 async function single(client: Anthropic, body: MessageCreateParamsBase, signal: AbortSignal): Promise<Reply> {
-  const message = await quietly(() => client.messages.create({ ...body, stream: false }, { signal }));
+  const message = await postMessages(client, { ...body, stream: false }, signal);
   // The SDK hands back whatever JSON arrived; check its shape before trusting the type.
   if (!Array.isArray(message?.content) || typeof message.usage !== 'object' || message.usage === null)
     throw new BrokenReply(
@@ -129,7 +141,7 @@ async function streamed(
   body: MessageCreateParamsBase,
   signal: AbortSignal,
 ): Promise<Reply> {
-  const events = await quietly(() => client.messages.create({ ...body, stream: true }, { signal }));
+  const events = await postMessages(client, { ...body, stream: true }, signal);
   const blocks = new Map<number, Block>();
   let usage: Partial<WireUsage> = {};
   let stopReason: string | null = null;
