@@ -1,6 +1,7 @@
 /**
  * Statistics for comparing variants and runs. Pure functions; randomness only through a seed.
  */
+import { mulberry32 } from '../domains/rng.ts';
 
 /** The median of `xs` (mean of the two middle values for an even count); null for no values. */
 export function median(xs: readonly number[]): number | null {
@@ -12,14 +13,7 @@ export function median(xs: readonly number[]): number | null {
 
 /** A seeded generator of uniform numbers in [0, 1) (mulberry32): the same seed gives the same draws. */
 export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed);
 }
 
 export interface Interval {

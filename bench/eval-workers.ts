@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Archive, openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
-import arithmetic, { loadArithmetic } from '../domains/arithmetic/index.ts';
+import arithmetic from '../domains/arithmetic/index.ts';
 import type { Task } from '../domains/define-domain.ts';
 import {
   createGradeContext,
@@ -12,10 +12,11 @@ import {
   evaluateStage,
   type TaskPool,
 } from '../harness/evaluation/index.ts';
-import type { ResolvedSandbox } from '../harness/process/index.ts';
+import type { CommandSpec, ResolvedSandbox } from '../harness/process/index.ts';
 import { agentCommand, agentEnv, buildAgentEntry } from '../harness/process/index.ts';
-import { startGateway } from '../llm/gateway.ts';
+import { type Gateway, startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
+import { benchTasks } from './tasks.ts';
 
 /** How TaskAgent workers start: from the file built once per variant, or from the TypeScript through tsx. */
 export type EntryKind = 'built' | 'source';
@@ -84,14 +85,25 @@ export interface StartupResult {
 
 const TASK_ENTRY = 'agents/task/main.ts';
 
-/** `count` tasks cycled from every split of arithmetic, each with an id of its own. */
-function benchTasks(count: number): { tasks: Task[]; distinct: Task[] } {
-  const distinct = [...loadArithmetic('train'), ...loadArithmetic('val'), ...loadArithmetic('test')];
-  const tasks = Array.from({ length: count }, (_, i) => {
-    const task = distinct[i % distinct.length]!;
-    return { ...task, id: `${task.id}-${Math.floor(i / distinct.length)}` };
-  });
-  return { tasks, distinct };
+/** What every timed run shares: the tasks, the gateway with its count of calls, the way workers start. */
+interface Bench {
+  dir: string;
+  tasks: Task[];
+  distinct: Task[];
+  sandbox: ResolvedSandbox;
+  worktree: string;
+  gateway: Gateway;
+  /** Model calls through the gateway so far, and the archive whose ledger records them meanwhile. */
+  ledger: { calls: number; archive: Archive | null };
+  commandFor(entry: EntryKind, args: string[], token: string): CommandSpec;
+}
+
+/** One timed run: how its workers start, whether they are up before, and how many tasks at once. */
+interface BenchRun {
+  entry: EntryKind;
+  mode: BenchMode;
+  workers: number;
+  tasksPerWorker: number;
 }
 
 /**
@@ -107,19 +119,41 @@ export async function benchEvalWorkers(
   sandbox: ResolvedSandbox = { kind: 'none', why: 'benchmark' },
 ): Promise<{ results: WorkerResult[]; startup: StartupResult[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-eval-'));
+  const gateway: { current: Gateway | null } = { current: null };
+  try {
+    const bench = await openBench(dir, modelLatencyMs, taskCount, sandbox, gateway);
+    const startup = (['built', 'source'] as const).map((entry) => timeStartup(bench, entry));
+    const results: WorkerResult[] = [];
+    for (const run of benchRuns(workerCounts)) results.push(await timeRun(bench, run));
+    return { results, startup };
+  } finally {
+    await gateway.current?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The sim behind a real gateway (put in `opened` at once, for the caller to close), and the TaskAgent built once. */
+async function openBench(
+  dir: string,
+  modelLatencyMs: number,
+  taskCount: number,
+  sandbox: ResolvedSandbox,
+  opened: { current: Gateway | null },
+): Promise<Bench> {
   const { tasks, distinct } = benchTasks(taskCount);
   const sim = createSimModel({ seed: 0, domains: ['arithmetic'], latencyMs: modelLatencyMs });
   sim.registerTasks('arithmetic', [...distinct, ...tasks]);
-  let calls = 0;
+  const ledger: Bench['ledger'] = { calls: 0, archive: null };
   const gateway = await startGateway({
     socketPath: path.join(dir, 'gw.sock'),
     providers: () => sim,
     onWarning: (message) => process.stderr.write(`gateway: ${message}\n`),
     onCall: (row) => {
-      calls += 1;
-      gatewayOnCall(row);
+      ledger.calls += 1;
+      ledger.archive?.insertLlmCall(row);
     },
   });
+  opened.current = gateway;
   const worktree = path.resolve(import.meta.dirname, '..');
   const built = await buildAgentEntry({
     worktree,
@@ -135,136 +169,139 @@ export async function benchEvalWorkers(
     readOnly: [path.dirname(built.file)],
     gatewaySocket: gateway.socketPath ?? undefined,
   };
-  const commandFor = (entry: EntryKind, args: string[], token: string) =>
-    agentCommand(sandbox, policy, entries[entry], args, agentEnv({ url: gateway.url, token }));
-
-  let ledger: Archive | null = null;
-  const gatewayOnCall = (row: Parameters<Archive['insertLlmCall']>[0]): void => ledger?.insertLlmCall(row);
-  const results: WorkerResult[] = [];
-  const startup: StartupResult[] = [];
-  /** The harness's evaluation of one full stage of `tasks`, into a fresh archive and cache. */
-  const evaluation = async (pool: TaskPool, workers: number, name: string): Promise<void> => {
-    const archive = openArchive(path.join(dir, `archive-${name}.sqlite`));
-    const cache = openEvalCache(path.join(dir, `cache-${name}.sqlite`));
-    archive.insertVariant({ id: 0, parentId: null, step: 'full' });
-    ledger = archive;
-    try {
-      await evaluateStage(
-        {
-          archive,
-          cache,
-          pool,
-          variantId: 0,
-          codeHash: 'bench',
-          taskModel: 'sim',
-          seed: 0,
-          cacheable: true,
-          concurrency: workers,
-          grading: createGradeContext({ sandbox, nodeModules: path.join(worktree, 'node_modules') }),
-        },
-        [{ domain: arithmetic, splits: { train: tasks } }],
-        'full',
-        false,
-      );
-    } finally {
-      ledger = null;
-      archive.close();
-      cache.close();
-    }
+  return {
+    dir,
+    tasks,
+    distinct,
+    sandbox,
+    worktree,
+    gateway,
+    ledger,
+    commandFor: (entry, args, token) =>
+      agentCommand(sandbox, policy, entries[entry], args, agentEnv({ url: gateway.url, token })),
   };
-  try {
-    for (const entry of ['built', 'source'] as const) {
-      const times = Array.from({ length: 5 }, () => {
-        const { file, args, env, cwd } = commandFor(entry, ['--check'], 'none');
-        const started = performance.now();
-        spawnSync(file, args, { env, cwd, stdio: 'ignore' });
-        return performance.now() - started;
-      }).sort((a, b) => a - b);
-      startup.push({ entry, medianMs: times[2]! });
-    }
-    const runs = [
-      ...workerCounts.flatMap((workers) => [
-        ...(['steady', 'cold'] as const).map((mode) => ({
+}
+
+/** Median wall time of five `--check` starts of one worker, one at a time. */
+function timeStartup(bench: Bench, entry: EntryKind): StartupResult {
+  const times = Array.from({ length: 5 }, () => {
+    const { file, args, env, cwd } = bench.commandFor(entry, ['--check'], 'none');
+    const started = performance.now();
+    spawnSync(file, args, { env, cwd, stdio: 'ignore' });
+    return performance.now() - started;
+  }).sort((a, b) => a - b);
+  return { entry, medianMs: times[2]! };
+}
+
+/** Per worker count: built workers steady and cold, one and TASKS_PER_WORKER a process; last, source cold. */
+function benchRuns(workerCounts: readonly number[]): BenchRun[] {
+  return [
+    ...workerCounts.flatMap((workers) =>
+      [1, TASKS_PER_WORKER].flatMap((tasksPerWorker) =>
+        (['steady', 'cold'] as const).map((mode) => ({
           entry: 'built' as const,
           mode,
           workers,
-          tasksPerWorker: 1,
+          tasksPerWorker,
         })),
-        ...(['steady', 'cold'] as const).map((mode) => ({
-          entry: 'built' as const,
-          mode,
-          workers,
-          tasksPerWorker: TASKS_PER_WORKER,
-        })),
-      ]),
-      {
-        entry: 'source' as const,
-        mode: 'cold' as const,
-        workers: Math.max(...workerCounts),
-        tasksPerWorker: 1,
-      },
-    ];
-    for (const { entry, mode, workers, tasksPerWorker } of runs) {
-      const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
-      const pool = createTaskPool({
-        size: workers,
-        tasksPerWorker,
-        command: commandFor(entry, [], token),
-        taskTimeoutMs: 120_000,
-        logFile: path.join(dir, 'workers.log'),
-      });
-      const poolStarted = performance.now();
-      let firstAnswer = 0;
-      let allUp: number | null = null;
-      if (mode !== 'cold') {
-        // Start-up on its own: every worker started and answering its first task.
-        pool.warm();
-        await Promise.all(
-          distinct.slice(0, workers).map(async (task, i) => {
-            await pool.run({ id: `warm-${i}`, domain: 'arithmetic', input: task.input });
-            if (firstAnswer === 0) firstAnswer = performance.now();
-          }),
-        );
-        allUp = performance.now();
-      }
-      const callsBefore = calls;
-      const started = mode === 'cold' ? poolStarted : performance.now();
-      const cpuBefore = process.cpuUsage();
-      const workersBefore = workersCpuMs();
-      const timed: TaskPool = {
-        async run(request) {
-          const reply = await pool.run(request);
-          if (firstAnswer === 0) firstAnswer = performance.now();
-          return reply;
-        },
-        warm: () => pool.warm(),
-        close: () => pool.close(),
-      };
-      await evaluation(timed, workers, `${entry}-${mode}-${workers}-${tasksPerWorker}`);
-      const seconds = (performance.now() - started) / 1000;
-      const cpu = process.cpuUsage(cpuBefore);
-      const cpuMsPerTask = {
-        harness: (cpu.user + cpu.system) / 1000 / tasks.length,
-        workers: mode === 'cold' ? null : (workersCpuMs() - workersBefore) / tasks.length,
-      };
-      results.push({
-        entry,
-        mode,
-        workers,
-        tasksPerWorker,
-        tasks: tasks.length,
-        calls: calls - callsBefore,
-        seconds,
-        cpuMsPerTask,
-        firstAnswerSeconds: (firstAnswer - poolStarted) / 1000,
-        allUpSeconds: allUp === null ? null : (allUp - poolStarted) / 1000,
-      });
-      await pool.close();
-      gateway.revokeToken(token);
-    }
-  } finally {
-    await gateway.close();
-    rmSync(dir, { recursive: true, force: true });
+      ),
+    ),
+    { entry: 'source', mode: 'cold', workers: Math.max(...workerCounts), tasksPerWorker: 1 },
+  ];
+}
+
+/** One timed run on a pool of its own. */
+async function timeRun(bench: Bench, run: BenchRun): Promise<WorkerResult> {
+  const { entry, mode, workers, tasksPerWorker } = run;
+  const { gateway, tasks } = bench;
+  const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
+  const pool = createTaskPool({
+    size: workers,
+    tasksPerWorker,
+    command: bench.commandFor(entry, [], token),
+    taskTimeoutMs: 120_000,
+    logFile: path.join(bench.dir, 'workers.log'),
+  });
+  const poolStarted = performance.now();
+  let firstAnswer = 0;
+  let allUp: number | null = null;
+  if (mode !== 'cold') {
+    // Start-up on its own: every worker started and answering its first task.
+    pool.warm();
+    await Promise.all(
+      bench.distinct.slice(0, workers).map(async (task, i) => {
+        await pool.run({ id: `warm-${i}`, domain: 'arithmetic', input: task.input });
+        if (firstAnswer === 0) firstAnswer = performance.now();
+      }),
+    );
+    allUp = performance.now();
   }
-  return { results, startup };
+  const callsBefore = bench.ledger.calls;
+  const started = mode === 'cold' ? poolStarted : performance.now();
+  const cpuBefore = process.cpuUsage();
+  const workersBefore = workersCpuMs();
+  const timed: TaskPool = {
+    async run(request) {
+      const reply = await pool.run(request);
+      if (firstAnswer === 0) firstAnswer = performance.now();
+      return reply;
+    },
+    warm: () => pool.warm(),
+    close: () => pool.close(),
+  };
+  await evaluation(bench, timed, workers, `${entry}-${mode}-${workers}-${tasksPerWorker}`);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMsPerTask = {
+    harness: (cpu.user + cpu.system) / 1000 / tasks.length,
+    workers: mode === 'cold' ? null : (workersCpuMs() - workersBefore) / tasks.length,
+  };
+  await pool.close();
+  gateway.revokeToken(token);
+  return {
+    entry,
+    mode,
+    workers,
+    tasksPerWorker,
+    tasks: tasks.length,
+    calls: bench.ledger.calls - callsBefore,
+    seconds,
+    cpuMsPerTask,
+    firstAnswerSeconds: (firstAnswer - poolStarted) / 1000,
+    allUpSeconds: allUp === null ? null : (allUp - poolStarted) / 1000,
+  };
+}
+
+/** The harness's evaluation of one full stage of the bench's tasks, into a fresh archive and cache. */
+async function evaluation(bench: Bench, pool: TaskPool, workers: number, name: string): Promise<void> {
+  const archive = openArchive(path.join(bench.dir, `archive-${name}.sqlite`));
+  const cache = openEvalCache(path.join(bench.dir, `cache-${name}.sqlite`));
+  archive.insertVariant({ id: 0, parentId: null, step: 'full' });
+  bench.ledger.archive = archive;
+  try {
+    await evaluateStage(
+      {
+        archive,
+        cache,
+        pool,
+        variantId: 0,
+        codeHash: 'bench',
+        taskModel: 'sim',
+        seed: 0,
+        cacheable: true,
+        concurrency: workers,
+        grading: createGradeContext({
+          sandbox: bench.sandbox,
+          nodeModules: path.join(bench.worktree, 'node_modules'),
+        }),
+      },
+      [{ domain: arithmetic, splits: { train: bench.tasks } }],
+      'full',
+      false,
+    );
+  } finally {
+    bench.ledger.archive = null;
+    archive.close();
+    cache.close();
+  }
 }

@@ -13,6 +13,7 @@ import {
 import { archivedVariants, selectionPool, selectParent } from '../harness/generation/index.ts';
 import type { RunConfig } from '../harness/run/index.ts';
 import { loadDomainTasks, progressLine } from '../harness/run/index.ts';
+import { upperMedian } from './tasks.ts';
 
 const TASKS_PER_SPLIT = 20;
 
@@ -176,7 +177,7 @@ export async function benchHarnessOverhead(depths: number[], repeats = 15): Prom
   const lines: string[] = [];
   for (const mode of MODES) {
     const rows = setups.filter((s) => s.mode === mode);
-    const medians = rows.map(({ times }) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!);
+    const medians = rows.map(({ times }) => upperMedian(times));
     rows.forEach(({ depth }, i) => {
       lines.push(
         `  evals folder ${mode.padEnd(7)} lineage depth ${String(depth).padStart(3)}: ${medians[i]!.toFixed(1).padStart(7)} ms per generation (median of ${repeats})`,

@@ -3,17 +3,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { loadArithmetic } from '../domains/arithmetic/index.ts';
+import type { Task } from '../domains/define-domain.ts';
 import { createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand } from '../harness/generation/index.ts';
 import { agentEnv, buildAgentEntry, createVariantRepo, DEFAULT_LIMITS } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run/index.ts';
-import { startGateway } from '../llm/gateway.ts';
+import { type Gateway, startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
-import { openCoordinator } from '../queue/coordinator.ts';
+import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { parseRedisUrl } from '../queue/redis-url.ts';
 import { startRedis } from '../queue/testing/redis-server.ts';
+import { benchTasks, upperMedian } from './tasks.ts';
 
 export interface QueueThroughput {
   /** `local`, or how many `hyperagents worker` processes took the tasks. */
@@ -28,6 +29,23 @@ export interface QueueThroughput {
    */
   medianTaskMs: number;
   rounds: number;
+}
+
+/** What the rounds share: the tasks, the gateway, Redis and its coordinator, workers started, times taken. */
+interface QueueBench {
+  dir: string;
+  nodeModules: string;
+  tasks: Task[];
+  inFlight: number;
+  gateway: Gateway;
+  redisUrl: string;
+  coordinator: Coordinator;
+  workers: ChildProcess[];
+  /** Per path: the seconds of each round, and the median time per task of each round. */
+  times: Map<string, number[]>;
+  taskTimes: Map<string, number[]>;
+  /** Measurements so far: each has its own task ids (so new jobs) and its own variant (new TaskAgents). */
+  measured: number;
 }
 
 /**
@@ -45,12 +63,7 @@ export async function benchQueueThroughput(
   rounds = 3,
 ): Promise<QueueThroughput[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-queue-'));
-  const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
-  const distinct = [...loadArithmetic('train'), ...loadArithmetic('val'), ...loadArithmetic('test')];
-  const tasks = Array.from({ length: taskCount }, (_, i) => {
-    const task = distinct[i % distinct.length]!;
-    return { ...task, id: `${task.id}-${Math.floor(i / distinct.length)}` };
-  });
+  const { tasks } = benchTasks(taskCount);
   const sim = createSimModel({ seed: 0, domains: ['arithmetic'], latencyMs });
   sim.registerTasks('arithmetic', tasks);
   const gateway = await startGateway({
@@ -68,99 +81,113 @@ export async function benchQueueThroughput(
     version: PROJECT_VERSION,
     gatewayUrl: null,
   });
-  const workers: ChildProcess[] = [];
-  const times = new Map<string, number[]>();
-  const taskTimes = new Map<string, number[]>();
-  let measured = 0;
-  /** Every measurement has its own task ids (so new jobs) and its own variant token (new TaskAgents). */
-  const measure = async (label: string, pool: TaskPool): Promise<void> => {
-    const limit = pLimit(inFlight);
-    const run = ++measured;
-    const started = performance.now();
-    const each: number[] = [];
-    await Promise.all(
-      tasks.map((t) =>
-        limit(async () => {
-          const sent = performance.now();
-          await pool.run({ id: `${t.id}-${run}`, domain: 'arithmetic', input: t.input });
-          each.push(performance.now() - sent);
-        }),
-      ),
-    );
-    times.set(label, [...(times.get(label) ?? []), (performance.now() - started) / 1000]);
-    taskTimes.set(label, [...(taskTimes.get(label) ?? []), median(each)]);
-    await pool.close();
+  const bench: QueueBench = {
+    dir,
+    nodeModules: path.join(PROJECT_ROOT, 'node_modules'),
+    tasks,
+    inFlight,
+    gateway,
+    redisUrl: redis.url,
+    coordinator,
+    workers: [],
+    times: new Map(),
+    taskTimes: new Map(),
+    measured: 0,
   };
   try {
-    const built = await buildAgentEntry({
-      worktree: PROJECT_ROOT,
-      entry: 'agents/task/main.ts',
-      outDir: path.join(dir, 'build'),
-      nodeModules,
-    });
-    const runDir = path.join(dir, 'run');
-    const { rootCommit } = await createVariantRepo(
-      path.join(runDir, 'variants.git'),
-      path.join(PROJECT_ROOT, 'agents'),
-      nodeModules,
-    );
-    const ctx = {
-      runId: 'bench',
-      runDir,
-      gateway,
-      signal: new AbortController().signal,
-      config: {
-        taskModel: 'sim',
-        taskTimeoutSec: 120,
-        tasksPerWorker: 1,
-        limits: DEFAULT_LIMITS,
-        domains: ['arithmetic'],
-      },
-    };
-    for (let round = 0; round < rounds; round++) {
-      const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
-      await measure(
-        'local',
-        createTaskPool({
-          size: inFlight,
-          command: entryCommand(
-            { kind: 'none', why: 'benchmark' },
-            { workdir: PROJECT_ROOT, writable: false, readOnly: [nodeModules], limits: DEFAULT_LIMITS },
-            built,
-            [],
-            agentEnv({ url: gateway.url, token }),
-          ),
-          taskTimeoutMs: 120_000,
-          logFile: path.join(dir, 'local.log'),
-        }),
-      );
-      for (const count of [1, 2]) {
-        while (workers.length < count)
-          workers.push(await startWorker(redis.url, Math.ceil(inFlight / count)));
-        const pool = await coordinator.pool(ctx, { id: measured + 1, commit: rootCommit });
-        await measure(`${count} worker${count === 1 ? '' : 's'}`, pool);
-      }
-      await stopWorkers(workers.splice(0));
-    }
+    await runRounds(bench, rounds);
   } finally {
-    await stopWorkers(workers);
+    await stopWorkers(bench.workers);
     await coordinator.close();
     await gateway.close();
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  return [...times].map(([label, seconds]) => ({
+  return [...bench.times].map(([label, seconds]) => ({
     path: label,
     inFlight,
     tasks: tasks.length,
-    seconds: median(seconds),
-    medianTaskMs: median(taskTimes.get(label) ?? []),
+    seconds: upperMedian(seconds),
+    medianTaskMs: upperMedian(bench.taskTimes.get(label) ?? []),
     rounds: seconds.length,
   }));
 }
 
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+/** Each round: the local pool, then the queue with one and with two workers started afresh. */
+async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
+  const { dir, gateway, nodeModules, inFlight } = bench;
+  const built = await buildAgentEntry({
+    worktree: PROJECT_ROOT,
+    entry: 'agents/task/main.ts',
+    outDir: path.join(dir, 'build'),
+    nodeModules,
+  });
+  const runDir = path.join(dir, 'run');
+  const { rootCommit } = await createVariantRepo(
+    path.join(runDir, 'variants.git'),
+    path.join(PROJECT_ROOT, 'agents'),
+    nodeModules,
+  );
+  const ctx = {
+    runId: 'bench',
+    runDir,
+    gateway,
+    signal: new AbortController().signal,
+    config: {
+      taskModel: 'sim',
+      taskTimeoutSec: 120,
+      tasksPerWorker: 1,
+      limits: DEFAULT_LIMITS,
+      domains: ['arithmetic'],
+    },
+  };
+  for (let round = 0; round < rounds; round++) {
+    const token = gateway.issueToken({ runId: 'bench', variantId: 0, role: 'task', model: 'sim' });
+    await measure(
+      bench,
+      'local',
+      createTaskPool({
+        size: inFlight,
+        command: entryCommand(
+          { kind: 'none', why: 'benchmark' },
+          { workdir: PROJECT_ROOT, writable: false, readOnly: [nodeModules], limits: DEFAULT_LIMITS },
+          built,
+          [],
+          agentEnv({ url: gateway.url, token }),
+        ),
+        taskTimeoutMs: 120_000,
+        logFile: path.join(dir, 'local.log'),
+      }),
+    );
+    for (const count of [1, 2]) {
+      while (bench.workers.length < count)
+        bench.workers.push(await startWorker(bench.redisUrl, Math.ceil(inFlight / count)));
+      const pool = await bench.coordinator.pool(ctx, { id: bench.measured + 1, commit: rootCommit });
+      await measure(bench, `${count} worker${count === 1 ? '' : 's'}`, pool);
+    }
+    await stopWorkers(bench.workers.splice(0));
+  }
+}
+
+/** Every task through `pool`, `inFlight` at once, timed whole and each; the pool is closed after. */
+async function measure(bench: QueueBench, label: string, pool: TaskPool): Promise<void> {
+  const limit = pLimit(bench.inFlight);
+  const run = ++bench.measured;
+  const started = performance.now();
+  const each: number[] = [];
+  await Promise.all(
+    bench.tasks.map((t) =>
+      limit(async () => {
+        const sent = performance.now();
+        await pool.run({ id: `${t.id}-${run}`, domain: 'arithmetic', input: t.input });
+        each.push(performance.now() - sent);
+      }),
+    ),
+  );
+  bench.times.set(label, [...(bench.times.get(label) ?? []), (performance.now() - started) / 1000]);
+  bench.taskTimes.set(label, [...(bench.taskTimes.get(label) ?? []), upperMedian(each)]);
+  await pool.close();
+}
 
 async function stopWorkers(workers: ChildProcess[]): Promise<void> {
   for (const worker of workers) {

@@ -91,7 +91,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : JS
 /** Turns one row into a task, or says why the row is skipped. */
 function toTask(
   row: Row,
-  o: Required<Pick<DatasetOptions, 'inputFields' | 'answerField'>> & DatasetOptions,
+  o: ResolvedOptions,
   metric: Metric,
   pattern: RegExp | null,
 ): { task: DatasetTask; split: Split | null } | { reason: string } {
@@ -147,6 +147,12 @@ const FORMAT_HINTS: Record<Metric, (choices: readonly string[] | undefined) => s
   f1: () => 'The answer is a short phrase.',
 };
 
+/** A message for the user, where a dataset's configuration does not fit its file. */
+type Refused = { ok: false; message: string };
+
+/** The options with the fields resolved against the file's: which holds the answer, the id, the question. */
+type ResolvedOptions = Required<Pick<DatasetOptions, 'inputFields' | 'answerField'>> & DatasetOptions;
+
 /** A domain from a CSV or JSONL file. Configuration mistakes are a message; bad rows are skipped by line. */
 export function datasetDomain(file: string, name: string, options: DatasetOptions): Opened {
   let content: string;
@@ -164,8 +170,29 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       ok: false,
       message: `${file}, line ${fatal.line}: ${fatal.reason}. The first row gives the fields, so it must be read whole: fix it.`,
     };
+  const resolved = resolveFields(file, options, fields, rows.length > 0);
+  if (!resolved.ok) return resolved;
+  const pattern = answerPattern(options);
+  if (!pattern.ok) return pattern;
+  const metric = options.metric ?? 'exact';
+  const { placed, skipped } = placeRows(rows, errors, resolved.options, metric, pattern.pattern);
+  if (placed.length === 0)
+    return {
+      ok: false,
+      message: `${file}: no usable rows${skipped[0] ? ` (line ${skipped[0].line}: ${skipped[0].reason})` : ''}.`,
+    };
+  return { ok: true, domain: placedDomain(file, name, options, metric, placed, skipped) };
+}
+
+/** Which fields hold the answer, the id and the question; a flag naming a field the file lacks is refused. */
+function resolveFields(
+  file: string,
+  options: DatasetOptions,
+  fields: readonly string[],
+  anyRows: boolean,
+): { ok: true; options: ResolvedOptions } | Refused {
   const answerField = options.answerField ?? (fields.includes('answer') ? 'answer' : undefined);
-  if (answerField === undefined || (rows.length > 0 && !fields.includes(answerField))) {
+  if (answerField === undefined || (anyRows && !fields.includes(answerField))) {
     return {
       ok: false,
       message: `${file}: say which field holds the answer with --answer-field (or "answerField" in ${path.basename(file, path.extname(file))}.domain.json); the fields are ${fields.join(', ') || '(none)'}.`,
@@ -177,7 +204,7 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
     ['--split-field', options.splitField],
     ...(options.inputFields ?? []).map((f) => ['--input-fields', f]),
   ] as const) {
-    if (field !== undefined && rows.length > 0 && !fields.includes(field))
+    if (field !== undefined && anyRows && !fields.includes(field))
       return {
         ok: false,
         message: `${file}: ${flag} names "${field}", which is not a field; the fields are ${fields.join(', ')}.`,
@@ -190,24 +217,40 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       ok: false,
       message: `${file}: no field is left for the question; name the input fields with --input-fields.`,
     };
-  let pattern: RegExp | null = null;
-  if (options.answerPattern !== undefined) {
-    try {
-      pattern = new RegExp(options.answerPattern, 's');
-    } catch (error) {
-      return {
-        ok: false,
-        message: `--answer-pattern ${options.answerPattern} is not a regular expression: ${(error as Error).message}`,
-      };
-    }
-    if (new RegExp(`${pattern.source}|`).exec('')!.length !== 2)
-      return {
-        ok: false,
-        message: `--answer-pattern ${options.answerPattern} must have exactly one capturing group around the answer, as in "#### (.+)$".`,
-      };
+  return {
+    ok: true,
+    options: { ...options, answerField, inputFields, ...(idField === undefined ? {} : { idField }) },
+  };
+}
+
+/** `--answer-pattern` compiled, with exactly one capturing group; null without one. */
+function answerPattern(options: DatasetOptions): { ok: true; pattern: RegExp | null } | Refused {
+  if (options.answerPattern === undefined) return { ok: true, pattern: null };
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(options.answerPattern, 's');
+  } catch (error) {
+    return {
+      ok: false,
+      message: `--answer-pattern ${options.answerPattern} is not a regular expression: ${(error as Error).message}`,
+    };
   }
-  const metric = options.metric ?? 'exact';
-  const o = { ...options, answerField, inputFields, ...(idField === undefined ? {} : { idField }) };
+  if (new RegExp(`${pattern.source}|`).exec('')!.length !== 2)
+    return {
+      ok: false,
+      message: `--answer-pattern ${options.answerPattern} must have exactly one capturing group around the answer, as in "#### (.+)$".`,
+    };
+  return { ok: true, pattern };
+}
+
+/** Every row as a task in its split, or skipped with its reason (with the rows unread before), by line. */
+function placeRows(
+  rows: readonly Row[],
+  errors: readonly SkippedRow[],
+  o: ResolvedOptions,
+  metric: Metric,
+  pattern: RegExp | null,
+): { placed: { task: DatasetTask; split: Split }[]; skipped: SkippedRow[] } {
   const skipped: SkippedRow[] = [...errors];
   const placed: { task: DatasetTask; split: Split }[] = [];
   const ids = new Set<string>();
@@ -222,44 +265,48 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
     }
   }
   skipped.sort((a, b) => a.line - b.line);
-  if (placed.length === 0)
-    return {
-      ok: false,
-      message: `${file}: no usable rows${skipped[0] ? ` (line ${skipped[0].line}: ${skipped[0].reason})` : ''}.`,
-    };
+  return { placed, skipped };
+}
+
+/** The domain over the placed tasks, graded by `metric`. */
+function placedDomain(
+  file: string,
+  name: string,
+  options: DatasetOptions,
+  metric: Metric,
+  placed: readonly { task: DatasetTask; split: Split }[],
+  skipped: SkippedRow[],
+): Domain<Record<string, unknown>, DatasetAnswer, string | number> {
   const groups = groupBySplit(placed, (p) => p.split);
   const labels = options.choices ?? [...new Set(placed.map((p) => p.task.answer.accepted[0]!))];
   const tolerance = options.tolerance ?? 1e-6;
-  return {
-    ok: true,
-    domain: defineDomain<Record<string, unknown>, DatasetAnswer, string | number>({
-      name,
-      description:
-        options.description ??
-        `Rows of ${path.basename(file)}, graded by ${metric === 'f1' ? 'token-overlap F1' : `${metric} match`}.`,
-      splits: (['train', 'val', 'test'] as const).filter((s) => groups.has(s)),
-      load: (split) => (groups.get(split) ?? []).map((p) => p.task),
-      answerSchema: z.union([z.string(), z.number()]),
-      score: (prediction, task) => {
-        const said = String(prediction);
-        const gold = task.answer.accepted[0]!;
-        switch (metric) {
-          case 'exact':
-            return Math.max(...task.answer.accepted.map((a) => exactScore(said, a)));
-          case 'numeric':
-            return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance);
-          case 'choice':
-            return choiceScore(said, gold, labels);
-          case 'f1':
-            return f1Score(said, task.answer.accepted);
-        }
-      },
-      goldResponse: (task) => task.answer.accepted[0]!,
-      graderVersion: `dataset-1:${metric}:${tolerance}:${labels.join('|')}`,
-      metric: metric === 'numeric' ? `numeric (tolerance ${tolerance})` : metric,
-      stagedSamples: options.stagedSamples ?? 10,
-      formatHint: FORMAT_HINTS[metric](metric === 'choice' ? labels : undefined),
-      skipped,
-    }),
-  };
+  return defineDomain<Record<string, unknown>, DatasetAnswer, string | number>({
+    name,
+    description:
+      options.description ??
+      `Rows of ${path.basename(file)}, graded by ${metric === 'f1' ? 'token-overlap F1' : `${metric} match`}.`,
+    splits: (['train', 'val', 'test'] as const).filter((s) => groups.has(s)),
+    load: (split) => (groups.get(split) ?? []).map((p) => p.task),
+    answerSchema: z.union([z.string(), z.number()]),
+    score: (prediction, task) => {
+      const said = String(prediction);
+      const gold = task.answer.accepted[0]!;
+      switch (metric) {
+        case 'exact':
+          return Math.max(...task.answer.accepted.map((a) => exactScore(said, a)));
+        case 'numeric':
+          return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance);
+        case 'choice':
+          return choiceScore(said, gold, labels);
+        case 'f1':
+          return f1Score(said, task.answer.accepted);
+      }
+    },
+    goldResponse: (task) => task.answer.accepted[0]!,
+    graderVersion: `dataset-1:${metric}:${tolerance}:${labels.join('|')}`,
+    metric: metric === 'numeric' ? `numeric (tolerance ${tolerance})` : metric,
+    stagedSamples: options.stagedSamples ?? 10,
+    formatHint: FORMAT_HINTS[metric](metric === 'choice' ? labels : undefined),
+    skipped,
+  });
 }

@@ -18,15 +18,20 @@ export interface Rng {
   pick<T>(items: readonly T[]): T;
 }
 
-export function createRng(key: string): Rng {
-  let state = hashString(key);
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) | 0;
+/** The mulberry32 stream of uniform numbers in [0, 1) from a 32-bit seed: the same seed gives the same draws. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+export function createRng(key: string): Rng {
+  const next = mulberry32(hashString(key));
   return {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),

@@ -42,6 +42,13 @@ interface Waiter<R> {
   resolve(result: R): void;
 }
 
+/** One queue's jobs and the coordinator's waiters on them. */
+interface Awaiting<R> {
+  options: AwaitedJobsOptions<R>;
+  queue: Queue;
+  waiters: Map<string, Waiter<R>>;
+}
+
 /**
  * Jobs on one BullMQ queue that the coordinator awaits: each is looked at when the queue says it completed or
  * failed, and every second beside (Redis may have restarted and lost it: it is then added again).
@@ -52,100 +59,115 @@ export function openAwaitedJobs<R>(options: AwaitedJobsOptions<R>): AwaitedJobs<
   const events = new QueueEvents(options.queueName, { connection, prefix: PREFIX });
   queue.on('error', () => undefined);
   events.on('error', () => undefined);
-  const waiters = new Map<string, Waiter<R>>();
-
-  const add = (waiter: Waiter<R>) =>
-    queue.add(options.jobName, waiter.data, {
-      jobId: waiter.jobId,
-      attempts: ATTEMPTS,
-      backoff: { type: 'fixed', delay: 2000 },
-      removeOnComplete: { age: KEEP_SECONDS },
-      removeOnFail: { age: KEEP_SECONDS },
-    });
-
-  const finish = (waiter: Waiter<R>, result: R): void => {
-    if (!waiters.delete(waiter.jobId)) return;
-    waiter.resolve(result);
-  };
-
-  const check = async (waiter: Waiter<R>): Promise<void> => {
-    if (waiter.checking) {
-      // An event during a look that may have read the state before it: look once more afterwards.
-      waiter.again = true;
-      return;
-    }
-    waiter.checking = true;
-    waiter.again = false;
-    try {
-      const state = await queue.getJobState(waiter.jobId);
-      if (state === 'unknown') {
-        // Redis lost it (restarted without persistence), and with it what workers read beside it.
-        await waiter.republish();
-        await add(waiter);
-        return;
-      }
-      if (state !== 'completed' && state !== 'failed') return;
-      // Read after its state: a job becomes completed together with its result, so the job read now holds
-      // it (read before, it could be the job of a moment earlier, without its result).
-      const job = await Job.fromId(queue, waiter.jobId);
-      if (job === undefined) return;
-      if (state === 'completed') {
-        finish(
-          waiter,
-          options.read(job.returnvalue) ??
-            options.infra('a worker returned a result this version cannot read', 0),
-        );
-      } else {
-        finish(
-          waiter,
-          options.infra(
-            `queue job failed after ${job.attemptsMade} tries: ${job.failedReason}`,
-            Date.now() - waiter.started,
-          ),
-        );
-      }
-    } finally {
-      waiter.checking = false;
-      if (waiter.again && waiters.has(waiter.jobId)) void check(waiter).catch(() => undefined);
-    }
-  };
-
+  const state: Awaiting<R> = { options, queue, waiters: new Map() };
   const sweep = setInterval(() => {
-    for (const waiter of waiters.values()) void check(waiter).catch(() => undefined);
+    for (const waiter of state.waiters.values()) void check(state, waiter).catch(() => undefined);
   }, SWEEP_MS);
   const wake = ({ jobId }: { jobId: string }): void => {
-    const waiter = waiters.get(jobId);
-    if (waiter !== undefined) void check(waiter).catch(() => undefined);
+    const waiter = state.waiters.get(jobId);
+    if (waiter !== undefined) void check(state, waiter).catch(() => undefined);
   };
   events.on('completed', wake);
   events.on('failed', wake);
 
   return {
     queue,
-    run(jobId, data, signal, republish) {
-      const started = Date.now();
-      return new Promise<R>((resolve) => {
-        const waiter: Waiter<R> = { jobId, data, republish, started, checking: false, again: false, resolve };
-        const onAbort = (): void => finish(waiter, options.infra('interrupted', Date.now() - started));
-        signal.addEventListener('abort', onAbort, { once: true });
-        waiter.resolve = (result) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(result);
-        };
-        waiters.set(jobId, waiter);
-        void (async () => {
-          const added = await add(waiter);
-          // A job a resumed coordinator finds failed (its tries ran out while it was down) is tried again.
-          if ((await added.getState()) === 'failed') await added.retry('failed');
-          await check(waiter);
-        })().catch(() => undefined);
-      });
-    },
+    run: (jobId, data, signal, republish) => awaitJob(state, jobId, data, signal, republish),
     async close() {
       clearInterval(sweep);
-      for (const waiter of [...waiters.values()]) finish(waiter, options.infra('the coordinator closed', 0));
+      for (const waiter of [...state.waiters.values()])
+        finish(state, waiter, options.infra('the coordinator closed', 0));
       await events.close();
       await queue.close();
     },
   };
+}
+
+function add<R>({ options, queue }: Awaiting<R>, waiter: Waiter<R>): Promise<Job> {
+  return queue.add(options.jobName, waiter.data, {
+    jobId: waiter.jobId,
+    attempts: ATTEMPTS,
+    backoff: { type: 'fixed', delay: 2000 },
+    removeOnComplete: { age: KEEP_SECONDS },
+    removeOnFail: { age: KEEP_SECONDS },
+  });
+}
+
+function finish<R>(state: Awaiting<R>, waiter: Waiter<R>, result: R): void {
+  if (!state.waiters.delete(waiter.jobId)) return;
+  waiter.resolve(result);
+}
+
+/** Adds the job (or finds it) and resolves with its result; see AwaitedJobs.run. */
+function awaitJob<R>(
+  state: Awaiting<R>,
+  jobId: string,
+  data: object,
+  signal: AbortSignal,
+  republish: () => Promise<void>,
+): Promise<R> {
+  const started = Date.now();
+  return new Promise<R>((resolve) => {
+    const waiter: Waiter<R> = { jobId, data, republish, started, checking: false, again: false, resolve };
+    const onAbort = (): void =>
+      finish(state, waiter, state.options.infra('interrupted', Date.now() - started));
+    signal.addEventListener('abort', onAbort, { once: true });
+    waiter.resolve = (result) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    state.waiters.set(jobId, waiter);
+    void (async () => {
+      const added = await add(state, waiter);
+      // A job a resumed coordinator finds failed (its tries ran out while it was down) is tried again.
+      if ((await added.getState()) === 'failed') await added.retry('failed');
+      await check(state, waiter);
+    })().catch(() => undefined);
+  });
+}
+
+/** Looks at the waiter's job: added again if Redis lost it, and the waiter resolved once it completed or failed. */
+async function check<R>(state: Awaiting<R>, waiter: Waiter<R>): Promise<void> {
+  if (waiter.checking) {
+    // An event during a look that may have read the state before it: look once more afterwards.
+    waiter.again = true;
+    return;
+  }
+  waiter.checking = true;
+  waiter.again = false;
+  const { options, queue } = state;
+  try {
+    const jobState = await queue.getJobState(waiter.jobId);
+    if (jobState === 'unknown') {
+      // Redis lost it (restarted without persistence), and with it what workers read beside it.
+      await waiter.republish();
+      await add(state, waiter);
+      return;
+    }
+    if (jobState !== 'completed' && jobState !== 'failed') return;
+    // Read after its state: a job becomes completed together with its result, so the job read now holds
+    // it (read before, it could be the job of a moment earlier, without its result).
+    const job = await Job.fromId(queue, waiter.jobId);
+    if (job === undefined) return;
+    if (jobState === 'completed') {
+      finish(
+        state,
+        waiter,
+        options.read(job.returnvalue) ??
+          options.infra('a worker returned a result this version cannot read', 0),
+      );
+    } else {
+      finish(
+        state,
+        waiter,
+        options.infra(
+          `queue job failed after ${job.attemptsMade} tries: ${job.failedReason}`,
+          Date.now() - waiter.started,
+        ),
+      );
+    }
+  } finally {
+    waiter.checking = false;
+    if (waiter.again && state.waiters.has(waiter.jobId)) void check(state, waiter).catch(() => undefined);
+  }
 }

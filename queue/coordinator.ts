@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { parseDomainRefs } from '../domains/reference.ts';
-import type { TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
+import type { TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
   RemoteEditContext,
   RemoteEditReply,
@@ -10,7 +10,7 @@ import type {
   RemoteTaskContext,
   RemoteTasks,
 } from '../harness/generation/index.ts';
-import { KEEP_SECONDS, openAwaitedJobs } from './awaited-jobs.ts';
+import { type AwaitedJobs, KEEP_SECONDS, openAwaitedJobs } from './awaited-jobs.ts';
 import { gitArchive, tarFolder } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
 import {
@@ -46,6 +46,14 @@ export type Coordinator = RemoteTasks &
     close(): Promise<void>;
   };
 
+/** What the coordinator holds while open: its Redis client and the two queues it awaits jobs on. */
+interface Held {
+  options: CoordinatorOptions;
+  client: Redis;
+  tasks: AwaitedJobs<WorkerReply>;
+  edits: AwaitedJobs<RemoteEditReply>;
+}
+
 /**
  * The coordinator's side of the queue: each task of a variant becomes one BullMQ job, whose id is derived
  * from the task (run, commit, domain, task id, input), so adding it again (after a restart of the
@@ -75,84 +83,10 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     read: decodeEditResult,
     infra: (reason) => ({ kind: 'infra', reason }),
   });
-
-  /** Writes what workers read for a run's commits (their trees, the gateway's address); again when Redis lost it. */
-  const publisher =
-    (ctx: Pick<RemoteTaskContext, 'runDir' | 'gateway'>, secret: RunSecret, commits: readonly string[]) =>
-    async (): Promise<void> => {
-      const gatewayUrl = options.gatewayUrl ?? ctx.gateway.tcpUrl;
-      if (gatewayUrl === undefined)
-        throw new Error('the gateway listens on no TCP address for queue workers');
-      await client.set(gatewayKey(secret.runKey), gatewayUrl);
-      for (const commit of new Set(commits)) {
-        const tar = await gitArchive(path.join(ctx.runDir, 'variants.git'), commit);
-        await client.setex(codeKey(secret.runKey, commit), KEEP_SECONDS, tar);
-      }
-    };
-
+  const held: Held = { options, client, tasks, edits };
   return {
-    async pool(ctx: RemoteTaskContext, variant: { id: number; commit: string }) {
-      const secret = runSecret(ctx.runDir);
-      const token = ctx.gateway.issueToken(
-        { runId: ctx.runId, variantId: variant.id, role: 'task', model: ctx.config.taskModel },
-        secret.taskToken(variant.id),
-      );
-      const publish = publisher(ctx, secret, [variant.commit]);
-      await publish();
-      const base = {
-        version: options.version,
-        runKey: secret.runKey,
-        runId: ctx.runId,
-        variantId: variant.id,
-        commit: variant.commit,
-        token,
-        taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-        tasksPerWorker: ctx.config.tasksPerWorker,
-        limits: ctx.config.limits,
-      };
-      const shipped = shippedDomains(ctx.config.domains);
-      return {
-        run: (request: TaskRequest) => {
-          const job: TaskJob = { ...base, request, gradeHere: shipped.has(request.domain) };
-          return tasks.run(taskJobId(job), job, ctx.signal, publish);
-        },
-        // Workers start their TaskAgents when their first job of the variant arrives.
-        warm() {},
-        async close() {
-          ctx.gateway.revokeToken(token);
-        },
-      };
-    },
-    async edit(ctx: RemoteEditContext, request: RemoteEditRequest): Promise<RemoteEditReply> {
-      const secret = runSecret(ctx.runDir);
-      const token = ctx.gateway.issueToken(
-        { runId: ctx.runId, variantId: request.variantId, role: 'meta', model: ctx.config.metaModel },
-        secret.metaToken(request.variantId),
-      );
-      try {
-        const publish = publisher(ctx, secret, [request.parentCommit, request.metaCommit]);
-        await publish();
-        const job: EditJob = {
-          version: options.version,
-          runKey: secret.runKey,
-          runId: ctx.runId,
-          variantId: request.variantId,
-          parentCommit: request.parentCommit,
-          metaCommit: request.metaCommit,
-          token,
-          iterationsLeft: request.iterationsLeft,
-          metaTimeoutMs: ctx.config.metaTimeoutSec * 1000,
-          limits: ctx.config.limits,
-          evals: (await tarFolder(request.evalsDir)).toString('base64'),
-        };
-        return await edits.run(editJobId(job), job, ctx.signal, publish);
-      } finally {
-        // On an interrupt the token stays good until the gateway closes: a MetaAgent still running on a
-        // worker then fails to reach it and its job is tried again (and picked up by --resume), rather than
-        // ending with an answer of "unknown token" that would read as the agent's own failure.
-        if (!ctx.signal.aborted) ctx.gateway.revokeToken(token);
-      }
-    },
+    pool: (ctx, variant) => remotePool(held, ctx, variant),
+    edit: (ctx, request) => remoteEdit(held, ctx, request),
     workers: () => tasks.queue.getWorkersCount(),
     async close() {
       stopWatching();
@@ -161,6 +95,98 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
       client.disconnect();
     },
   };
+}
+
+/** Writes what workers read for a run's commits (their trees, the gateway's address); again when Redis lost it. */
+function publisher(
+  { options, client }: Held,
+  ctx: Pick<RemoteTaskContext, 'runDir' | 'gateway'>,
+  secret: RunSecret,
+  commits: readonly string[],
+): () => Promise<void> {
+  return async () => {
+    const gatewayUrl = options.gatewayUrl ?? ctx.gateway.tcpUrl;
+    if (gatewayUrl === undefined) throw new Error('the gateway listens on no TCP address for queue workers');
+    await client.set(gatewayKey(secret.runKey), gatewayUrl);
+    for (const commit of new Set(commits)) {
+      const tar = await gitArchive(path.join(ctx.runDir, 'variants.git'), commit);
+      await client.setex(codeKey(secret.runKey, commit), KEEP_SECONDS, tar);
+    }
+  };
+}
+
+/** A variant's tasks as jobs on the task queue. */
+async function remotePool(
+  held: Held,
+  ctx: RemoteTaskContext,
+  variant: { id: number; commit: string },
+): Promise<TaskPool> {
+  const secret = runSecret(ctx.runDir);
+  const token = ctx.gateway.issueToken(
+    { runId: ctx.runId, variantId: variant.id, role: 'task', model: ctx.config.taskModel },
+    secret.taskToken(variant.id),
+  );
+  const publish = publisher(held, ctx, secret, [variant.commit]);
+  await publish();
+  const base = {
+    version: held.options.version,
+    runKey: secret.runKey,
+    runId: ctx.runId,
+    variantId: variant.id,
+    commit: variant.commit,
+    token,
+    taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
+    tasksPerWorker: ctx.config.tasksPerWorker,
+    limits: ctx.config.limits,
+  };
+  const shipped = shippedDomains(ctx.config.domains);
+  return {
+    run: (request: TaskRequest) => {
+      const job: TaskJob = { ...base, request, gradeHere: shipped.has(request.domain) };
+      return held.tasks.run(taskJobId(job), job, ctx.signal, publish);
+    },
+    // Workers start their TaskAgents when their first job of the variant arrives.
+    warm() {},
+    async close() {
+      ctx.gateway.revokeToken(token);
+    },
+  };
+}
+
+/** One MetaAgent run as a job on the edit queue. */
+async function remoteEdit(
+  held: Held,
+  ctx: RemoteEditContext,
+  request: RemoteEditRequest,
+): Promise<RemoteEditReply> {
+  const secret = runSecret(ctx.runDir);
+  const token = ctx.gateway.issueToken(
+    { runId: ctx.runId, variantId: request.variantId, role: 'meta', model: ctx.config.metaModel },
+    secret.metaToken(request.variantId),
+  );
+  try {
+    const publish = publisher(held, ctx, secret, [request.parentCommit, request.metaCommit]);
+    await publish();
+    const job: EditJob = {
+      version: held.options.version,
+      runKey: secret.runKey,
+      runId: ctx.runId,
+      variantId: request.variantId,
+      parentCommit: request.parentCommit,
+      metaCommit: request.metaCommit,
+      token,
+      iterationsLeft: request.iterationsLeft,
+      metaTimeoutMs: ctx.config.metaTimeoutSec * 1000,
+      limits: ctx.config.limits,
+      evals: (await tarFolder(request.evalsDir)).toString('base64'),
+    };
+    return await held.edits.run(editJobId(job), job, ctx.signal, publish);
+  } finally {
+    // On an interrupt the token stays good until the gateway closes: a MetaAgent still running on a
+    // worker then fails to reach it and its job is tried again (and picked up by --resume), rather than
+    // ending with an answer of "unknown token" that would read as the agent's own failure.
+    if (!ctx.signal.aborted) ctx.gateway.revokeToken(token);
+  }
 }
 
 /** Names of the run's domains that come with the project (a worker has them); not users' datasets. */

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createGradeContext, createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation/index.ts';
@@ -12,7 +12,6 @@ import { connectionOptions } from './connection.ts';
 import {
   editQueueName,
   encodeTaskResult,
-  gatewayKey,
   PREFIX,
   type TaskJob,
   type TaskJobResult,
@@ -22,9 +21,10 @@ import {
 } from './protocol.ts';
 import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
 import { type RedisEvent, watchRedis } from './redis-watch.ts';
-import { type Relay, reachable, startRelay } from './relay.ts';
+import { type Relay, startRelay } from './relay.ts';
 import { editJobProcessor } from './worker-edits.ts';
 import { createWorkerGrader } from './worker-grading.ts';
+import { jobGateway, readJob, throwIfLostInTransit } from './worker-jobs.ts';
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
@@ -57,6 +57,19 @@ interface Prepared {
 
 const IDLE_MS = 30_000;
 
+/** What a started worker holds: its Redis client, the variants it prepared and its relays to gateways. */
+interface Held {
+  options: QueueWorkerOptions;
+  client: Redis;
+  /** Per run and commit. */
+  prepared: Map<string, Promise<Prepared>>;
+  /** Variants prepared so far: each gets a folder of its own. */
+  preparedCount: number;
+  /** Per gateway address. */
+  relays: Map<string, Promise<Relay>>;
+  grader: ReturnType<typeof createWorkerGrader>;
+}
+
 /**
  * Takes task jobs from the queue of this project version: fetches the variant's tree from Redis, builds its
  * TaskAgent, runs it in this machine's sandbox with the coordinator's gateway reached through a local relay,
@@ -73,125 +86,23 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
   const theirs = await client.get(VERSION_KEY);
   if (theirs !== null && theirs !== options.version) {
     client.disconnect();
-    return {
-      ok: false,
-      message: `This worker runs hyperagents-ts ${options.version}, but the coordinator using this Redis runs ${theirs} (after the "+" is a hash of the project's domains/, harness/ and queue/ code: workers grade with their own copy of the domains, so it must match too). Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`,
-    };
+    return { ok: false, message: versionMismatch(options.version, theirs) };
   }
   mkdirSync(options.workDir, { recursive: true });
   const stopWatching = watchRedis(client, formatRedisTarget(options.target), (event) =>
     options.onRedis?.(event),
   );
   const id = `${hostname()}-${process.pid}`;
-  const prepared = new Map<string, Promise<Prepared>>();
-  let preparedCount = 0;
-  const relays = new Map<string, Promise<Relay>>();
-  const grader = createWorkerGrader(
-    createGradeContext({ sandbox: options.sandbox, nodeModules: options.nodeModules }),
-  );
-
-  const relayFor = (url: string): Promise<Relay> => {
-    let relay = relays.get(url);
-    if (relay === undefined) {
-      const socket = path.join(options.workDir, `gateway-${relays.size}.sock`);
-      relay = startRelay(socket, new URL(url));
-      relays.set(url, relay);
-    }
-    return relay;
+  const held: Held = {
+    options,
+    client,
+    prepared: new Map(),
+    preparedCount: 0,
+    relays: new Map(),
+    grader: createWorkerGrader(
+      createGradeContext({ sandbox: options.sandbox, nodeModules: options.nodeModules }),
+    ),
   };
-
-  const prepare = (job: TaskJob): Promise<Prepared> => {
-    const key = `${job.runKey}:${job.commit}`;
-    let ready = prepared.get(key);
-    if (ready === undefined) {
-      ready = (async () => {
-        // A folder of its own: an idle copy of the same commit being closed may still be removing its folder.
-        const dir = path.join(
-          options.workDir,
-          `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}-${++preparedCount}`,
-        );
-        await fetchTree(client, job, path.join(dir, 'tree'), options.nodeModules);
-        const entry = await buildAgentEntry({
-          worktree: path.join(dir, 'tree'),
-          entry: TASK_ENTRY,
-          outDir: path.join(dir, 'build'),
-          nodeModules: options.nodeModules,
-          // Most variants' code equals an earlier one's (an edit to a prompt), so it is bundled once.
-          cacheDir: path.join(options.workDir, 'build-cache'),
-        });
-        options.note(`variant ${job.variantId} of run ${job.runId}: ready (${entry.kind})`);
-        return { dir, entry, pools: new Map(), lastUsed: Date.now(), running: 0 };
-      })();
-      prepared.set(key, ready);
-      ready.catch(() => prepared.delete(key));
-    }
-    return ready;
-  };
-
-  const poolFor = async (job: TaskJob, variant: Prepared, relay: Relay): Promise<TaskPool> => {
-    const key = `${job.token}:${relay.socketPath}`;
-    let pool = variant.pools.get(key);
-    if (pool === undefined) {
-      const worktree = path.join(variant.dir, 'tree');
-      pool = createTaskPool({
-        size: options.concurrency,
-        tasksPerWorker: job.tasksPerWorker,
-        command: entryCommand(
-          options.sandbox,
-          {
-            workdir: worktree,
-            writable: false,
-            readOnly: [options.nodeModules],
-            gatewaySocket: relay.socketPath,
-            limits: job.limits,
-          },
-          variant.entry,
-          [],
-          agentEnv({ url: `unix:${relay.socketPath}`, token: job.token }),
-        ),
-        taskTimeoutMs: job.taskTimeoutMs,
-        logFile: path.join(variant.dir, 'task-agent.log'),
-        outputCapBytes: job.limits.outputKb * 1024,
-      });
-      variant.pools.set(key, pool);
-    }
-    return pool;
-  };
-
-  const processTask = async (job: Job): Promise<TaskJobResult> => {
-    const parsed = TaskJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError('a job this version cannot read');
-    const task = parsed.data;
-    if (task.version !== options.version) {
-      throw new UnrecoverableError(`job of version ${task.version}, worker of version ${options.version}`);
-    }
-    const url = await client.get(gatewayKey(task.runKey));
-    if (url === null) throw new Error('the coordinator has not published its gateway');
-    const relay = await relayFor(url);
-    const variant = await prepare(task);
-    variant.running += 1;
-    try {
-      const pool = await poolFor(task, variant, relay);
-      const failuresBefore = relay.failures();
-      const reply = await pool.run(task.request);
-      // Its pool was closed (the worker is stopping): no answer, so the job is tried again elsewhere.
-      if (reply.kind === 'closed') throw new Error('the worker stopped before the task had an answer');
-      // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
-      const failed = reply.kind === 'infra' || reply.error !== null;
-      if (relay.failures() > failuresBefore || (failed && !(await reachable(new URL(url))))) {
-        const reason = `a model call through the coordinator's gateway at ${url} failed in transit (${relay.lastFailure() ?? 'no answer'}); the job will be tried again`;
-        options.note(`job ${job.id}: ${reason}`);
-        throw new Error(reason);
-      }
-      if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return encodeTaskResult(reply);
-      const graded = await grader.grade(task.request, reply.output);
-      return encodeTaskResult(graded === null ? reply : { ...reply, graded });
-    } finally {
-      variant.running -= 1;
-      variant.lastUsed = Date.now();
-    }
-  };
-
   const workerOptions = {
     connection,
     prefix: PREFIX,
@@ -201,13 +112,13 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     lockDuration: 2 * (options.stalledMs ?? 5000),
     maxStalledCount: 10,
   };
-  const worker = new Worker(taskQueueName(options.version), processTask, workerOptions);
+  const worker = new Worker(taskQueueName(options.version), (job) => processTask(held, job), workerOptions);
   worker.on('error', () => undefined);
   const processEdit = editJobProcessor({
     name: id,
     version: options.version,
     client,
-    relayFor,
+    relayFor: (url) => relayFor(held, url),
     sandbox: options.sandbox,
     nodeModules: options.nodeModules,
     workDir: options.workDir,
@@ -215,16 +126,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
   });
   const editWorker = new Worker(editQueueName(options.version), processEdit, workerOptions);
   editWorker.on('error', () => undefined);
-
-  const sweep = setInterval(() => {
-    for (const [key, ready] of prepared) {
-      void ready.then(async (variant) => {
-        if (variant.running > 0 || Date.now() - variant.lastUsed < IDLE_MS) return;
-        prepared.delete(key);
-        await closeVariant(variant);
-      });
-    }
-  }, 5000);
+  const sweep = setInterval(() => closeIdle(held), 5000);
 
   return {
     ok: true,
@@ -234,16 +136,133 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
       stopWatching();
       await worker.close();
       await editWorker.close();
-      for (const ready of prepared.values()) await ready.then(closeVariant, () => undefined);
-      for (const relay of relays.values())
-        await relay.then(
-          (r) => r.close(),
-          () => undefined,
-        );
-      client.disconnect();
-      rmSync(options.workDir, { recursive: true, force: true });
+      await closeHeld(held);
     },
   };
+}
+
+function versionMismatch(ours: string, theirs: string): string {
+  return `This worker runs hyperagents-ts ${ours}, but the coordinator using this Redis runs ${theirs} (after the "+" is a hash of the project's domains/, harness/ and queue/ code: workers grade with their own copy of the domains, so it must match too). Install the same version on every machine (the same checkout, then npm ci), then start the worker again.`;
+}
+
+/** The relay to the gateway at `url`, started on first use. */
+function relayFor(held: Held, url: string): Promise<Relay> {
+  let relay = held.relays.get(url);
+  if (relay === undefined) {
+    const socket = path.join(held.options.workDir, `gateway-${held.relays.size}.sock`);
+    relay = startRelay(socket, new URL(url));
+    held.relays.set(url, relay);
+  }
+  return relay;
+}
+
+/** The job's variant: its tree fetched and its TaskAgent built, once per run and commit while in use. */
+function prepare(held: Held, job: TaskJob): Promise<Prepared> {
+  const key = `${job.runKey}:${job.commit}`;
+  let ready = held.prepared.get(key);
+  if (ready === undefined) {
+    // A folder of its own: an idle copy of the same commit being closed may still be removing its folder.
+    const dir = path.join(
+      held.options.workDir,
+      `${job.runKey.slice(0, 12)}-${job.commit.slice(0, 12)}-${++held.preparedCount}`,
+    );
+    ready = prepareIn(held, job, dir);
+    held.prepared.set(key, ready);
+    ready.catch(() => held.prepared.delete(key));
+  }
+  return ready;
+}
+
+async function prepareIn({ options, client }: Held, job: TaskJob, dir: string): Promise<Prepared> {
+  await fetchTree(client, job, path.join(dir, 'tree'), options.nodeModules);
+  const entry = await buildAgentEntry({
+    worktree: path.join(dir, 'tree'),
+    entry: TASK_ENTRY,
+    outDir: path.join(dir, 'build'),
+    nodeModules: options.nodeModules,
+    // Most variants' code equals an earlier one's (an edit to a prompt), so it is bundled once.
+    cacheDir: path.join(options.workDir, 'build-cache'),
+  });
+  options.note(`variant ${job.variantId} of run ${job.runId}: ready (${entry.kind})`);
+  return { dir, entry, pools: new Map(), lastUsed: Date.now(), running: 0 };
+}
+
+/** The variant's TaskAgents for the job's token, reaching the gateway through `relay`. */
+function poolFor({ options }: Held, job: TaskJob, variant: Prepared, relay: Relay): TaskPool {
+  const key = `${job.token}:${relay.socketPath}`;
+  let pool = variant.pools.get(key);
+  if (pool === undefined) {
+    const worktree = path.join(variant.dir, 'tree');
+    pool = createTaskPool({
+      size: options.concurrency,
+      tasksPerWorker: job.tasksPerWorker,
+      command: entryCommand(
+        options.sandbox,
+        {
+          workdir: worktree,
+          writable: false,
+          readOnly: [options.nodeModules],
+          gatewaySocket: relay.socketPath,
+          limits: job.limits,
+        },
+        variant.entry,
+        [],
+        agentEnv({ url: `unix:${relay.socketPath}`, token: job.token }),
+      ),
+      taskTimeoutMs: job.taskTimeoutMs,
+      logFile: path.join(variant.dir, 'task-agent.log'),
+      outputCapBytes: job.limits.outputKb * 1024,
+    });
+    variant.pools.set(key, pool);
+  }
+  return pool;
+}
+
+/** Runs one task job and grades its reply here when its domain is shipped with the project. */
+async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
+  const task = readJob(TaskJobSchema, job.data, held.options.version, 'a job');
+  const gateway = await jobGateway(held.client, (url) => relayFor(held, url), task.runKey);
+  const variant = await prepare(held, task);
+  variant.running += 1;
+  try {
+    const pool = poolFor(held, task, variant, gateway.relay);
+    const failuresBefore = gateway.relay.failures();
+    const reply = await pool.run(task.request);
+    // Its pool was closed (the worker is stopping): no answer, so the job is tried again elsewhere.
+    if (reply.kind === 'closed') throw new Error('the worker stopped before the task had an answer');
+    // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
+    const failed = reply.kind === 'infra' || reply.error !== null;
+    await throwIfLostInTransit(job, gateway, failuresBefore, failed, held.options.note);
+    if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return encodeTaskResult(reply);
+    const graded = await held.grader.grade(task.request, reply.output);
+    return encodeTaskResult(graded === null ? reply : { ...reply, graded });
+  } finally {
+    variant.running -= 1;
+    variant.lastUsed = Date.now();
+  }
+}
+
+/** Closes the variants no task has used for IDLE_MS. */
+function closeIdle(held: Held): void {
+  for (const [key, ready] of held.prepared) {
+    void ready.then(async (variant) => {
+      if (variant.running > 0 || Date.now() - variant.lastUsed < IDLE_MS) return;
+      held.prepared.delete(key);
+      await closeVariant(variant);
+    });
+  }
+}
+
+/** Closes every variant and relay, disconnects and removes the worker's folder. */
+async function closeHeld(held: Held): Promise<void> {
+  for (const ready of held.prepared.values()) await ready.then(closeVariant, () => undefined);
+  for (const relay of held.relays.values())
+    await relay.then(
+      (r) => r.close(),
+      () => undefined,
+    );
+  held.client.disconnect();
+  rmSync(held.options.workDir, { recursive: true, force: true });
 }
 
 async function closeVariant(variant: Prepared): Promise<void> {

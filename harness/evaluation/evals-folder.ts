@@ -141,126 +141,158 @@ interface Written {
   stamps: FolderStamps;
 }
 
+/** The state of one run's evals folders, which the functions below share. */
+interface Folders {
+  archive: Archive;
+  domains: readonly DomainTasks[];
+  reuse: boolean;
+  finished: ReturnType<typeof finishedVariants>;
+  /** Each finished variant's lineage.json entry, made once: a finished variant never changes. */
+  rows: Map<number, string>;
+  /** What is shown of each finished variant, made once. */
+  memo: Map<number, Rendered>;
+  /** The folders the harness wrote and has not removed (in use or kept). */
+  written: Map<string, Written>;
+  /** Folders kept for reuse, no MetaAgent using them. */
+  spares: string[];
+}
+
 export function createEvalsFolders(
   archive: Archive,
   domains: readonly DomainTasks[],
   options: { reuse: boolean },
 ): EvalsFolders {
-  const finished = finishedVariants(archive);
-  // What is shown of a finished variant, made once: a finished variant never changes.
-  const rows = new Map<number, string>();
-  const memo = new Map<number, Rendered>();
-  /** The folders the harness wrote and has not removed (in use or kept). */
-  const written = new Map<string, Written>();
-  const spares: string[] = [];
-
-  const rowOf = (variant: VariantRow): string => {
-    const known = rows.get(variant.id);
-    if (known !== undefined) return known;
-    const made = lineageRow(variant, finished.evaluations(variant.id));
-    if (isFinalStep(variant.step)) rows.set(variant.id, made);
-    return made;
+  const folders: Folders = {
+    archive,
+    domains,
+    reuse: options.reuse,
+    finished: finishedVariants(archive),
+    rows: new Map(),
+    memo: new Map(),
+    written: new Map(),
+    spares: [],
   };
-  const rendered = (variant: VariantRow): Rendered => {
-    const known = memo.get(variant.id);
-    if (known !== undefined) return known;
-    const made = render(archive, domains, variant);
-    if (isFinalStep(variant.step)) memo.set(variant.id, made);
-    return made;
-  };
-
-  /** Writes `rel` under `dir` (a file, or with `text` null a folder), stamped if the folder may be kept. */
-  const put = (dir: string, stamps: FolderStamps, rel: string, text: string | null): void => {
-    if (text === null) mkdirSync(path.join(dir, rel));
-    else writeNew(path.join(dir, rel), text);
-    if (options.reuse) stampEntry(stamps, dir, rel, text);
-  };
-  /** Stamps a folder once all in it is written: its ctime changes with every entry added. */
-  const seal = (dir: string, stamps: FolderStamps, rel: string): void => {
-    if (options.reuse) stampEntry(stamps, dir, rel, null);
-  };
-
-  const writeVariant = (dir: string, stamps: FolderStamps, id: number, variant: Rendered): void => {
-    const top = `variant-${id}`;
-    put(dir, stamps, top, null);
-    for (const file of variant.files) {
-      const folder = path.join(top, file.domain);
-      put(dir, stamps, folder, null);
-      put(dir, stamps, path.join(folder, 'train.jsonl'), file.train);
-      put(dir, stamps, path.join(folder, 'summary.json'), file.summary);
-      seal(dir, stamps, folder);
-    }
-    seal(dir, stamps, top);
-  };
-
-  /** Moves a kept folder to `dir` if nothing changed in it; otherwise removes it and says what changed. */
-  const takeKept = (dir: string): { kept: Written | null; outcome: EvalsWrite } => {
-    const spare = options.reuse ? spares.pop() : undefined;
-    if (spare === undefined) return { kept: null, outcome: { kind: 'fresh' } };
-    const kept = written.get(spare)!;
-    written.delete(spare);
-    const change = changeUnder(spare, kept.stamps);
-    // rmSync and renameSync remove or move links, never follow them.
-    if (change !== null) {
-      rmSync(spare, { recursive: true, force: true });
-      return { kept: null, outcome: { kind: 'refused', change } };
-    }
-    renameSync(spare, dir);
-    return { kept, outcome: { kind: 'reused' } };
-  };
-
   return {
-    write(dir, parentId) {
-      const variants = finished.variants();
-      const byId = new Map(variants.map((v) => [v.id, v]));
-      const lineage = lineageOf(variants, parentId).filter((id) => byId.has(id));
-      const recent = new Set(lineage.slice(-LINEAGE_FOLDERS));
-      rmSync(dir, { recursive: true, force: true });
-      const { kept, outcome } = takeKept(dir);
-      const stamps: FolderStamps = kept?.stamps ?? new Map();
-      const present = kept?.variants ?? new Set<number>();
-      if (kept === null) mkdirSync(dir, { recursive: true });
-      for (const id of present) {
-        if (recent.has(id)) continue;
-        rmSync(path.join(dir, `variant-${id}`), { recursive: true, force: true });
-        for (const rel of stamps.keys()) {
-          if (rel === `variant-${id}` || rel.startsWith(`variant-${id}/`)) stamps.delete(rel);
-        }
-      }
-      if (kept !== null) {
-        for (const file of ['lineage.json', 'summary.md']) rmSync(path.join(dir, file), { force: true });
-      }
-      const summary = [...SUMMARY_HEAD];
-      const listed: string[] = [];
-      for (const id of lineage) {
-        const row = byId.get(id)!;
-        listed.push(rowOf(row));
-        // Older ancestors are listed in lineage.json only.
-        if (!recent.has(id)) continue;
-        const variant = rendered(row);
-        summary.push(...variant.section);
-        if (!present.has(id)) writeVariant(dir, stamps, id, variant);
-      }
-      put(dir, stamps, 'lineage.json', listed.length === 0 ? '[]\n' : `[\n${listed.join(',\n')}\n]\n`);
-      put(dir, stamps, 'summary.md', `${summary.join('\n')}\n`);
-      seal(dir, stamps, '');
-      written.set(dir, { variants: recent, stamps });
-      return outcome;
-    },
+    write: (dir, parentId) => writeFolder(folders, dir, parentId),
     release(dir) {
-      if (options.reuse && written.has(dir)) spares.push(dir);
+      if (options.reuse && folders.written.has(dir)) folders.spares.push(dir);
       else {
-        written.delete(dir);
+        folders.written.delete(dir);
         rmSync(dir, { recursive: true, force: true });
       }
     },
     dispose() {
-      for (const dir of spares.splice(0)) {
-        written.delete(dir);
+      for (const dir of folders.spares.splice(0)) {
+        folders.written.delete(dir);
         rmSync(dir, { recursive: true, force: true });
       }
     },
   };
+}
+
+function rowOf(folders: Folders, variant: VariantRow): string {
+  const known = folders.rows.get(variant.id);
+  if (known !== undefined) return known;
+  const made = lineageRow(variant, folders.finished.evaluations(variant.id));
+  if (isFinalStep(variant.step)) folders.rows.set(variant.id, made);
+  return made;
+}
+
+function rendered(folders: Folders, variant: VariantRow): Rendered {
+  const known = folders.memo.get(variant.id);
+  if (known !== undefined) return known;
+  const made = render(folders.archive, folders.domains, variant);
+  if (isFinalStep(variant.step)) folders.memo.set(variant.id, made);
+  return made;
+}
+
+/** Writes `rel` under `dir` (a file, or with `text` null a folder), stamped if the folder may be kept. */
+function put(folders: Folders, dir: string, stamps: FolderStamps, rel: string, text: string | null): void {
+  if (text === null) mkdirSync(path.join(dir, rel));
+  else writeNew(path.join(dir, rel), text);
+  if (folders.reuse) stampEntry(stamps, dir, rel, text);
+}
+
+/** Stamps a folder once all in it is written: its ctime changes with every entry added. */
+function seal(folders: Folders, dir: string, stamps: FolderStamps, rel: string): void {
+  if (folders.reuse) stampEntry(stamps, dir, rel, null);
+}
+
+function writeVariant(
+  folders: Folders,
+  dir: string,
+  stamps: FolderStamps,
+  id: number,
+  variant: Rendered,
+): void {
+  const top = `variant-${id}`;
+  put(folders, dir, stamps, top, null);
+  for (const file of variant.files) {
+    const folder = path.join(top, file.domain);
+    put(folders, dir, stamps, folder, null);
+    put(folders, dir, stamps, path.join(folder, 'train.jsonl'), file.train);
+    put(folders, dir, stamps, path.join(folder, 'summary.json'), file.summary);
+    seal(folders, dir, stamps, folder);
+  }
+  seal(folders, dir, stamps, top);
+}
+
+/** Moves a kept folder to `dir` if nothing changed in it; otherwise removes it and says what changed. */
+function takeKept(folders: Folders, dir: string): { kept: Written | null; outcome: EvalsWrite } {
+  const spare = folders.reuse ? folders.spares.pop() : undefined;
+  if (spare === undefined) return { kept: null, outcome: { kind: 'fresh' } };
+  const kept = folders.written.get(spare)!;
+  folders.written.delete(spare);
+  const change = changeUnder(spare, kept.stamps);
+  // rmSync and renameSync remove or move links, never follow them.
+  if (change !== null) {
+    rmSync(spare, { recursive: true, force: true });
+    return { kept: null, outcome: { kind: 'refused', change } };
+  }
+  renameSync(spare, dir);
+  return { kept, outcome: { kind: 'reused' } };
+}
+
+/** Removes from a kept folder the variant folders no longer among the `recent`, and the files written anew. */
+function pruneKept(dir: string, kept: Written, recent: ReadonlySet<number>): void {
+  for (const id of kept.variants) {
+    if (recent.has(id)) continue;
+    rmSync(path.join(dir, `variant-${id}`), { recursive: true, force: true });
+    for (const rel of kept.stamps.keys()) {
+      if (rel === `variant-${id}` || rel.startsWith(`variant-${id}/`)) kept.stamps.delete(rel);
+    }
+  }
+  for (const file of ['lineage.json', 'summary.md']) rmSync(path.join(dir, file), { force: true });
+}
+
+/** Writes the folder for `parentId`'s lineage at `dir`, updating a kept one when it can. */
+function writeFolder(folders: Folders, dir: string, parentId: number): EvalsWrite {
+  const variants = folders.finished.variants();
+  const byId = new Map(variants.map((v) => [v.id, v]));
+  const lineage = lineageOf(variants, parentId).filter((id) => byId.has(id));
+  const recent = new Set(lineage.slice(-LINEAGE_FOLDERS));
+  rmSync(dir, { recursive: true, force: true });
+  const { kept, outcome } = takeKept(folders, dir);
+  const stamps: FolderStamps = kept?.stamps ?? new Map();
+  const present = kept?.variants ?? new Set<number>();
+  if (kept === null) mkdirSync(dir, { recursive: true });
+  else pruneKept(dir, kept, recent);
+  const summary = [...SUMMARY_HEAD];
+  const listed: string[] = [];
+  for (const id of lineage) {
+    const row = byId.get(id)!;
+    listed.push(rowOf(folders, row));
+    // Older ancestors are listed in lineage.json only.
+    if (!recent.has(id)) continue;
+    const variant = rendered(folders, row);
+    summary.push(...variant.section);
+    if (!present.has(id)) writeVariant(folders, dir, stamps, id, variant);
+  }
+  put(folders, dir, stamps, 'lineage.json', listed.length === 0 ? '[]\n' : `[\n${listed.join(',\n')}\n]\n`);
+  put(folders, dir, stamps, 'summary.md', `${summary.join('\n')}\n`);
+  seal(folders, dir, stamps, '');
+  folders.written.set(dir, { variants: recent, stamps });
+  return outcome;
 }
 
 /** Writes one evals folder afresh (see EvalsFolders). */

@@ -85,7 +85,7 @@ export async function evaluateStage(
   stage: Stage,
   evalTest: boolean,
 ): Promise<StageOutcome> {
-  const jobs: { domain: Domain; split: Split; task: Task }[] = [];
+  const jobs: StageJob[] = [];
   for (const { domain, splits } of domains) {
     for (const split of stageSplits(domain, stage, evalTest)) {
       for (const task of stageTasks(splits[split] ?? [], domain, stage)) jobs.push({ domain, split, task });
@@ -96,14 +96,37 @@ export async function evaluateStage(
       .listTaskResults(target.variantId)
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.task_id}`),
   );
-  const todo = jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`));
+  await runStageTasks(
+    target,
+    jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`)),
+  );
+  if (target.signal?.aborted) return { kind: 'interrupted' };
+  const { evaluations, scores, infra, results } = stageEvaluations(target, domains, stage, evalTest);
+  if (results > 0 && infra.length === results) return { kind: 'unanswered', reason: unansweredReason(infra) };
+  target.archive.db.transaction(() => {
+    for (const evaluation of evaluations) target.archive.putEvaluation(evaluation);
+  })();
+  return { kind: 'scored', scores };
+}
+
+/** One task of a stage, with where it comes from. */
+interface StageJob {
+  domain: Domain;
+  split: Split;
+  task: Task;
+}
+
+/**
+ * Runs and grades `todo`, storing each result as it arrives, so a run killed mid-stage never pays for a
+ * finished task again. After an error (thrown) or an interrupt nothing more is stored.
+ */
+async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]): Promise<void> {
   const own = pLimit(target.concurrency);
   const limit = target.limit ?? (<T>(run: () => Promise<T>) => own(run));
   const grade: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
   let failed = false;
   const stopped = (): boolean => failed || target.signal?.aborted === true;
   let done = 0;
-  // Each result is stored as it arrives, so a run killed mid-stage never pays for a finished task again.
   await Promise.all(
     todo.map((job) =>
       limit(async () => {
@@ -120,8 +143,24 @@ export async function evaluateStage(
       }),
     ),
   );
-  if (target.signal?.aborted) return { kind: 'interrupted' };
+}
 
+/**
+ * The stage's evaluation rows, from the stored results of every one of its tasks (throws if one has none),
+ * with the score per domain of its selection split, and the reasons of the results that are infrastructure
+ * failures among all `results`.
+ */
+function stageEvaluations(
+  target: EvaluationTarget,
+  domains: readonly DomainTasks[],
+  stage: Stage,
+  evalTest: boolean,
+): {
+  evaluations: Omit<EvaluationRow, 'created_at'>[];
+  scores: Map<string, number>;
+  infra: string[];
+  results: number;
+} {
   const evaluations: Omit<EvaluationRow, 'created_at'>[] = [];
   const scores = new Map<string, number>();
   const infra: string[] = [];
@@ -157,11 +196,7 @@ export async function evaluateStage(
       if (split === selectionSplit(domain)) scores.set(domain.name, t.score);
     }
   }
-  if (results > 0 && infra.length === results) return { kind: 'unanswered', reason: unansweredReason(infra) };
-  target.archive.db.transaction(() => {
-    for (const evaluation of evaluations) target.archive.putEvaluation(evaluation);
-  })();
-  return { kind: 'scored', scores };
+  return { evaluations, scores, infra, results };
 }
 
 /** Begins the stored error of a task that failed for the infrastructure: the harness writes it, never an agent. */

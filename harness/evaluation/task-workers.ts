@@ -98,6 +98,24 @@ interface Worker {
   stderrTail: string;
 }
 
+/** A pool's state, which the functions below share. */
+interface Pool {
+  options: TaskPoolOptions;
+  /** Tasks one worker runs at once. */
+  perWorker: number;
+  maxWorkers: number;
+  capBytes: number;
+  log: CappedLog;
+  slots: TaskSlots;
+  workers: Set<Worker>;
+  /** Workers that take no more tasks (one of theirs timed out) and are stopped once the others are answered. */
+  draining: Set<Worker>;
+  waiting: Job[];
+  closed: boolean;
+  /** Set while tasks wait for a slot another pool holds. */
+  unsubscribe: (() => void) | null;
+}
+
 /**
  * Long-lived TaskAgent processes fed JSON lines: at most `size` tasks at once (and no more than the shared
  * slots allow), `tasksPerWorker` in each process. A task goes to the least busy worker that has room, and a
@@ -106,175 +124,196 @@ interface Worker {
  */
 export function createTaskPool(options: TaskPoolOptions): TaskPool {
   const perWorker = Math.max(1, options.tasksPerWorker ?? 1);
-  const maxWorkers = Math.max(1, Math.ceil(options.size / perWorker));
   const capBytes = options.outputCapBytes ?? DEFAULT_LIMITS.outputKb * 1024;
-  const log: CappedLog = openCappedLog(options.logFile, capBytes, options.redact ?? createRedactor());
-  const note = (text: string | Buffer): void => log.write(text);
-  const slots = options.slots ?? createTaskSlots(options.size);
-  const workers = new Set<Worker>();
-  /** Workers that take no more tasks (one of theirs timed out) and are stopped once the others are answered. */
-  const draining = new Set<Worker>();
-  const waiting: Job[] = [];
-  let closed = false;
-  let unsubscribe: (() => void) | null = null;
-
-  const spawnWorker = (): Worker => {
-    const child = startTracked(options.command, 'pipe');
-    const worker: Worker = { child, jobs: [], exited: false, stderrTail: '' };
-    child.stderr?.on('data', (chunk: Buffer) => {
-      note(chunk);
-      worker.stderrTail = (worker.stderrTail + chunk.toString()).slice(-2000);
-    });
-    onLines(child, 2 * capBytes + 4096, (text) => {
-      if (text === null) {
-        note(`[harness] a stdout line passed ${2 * capBytes + 4096} bytes: the worker was stopped\n`);
-        lose(worker, 'TaskAgent exited (SIGKILL)');
-        return;
-      }
-      const reply = parseReply(text, capBytes);
-      const index = reply === null ? -1 : worker.jobs.findIndex((j) => j.request.id === reply.id);
-      if (reply === null || index < 0) {
-        note(`[harness] ignored a stdout line that is not a reply: ${text.slice(0, 200)}\n`);
-        return;
-      }
-      const [job] = worker.jobs.splice(index, 1);
-      if (job === undefined) return;
-      clearTimeout(job.timer);
-      slots.give();
-      if (draining.has(worker) && worker.jobs.length === 0) lose(worker, 'drained');
-      job.settle({
-        kind: 'reply',
-        output: reply.output,
-        error: reply.error,
-        latencyMs: Date.now() - job.since,
-      });
-      pump();
-    });
-    child.on('exit', (code, signal) => {
-      const tail = worker.stderrTail.trim().split('\n').slice(-3).join(' | ');
-      lose(worker, `TaskAgent exited (${signal ?? `code ${code}`})${tail === '' ? '' : `: ${tail}`}`, false);
-    });
-    child.stdin?.on('error', () => undefined);
-    workers.add(worker);
-    return worker;
+  const pool: Pool = {
+    options,
+    perWorker,
+    maxWorkers: Math.max(1, Math.ceil(options.size / perWorker)),
+    capBytes,
+    log: openCappedLog(options.logFile, capBytes, options.redact ?? createRedactor()),
+    slots: options.slots ?? createTaskSlots(options.size),
+    workers: new Set(),
+    draining: new Set(),
+    waiting: [],
+    closed: false,
+    unsubscribe: null,
   };
-
-  /** A task of the worker starts now: its latency and timeout count from here. */
-  const begin = (worker: Worker, job: Job): void => {
-    job.since = Date.now();
-    job.timer = setTimeout(() => timedOut(worker, job), options.taskTimeoutMs);
-  };
-
-  /**
-   * The task fails alone and its worker drains: the tasks it runs beside it go on (they are not to blame), it
-   * gets no more, and it is stopped when they are answered (at once when it ran nothing else).
-   */
-  const timedOut = (worker: Worker, job: Job): void => {
-    const reason = `no reply within ${options.taskTimeoutMs / 1000} s`;
-    worker.jobs = worker.jobs.filter((j) => j !== job);
-    workers.delete(worker);
-    draining.add(worker);
-    slots.give();
-    job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
-    if (worker.jobs.length === 0) lose(worker, reason);
-    pump();
-  };
-
-  /** Kills a worker (once) and fails the tasks it ran with `reason`, giving their slots back. */
-  const lose = (worker: Worker, reason: string, kill = true): void => {
-    if (kill) killGroup(worker.child);
-    if (worker.exited) return;
-    worker.exited = true;
-    workers.delete(worker);
-    draining.delete(worker);
-    const running = worker.jobs;
-    worker.jobs = [];
-    for (const job of running) {
-      clearTimeout(job.timer);
-      slots.give();
-      job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
-    }
-    pump();
-  };
-
-  const give = (worker: Worker, job: Job): void => {
-    worker.jobs.push(job);
-    begin(worker, job);
-    worker.child.stdin?.write(`${JSON.stringify(job.request)}\n`);
-  };
-
-  /** The least busy worker with room for another task. */
-  const roomiest = (): Worker | undefined => {
-    let best: Worker | undefined;
-    for (const w of workers)
-      if (w.jobs.length < perWorker && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
-    return best;
-  };
-
-  /** Hands waiting tasks to workers with room, taking a slot each. */
-  const pump = (): void => {
-    while (!closed && waiting.length > 0) {
-      const open = roomiest();
-      if ((open === undefined && workers.size >= maxWorkers) || !slots.take()) break;
-      give(open ?? spawnWorker(), waiting.shift()!);
-    }
-    // Waiting for a slot another pool holds: look again when one is given back.
-    if (waiting.length > 0 && !closed) unsubscribe ??= slots.onFree(onFree);
-    else {
-      unsubscribe?.();
-      unsubscribe = null;
-    }
-  };
-  const onFree = (): void => {
-    unsubscribe?.();
-    unsubscribe = null;
-    pump();
-  };
-
-  const attempt = (request: TaskRequest): Promise<WorkerReply> =>
-    new Promise((settle) => {
-      if (closed) {
-        settle({ kind: 'closed' });
-        return;
-      }
-      waiting.push({ request, settle, since: Date.now() });
-      pump();
-    });
-
   return {
     /**
      * Runs one task; an infrastructure failure is retried once on a fresh worker. Once the pool is closed a
      * task has no answer (`closed`), whatever its worker did: it could not be retried.
      */
     async run(request: TaskRequest): Promise<WorkerReply> {
-      const first = await attempt(request);
+      const first = await attempt(pool, request);
       if (first.kind !== 'infra') return first;
-      if (closed) return { kind: 'closed' };
-      const second = await attempt(request);
+      if (pool.closed) return { kind: 'closed' };
+      const second = await attempt(pool, request);
       if (second.kind !== 'infra') return second;
-      if (closed) return { kind: 'closed' };
+      if (pool.closed) return { kind: 'closed' };
       return { ...second, reason: `${second.reason} (after one retry)` };
     },
     warm(): void {
-      while (!closed && workers.size < maxWorkers) spawnWorker();
+      while (!pool.closed && pool.workers.size < pool.maxWorkers) spawnWorker(pool);
     },
     /** Stops every worker; the tasks waiting or running get no answer (`closed`). */
-    async close(): Promise<void> {
-      closed = true;
-      unsubscribe?.();
-      for (const job of waiting.splice(0)) job.settle({ kind: 'closed' });
-      for (const worker of [...workers, ...draining]) {
-        for (const job of worker.jobs.splice(0)) {
-          clearTimeout(job.timer);
-          slots.give();
-          job.settle({ kind: 'closed' });
-        }
-        worker.child.stdin?.end();
-        lose(worker, 'the task pool was closed');
-      }
-      log.close();
-    },
+    close: async () => closePool(pool),
   };
+}
+
+function note(pool: Pool, text: string | Buffer): void {
+  pool.log.write(text);
+}
+
+function spawnWorker(pool: Pool): Worker {
+  const child = startTracked(pool.options.command, 'pipe');
+  const worker: Worker = { child, jobs: [], exited: false, stderrTail: '' };
+  child.stderr?.on('data', (chunk: Buffer) => {
+    note(pool, chunk);
+    worker.stderrTail = (worker.stderrTail + chunk.toString()).slice(-2000);
+  });
+  const maxLine = 2 * pool.capBytes + 4096;
+  onLines(child, maxLine, (text) => {
+    if (text === null) {
+      note(pool, `[harness] a stdout line passed ${maxLine} bytes: the worker was stopped\n`);
+      lose(pool, worker, 'TaskAgent exited (SIGKILL)');
+      return;
+    }
+    onReplyLine(pool, worker, text);
+  });
+  child.on('exit', (code, signal) => {
+    const tail = worker.stderrTail.trim().split('\n').slice(-3).join(' | ');
+    lose(
+      pool,
+      worker,
+      `TaskAgent exited (${signal ?? `code ${code}`})${tail === '' ? '' : `: ${tail}`}`,
+      false,
+    );
+  });
+  child.stdin?.on('error', () => undefined);
+  pool.workers.add(worker);
+  return worker;
+}
+
+/** A line the worker wrote: the reply to one of its tasks, which then settles, or a line ignored. */
+function onReplyLine(pool: Pool, worker: Worker, text: string): void {
+  const reply = parseReply(text, pool.capBytes);
+  const index = reply === null ? -1 : worker.jobs.findIndex((j) => j.request.id === reply.id);
+  if (reply === null || index < 0) {
+    note(pool, `[harness] ignored a stdout line that is not a reply: ${text.slice(0, 200)}\n`);
+    return;
+  }
+  const [job] = worker.jobs.splice(index, 1);
+  if (job === undefined) return;
+  clearTimeout(job.timer);
+  pool.slots.give();
+  if (pool.draining.has(worker) && worker.jobs.length === 0) lose(pool, worker, 'drained');
+  job.settle({
+    kind: 'reply',
+    output: reply.output,
+    error: reply.error,
+    latencyMs: Date.now() - job.since,
+  });
+  pump(pool);
+}
+
+/** A task of the worker starts now: its latency and timeout count from here. */
+function begin(pool: Pool, worker: Worker, job: Job): void {
+  job.since = Date.now();
+  job.timer = setTimeout(() => timedOut(pool, worker, job), pool.options.taskTimeoutMs);
+}
+
+/**
+ * The task fails alone and its worker drains: the tasks it runs beside it go on (they are not to blame), it
+ * gets no more, and it is stopped when they are answered (at once when it ran nothing else).
+ */
+function timedOut(pool: Pool, worker: Worker, job: Job): void {
+  const reason = `no reply within ${pool.options.taskTimeoutMs / 1000} s`;
+  worker.jobs = worker.jobs.filter((j) => j !== job);
+  pool.workers.delete(worker);
+  pool.draining.add(worker);
+  pool.slots.give();
+  job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
+  if (worker.jobs.length === 0) lose(pool, worker, reason);
+  pump(pool);
+}
+
+/** Kills a worker (once) and fails the tasks it ran with `reason`, giving their slots back. */
+function lose(pool: Pool, worker: Worker, reason: string, kill = true): void {
+  if (kill) killGroup(worker.child);
+  if (worker.exited) return;
+  worker.exited = true;
+  pool.workers.delete(worker);
+  pool.draining.delete(worker);
+  const running = worker.jobs;
+  worker.jobs = [];
+  for (const job of running) {
+    clearTimeout(job.timer);
+    pool.slots.give();
+    job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
+  }
+  pump(pool);
+}
+
+function give(pool: Pool, worker: Worker, job: Job): void {
+  worker.jobs.push(job);
+  begin(pool, worker, job);
+  worker.child.stdin?.write(`${JSON.stringify(job.request)}\n`);
+}
+
+/** The least busy worker with room for another task. */
+function roomiest(pool: Pool): Worker | undefined {
+  let best: Worker | undefined;
+  for (const w of pool.workers)
+    if (w.jobs.length < pool.perWorker && (best === undefined || w.jobs.length < best.jobs.length)) best = w;
+  return best;
+}
+
+/** Hands waiting tasks to workers with room, taking a slot each. */
+function pump(pool: Pool): void {
+  while (!pool.closed && pool.waiting.length > 0) {
+    const open = roomiest(pool);
+    if ((open === undefined && pool.workers.size >= pool.maxWorkers) || !pool.slots.take()) break;
+    give(pool, open ?? spawnWorker(pool), pool.waiting.shift()!);
+  }
+  // Waiting for a slot another pool holds: look again when one is given back.
+  if (pool.waiting.length > 0 && !pool.closed) pool.unsubscribe ??= pool.slots.onFree(() => onFree(pool));
+  else {
+    pool.unsubscribe?.();
+    pool.unsubscribe = null;
+  }
+}
+
+function onFree(pool: Pool): void {
+  pool.unsubscribe?.();
+  pool.unsubscribe = null;
+  pump(pool);
+}
+
+function attempt(pool: Pool, request: TaskRequest): Promise<WorkerReply> {
+  return new Promise((settle) => {
+    if (pool.closed) {
+      settle({ kind: 'closed' });
+      return;
+    }
+    pool.waiting.push({ request, settle, since: Date.now() });
+    pump(pool);
+  });
+}
+
+function closePool(pool: Pool): void {
+  pool.closed = true;
+  pool.unsubscribe?.();
+  for (const job of pool.waiting.splice(0)) job.settle({ kind: 'closed' });
+  for (const worker of [...pool.workers, ...pool.draining]) {
+    for (const job of worker.jobs.splice(0)) {
+      clearTimeout(job.timer);
+      pool.slots.give();
+      job.settle({ kind: 'closed' });
+    }
+    worker.child.stdin?.end();
+    lose(pool, worker, 'the task pool was closed');
+  }
+  pool.log.close();
 }
 
 /** TaskAgent workers here (createTaskPool) or elsewhere (a queue). */

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../../domains/rng.ts';
 /** Deterministic hashing and pseudo-random numbers over string keys (the sim never uses Math.random). */
 
 export type KeyPart = string | number | boolean | null | undefined;
@@ -25,14 +26,7 @@ export function hash01(...parts: KeyPart[]): number {
 
 /** mulberry32 stream in [0, 1) seeded from the key. */
 export function createRng(...parts: KeyPart[]): () => number {
-  let state = hashKey(...parts);
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
+  return mulberry32(hashKey(...parts));
 }
 
 export function pick<T>(items: readonly T[], r: number): T | undefined {
