@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
-import type { Archive, EvaluationRow, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
+import type { Archive, EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
 import type { EvalCache } from '../../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
@@ -94,7 +94,7 @@ export async function evaluateStage(
   const existing = new Set(
     target.archive
       .listTaskResults(target.variantId)
-      .map((r) => `${r.domain}\u0000${r.split}\u0000${r.task_id}`),
+      .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}`),
   );
   const todo = jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`));
   const own = pLimit(target.concurrency);
@@ -122,7 +122,7 @@ export async function evaluateStage(
   );
   if (target.signal?.aborted) return { kind: 'interrupted' };
 
-  const evaluations: Omit<EvaluationRow, 'created_at'>[] = [];
+  const evaluations: EvaluationInput[] = [];
   const scores = new Map<string, number>();
   const infra: string[] = [];
   let results = 0;
@@ -131,7 +131,7 @@ export async function evaluateStage(
       const ids = new Set(stageTasks(splits[split] ?? [], domain, stage).map((t) => t.id));
       const rows = target.archive
         .listTaskResults(target.variantId, { domain: domain.name, split })
-        .filter((r) => ids.has(r.task_id));
+        .filter((r) => ids.has(r.taskId));
       if (rows.length < ids.size) {
         throw new Error(
           `the ${stage} evaluation of variant ${target.variantId} ended with ${ids.size - rows.length} of ` +
@@ -142,25 +142,25 @@ export async function evaluateStage(
       for (const row of rows) if (isInfraFailure(row)) infra.push(row.error.slice(INFRA_ERROR.length));
       const t = tally(rows);
       evaluations.push({
-        variant_id: target.variantId,
+        variantId: target.variantId,
         domain: domain.name,
         split,
         stage,
         score: t.score,
-        n_tasks: t.n,
-        n_total: (splits[split] ?? []).length,
+        nTasks: t.n,
+        nTotal: (splits[split] ?? []).length,
         correct: t.correct,
         wrong: t.wrong,
-        parse_failures: t.parseFailures,
+        parseFailures: t.parseFailures,
         errors: t.errors,
       });
       if (split === selectionSplit(domain)) scores.set(domain.name, t.score);
     }
   }
   if (results > 0 && infra.length === results) return { kind: 'unanswered', reason: unansweredReason(infra) };
-  target.archive.db.transaction(() => {
+  target.archive.transaction(() => {
     for (const evaluation of evaluations) target.archive.putEvaluation(evaluation);
-  })();
+  });
   return { kind: 'scored', scores };
 }
 

@@ -125,7 +125,7 @@ export function failVariant(
   reason: string,
   cause: FailureCause | null,
 ): boolean {
-  return ctx.archive.db.transaction(() => {
+  return ctx.archive.transaction(() => {
     const failed = ctx.archive.transitionVariant(
       variant.id,
       variant.step,
@@ -133,9 +133,9 @@ export function failVariant(
       { status, failureReason: reason, failureCause: cause, validParent: false },
       { status, reason, cause },
     );
-    if (failed && cause === 'agent' && variant.parent_id !== null) {
-      ctx.archive.updateVariant(variant.parent_id, { validParent: false });
+    if (failed && cause === 'agent' && variant.parentId !== null) {
+      ctx.archive.updateVariant(variant.parentId, { validParent: false });
     }
     return failed;
-  })();
+  });
 }

@@ -337,9 +337,9 @@ async function schedule(
       if (stopping()) break;
       if (existing === undefined) {
         const parent = await chooseParent(ctx, id);
-        const parentCommit = archive.getVariant(parent.id)?.commit_sha ?? null;
+        const parentCommit = archive.getVariant(parent.id)?.commitSha ?? null;
         if (parentCommit === null) throw new Error(`parent ${parent.id} has no commit`);
-        archive.db.transaction(() => {
+        archive.transaction(() => {
           archive.insertVariant({
             id,
             parentId: parent.id,
@@ -348,7 +348,7 @@ async function schedule(
             parentCommit,
           });
           archive.logEvent(id, 'selected', { parent: parent.id, reason: parent.reason });
-        })();
+        });
         ctx.progress(`variant ${id}: parent ${parent.id} (${parent.reason})`);
       } else {
         ctx.progress(`variant ${id}: resumed at the step "${existing.step}"`);
@@ -374,23 +374,23 @@ async function variantZero(
 ): Promise<{ repo: VariantRepo; rootCommit: string }> {
   const gitDir = path.join(runDir, 'variants.git');
   const stored = archive.getVariant(0);
-  if (stored?.commit_sha != null) {
+  if (stored?.commitSha != null) {
     // Every variant's code is in it: a new one would hold none of them (the resume command refuses this first).
     if (!existsSync(gitDir))
       throw new Error(`${gitDir} is missing: the run's variants cannot be checked out`);
     execFileSync('git', ['--git-dir', gitDir, 'worktree', 'prune']);
-    return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commit_sha };
+    return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commitSha };
   }
   rmSync(gitDir, { recursive: true, force: true });
   const agents = initialAgents(config);
   try {
     const created = await createVariantRepo(gitDir, agents.dir, nodeModules);
     const codeHash = await created.repo.taskCodeHash(created.rootCommit);
-    archive.db.transaction(() => {
-      archive.db.prepare('DELETE FROM variants WHERE id = 0').run();
+    archive.transaction(() => {
+      archive.deleteVariant(0);
       archive.insertVariant({ id: 0, parentId: null, step: 'full', selectionReason: agents.reason });
       archive.updateVariant(0, { commitSha: created.rootCommit, taskCodeHash: codeHash });
-    })();
+    });
     return created;
   } finally {
     agents.cleanup();
@@ -404,10 +404,10 @@ async function variantZero(
  */
 function assertInitialAgentEvaluated(ctx: RunContext): void {
   const zero = ctx.archive.getVariant(0);
-  if (zero?.step !== 'failed' || zero.failure_cause !== 'infrastructure') return;
+  if (zero?.step !== 'failed' || zero.failureCause !== 'infrastructure') return;
   const { limits, taskTimeoutSec, sandbox } = ctx.config;
   throw new InitialAgentError(
-    `variant 0, the initial agent, has no score: ${zero.failure_reason}. The initial agent answers these ` +
+    `variant 0, the initial agent, has no score: ${zero.failureReason}. The initial agent answers these ` +
       "tasks on a working machine, so the sandbox or the run's limits stopped every task. Start a new run " +
       `with more room: --memory-mb (this run: ${limits.memoryMb}), --max-processes (${limits.processes}), ` +
       `--max-open-files (${limits.openFiles}), --task-timeout (${taskTimeoutSec} s); or another --sandbox ` +

@@ -105,7 +105,7 @@
         .map((t) => [
           t.domain,
           t.split,
-          t.task_id,
+          t.taskId,
           h('div', { class: 'cell-text' }, HA.inputText(t.input)),
           h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction),
           h('div', { class: 'cell-text' }, t.split === 'test' ? 'hidden (test split)' : HA.text(t.expected)),
@@ -115,8 +115,8 @@
             : t.outcome === 'error'
               ? `error: ${t.error || ''}`
               : '',
-          t.latency_ms === null ? '–' : `${t.latency_ms} ms`,
-          HA.usd(t.cost_usd),
+          t.latencyMs === null ? '–' : `${t.latencyMs} ms`,
+          HA.usd(t.costUsd),
         ]);
       HA.fill(
         tasksBox,
@@ -250,7 +250,7 @@
     const list = (rows) =>
       HA.table(
         ['domain', 'split', 'task', 'prediction'],
-        rows.map((t) => [t.domain, t.split, t.task_id, t.prediction === null ? '–' : t.prediction]),
+        rows.map((t) => [t.domain, t.split, t.taskId, t.prediction === null ? '–' : t.prediction]),
       );
     HA.fill(
       el,
