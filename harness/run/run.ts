@@ -19,7 +19,9 @@ import {
   type RemoteEdits,
   type RemoteTasks,
   type RunContext,
+  seedVariantZero,
   selectionLag,
+  startGeneration,
   type TokenIssuer,
 } from '../generation/index.ts';
 import type { ResolvedSandbox } from '../process/index.ts';
@@ -339,16 +341,7 @@ async function schedule(
         const parent = await chooseParent(ctx, id);
         const parentCommit = archive.getVariant(parent.id)?.commitSha ?? null;
         if (parentCommit === null) throw new Error(`parent ${parent.id} has no commit`);
-        archive.transaction(() => {
-          archive.insertVariant({
-            id,
-            parentId: parent.id,
-            step: 'selected',
-            selectionReason: parent.reason,
-            parentCommit,
-          });
-          archive.logEvent(id, 'selected', { parent: parent.id, reason: parent.reason });
-        });
+        startGeneration(archive, { id, parent: parent.id, reason: parent.reason, parentCommit });
         ctx.progress(`variant ${id}: parent ${parent.id} (${parent.reason})`);
       } else {
         ctx.progress(`variant ${id}: resumed at the step "${existing.step}"`);
@@ -386,11 +379,7 @@ async function variantZero(
   try {
     const created = await createVariantRepo(gitDir, agents.dir, nodeModules);
     const codeHash = await created.repo.taskCodeHash(created.rootCommit);
-    archive.transaction(() => {
-      archive.deleteVariant(0);
-      archive.insertVariant({ id: 0, parentId: null, step: 'full', selectionReason: agents.reason });
-      archive.updateVariant(0, { commitSha: created.rootCommit, taskCodeHash: codeHash });
-    });
+    seedVariantZero(archive, { commit: created.rootCommit, codeHash, reason: agents.reason });
     return created;
   } finally {
     agents.cleanup();
@@ -426,9 +415,9 @@ function stopIfUnreachable(
   unreachable: string | null,
 ): void {
   if (unreachable === null) return;
-  const reason = `model unreachable: ${unreachable}`;
-  archive.updateVariant(id, { step: 'failed', status: 'failed', validParent: false, failureReason: reason });
-  archive.logEvent(id, 'failed', { status: 'failed', reason });
+  const variant = archive.getVariant(id);
+  if (variant !== undefined)
+    failVariant({ archive }, variant, 'failed', `model unreachable: ${unreachable}`, 'harness');
   throw new ModelUnreachableError(unreachable);
 }
 
