@@ -150,9 +150,9 @@ describe('migrating an archive an older version wrote', () => {
         [3, 'editing', 'pending'],
       ]);
       expect(migrated.getVariant(0)).toMatchObject({
-        commit_sha: 'c0',
-        valid_parent: true,
-        selection_score: 0.5,
+        commitSha: 'c0',
+        validParent: true,
+        selectionScore: 0.5,
       });
       expect(migrated.variantSteps()).toEqual([
         { id: 0, step: 'done' },
@@ -162,7 +162,7 @@ describe('migrating an archive an older version wrote', () => {
       ]);
       expect(migrated.transitionVariant(3, 'selected', 'editing')).toBe(false);
       expect(migrated.transitionVariant(2, 'staged', 'full')).toBe(true);
-      expect(migrated.getVariant(2)).toMatchObject({ step: 'full', commit_sha: 'c2' });
+      expect(migrated.getVariant(2)).toMatchObject({ step: 'full', commitSha: 'c2' });
     } finally {
       migrated.close();
     }
@@ -178,15 +178,15 @@ describe('runs', () => {
     archive.createRun(run);
     expect(archive.getRun()).toMatchObject({
       id: 'r1',
-      harness_version: '0.1.0',
+      harnessVersion: '0.1.0',
       seed: 7,
-      meta_model: 'sim',
-      task_model: 'sim',
+      metaModel: 'sim',
+      taskModel: 'sim',
       simulated: true,
       domains: ['arithmetic', 'text'],
       config: run.config,
       status: 'running',
-      finished_at: null,
+      finishedAt: null,
     });
   });
 
@@ -196,7 +196,7 @@ describe('runs', () => {
     const row = archive.getRun()!;
     expect(row.status).toBe(status);
     expect(row.simulated).toBe(false);
-    expect(Date.parse(row.finished_at!)).not.toBeNaN();
+    expect(Date.parse(row.finishedAt!)).not.toBeNaN();
   });
 });
 
@@ -214,16 +214,16 @@ describe('variants', () => {
   it('starts a variant pending, not a valid parent, with its parent and reason', () => {
     expect(archive.getVariant(1)).toMatchObject({
       id: 1,
-      parent_id: 0,
+      parentId: 0,
       step: 'selected',
       status: 'pending',
-      valid_parent: false,
-      commit_sha: null,
-      failure_reason: null,
-      selection_reason: 'best: highest score 0.5',
-      finished_at: null,
+      validParent: false,
+      commitSha: null,
+      failureReason: null,
+      selectionReason: 'best: highest score 0.5',
+      finishedAt: null,
     });
-    expect(archive.getVariant(0)).toMatchObject({ parent_id: null, selection_reason: null });
+    expect(archive.getVariant(0)).toMatchObject({ parentId: null, selectionReason: null });
   });
 
   it('returns undefined for a variant that does not exist', () => {
@@ -238,7 +238,7 @@ describe('variants', () => {
     expect(archive.transitionVariant(1, 'editing', 'gating', { commitSha: 'c1', taskCodeHash: 'h1' })).toBe(
       true,
     );
-    expect(archive.getVariant(1)).toMatchObject({ step: 'gating', commit_sha: 'c1', task_code_hash: 'h1' });
+    expect(archive.getVariant(1)).toMatchObject({ step: 'gating', commitSha: 'c1', taskCodeHash: 'h1' });
     const moves = archive.db
       .prepare('SELECT type, data FROM events WHERE variant_id = 1 ORDER BY id')
       .all() as { type: string; data: string }[];
@@ -252,8 +252,8 @@ describe('variants', () => {
     archive.insertVariant({ id: 2, parentId: 0, step: 'selected', parentCommit: 'p0' });
     archive.transitionVariant(2, 'selected', 'failed', { status: 'failed', failureCause: 'budget' });
     expect(archive.getVariant(2)).toMatchObject({
-      parent_commit: 'p0',
-      failure_cause: 'budget',
+      parentCommit: 'p0',
+      failureCause: 'budget',
       status: 'failed',
     });
   });
@@ -263,26 +263,26 @@ describe('variants', () => {
     [
       'gating with a commit',
       { step: 'gating', commitSha: 'deadbeef' },
-      { step: 'gating', commit_sha: 'deadbeef' },
+      { step: 'gating', commitSha: 'deadbeef' },
       false,
     ],
-    ['a valid parent', { validParent: true }, { valid_parent: true }, false],
+    ['a valid parent', { validParent: true }, { validParent: true }, false],
     [
       'done',
       { step: 'done', status: 'evaluated', validParent: true },
-      { step: 'done', status: 'evaluated', valid_parent: true },
+      { step: 'done', status: 'evaluated', validParent: true },
       true,
     ],
     [
       'failed with a reason',
       { step: 'failed', status: 'rejected', failureReason: 'typecheck failed', validParent: false },
-      { step: 'failed', status: 'rejected', failure_reason: 'typecheck failed', valid_parent: false },
+      { step: 'failed', status: 'rejected', failureReason: 'typecheck failed', validParent: false },
       true,
     ],
     [
       'diff stat and task code hash',
       { diffStat: '{"files":1}', taskCodeHash: 'h1' },
-      { diff_stat: '{"files":1}', task_code_hash: 'h1' },
+      { diffStat: '{"files":1}', taskCodeHash: 'h1' },
       false,
     ],
     ['an empty patch', {}, { step: 'selected', status: 'pending' }, false],
@@ -290,19 +290,19 @@ describe('variants', () => {
     archive.updateVariant(1, patch);
     const row = archive.getVariant(1)!;
     expect(row).toMatchObject(expected);
-    expect(row.finished_at !== null).toBe(finished);
+    expect(row.finishedAt !== null).toBe(finished);
   });
 
   it('leaves columns a patch does not name', () => {
     archive.updateVariant(1, { commitSha: 'c1', validParent: true });
     archive.updateVariant(1, { step: 'staged' });
-    expect(archive.getVariant(1)).toMatchObject({ commit_sha: 'c1', valid_parent: true, step: 'staged' });
+    expect(archive.getVariant(1)).toMatchObject({ commitSha: 'c1', validParent: true, step: 'staged' });
   });
 
   it('lists variants by id', () => {
     archive.insertVariant({ id: 3, parentId: 1, step: 'selected' });
     archive.insertVariant({ id: 2, parentId: 0, step: 'selected' });
-    expect(archive.listVariants().map((v) => [v.id, v.parent_id])).toEqual([
+    expect(archive.listVariants().map((v) => [v.id, v.parentId])).toEqual([
       [0, null],
       [1, 0],
       [2, 0],
@@ -313,16 +313,16 @@ describe('variants', () => {
 
 describe('evaluations', () => {
   const evaluation = {
-    variant_id: 0,
+    variantId: 0,
     domain: 'arithmetic',
     split: 'val',
     stage: 'staged',
     score: 0.3,
-    n_tasks: 10,
-    n_total: 40,
+    nTasks: 10,
+    nTotal: 40,
     correct: 3,
     wrong: 5,
-    parse_failures: 1,
+    parseFailures: 1,
     errors: 1,
   } as const;
 
@@ -336,7 +336,7 @@ describe('evaluations', () => {
     const [row, ...rest] = archive.listEvaluations(0);
     expect(rest).toEqual([]);
     expect(row).toMatchObject(evaluation);
-    expect(Date.parse(row!.created_at)).not.toBeNaN();
+    expect(Date.parse(row!.createdAt)).not.toBeNaN();
   });
 
   it('replaces an evaluation of the same variant, domain, split and stage', () => {
@@ -347,16 +347,16 @@ describe('evaluations', () => {
 
   it('keeps stages, splits and variants apart', () => {
     archive.putEvaluation(evaluation);
-    archive.putEvaluation({ ...evaluation, stage: 'full', n_tasks: 40, score: 0.5 });
+    archive.putEvaluation({ ...evaluation, stage: 'full', nTasks: 40, score: 0.5 });
     archive.putEvaluation({ ...evaluation, split: 'train' });
-    archive.putEvaluation({ ...evaluation, variant_id: 1, score: 0.9 });
+    archive.putEvaluation({ ...evaluation, variantId: 1, score: 0.9 });
     expect(archive.listEvaluations(0).map((e) => [e.split, e.stage])).toEqual([
       ['train', 'staged'],
       ['val', 'full'],
       ['val', 'staged'],
     ]);
     expect(archive.listEvaluations(1).map((e) => e.score)).toEqual([0.9]);
-    expect(archive.listEvaluations().map((e) => e.variant_id)).toEqual([0, 0, 0, 1]);
+    expect(archive.listEvaluations().map((e) => e.variantId)).toEqual([0, 0, 0, 1]);
   });
 });
 
@@ -390,19 +390,19 @@ describe('task results', () => {
       }),
     ]);
     expect(archive.listTaskResults(0)[0]).toMatchObject({
-      variant_id: 0,
+      variantId: 0,
       domain: 'arithmetic',
       split: 'train',
-      task_id: 'train-001',
+      taskId: 'train-001',
       outcome: 'parse_failure',
-      raw_output: '<json>{"response":"x"}</json>',
+      rawOutput: '<json>{"response":"x"}</json>',
       score: 0,
       error: 'no JSON object with "response"',
-      latency_ms: null,
-      cost_usd: 0.25,
+      latencyMs: null,
+      costUsd: 0.25,
       reused: true,
-      code_hash: 'abc123',
-      task_model: 'sim',
+      codeHash: 'abc123',
+      taskModel: 'sim',
     });
   });
 
@@ -414,7 +414,7 @@ describe('task results', () => {
       result('t-000', 'a', { domain: 'text' }),
     ]);
     const ids = (filter: { domain?: string; split?: string }) =>
-      archive.listTaskResults(0, filter).map((r) => r.task_id);
+      archive.listTaskResults(0, filter).map((r) => r.taskId);
     expect(ids({})).toEqual(['train-001', 'train-002', 'val-000', 't-000']);
     expect(ids({ domain: 'arithmetic', split: 'train' })).toEqual(['train-001', 'train-002']);
     expect(ids({ split: 'val' })).toEqual(['val-000']);

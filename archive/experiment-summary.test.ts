@@ -104,10 +104,10 @@ describe('runFigures', () => {
       // Variant 2 keeps t1's task code (counted once) and changes t2's (counted again).
       taskResults: (id: number) => {
         const r = (code: string, task: string) => ({
-          code_hash: code,
+          codeHash: code,
           domain: 'd',
           split: 'val',
-          task_id: task,
+          taskId: task,
         });
         return id === 0 ? [r('c0', 't1'), r('c0', 't2')] : id === 2 ? [r('c0', 't1'), r('c2', 't2')] : [];
       },

@@ -187,7 +187,7 @@ export interface FiguresSource {
   variants(): readonly { id: number; generation: number; score: number | null }[];
   taskResults(
     variantId: number,
-  ): readonly { code_hash: string; domain: string; split: string; task_id: string }[];
+  ): readonly { codeHash: string; domain: string; split: string; taskId: string }[];
 }
 
 /**
@@ -207,7 +207,7 @@ export function runFigures(source: FiguresSource): RunFigures | null {
   for (const v of [...variants].sort((a, b) => a.generation - b.generation)) {
     scores[v.generation] = v.score;
     for (const t of source.taskResults(v.id)) {
-      const key = [t.code_hash, t.domain, t.split, t.task_id].join('\u0000');
+      const key = [t.codeHash, t.domain, t.split, t.taskId].join('\u0000');
       if (seen.has(key)) continue;
       seen.add(key);
       tasks[v.generation]! += 1;

@@ -33,18 +33,18 @@ describe('pure helpers', () => {
 
   it('foldScores prefers the full stage over the staged sample, whatever the order', () => {
     const row = (stage: 'staged' | 'full', score: number) => ({
-      variant_id: 1,
+      variantId: 1,
       domain: 'dataset:qa.csv',
       split: 'train' as const,
       stage,
       score,
-      n_tasks: 10,
-      n_total: 50,
+      nTasks: 10,
+      nTotal: 50,
       correct: 1,
       wrong: 0,
-      parse_failures: 0,
+      parseFailures: 0,
       errors: 0,
-      created_at: '',
+      createdAt: '',
     });
     expect(foldScores([row('full', 0.7), row('staged', 0.2)])['dataset:qa.csv']?.train?.score).toBe(0.7);
     expect(foldScores([row('staged', 0.2), row('full', 0.7)])['dataset:qa.csv']?.train?.score).toBe(0.7);

@@ -98,10 +98,10 @@ function generationPhase(runDir: string, parallel: number): Phase {
           ? 'gated'
           : 'edited';
     const variants = archive.listVariants();
-    const start = Date.parse(variants[0]!.finished_at ?? '');
+    const start = Date.parse(variants[0]!.finishedAt ?? '');
     const generations = variants.slice(1).map((v) => ({
-      selected: Date.parse(v.created_at),
-      ended: Date.parse(v.finished_at ?? ''),
+      selected: Date.parse(v.createdAt),
+      ended: Date.parse(v.finishedAt ?? ''),
       reached: reached(v.id),
     }));
     const end = Math.max(...generations.map((g) => g.ended));

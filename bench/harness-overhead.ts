@@ -54,16 +54,16 @@ function storeVariant(archive: Archive, id: number, parentId: number | null): vo
     for (const stage of ['staged', 'full'] as const) {
       if (stage === 'full' && split === 'train') archive.transitionVariant(id, 'staged', 'full');
       archive.putEvaluation({
-        variant_id: id,
+        variantId: id,
         domain: 'arithmetic',
         split,
         stage,
         score: 0.35,
-        n_tasks: TASKS_PER_SPLIT,
-        n_total: TASKS_PER_SPLIT,
+        nTasks: TASKS_PER_SPLIT,
+        nTotal: TASKS_PER_SPLIT,
         correct: 7,
         wrong: 13,
-        parse_failures: 0,
+        parseFailures: 0,
         errors: 0,
       });
     }

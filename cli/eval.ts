@@ -111,7 +111,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       `${runDir}: the run's stored configuration cannot be read (written by another version).`,
     );
   }
-  if (variant?.commit_sha == null || variant.task_code_hash === null) {
+  if (variant?.commitSha == null || variant.taskCodeHash === null) {
     throw new UsageError(
       `Variant ${variantId} of ${runDir} has no code to evaluate (it does not exist, or failed before committing).`,
     );
@@ -151,8 +151,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
       runDir,
       runId: run.id,
       variantId,
-      commit: variant.commit_sha,
-      codeHash: variant.task_code_hash,
+      commit: variant.commitSha,
+      codeHash: variant.taskCodeHash,
       config,
       domains,
       split,

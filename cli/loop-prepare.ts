@@ -200,7 +200,7 @@ async function resumed(
       );
     }
     const config = resumeConfig(cli, stored, runDir);
-    const zero = archive.getVariant(0)?.commit_sha ?? null;
+    const zero = archive.getVariant(0)?.commitSha ?? null;
     if (zero !== null) await assertVariantRepo(runDir, zero, `--resume ${ref}`);
     const spent = archive.llmTotals().costUsd;
     if (config.budgetUsd !== null && spent >= config.budgetUsd) {
@@ -220,7 +220,7 @@ async function transferSource(ref: string, out: string): Promise<TransferSource>
   const { runDir, variantId } = parseVariantRef(ref, out, '--from');
   const archive = openArchive(path.join(runDir, 'archive.sqlite'));
   try {
-    const commit = archive.getVariant(variantId)?.commit_sha ?? null;
+    const commit = archive.getVariant(variantId)?.commitSha ?? null;
     if (commit === null) {
       throw new UsageError(
         `--from ${ref}: variant ${variantId} has no code in that run (it does not exist, or its MetaAgent ` +

@@ -374,15 +374,19 @@ describe('faults during a run', () => {
     expect(run.stderr).toContain(`generate-loop: provider unreachable: ${chat.stderr.match(reason)![1]}`);
     noTrace(run.stderr);
     const archive = new Database(path.join(out, 'r1', 'archive.sqlite'), { readonly: true });
-    const variants = archive.prepare('SELECT id, status, failure_reason FROM variants').all() as {
+    const variants = archive
+      .prepare('SELECT id, status, failure_reason, failure_cause FROM variants')
+      .all() as {
       id: number;
       status: string;
       failure_reason: string;
+      failure_cause: string | null;
     }[];
     const status = archive.prepare('SELECT status FROM runs').get() as { status: string };
     archive.close();
     expect(variants).toHaveLength(1);
-    expect(variants[0]).toMatchObject({ id: 0, status: 'failed' });
+    // The harness could not reach the model: the failure is recorded with that cause, not the agent's.
+    expect(variants[0]).toMatchObject({ id: 0, status: 'failed', failure_cause: 'harness' });
     expect(variants[0]!.failure_reason).toMatch(/^model unreachable: could not reach/);
     expect(status.status).toBe('failed');
   }, 180_000);

@@ -52,16 +52,16 @@ const shot = (page: Page, name: string) =>
 function liveVariant(id: number, parent: number, score: number): void {
   live.insertVariant({ id, parentId: parent, step: 'selected' });
   live.putEvaluation({
-    variant_id: id,
+    variantId: id,
     domain: 'arithmetic',
     split: 'val',
     stage: 'full',
     score,
-    n_tasks: 10,
-    n_total: 10,
+    nTasks: 10,
+    nTotal: 10,
     correct: Math.round(score * 10),
     wrong: 10 - Math.round(score * 10),
-    parse_failures: 0,
+    parseFailures: 0,
     errors: 0,
   });
   live.updateVariant(id, { step: 'done', status: 'evaluated', validParent: true, selectionScore: score });

@@ -126,7 +126,7 @@ export async function variantPage(
     others: variants.map((v) => ({ id: v.id, score: v.score, outcome: v.outcome })),
     lineage: reader.lineage(id).map((v) => v.id),
     tasks: results.map((t) => {
-      const task = sources.get(`${t.domain}\u0000${t.split}`)?.get(t.task_id);
+      const task = sources.get(`${t.domain}\u0000${t.split}`)?.get(t.taskId);
       return {
         ...t,
         input: task?.input ?? null,
@@ -158,7 +158,7 @@ export function compareVariants(
   const va = reader.variant(a);
   const vb = reader.variant(b);
   if (va === null || vb === null) return null;
-  const key = (t: TaskResultRow) => `${t.domain}\u0000${t.split}\u0000${t.task_id}`;
+  const key = (t: TaskResultRow) => `${t.domain}\u0000${t.split}\u0000${t.taskId}`;
   const tb = new Map(reader.taskResults(b).map((t) => [key(t), t]));
   const onlyA: TaskResultRow[] = [];
   const onlyB: TaskResultRow[] = [];

@@ -30,59 +30,66 @@ const CSP =
 
 const VARIANT_ID = /^\d{1,9}$/;
 
+const unknownRun = (c: Context, opened: Extract<Opened, { ok: false }>) =>
+  c.json({ error: `no such run; runs: ${opened.known.join(', ') || 'none'}`, known: opened.known }, 404);
+const unknownVariant = (c: Context, run: string) => c.json({ error: `run ${run} has no such variant` }, 404);
+const shell = (c: Context) => c.html(renderShell({ mode: 'serve' }));
+
 /**
  * The archive browser's routes. Reads run archives only. Every path parameter is checked before use:
  * a run must be a folder directly under `runsDir` (see runById), a variant a number, an asset a name
  * from the fixed list; anything else is a 404 that names what exists.
  */
 export function createApp(options: ServerOptions): Hono {
-  const { runsDir, tasks } = options;
-  const pollMs = options.pollMs ?? 1000;
   const app = new Hono();
-
   app.use('*', async (c, next) => {
     await next();
     c.header('Content-Security-Policy', CSP);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
   });
+  pageRoutes(app, options.runsDir);
+  runRoutes(app, options.runsDir);
+  variantRoutes(app, options.runsDir, options.tasks);
+  compareRoute(app, options.runsDir);
+  eventRoute(app, options.runsDir, options.pollMs ?? 1000);
+  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  app.onError((error, c) => c.json({ error: error.message }, 500));
+  return app;
+}
 
-  const unknownRun = (c: Context, opened: Extract<Opened, { ok: false }>) =>
-    c.json({ error: `no such run; runs: ${opened.known.join(', ') || 'none'}`, known: opened.known }, 404);
-  const unknownVariant = (c: Context, run: string) =>
-    c.json({ error: `run ${run} has no such variant` }, 404);
-  const shell = (c: Context) => c.html(renderShell({ mode: 'serve' }));
-
+/** The pages (one shell; the client draws each) and their assets. */
+function pageRoutes(app: Hono, runsDir: string): void {
   app.get('/', shell);
   app.get('/compare', shell);
-  app.get('/runs/:run/*', (c) => {
-    const opened = openRunById(runsDir, c.req.param('run'));
+  const runShell = (c: Context) => {
+    const opened = openRunById(runsDir, c.req.param('run') ?? '');
     if (!opened.ok) return unknownRun(c, opened);
     opened.reader.close();
     return shell(c);
-  });
-  app.get('/runs/:run', (c) => {
-    const opened = openRunById(runsDir, c.req.param('run'));
-    if (!opened.ok) return unknownRun(c, opened);
-    opened.reader.close();
-    return shell(c);
-  });
-
+  };
+  app.get('/runs/:run/*', runShell);
+  app.get('/runs/:run', runShell);
   app.get('/assets/:name', (c) => {
     const name = c.req.param('name');
     if (!isAsset(name)) return c.text('no such asset', 404);
     return c.body(readAsset(name), 200, { 'Content-Type': contentType(name), 'Cache-Control': 'no-cache' });
   });
+}
 
+/** The runs, and one run's page. */
+function runRoutes(app: Hono, runsDir: string): void {
   app.get('/api/runs', (c) => c.json(listRuns(runsDir)));
-
   app.get('/api/runs/:run', (c) => {
     const opened = openRunById(runsDir, c.req.param('run'));
     if (!opened.ok) return unknownRun(c, opened);
     const page = withReader(opened, runPage);
     return page === null ? c.json({ error: 'the run has not started writing yet' }, 404) : c.json(page);
   });
+}
 
+/** One variant's page, the diff between two variants, and what two variants solve apart. */
+function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined): void {
   app.get('/api/runs/:run/variants/:id', async (c) => {
     const opened = openRunById(runsDir, c.req.param('run'));
     if (!opened.ok) return unknownRun(c, opened);
@@ -123,7 +130,10 @@ export function createApp(options: ServerOptions): Hono {
     const comparison = withReader(opened, (r) => compareVariants(r, opened.id, Number(a), Number(b)));
     return comparison === null ? unknownVariant(c, opened.id) : c.json(comparison);
   });
+}
 
+/** Runs side by side, with the figures that compare them. */
+function compareRoute(app: Hono, runsDir: string): void {
   app.get('/api/compare', (c) => {
     const ids = (c.req.query('runs') ?? '').split(',').filter((s) => s !== '');
     const runs = [];
@@ -138,7 +148,10 @@ export function createApp(options: ServerOptions): Hono {
     }
     return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs) });
   });
+}
 
+/** A `change` event whenever the run writes something a page shows, checked every `pollMs`. */
+function eventRoute(app: Hono, runsDir: string, pollMs: number): void {
   app.get('/api/runs/:run/events', (c) => {
     const opened = openRunById(runsDir, c.req.param('run'));
     if (!opened.ok) return unknownRun(c, opened);
@@ -162,10 +175,6 @@ export function createApp(options: ServerOptions): Hono {
       }
     });
   });
-
-  app.notFound((c) => c.json({ error: 'not found' }, 404));
-  app.onError((error, c) => c.json({ error: error.message }, 500));
-  return app;
 }
 
 export interface RunningServer {

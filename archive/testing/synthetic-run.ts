@@ -52,7 +52,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
   });
   const scores = new Map<number, number>();
   const start = Date.parse('2026-01-01T00:00:00Z');
-  archive.db.transaction(() => {
+  archive.transaction(() => {
     for (let v = 0; v < variants; v++) {
       const parent = v === 0 ? null : Math.floor(random() * v);
       archive.insertVariant({ id: v, parentId: parent, step: 'selected', selectionReason: 'synthetic' });
@@ -81,16 +81,16 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
           const n = 20;
           const correct = Math.round(score * n);
           archive.putEvaluation({
-            variant_id: v,
+            variantId: v,
             domain,
             split,
             stage: 'full',
             score: correct / n,
-            n_tasks: n,
-            n_total: n,
+            nTasks: n,
+            nTotal: n,
             correct,
             wrong: n - correct,
-            parse_failures: 0,
+            parseFailures: 0,
             errors: 0,
           });
           archive.putTaskResults(
@@ -131,7 +131,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
         selectionScore: score,
       });
     }
-  })();
+  });
   if (status === 'running') writeFileSync(runLockFile(dir), `${process.pid}\n`);
   else if (status !== 'interrupted') archive.finishRun(status);
   archive.close();

@@ -26,20 +26,20 @@ import type { DomainTasks } from './evaluate.ts';
 
 const row = (id: number, parent: number | null): VariantRow => ({
   id,
-  parent_id: parent,
-  commit_sha: null,
+  parentId: parent,
+  commitSha: null,
   step: 'done',
   status: 'evaluated',
-  valid_parent: true,
-  failure_reason: null,
-  diff_stat: null,
-  task_code_hash: null,
-  selection_reason: null,
-  selection_score: null,
-  parent_commit: null,
-  failure_cause: null,
-  created_at: '2025-01-01T00:00:00.000Z',
-  finished_at: null,
+  validParent: true,
+  failureReason: null,
+  diffStat: null,
+  taskCodeHash: null,
+  selectionReason: null,
+  selectionScore: null,
+  parentCommit: null,
+  failureCause: null,
+  createdAt: '2025-01-01T00:00:00.000Z',
+  finishedAt: null,
 });
 
 describe('lineageOf', () => {
@@ -123,16 +123,16 @@ function record(variantId: number, split: Split, outcomes: TaskOutcome[]): void 
   for (const stage of ['staged', 'full'] as const) {
     const staged = stage === 'staged';
     archive.putEvaluation({
-      variant_id: variantId,
+      variantId,
       domain: 'riddles',
       split,
       stage,
       score: split === 'train' ? (staged ? 0.99 : correct / outcomes.length) : secretScores[split],
-      n_tasks: staged ? 1 : outcomes.length,
-      n_total: outcomes.length,
+      nTasks: staged ? 1 : outcomes.length,
+      nTotal: outcomes.length,
       correct,
       wrong: outcomes.length - correct,
-      parse_failures: 0,
+      parseFailures: 0,
       errors: 0,
     });
   }

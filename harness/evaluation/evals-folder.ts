@@ -21,7 +21,7 @@ function writeNew(file: string, text: string): void {
 export function lineageOf(variants: readonly VariantRow[], id: number): number[] {
   const byId = new Map(variants.map((v) => [v.id, v]));
   const chain: number[] = [];
-  for (let cur: number | null = id; cur !== null; cur = byId.get(cur)?.parent_id ?? null) {
+  for (let cur: number | null = id; cur !== null; cur = byId.get(cur)?.parentId ?? null) {
     if (chain.includes(cur)) break;
     chain.unshift(cur);
   }
@@ -47,8 +47,8 @@ function lineageRow(variant: VariantRow, evaluations: readonly EvaluationRow[]):
   const trainScores = scoresBySplit(evaluations.filter((e) => e.split === 'train'));
   const row = {
     id: variant.id,
-    parent: variant.parent_id,
-    diffStat: variant.diff_stat === null ? null : (JSON.parse(variant.diff_stat) as unknown),
+    parent: variant.parentId,
+    diffStat: variant.diffStat === null ? null : (JSON.parse(variant.diffStat) as unknown),
     train: Object.fromEntries(Object.entries(trainScores).map(([domain, s]) => [domain, s.train])),
   };
   return `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`;
@@ -65,7 +65,7 @@ interface Rendered {
 function render(archive: Archive, domains: readonly DomainTasks[], variant: VariantRow): Rendered {
   const id = variant.id;
   const section = [
-    `## variant ${id}${variant.parent_id === null ? ' (initial agent)' : ` (parent ${variant.parent_id})`}`,
+    `## variant ${id}${variant.parentId === null ? ' (initial agent)' : ` (parent ${variant.parentId})`}`,
   ];
   const files: Rendered['files'] = [];
   for (const { domain, splits } of domains) {
@@ -73,24 +73,25 @@ function render(archive: Archive, domains: readonly DomainTasks[], variant: Vari
     const results = archive.listTaskResults(id, { domain: domain.name, split: 'train' });
     const lines = results.map((r) =>
       JSON.stringify({
-        task_id: r.task_id,
-        input: tasks.get(r.task_id)?.input,
+        task_id: r.taskId,
+        input: tasks.get(r.taskId)?.input,
         prediction: r.prediction === null ? null : (JSON.parse(r.prediction) as unknown),
-        expected: tasks.get(r.task_id)?.answer,
+        expected: tasks.get(r.taskId)?.answer,
         correct: r.outcome === 'correct',
         parse_error: r.outcome === 'parse_failure',
         error: r.error,
-        output: r.raw_output?.slice(0, 2000) ?? '',
+        output: r.rawOutput?.slice(0, 2000) ?? '',
       }),
     );
     const count = (o: string): number => results.filter((r) => r.outcome === o).length;
+    const unparseable = count('parse_failure');
     const domainSummary = {
       domain: domain.name,
       description: domain.description,
       tasks: results.length,
       correct: count('correct'),
       wrong: count('wrong'),
-      parse_failures: count('parse_failure'),
+      parse_failures: unparseable,
       errors: count('error'),
       score: results.length === 0 ? null : results.reduce((s, r) => s + r.score, 0) / results.length,
     };
@@ -101,7 +102,7 @@ function render(archive: Archive, domains: readonly DomainTasks[], variant: Vari
     });
     section.push(
       `- ${domain.name}: ${domainSummary.correct}/${domainSummary.tasks} correct, ${domainSummary.wrong} wrong, ` +
-        `${domainSummary.parse_failures} unparseable, ${domainSummary.errors} errors`,
+        `${unparseable} unparseable, ${domainSummary.errors} errors`,
     );
   }
   section.push('');

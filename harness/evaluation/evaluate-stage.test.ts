@@ -99,14 +99,14 @@ const target = (over: Partial<EvaluationTarget> = {}): EvaluationTarget => ({
 const stored = () =>
   archive
     .listTaskResults(0)
-    .map((r) => ({ task: `${r.split}/${r.task_id}`, outcome: r.outcome, error: r.error }));
+    .map((r) => ({ task: `${r.split}/${r.taskId}`, outcome: r.outcome, error: r.error }));
 
 describe('evaluateStage', () => {
   it('stores every task result and one evaluation row per split, and returns the selection score', async () => {
     const outcome = await evaluateStage(target(), domainTasks(), 'full', false);
     expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.75]]) });
     expect(stored()).toHaveLength(10);
-    expect(archive.listEvaluations(0).map((e) => [e.split, e.n_tasks, e.correct, e.wrong])).toEqual([
+    expect(archive.listEvaluations(0).map((e) => [e.split, e.nTasks, e.correct, e.wrong])).toEqual([
       ['train', 6, 5, 1],
       ['val', 4, 3, 1],
     ]);
@@ -116,7 +116,7 @@ describe('evaluateStage', () => {
     const outcome = await evaluateStage(target(), domainTasks({}, ['val-1']), 'full', false);
     expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.5]]) });
     const val = archive.listEvaluations(0).find((e) => e.split === 'val');
-    expect(val).toMatchObject({ n_tasks: 4, correct: 2, wrong: 1, errors: 1 });
+    expect(val).toMatchObject({ nTasks: 4, correct: 2, wrong: 1, errors: 1 });
   });
 
   it("a TaskAgent whose own errors read like the harness's infrastructure failures is scored, not excused", async () => {
@@ -170,7 +170,7 @@ describe('evaluateStage', () => {
     // A later run of the stage asks only the rest and scores them all.
     const resumed = await evaluateStage(target(), domainTasks(), 'full', false);
     expect(resumed).toEqual({ kind: 'scored', scores: new Map([['double', 0.75]]) });
-    expect(archive.listEvaluations(0).map((e) => e.n_tasks)).toEqual([6, 4]);
+    expect(archive.listEvaluations(0).map((e) => e.nTasks)).toEqual([6, 4]);
   });
 
   it('every task failed for the infrastructure: no score, the cause named, the task rows kept', async () => {

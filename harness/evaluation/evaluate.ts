@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pLimit from 'p-limit';
-import type { Archive, EvaluationRow, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
+import type { Archive, EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
 import type { EvalCache } from '../../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
@@ -94,7 +94,7 @@ export async function evaluateStage(
   const existing = new Set(
     target.archive
       .listTaskResults(target.variantId)
-      .map((r) => `${r.domain}\u0000${r.split}\u0000${r.task_id}`),
+      .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}`),
   );
   await runStageTasks(
     target,
@@ -103,9 +103,9 @@ export async function evaluateStage(
   if (target.signal?.aborted) return { kind: 'interrupted' };
   const { evaluations, scores, infra, results } = stageEvaluations(target, domains, stage, evalTest);
   if (results > 0 && infra.length === results) return { kind: 'unanswered', reason: unansweredReason(infra) };
-  target.archive.db.transaction(() => {
+  target.archive.transaction(() => {
     for (const evaluation of evaluations) target.archive.putEvaluation(evaluation);
-  })();
+  });
   return { kind: 'scored', scores };
 }
 
@@ -156,12 +156,12 @@ function stageEvaluations(
   stage: Stage,
   evalTest: boolean,
 ): {
-  evaluations: Omit<EvaluationRow, 'created_at'>[];
+  evaluations: EvaluationInput[];
   scores: Map<string, number>;
   infra: string[];
   results: number;
 } {
-  const evaluations: Omit<EvaluationRow, 'created_at'>[] = [];
+  const evaluations: EvaluationInput[] = [];
   const scores = new Map<string, number>();
   const infra: string[] = [];
   let results = 0;
@@ -170,7 +170,7 @@ function stageEvaluations(
       const ids = new Set(stageTasks(splits[split] ?? [], domain, stage).map((t) => t.id));
       const rows = target.archive
         .listTaskResults(target.variantId, { domain: domain.name, split })
-        .filter((r) => ids.has(r.task_id));
+        .filter((r) => ids.has(r.taskId));
       if (rows.length < ids.size) {
         throw new Error(
           `the ${stage} evaluation of variant ${target.variantId} ended with ${ids.size - rows.length} of ` +
@@ -181,16 +181,16 @@ function stageEvaluations(
       for (const row of rows) if (isInfraFailure(row)) infra.push(row.error.slice(INFRA_ERROR.length));
       const t = tally(rows);
       evaluations.push({
-        variant_id: target.variantId,
+        variantId: target.variantId,
         domain: domain.name,
         split,
         stage,
         score: t.score,
-        n_tasks: t.n,
-        n_total: (splits[split] ?? []).length,
+        nTasks: t.n,
+        nTotal: (splits[split] ?? []).length,
         correct: t.correct,
         wrong: t.wrong,
-        parse_failures: t.parseFailures,
+        parseFailures: t.parseFailures,
         errors: t.errors,
       });
       if (split === selectionSplit(domain)) scores.set(domain.name, t.score);

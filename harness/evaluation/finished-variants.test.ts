@@ -17,16 +17,16 @@ afterEach(() => {
 });
 
 const evaluation = (id: number, score: number) => ({
-  variant_id: id,
+  variantId: id,
   domain: 'arithmetic',
   split: 'train' as const,
   stage: 'full' as const,
   score,
-  n_tasks: 10,
-  n_total: 10,
+  nTasks: 10,
+  nTotal: 10,
   correct: score * 10,
   wrong: 10 - score * 10,
-  parse_failures: 0,
+  parseFailures: 0,
   errors: 0,
 });
 
@@ -37,7 +37,7 @@ describe('finishedVariants', () => {
     expect(memo.variants().map((v) => [v.id, v.step])).toEqual([[0, 'full']]);
     archive.transitionVariant(0, 'full', 'done', { status: 'evaluated', selectionScore: 0.5 });
     archive.insertVariant({ id: 1, parentId: 0, step: 'selected' });
-    expect(memo.variants().map((v) => [v.id, v.step, v.selection_score])).toEqual([
+    expect(memo.variants().map((v) => [v.id, v.step, v.selectionScore])).toEqual([
       [0, 'done', 0.5],
       [1, 'selected', null],
     ]);

@@ -19,18 +19,18 @@ const ev = (
   nTasks = 40,
   nTotal = 40,
 ): EvaluationRow => ({
-  variant_id: 1,
+  variantId: 1,
   domain: name,
   split,
   stage,
   score,
-  n_tasks: nTasks,
-  n_total: nTotal,
+  nTasks: nTasks,
+  nTotal: nTotal,
   correct: Math.round(score * nTasks),
   wrong: nTasks - Math.round(score * nTasks),
-  parse_failures: 0,
+  parseFailures: 0,
   errors: 0,
-  created_at: '2025-01-01T00:00:00.000Z',
+  createdAt: '2025-01-01T00:00:00.000Z',
 });
 
 describe('selectionScore', () => {

@@ -19,7 +19,7 @@ export function selectionScore(
     const staged = rows.find((e) => e.stage === 'staged');
     if (full !== undefined) sum += full.score;
     else if (staged !== undefined)
-      sum += staged.score * (staged.n_total === 0 ? 0 : staged.n_tasks / staged.n_total);
+      sum += staged.score * (staged.nTotal === 0 ? 0 : staged.nTasks / staged.nTotal);
     else return null;
   }
   return sum / domains.length;

@@ -41,7 +41,7 @@ const stored = <T>(value: T | null, what: string, id: number): T => {
 
 /** `selected → editing`: a fresh worktree of the parent's commit, where the MetaAgent will work. */
 export const prepareEdit: Step = async (_ctx, variant, session) => {
-  await session.checkout(stored(variant.parent_commit, 'parent commit', variant.id), true);
+  await session.checkout(stored(variant.parentCommit, 'parent commit', variant.id), true);
   return { kind: 'next', to: 'editing' };
 };
 
@@ -51,7 +51,7 @@ export const prepareEdit: Step = async (_ctx, variant, session) => {
  */
 export const runEdit: Step = async (ctx, variant, session) => {
   const id = variant.id;
-  const parentCommit = stored(variant.parent_commit, 'parent commit', id);
+  const parentCommit = stored(variant.parentCommit, 'parent commit', id);
   await session.checkout(parentCommit);
   const edit =
     ctx.remoteEdits === undefined
@@ -68,7 +68,7 @@ export const runEdit: Step = async (ctx, variant, session) => {
   const committed = await ctx.repo.commitWorktree(
     session.worktree,
     parentCommit,
-    `variant ${id} (parent ${variant.parent_id})`,
+    `variant ${id} (parent ${variant.parentId})`,
   );
   if (committed === null) {
     const gate = checkDiff(null);
@@ -93,11 +93,11 @@ export const runEdit: Step = async (ctx, variant, session) => {
  */
 export const gate: Step = async (ctx, variant, session) => {
   const id = variant.id;
-  const diff = JSON.parse(stored(variant.diff_stat, 'diff', id)) as DiffSummary;
+  const diff = JSON.parse(stored(variant.diffStat, 'diff', id)) as DiffSummary;
   const diffGate = checkDiff(diff);
   if (!diffGate.ok) return { kind: 'failed', status: 'rejected', reason: diffGate.reason, cause: null };
   // From here on everything runs on a clean checkout of the commit, never on what the MetaAgent left.
-  await session.checkout(stored(variant.commit_sha, 'commit', id), true);
+  await session.checkout(stored(variant.commitSha, 'commit', id), true);
   const checked = await checkEntryPoints(ctx, id, session, typecheckNeeded(diff));
   if (ctx.signal.aborted) return { kind: 'interrupted' };
   if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
@@ -138,13 +138,13 @@ async function evaluate(
   stage: Stage,
 ): Promise<Failed | { kind: 'interrupted' } | { kind: 'scored'; scores: Map<string, number> }> {
   const id = variant.id;
-  await session.checkout(stored(variant.commit_sha, 'commit', id));
+  await session.checkout(stored(variant.commitSha, 'commit', id));
   const target = {
     archive: ctx.archive,
     cache: ctx.cache,
     pool: await session.pool(),
     variantId: id,
-    codeHash: stored(variant.task_code_hash, 'task-code hash', id),
+    codeHash: stored(variant.taskCodeHash, 'task-code hash', id),
     taskModel: ctx.config.taskModel,
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,

@@ -11,6 +11,7 @@ import { freeBytes, LOW_DISK_BYTES } from '../process/index.ts';
 import { type GenerationSession, openSession } from './generation-session.ts';
 import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './generation-steps.ts';
 import { logDir, type RunContext } from './run-context.ts';
+import { failVariant } from './transitions.ts';
 
 /** What a step decided: the next step with what it learned, or the end of the generation. */
 export type StepOutcome =
@@ -112,30 +113,4 @@ function record(ctx: RunContext, variant: VariantRow, outcome: StepOutcome): boo
       throw new Error(`unknown step outcome ${JSON.stringify(never)}`);
     }
   }
-}
-
-/**
- * Ends a generation as failed from the step it is in. A failure of the parent's MetaAgent by itself
- * (cause `agent`) also marks the parent as no longer a valid parent.
- */
-export function failVariant(
-  ctx: Pick<RunContext, 'archive'>,
-  variant: VariantRow,
-  status: Extract<VariantStatus, 'rejected' | 'failed'>,
-  reason: string,
-  cause: FailureCause | null,
-): boolean {
-  return ctx.archive.db.transaction(() => {
-    const failed = ctx.archive.transitionVariant(
-      variant.id,
-      variant.step,
-      'failed',
-      { status, failureReason: reason, failureCause: cause, validParent: false },
-      { status, reason, cause },
-    );
-    if (failed && cause === 'agent' && variant.parent_id !== null) {
-      ctx.archive.updateVariant(variant.parent_id, { validParent: false });
-    }
-    return failed;
-  })();
 }

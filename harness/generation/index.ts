@@ -1,5 +1,5 @@
 export { checkDiff, checkTree } from './gate.ts';
-export { advanceGeneration, failVariant } from './generation.ts';
+export { advanceGeneration } from './generation.ts';
 export { entryCommand, META_ENTRY, openSession, TASK_ENTRY } from './generation-session.ts';
 export { frozenMetaDir, metaAgentCommand } from './meta-agent-run.ts';
 export { archivedVariants, chooseParent } from './parent-choice.ts';
@@ -24,3 +24,4 @@ export {
   selectionWeights,
   selectParent,
 } from './selection.ts';
+export { failVariant, seedVariantZero, startGeneration } from './transitions.ts';

@@ -18,12 +18,12 @@ export async function editOnWorker(
   worktree: string,
 ): Promise<EditOutcome> {
   const id = variant.id;
-  const parentCommit = variant.parent_commit;
+  const parentCommit = variant.parentCommit;
   if (parentCommit === null) throw new Error(`variant ${id} has no stored parent commit`);
   const logs = logDir(ctx, id);
   const evalsDir = writeEvals(ctx, variant);
   try {
-    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id, queued: true });
+    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parentId, queued: true });
     const reply = await remote.edit(ctx, {
       variantId: id,
       parentCommit,

@@ -59,7 +59,7 @@ export async function editWithMetaAgent(
       limits: ctx.config.limits,
       iterationsLeft: iterationsLeft(ctx, id),
     });
-    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parent_id });
+    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parentId });
     const finished = await runToCompletion(command, {
       ...harnessLog(ctx, path.join(logs, 'meta-agent.log')),
       timeoutMs: ctx.config.metaTimeoutSec * 1000,
@@ -108,7 +108,7 @@ async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string):
  */
 export function writeEvals(ctx: RunContext, variant: VariantRow): string {
   const evalsDir = path.join(ctx.runDir, 'evals', `variant-${variant.id}`);
-  const written = ctx.evals.write(evalsDir, variant.parent_id ?? 0);
+  const written = ctx.evals.write(evalsDir, variant.parentId ?? 0);
   if (written.kind === 'refused')
     ctx.archive.logEvent(variant.id, 'evals_rewritten', { change: written.change });
   return evalsDir;

@@ -23,9 +23,9 @@ export function archivedVariants(ctx: Pick<RunContext, 'archive'>): ArchivedVari
     .variants()
     .map((v) => ({
       id: v.id,
-      parentId: v.parent_id,
-      score: v.step === 'done' ? v.selection_score : null,
-      blamesParent: v.step === 'failed' && v.failure_cause === 'agent',
+      parentId: v.parentId,
+      score: v.step === 'done' ? v.selectionScore : null,
+      blamesParent: v.step === 'failed' && v.failureCause === 'agent',
     }));
 }
 
@@ -61,7 +61,7 @@ async function runSelectParent(
   chooserId: number,
   pool: readonly Candidate[],
 ): Promise<{ ok: true; id: number } | { ok: false; reason: string }> {
-  const commit = ctx.archive.getVariant(chooserId)?.commit_sha;
+  const commit = ctx.archive.getVariant(chooserId)?.commitSha;
   if (commit == null) return { ok: false, reason: 'it has no commit' };
   const worktree = path.join(ctx.runDir, 'worktrees', `select-${id}`);
   const variants = ctx.archive.listVariants();
@@ -69,7 +69,7 @@ async function runSelectParent(
     generation: id,
     candidates: pool.map((c) => ({
       id: c.id,
-      parent: variants.find((v) => v.id === c.id)?.parent_id ?? null,
+      parent: variants.find((v) => v.id === c.id)?.parentId ?? null,
       score: c.score,
       children: c.children,
     })),

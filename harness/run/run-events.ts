@@ -39,7 +39,7 @@ export function observeArchive(archive: Archive, emit: (event: RunEvent) => void
         type: 'variant_done',
         variant: id,
         status: row?.status ?? step,
-        score: row?.step === 'done' ? (row.selection_score ?? null) : null,
+        score: row?.step === 'done' ? (row.selectionScore ?? null) : null,
       });
     }
   };

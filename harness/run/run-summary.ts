@@ -29,8 +29,8 @@ export interface RunSummary {
 export function bestVariant(archive: Archive): { id: number; score: number } | null {
   let best: { id: number; score: number } | null = null;
   for (const v of finishedVariants(archive).variants()) {
-    if (v.step !== 'done' || v.selection_score === null) continue;
-    if (best === null || v.selection_score > best.score) best = { id: v.id, score: v.selection_score };
+    if (v.step !== 'done' || v.selectionScore === null) continue;
+    if (best === null || v.selectionScore > best.score) best = { id: v.id, score: v.selectionScore };
   }
   return best;
 }
@@ -45,7 +45,7 @@ export function progressLine(
   spentUsd: number,
 ): string {
   const variant = ctx.archive.getVariant(id);
-  const score = variant?.step === 'done' ? variant.selection_score : null;
+  const score = variant?.step === 'done' ? variant.selectionScore : null;
   const best = bestVariant(ctx.archive);
   const { faults, retries } = ctx.archive.llmFaults(id);
   return (
@@ -65,13 +65,13 @@ export function summarize(
 ): RunSummary {
   const variants = ctx.archive.listVariants().map((v) => ({
     id: v.id,
-    parent: v.parent_id,
-    commit: v.commit_sha,
+    parent: v.parentId,
+    commit: v.commitSha,
     status: v.status,
-    validParent: v.valid_parent,
-    score: v.step === 'done' ? v.selection_score : null,
+    validParent: v.validParent,
+    score: v.step === 'done' ? v.selectionScore : null,
     scores: scoresBySplit(ctx.archive.listEvaluations(v.id)),
-    failureReason: v.failure_reason,
+    failureReason: v.failureReason,
   }));
   const totals = ctx.archive.llmTotals();
   return {

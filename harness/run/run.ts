@@ -19,7 +19,9 @@ import {
   type RemoteEdits,
   type RemoteTasks,
   type RunContext,
+  seedVariantZero,
   selectionLag,
+  startGeneration,
   type TokenIssuer,
 } from '../generation/index.ts';
 import type { ResolvedSandbox } from '../process/index.ts';
@@ -337,18 +339,9 @@ async function schedule(
       if (stopping()) break;
       if (existing === undefined) {
         const parent = await chooseParent(ctx, id);
-        const parentCommit = archive.getVariant(parent.id)?.commit_sha ?? null;
+        const parentCommit = archive.getVariant(parent.id)?.commitSha ?? null;
         if (parentCommit === null) throw new Error(`parent ${parent.id} has no commit`);
-        archive.db.transaction(() => {
-          archive.insertVariant({
-            id,
-            parentId: parent.id,
-            step: 'selected',
-            selectionReason: parent.reason,
-            parentCommit,
-          });
-          archive.logEvent(id, 'selected', { parent: parent.id, reason: parent.reason });
-        })();
+        startGeneration(archive, { id, parent: parent.id, reason: parent.reason, parentCommit });
         ctx.progress(`variant ${id}: parent ${parent.id} (${parent.reason})`);
       } else {
         ctx.progress(`variant ${id}: resumed at the step "${existing.step}"`);
@@ -374,23 +367,19 @@ async function variantZero(
 ): Promise<{ repo: VariantRepo; rootCommit: string }> {
   const gitDir = path.join(runDir, 'variants.git');
   const stored = archive.getVariant(0);
-  if (stored?.commit_sha != null) {
+  if (stored?.commitSha != null) {
     // Every variant's code is in it: a new one would hold none of them (the resume command refuses this first).
     if (!existsSync(gitDir))
       throw new Error(`${gitDir} is missing: the run's variants cannot be checked out`);
     await git({ gitDir }, ['worktree', 'prune']);
-    return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commit_sha };
+    return { repo: openVariantRepo(gitDir, nodeModules), rootCommit: stored.commitSha };
   }
   rmSync(gitDir, { recursive: true, force: true });
   const agents = await initialAgents(config);
   try {
     const created = await createVariantRepo(gitDir, agents.dir, nodeModules);
     const codeHash = await created.repo.taskCodeHash(created.rootCommit);
-    archive.db.transaction(() => {
-      archive.db.prepare('DELETE FROM variants WHERE id = 0').run();
-      archive.insertVariant({ id: 0, parentId: null, step: 'full', selectionReason: agents.reason });
-      archive.updateVariant(0, { commitSha: created.rootCommit, taskCodeHash: codeHash });
-    })();
+    seedVariantZero(archive, { commit: created.rootCommit, codeHash, reason: agents.reason });
     return created;
   } finally {
     agents.cleanup();
@@ -404,10 +393,10 @@ async function variantZero(
  */
 function assertInitialAgentEvaluated(ctx: RunContext): void {
   const zero = ctx.archive.getVariant(0);
-  if (zero?.step !== 'failed' || zero.failure_cause !== 'infrastructure') return;
+  if (zero?.step !== 'failed' || zero.failureCause !== 'infrastructure') return;
   const { limits, taskTimeoutSec, sandbox } = ctx.config;
   throw new InitialAgentError(
-    `variant 0, the initial agent, has no score: ${zero.failure_reason}. The initial agent answers these ` +
+    `variant 0, the initial agent, has no score: ${zero.failureReason}. The initial agent answers these ` +
       "tasks on a working machine, so the sandbox or the run's limits stopped every task. Start a new run " +
       `with more room: --memory-mb (this run: ${limits.memoryMb}), --max-processes (${limits.processes}), ` +
       `--max-open-files (${limits.openFiles}), --task-timeout (${taskTimeoutSec} s); or another --sandbox ` +
@@ -426,9 +415,9 @@ function stopIfUnreachable(
   unreachable: string | null,
 ): void {
   if (unreachable === null) return;
-  const reason = `model unreachable: ${unreachable}`;
-  archive.updateVariant(id, { step: 'failed', status: 'failed', validParent: false, failureReason: reason });
-  archive.logEvent(id, 'failed', { status: 'failed', reason });
+  const variant = archive.getVariant(id);
+  if (variant !== undefined)
+    failVariant({ archive }, variant, 'failed', `model unreachable: ${unreachable}`, 'harness');
   throw new ModelUnreachableError(unreachable);
 }
 

@@ -2,7 +2,7 @@
 // nodes or attribute values set through the DOM, never as markup.
 
 window.HA = window.HA || {};
-(() => {
+{
   const HA = window.HA;
   const mode = document.body.dataset.mode === 'report' ? 'report' : 'serve';
   HA.mode = mode;
@@ -40,7 +40,7 @@ window.HA = window.HA || {};
   HA.h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
   HA.s = (tag, attrs, ...children) =>
     build(document.createElementNS('http://www.w3.org/2000/svg', tag), attrs, children);
-  function build(el, attrs, children) {
+  const build = (el, attrs, children) => {
     for (const [key, value] of Object.entries(attrs || {})) {
       if (value === undefined || value === null || value === false) continue;
       if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
@@ -49,21 +49,21 @@ window.HA = window.HA || {};
     }
     append(el, children);
     return el;
-  }
+  };
   /** Replaces the content of `el` with `children` (same rules as HA.h). */
   HA.fill = (el, ...children) => {
     el.replaceChildren();
     append(el, children);
     return el;
   };
-  function append(el, children) {
+  const append = (el, children) => {
     for (const child of children) {
       if (child === null || child === undefined || child === false) continue;
       if (Array.isArray(child)) append(el, child);
       else if (child instanceof Node) el.appendChild(child);
       else el.appendChild(document.createTextNode(String(child)));
     }
-  }
+  };
 
   HA.score = (s) => (s === null || s === undefined ? '–' : s.toFixed(3));
   HA.usd = (n) => `$${(n || 0).toFixed(4)}`;
@@ -151,4 +151,4 @@ window.HA = window.HA || {};
       ' / ',
       here,
     );
-})();
+}

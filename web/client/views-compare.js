@@ -1,6 +1,6 @@
 // The comparison of several runs.
 
-(() => {
+{
   const HA = window.HA;
   const { h, runPath } = HA;
 
@@ -63,51 +63,56 @@
       ),
     );
 
-  HA.views.compareRuns = async (el, params) => {
-    const ids = (params.runs || '').split(',').filter(Boolean);
-    const d = await HA.get(`/compare?runs=${ids.map(encodeURIComponent).join(',')}`);
-    const { groups, tests, summary } = d.comparison;
-    const length = Math.max(1, ...groups.map((g) => g.median.length));
-    const x = Array.from({ length }, (_, g) => g);
+  /** The chart's lines per group: median with its 95% band, and each run's curve dashed. */
+  const groupSeries = (groups, x) => {
     const series = [];
     const bands = [];
+    const line = (label, values, color, width) => ({ label, values, color, width, showPoints: false });
     groups.forEach((g, i) => {
       const color = HA.palette(i);
       const at = (pick) => x.map((k) => (g.median[k] ? pick(g.median[k]) : null));
-      series.push({
-        label: `${g.label}: median`,
-        values: at((m) => m.estimate),
-        color,
-        width: 3,
-        showPoints: false,
-      });
-      series.push({
-        label: `${g.label}: 95% high`,
-        values: at((m) => m.high),
-        color: `${color}55`,
-        width: 1,
-        showPoints: false,
-      });
-      series.push({
-        label: `${g.label}: 95% low`,
-        values: at((m) => m.low),
-        color: `${color}55`,
-        width: 1,
-        showPoints: false,
-      });
+      series.push(
+        line(
+          `${g.label}: median`,
+          at((m) => m.estimate),
+          color,
+          3,
+        ),
+      );
+      series.push(
+        line(
+          `${g.label}: 95% high`,
+          at((m) => m.high),
+          `${color}55`,
+          1,
+        ),
+      );
+      series.push(
+        line(
+          `${g.label}: 95% low`,
+          at((m) => m.low),
+          `${color}55`,
+          1,
+        ),
+      );
       bands.push([series.length - 1, series.length, `${color}22`]);
       for (const r of g.runs)
         series.push({
-          label: `${r.id}`,
-          values: x.map((k) => r.curve[Math.min(k, r.curve.length - 1)] ?? null),
-          color: `${color}66`,
-          width: 1,
+          ...line(
+            `${r.id}`,
+            x.map((k) => r.curve[Math.min(k, r.curve.length - 1)] ?? null),
+            `${color}66`,
+            1,
+          ),
           dash: [4, 4],
-          showPoints: false,
         });
     });
-    const chart = h('div', { class: 'chart', id: 'compare-chart' });
-    const finals = h(
+    return { series, bands };
+  };
+
+  /** Each group's runs with their final best score and area, side by side. */
+  const finalsView = (groups) =>
+    h(
       'div',
       { class: 'side-by-side', id: 'finals' },
       groups.map((g, i) =>
@@ -127,13 +132,35 @@
         ),
       ),
     );
-    const testRows = tests.map((t) => [
-      t.a,
-      t.b,
-      t.test ? String(t.test.u) : '–',
-      t.test ? t.test.p.toFixed(4) : '–',
-      t.test ? t.test.method : 'too few runs',
-    ]);
+
+  const rankTests = (tests) =>
+    HA.section(
+      'Rank test',
+      h(
+        'p',
+        { class: 'muted' },
+        'One-sided Mann–Whitney U: are the final scores of the first group higher than those of the other?',
+      ),
+      HA.table(
+        ['group A', 'group B', 'U', 'p', 'method'],
+        tests.map((t) => [
+          t.a,
+          t.b,
+          t.test ? String(t.test.u) : '–',
+          t.test ? t.test.p.toFixed(4) : '–',
+          t.test ? t.test.method : 'too few runs',
+        ]),
+        { id: 'rank-tests' },
+      ),
+    );
+
+  HA.views.compareRuns = async (el, params) => {
+    const ids = (params.runs || '').split(',').filter(Boolean);
+    const d = await HA.get(`/compare?runs=${ids.map(encodeURIComponent).join(',')}`);
+    const { groups, tests, summary } = d.comparison;
+    const length = Math.max(1, ...groups.map((g) => g.median.length));
+    const x = Array.from({ length }, (_, g) => g);
+    const chart = h('div', { class: 'chart', id: 'compare-chart' });
     HA.fill(
       el,
       h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / comparison'),
@@ -155,22 +182,13 @@
         ),
         chart,
       ),
-      HA.section('Final scores', finals),
+      HA.section('Final scores', finalsView(groups)),
       summary ? experimentSection(summary) : null,
-      HA.section(
-        'Rank test',
-        h(
-          'p',
-          { class: 'muted' },
-          'One-sided Mann–Whitney U: are the final scores of the first group higher than those of the other?',
-        ),
-        HA.table(['group A', 'group B', 'U', 'p', 'method'], testRows, { id: 'rank-tests' }),
-      ),
+      rankTests(tests),
     );
     HA.chart(chart, {
       x,
-      series,
-      bands,
+      ...groupSeries(groups, x),
       legend: false,
       integerX: true,
       xLabel: 'generation',
@@ -178,4 +196,4 @@
       yRange: [0, 1],
     });
   };
-})();
+}

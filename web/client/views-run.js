@@ -1,6 +1,6 @@
 // The pages of all runs and of one run.
 
-(() => {
+{
   const HA = window.HA;
   const { h, runPath, variantPath, stateBadge, simBadge } = HA;
 
@@ -70,24 +70,12 @@
     );
   };
 
-  /** The run page; `live` re-renders it on each change the server reports. */
-  HA.views.run = async (el, { run: runId }, state) => {
-    const data = await HA.get(runPath(runId));
-    const { run, variants, spend } = data;
-    const filter = state.filter || { domain: '', split: 'val' };
-    state.filter = filter;
-    const domains = run.domains;
-    const splits = [
-      ...new Set(variants.flatMap((v) => Object.values(v.scores).flatMap((sp) => Object.keys(sp)))),
-    ].sort();
-    const scoreOf = (v) => HA.pickScore(v, filter);
-    const rerender = () => HA.views.run(el, { run: runId }, state);
-
+  /** The scores the run page charts, by generation, under `scoreOf`; the best variant's lineage. */
+  const scoreSeries = (variants, scoreOf) => {
     const maxGen = Math.max(0, ...variants.map((v) => v.generation));
     const gens = Array.from({ length: maxGen + 1 }, (_, g) => g);
     const byGen = new Map(variants.map((v) => [v.generation, v]));
     const perGen = gens.map((g) => (byGen.has(g) ? scoreOf(byGen.get(g)) : null));
-    const best = HA.bestSoFar(perGen);
     let bestId = null;
     for (const v of variants) {
       const sc = scoreOf(v);
@@ -98,16 +86,21 @@
     const scoreRange = scored.length === 0 ? [0, 1] : [Math.min(...scored), Math.max(...scored)];
     const onLineage = new Set(bestLineage);
     const lineageValues = gens.map((g) => (onLineage.has(g) ? perGen[g] : null));
+    return { gens, perGen, best: HA.bestSoFar(perGen), bestLineage, scoreRange, lineageValues };
+  };
 
-    const select = (name, options, value, onchange) =>
-      h(
-        'select',
-        { name, onchange: (e) => onchange(e.target.value) },
-        options.map(([v, label]) =>
-          h('option', { value: v, selected: v === value ? 'selected' : null }, label),
-        ),
-      );
-    const filters = h(
+  const select = (name, options, value, onchange) =>
+    h(
+      'select',
+      { name, onchange: (e) => onchange(e.target.value) },
+      options.map(([v, label]) =>
+        h('option', { value: v, selected: v === value ? 'selected' : null }, label),
+      ),
+    );
+
+  /** Which score the page shows: the selection score, or one domain's score on one split. */
+  const filterBar = (domains, splits, filter, rerender) =>
+    h(
       'div',
       { class: 'filters' },
       h(
@@ -137,15 +130,14 @@
           ),
     );
 
-    const scoreChart = h('div', { class: 'chart', id: 'score-chart' });
-    const spendChart = h('div', { class: 'chart', id: 'spend-chart' });
-    const tree = h('div', { class: 'tree-box', id: 'tree' });
+  /** Every variant, newest first, with a column per domain and split it has a score for. */
+  const variantTable = (run, variants) => {
     const columns = [];
     for (const v of variants)
       for (const [d, sp] of Object.entries(v.scores))
         for (const s of Object.keys(sp))
           if (!columns.some((c) => c[0] === d && c[1] === s)) columns.push([d, s]);
-    const table = HA.table(
+    return HA.table(
       ['id', 'parent', 'status', 'score', ...columns.map(([d, s]) => `${d} ${s}`), 'cost', 'note'],
       [...variants]
         .reverse()
@@ -160,79 +152,112 @@
         ]),
       { id: 'variants' },
     );
-    HA.fill(
-      el,
-      h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / ', run.id),
-      h(
-        'h1',
-        {},
-        `Run ${run.id} `,
-        stateBadge(run.state),
-        ' ',
-        simBadge(run),
-        run.state === 'running' && HA.mode === 'serve' ? HA.badge('live', 'live') : null,
-      ),
-      h(
-        'p',
-        { class: 'facts' },
-        `${run.model} · ${domains.join(', ')} · seed ${run.seed} · ${run.generations}${run.generationsPlanned === null ? '' : ` of ${run.generationsPlanned}`} generations · best `,
-        run.best === null
-          ? '–'
-          : h(
-              'a',
-              { href: HA.href(variantPath(run.id, run.best.id)) },
-              `${HA.score(run.best.score)} (variant ${run.best.id})`,
-            ),
-        ` · spend ${HA.usd(run.costUsd)} in ${run.llmCalls} model calls`,
-      ),
-      filters,
-      HA.section('Score per generation', scoreChart),
-      HA.section(
-        'Lineage',
-        h(
-          'p',
-          { class: 'muted' },
-          `Colour: score, red ${HA.score(scoreRange[0])} (lowest) → green ${HA.score(scoreRange[1])} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.`,
-        ),
-        tree,
-      ),
-      HA.section('Spend over time', spendChart),
-      HA.section('Variants', table),
-    );
-    HA.chart(scoreChart, {
-      x: gens,
+  };
+
+  /** The run's title and the facts under it. */
+  const runHeader = (run) => [
+    h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / ', run.id),
+    h(
+      'h1',
+      {},
+      `Run ${run.id} `,
+      stateBadge(run.state),
+      ' ',
+      simBadge(run),
+      run.state === 'running' && HA.mode === 'serve' ? HA.badge('live', 'live') : null,
+    ),
+    h(
+      'p',
+      { class: 'facts' },
+      `${run.model} · ${run.domains.join(', ')} · seed ${run.seed} · ${run.generations}${run.generationsPlanned === null ? '' : ` of ${run.generationsPlanned}`} generations · best `,
+      run.best === null
+        ? '–'
+        : h(
+            'a',
+            { href: HA.href(variantPath(run.id, run.best.id)) },
+            `${HA.score(run.best.score)} (variant ${run.best.id})`,
+          ),
+      ` · spend ${HA.usd(run.costUsd)} in ${run.llmCalls} model calls`,
+    ),
+  ];
+
+  const drawScores = (chart, series) =>
+    HA.chart(chart, {
+      x: series.gens,
       xLabel: 'generation',
       integerX: true,
       yLabel: 'score',
       yRange: [0, 1],
       series: [
-        { label: 'variant', values: perGen, color: '#888', kind: 'points' },
-        { label: 'best so far', values: best, color: '#2ca02c', kind: 'step' },
-        { label: 'lineage of the best', values: lineageValues, color: '#d4a017', width: 2 },
+        { label: 'variant', values: series.perGen, color: '#888', kind: 'points' },
+        { label: 'best so far', values: series.best, color: '#2ca02c', kind: 'step' },
+        { label: 'lineage of the best', values: series.lineageValues, color: '#d4a017', width: 2 },
       ],
     });
+
+  /** Cumulative spend over time, or why there is none to draw. */
+  const drawSpend = (chart, run, spend) => {
     const spent = spend.length > 0 ? spend[spend.length - 1].costUsd : 0;
     if (spent === 0) {
       HA.fill(
-        spendChart,
+        chart,
         h(
           'p',
           { class: 'muted' },
           `No spend recorded in ${run.llmCalls} model call(s)${run.simulated ? ' (the simulated model is free)' : ''}.`,
         ),
       );
-    } else {
-      const t0 = Date.parse(spend[0].ts);
-      HA.chart(spendChart, {
-        x: spend.map((p) => (Date.parse(p.ts) - t0) / 1000),
-        xLabel: 'seconds since the first call',
-        yLabel: 'spend ($)',
-        series: [
-          { label: 'spend', values: spend.map((p) => p.costUsd), color: '#1f77b4', showPoints: false },
-        ],
-      });
+      return;
     }
-    HA.tree(tree, variants, { runId: run.id, scoreOf, bestLineage, range: scoreRange });
+    const t0 = Date.parse(spend[0].ts);
+    HA.chart(chart, {
+      x: spend.map((p) => (Date.parse(p.ts) - t0) / 1000),
+      xLabel: 'seconds since the first call',
+      yLabel: 'spend ($)',
+      series: [{ label: 'spend', values: spend.map((p) => p.costUsd), color: '#1f77b4', showPoints: false }],
+    });
+  };
+
+  /** The run page; `live` re-renders it on each change the server reports. */
+  HA.views.run = async (el, { run: runId }, state) => {
+    const { run, variants, spend } = await HA.get(runPath(runId));
+    const filter = state.filter || { domain: '', split: 'val' };
+    state.filter = filter;
+    const splits = [
+      ...new Set(variants.flatMap((v) => Object.values(v.scores).flatMap((sp) => Object.keys(sp)))),
+    ].sort();
+    const scoreOf = (v) => HA.pickScore(v, filter);
+    const rerender = () => HA.views.run(el, { run: runId }, state);
+    const series = scoreSeries(variants, scoreOf);
+    const [low, high] = series.scoreRange;
+    const scoreChart = h('div', { class: 'chart', id: 'score-chart' });
+    const spendChart = h('div', { class: 'chart', id: 'spend-chart' });
+    const tree = h('div', { class: 'tree-box', id: 'tree' });
+    HA.fill(
+      el,
+      ...runHeader(run),
+      filterBar(run.domains, splits, filter, rerender),
+      HA.section('Score per generation', scoreChart),
+      HA.section(
+        'Lineage',
+        h(
+          'p',
+          { class: 'muted' },
+          `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.`,
+        ),
+        tree,
+      ),
+      HA.section('Spend over time', spendChart),
+      HA.section('Variants', variantTable(run, variants)),
+    );
+    drawScores(scoreChart, series);
+    drawSpend(spendChart, run, spend);
+    HA.tree(tree, variants, {
+      runId: run.id,
+      scoreOf,
+      bestLineage: series.bestLineage,
+      range: series.scoreRange,
+    });
     return run;
   };
-})();
+}

@@ -1,6 +1,6 @@
 // The page of one variant, and the comparison of two variants of a run.
 
-(() => {
+{
   const HA = window.HA;
   const { h, runPath, variantPath, crumbs } = HA;
 
@@ -17,17 +17,12 @@
     return box;
   };
 
-  HA.views.variant = async (el, { run: runId, id }) => {
-    const d = await HA.get(variantPath(runId, id));
-    const v = d.variant;
-    const delta =
-      v.score !== null && d.parent && d.parent.score !== null
-        ? ` (${HA.signed(v.score - d.parent.score)} on its parent)`
-        : '';
+  /** The diff against another variant (its parent first), and the link comparing their tasks. */
+  const changePanel = (runId, v, others) => {
     const diffBox = h('div', {}, h('p', { class: 'muted' }, 'Loading the diff…'));
     const showDiff = async (from) => {
       try {
-        const fromVariant = d.others.find((o) => o.id === from);
+        const fromVariant = others.find((o) => o.id === from);
         if (from === null || !v.commit) {
           HA.fill(
             diffBox,
@@ -55,38 +50,44 @@
         HA.fill(diffBox, h('p', { class: 'error' }, error.message));
       }
     };
+    const rest = others.filter((o) => o.id !== v.id);
     const picker = h(
       'select',
       { id: 'diff-against', onchange: (e) => showDiff(Number(e.target.value)) },
-      d.others
-        .filter((o) => o.id !== v.id)
-        .map((o) =>
-          h(
-            'option',
-            { value: o.id, selected: o.id === v.parent ? 'selected' : null },
-            `variant ${o.id} (${o.outcome}, ${HA.score(o.score)})${o.id === v.parent ? ' — parent' : ''}`,
-          ),
+      rest.map((o) =>
+        h(
+          'option',
+          { value: o.id, selected: o.id === v.parent ? 'selected' : null },
+          `variant ${o.id} (${o.outcome}, ${HA.score(o.score)})${o.id === v.parent ? ' — parent' : ''}`,
         ),
+      ),
     );
     const comparePick = h(
       'select',
       { id: 'compare-with' },
-      d.others
-        .filter((o) => o.id !== v.id)
-        .map((o) =>
-          h('option', { value: o.id, selected: o.id === v.parent ? 'selected' : null }, `variant ${o.id}`),
-        ),
+      rest.map((o) =>
+        h('option', { value: o.id, selected: o.id === v.parent ? 'selected' : null }, `variant ${o.id}`),
+      ),
     );
     const compareLink = h('a', { class: 'button', href: '#' }, 'Compare tasks');
     const setCompare = () =>
       compareLink.setAttribute('href', HA.href(`${runPath(runId)}/compare/${v.id}/${comparePick.value}`));
     comparePick.addEventListener('change', setCompare);
     setCompare();
+    const panel = HA.section(
+      'Change',
+      h('p', {}, 'Diff against ', picker, ' · ', comparePick, ' ', compareLink),
+      diffBox,
+    );
+    return { panel, showDiff };
+  };
 
-    const scoreRows = [];
+  /** The variant's score per domain and split. */
+  const scoreTable = (v) => {
+    const rows = [];
     for (const [domain, splits] of Object.entries(v.scores))
       for (const [split, s] of Object.entries(splits))
-        scoreRows.push([
+        rows.push([
           domain,
           split,
           s.stage,
@@ -97,95 +98,89 @@
           String(s.errors),
           `${s.nTasks}/${s.nTotal}`,
         ]);
+    return rows.length === 0
+      ? h('p', {}, 'Not evaluated.')
+      : HA.table(
+          ['domain', 'split', 'stage', 'score', 'correct', 'wrong', 'parse failures', 'errors', 'tasks'],
+          rows,
+          { id: 'scores' },
+        );
+  };
+
+  const TASK_COLUMNS = [
+    'domain',
+    'split',
+    'task',
+    'input',
+    'prediction',
+    'expected',
+    'correct',
+    'failure',
+    'latency',
+    'cost',
+  ];
+
+  const taskRow = (t) => [
+    t.domain,
+    t.split,
+    t.taskId,
+    h('div', { class: 'cell-text' }, HA.inputText(t.input)),
+    h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction),
+    h('div', { class: 'cell-text' }, t.split === 'test' ? 'hidden (test split)' : HA.text(t.expected)),
+    t.outcome === 'correct' ? '✓' : '✗',
+    t.outcome === 'parse_failure' ? 'parse failure' : t.outcome === 'error' ? `error: ${t.error || ''}` : '',
+    t.latencyMs === null ? '–' : `${t.latencyMs} ms`,
+    HA.usd(t.costUsd),
+  ];
+
+  /** The variant's task results, with a switch to show only the tasks it did not solve. */
+  const tasksPanel = (tasks) => {
     const failedOnly = h('input', { type: 'checkbox', id: 'failed-only' });
     const tasksBox = h('div', {});
     const drawTasks = () => {
-      const rows = d.tasks
-        .filter((t) => !failedOnly.checked || t.outcome !== 'correct')
-        .map((t) => [
-          t.domain,
-          t.split,
-          t.task_id,
-          h('div', { class: 'cell-text' }, HA.inputText(t.input)),
-          h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction),
-          h('div', { class: 'cell-text' }, t.split === 'test' ? 'hidden (test split)' : HA.text(t.expected)),
-          t.outcome === 'correct' ? '✓' : '✗',
-          t.outcome === 'parse_failure'
-            ? 'parse failure'
-            : t.outcome === 'error'
-              ? `error: ${t.error || ''}`
-              : '',
-          t.latency_ms === null ? '–' : `${t.latency_ms} ms`,
-          HA.usd(t.cost_usd),
-        ]);
+      const rows = tasks.filter((t) => !failedOnly.checked || t.outcome !== 'correct').map(taskRow);
       HA.fill(
         tasksBox,
         h('p', { class: 'muted' }, `${rows.length} task(s)`),
-        h(
-          'div',
-          { class: 'scroll' },
-          HA.table(
-            [
-              'domain',
-              'split',
-              'task',
-              'input',
-              'prediction',
-              'expected',
-              'correct',
-              'failure',
-              'latency',
-              'cost',
-            ],
-            rows,
-            { id: 'tasks' },
-          ),
-        ),
+        h('div', { class: 'scroll' }, HA.table(TASK_COLUMNS, rows, { id: 'tasks' })),
       );
     };
     failedOnly.addEventListener('change', drawTasks);
     drawTasks();
+    return HA.section('Tasks', h('label', {}, failedOnly, ' only tasks it did not solve'), tasksBox);
+  };
 
-    const t = d.transcript;
-    const transcript =
-      t === null
-        ? h(
-            'p',
-            { class: 'muted' },
-            v.parent === null
-              ? 'The initial agent was not made by a MetaAgent.'
-              : 'The MetaAgent left no transcript.',
-          )
-        : h(
-            'div',
-            { id: 'transcript' },
-            h(
-              'p',
-              {},
-              `Status ${t.status}, ${t.toolCalls ?? '?'} tool calls, ${t.messages.length} messages.`,
-            ),
-            t.messages.map((m) =>
-              h(
-                'details',
-                { class: `msg msg-${m.role}`, open: m.role === 'assistant' ? 'open' : null },
-                h(
-                  'summary',
-                  {},
-                  m.role,
-                  m.toolCalls && m.toolCalls.length > 0
-                    ? ` → ${m.toolCalls.map((c) => c.name).join(', ')}`
-                    : '',
-                ),
-                h('pre', {}, m.content),
-                m.toolCalls && m.toolCalls.length > 0
-                  ? h('pre', { class: 'tool-calls' }, JSON.stringify(m.toolCalls, null, 2))
-                  : null,
-              ),
-            ),
-          );
+  /** The MetaAgent's transcript, every message as text, or why there is none. */
+  const transcriptView = (t, v) =>
+    t === null
+      ? h(
+          'p',
+          { class: 'muted' },
+          v.parent === null
+            ? 'The initial agent was not made by a MetaAgent.'
+            : 'The MetaAgent left no transcript.',
+        )
+      : h(
+          'div',
+          { id: 'transcript' },
+          h('p', {}, `Status ${t.status}, ${t.toolCalls ?? '?'} tool calls, ${t.messages.length} messages.`),
+          t.messages.map((m) => {
+            const tools = m.toolCalls && m.toolCalls.length > 0 ? m.toolCalls : null;
+            return h(
+              'details',
+              { class: `msg msg-${m.role}`, open: m.role === 'assistant' ? 'open' : null },
+              h('summary', {}, m.role, tools ? ` → ${tools.map((c) => c.name).join(', ')}` : ''),
+              h('pre', {}, m.content),
+              tools ? h('pre', { class: 'tool-calls' }, JSON.stringify(tools, null, 2)) : null,
+            );
+          }),
+        );
+
+  /** The variant's model calls, with their token count in the title. */
+  const callsPanel = (llmCalls) => {
     const calls = HA.table(
       ['time', 'role', 'model', 'input', 'output', 'cache read', 'reasoning', 'cost', 'latency', 'status'],
-      d.llmCalls.map((c) => [
+      llmCalls.map((c) => [
         c.ts.slice(11, 19),
         c.role,
         c.model,
@@ -199,10 +194,20 @@
       ]),
       { id: 'llm-calls' },
     );
-    const tokens = d.llmCalls.reduce((n, c) => n + c.inputTokens + c.outputTokens, 0);
+    const tokens = llmCalls.reduce((n, c) => n + c.inputTokens + c.outputTokens, 0);
+    return HA.section(
+      `Model calls (${llmCalls.length}, ${tokens} tokens)`,
+      h('div', { class: 'scroll' }, calls),
+    );
+  };
 
-    HA.fill(
-      el,
+  /** The variant's title, the facts under it, and why it was chosen or failed. */
+  const variantHeader = (runId, v, d) => {
+    const delta =
+      v.score !== null && d.parent && d.parent.score !== null
+        ? ` (${HA.signed(v.score - d.parent.score)} on its parent)`
+        : '';
+    return [
       crumbs(runId, `variant ${v.id}`),
       h('h1', {}, `Variant ${v.id} `, HA.badge(v.outcome, v.outcome)),
       h(
@@ -216,33 +221,27 @@
       ),
       v.selectionReason ? h('p', { class: 'muted' }, `Chosen as a parent by: ${v.selectionReason}`) : null,
       v.failureReason ? h('p', { class: 'error', id: 'failure' }, `Failed: ${v.failureReason}`) : null,
+    ];
+  };
+
+  HA.views.variant = async (el, { run: runId, id }) => {
+    const d = await HA.get(variantPath(runId, id));
+    const v = d.variant;
+    const change = changePanel(runId, v, d.others);
+    HA.fill(
+      el,
+      ...variantHeader(runId, v, d),
       HA.section(
         "The MetaAgent's summary",
-        h('pre', { class: 'summary', id: 'summary' }, t?.summary ? t.summary : '–'),
+        h('pre', { class: 'summary', id: 'summary' }, d.transcript?.summary ? d.transcript.summary : '–'),
       ),
-      HA.section(
-        'Scores',
-        scoreRows.length === 0
-          ? h('p', {}, 'Not evaluated.')
-          : HA.table(
-              ['domain', 'split', 'stage', 'score', 'correct', 'wrong', 'parse failures', 'errors', 'tasks'],
-              scoreRows,
-              { id: 'scores' },
-            ),
-      ),
-      HA.section(
-        'Change',
-        h('p', {}, 'Diff against ', picker, ' · ', comparePick, ' ', compareLink),
-        diffBox,
-      ),
-      HA.section('Tasks', h('label', {}, failedOnly, ' only tasks it did not solve'), tasksBox),
-      HA.section('MetaAgent transcript', transcript),
-      HA.section(
-        `Model calls (${d.llmCalls.length}, ${tokens} tokens)`,
-        h('div', { class: 'scroll' }, calls),
-      ),
+      HA.section('Scores', scoreTable(v)),
+      change.panel,
+      tasksPanel(d.tasks),
+      HA.section('MetaAgent transcript', transcriptView(d.transcript, v)),
+      callsPanel(d.llmCalls),
     );
-    await showDiff(v.parent);
+    await change.showDiff(v.parent);
   };
 
   HA.views.compareVariants = async (el, { run: runId, a, b }) => {
@@ -250,7 +249,7 @@
     const list = (rows) =>
       HA.table(
         ['domain', 'split', 'task', 'prediction'],
-        rows.map((t) => [t.domain, t.split, t.task_id, t.prediction === null ? '–' : t.prediction]),
+        rows.map((t) => [t.domain, t.split, t.taskId, t.prediction === null ? '–' : t.prediction]),
       );
     HA.fill(
       el,
@@ -265,4 +264,4 @@
       HA.section(`Solved by variant ${b}, not by ${a}`, list(d.onlyB)),
     );
   };
-})();
+}

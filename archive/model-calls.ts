@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import type { Db, Decode } from './database.ts';
+import type { Redactor } from './redact.ts';
+import { rowId } from './variants.ts';
+
+export interface LlmCallInput {
+  ts: string;
+  variantId: number | null;
+  role: string;
+  model: string;
+  usage: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number };
+  costUsd: number;
+  latencyMs: number;
+  status: string;
+  error?: string | undefined;
+  /** Provider attempts: 1 plus retries; 0 when no provider was called (refused or replayed). Default 1. */
+  attempts?: number | undefined;
+  /** The errors that were retried before the call's outcome. */
+  retried?: string[] | undefined;
+  /** Answered from a recording (`--replay`) instead of a model. */
+  replayed?: boolean | undefined;
+  /** What was changed in the request to fit the model. */
+  adapted?: string[] | undefined;
+}
+
+/** One model call in the ledger (`llm_calls`), as readers show it. */
+export const LlmCallRow = z
+  .object({
+    id: z.number(),
+    ts: z.string(),
+    variant_id: z.number().nullable(),
+    role: z.string(),
+    model: z.string(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cache_read_tokens: z.number(),
+    cache_write_tokens: z.number(),
+    reasoning_tokens: z.number(),
+    cost_usd: z.number(),
+    latency_ms: z.number(),
+    status: z.string(),
+    error: z.string().nullable(),
+  })
+  .transform((r) => ({
+    id: r.id,
+    ts: r.ts,
+    variantId: r.variant_id,
+    role: r.role,
+    model: r.model,
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens,
+    cacheReadTokens: r.cache_read_tokens,
+    cacheWriteTokens: r.cache_write_tokens,
+    reasoningTokens: r.reasoning_tokens,
+    costUsd: r.cost_usd,
+    latencyMs: r.latency_ms,
+    status: r.status,
+    error: r.error,
+  }));
+export type LlmCallRow = z.output<typeof LlmCallRow>;
+
+/** Spend and call count. */
+export interface CallTotals {
+  calls: number;
+  costUsd: number;
+}
+
+/** Cumulative spend after each model call, in time order. */
+export interface SpendPoint {
+  ts: string;
+  costUsd: number;
+}
+
+export function modelCallQueries(db: Db, decode: Decode) {
+  return {
+    /** Model calls of one role in the ledger, and how many of them the gateway refused for the budget. */
+    callCounts(role: string, variantId?: number): { calls: number; budgetRefusals: number } {
+      const row = db
+        .prepare(
+          `SELECT COUNT(*) AS calls, COALESCE(SUM(status = 'budget_exceeded'), 0) AS refused FROM llm_calls
+           WHERE role = ? AND (? IS NULL OR variant_id = ?)`,
+        )
+        .get(role, variantId ?? null, variantId ?? null) as { calls: number; refused: number };
+      return { calls: row.calls, budgetRefusals: row.refused };
+    },
+    /**
+     * How the provider behind one variant's model calls failed: `faults` are failed attempts (each retried
+     * one, and the last of a call that failed), `retries` the attempts after a call's first.
+     */
+    llmFaults(variantId: number): { faults: number; retries: number } {
+      return db
+        .prepare(
+          `SELECT COALESCE(SUM(attempts - (status = 'ok')), 0) AS faults, COALESCE(SUM(attempts - 1), 0) AS retries
+           FROM llm_calls WHERE variant_id = ? AND attempts > 0`,
+        )
+        .get(variantId) as { faults: number; retries: number };
+    },
+    /** The whole run's calls and spend, or one variant's. */
+    llmTotals(variantId?: number): CallTotals {
+      const row = (
+        variantId === undefined
+          ? db.prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls').get()
+          : db
+              .prepare(
+                'SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls WHERE variant_id = ?',
+              )
+              .get(variantId)
+      ) as { calls: number; cost: number };
+      return { calls: row.calls, costUsd: row.cost };
+    },
+    /** Calls and spend of each variant (null: calls of no variant). */
+    llmTotalsByVariant(): Map<number | null, CallTotals> {
+      const rows = db
+        .prepare(
+          'SELECT variant_id, COALESCE(SUM(cost_usd), 0) AS cost, COUNT(*) AS calls FROM llm_calls GROUP BY variant_id',
+        )
+        .all() as { variant_id: number | null; cost: number; calls: number }[];
+      return new Map(rows.map((r) => [r.variant_id, { calls: r.calls, costUsd: r.cost }]));
+    },
+    listLlmCalls(variantId?: number): LlmCallRow[] {
+      const rows =
+        variantId === undefined
+          ? db.prepare('SELECT * FROM llm_calls ORDER BY id').all()
+          : db.prepare('SELECT * FROM llm_calls WHERE variant_id = ? ORDER BY id').all(variantId);
+      return rows.map((raw) => decode(LlmCallRow, raw, `model call ${rowId(raw)}`));
+    },
+    spendOverTime(): SpendPoint[] {
+      const rows = db.prepare('SELECT ts, cost_usd FROM llm_calls ORDER BY ts, id').all() as {
+        ts: string;
+        cost_usd: number;
+      }[];
+      let total = 0;
+      return rows.map((r) => {
+        total += r.cost_usd;
+        return { ts: r.ts, costUsd: total };
+      });
+    },
+  };
+}
+
+export function modelCallWrites(db: Db, redact: Redactor) {
+  const redactOrNull = (text: string | null | undefined): string | null =>
+    text === null || text === undefined ? null : redact(text);
+  // One row per model call: prepared once, not at every call.
+  const insert =
+    db.prepare(`INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
+           cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error, attempts, retried, replayed,
+           adapted)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  return {
+    insertLlmCall(c: LlmCallInput): void {
+      insert.run(
+        c.ts,
+        c.variantId,
+        c.role,
+        c.model,
+        c.usage.input,
+        c.usage.output,
+        c.usage.cacheRead,
+        c.usage.cacheWrite,
+        c.usage.reasoning,
+        c.costUsd,
+        c.latencyMs,
+        c.status,
+        redactOrNull(c.error),
+        c.attempts ?? 1,
+        c.retried === undefined || c.retried.length === 0 ? null : redact(JSON.stringify(c.retried)),
+        c.replayed ? 1 : 0,
+        c.adapted === undefined || c.adapted.length === 0 ? null : JSON.stringify(c.adapted),
+      );
+    },
+  };
+}

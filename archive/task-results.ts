@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { type Db, type Decode, flagColumn, now } from './database.ts';
+import type { Redactor } from './redact.ts';
+
+export const TASK_OUTCOMES = ['correct', 'wrong', 'parse_failure', 'error'] as const;
+export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
+
+/** What a TaskAgent's answer to one task came to: stored per variant and cached across variants. */
+export interface TaskOutcomeRecord {
+  outcome: TaskOutcome;
+  prediction: unknown;
+  rawOutput: string;
+  score: number;
+  error: string | null;
+  /** What the grader said beside the score (e.g. "3/4 tests passed"). */
+  detail?: string | null;
+  latencyMs: number | null;
+  costUsd: number;
+}
+
+export interface TaskResultInput extends TaskOutcomeRecord {
+  variantId: number;
+  domain: string;
+  split: string;
+  taskId: string;
+  reused: boolean;
+  codeHash: string;
+  taskModel: string;
+}
+
+/** One task's result for one variant, as stored in `task_results` (the prediction as stored JSON text). */
+export const TaskResultRow = z
+  .object({
+    variant_id: z.number(),
+    domain: z.string(),
+    split: z.string(),
+    task_id: z.string(),
+    outcome: z.enum(TASK_OUTCOMES),
+    prediction: z.string().nullable(),
+    raw_output: z.string().nullable(),
+    score: z.number(),
+    error: z.string().nullable(),
+    detail: z.string().nullable().optional(),
+    latency_ms: z.number().nullable(),
+    cost_usd: z.number(),
+    reused: flagColumn,
+    code_hash: z.string(),
+    task_model: z.string(),
+    created_at: z.string(),
+  })
+  .transform((r) => ({
+    variantId: r.variant_id,
+    domain: r.domain,
+    split: r.split,
+    taskId: r.task_id,
+    outcome: r.outcome,
+    prediction: r.prediction,
+    rawOutput: r.raw_output,
+    score: r.score,
+    error: r.error,
+    detail: r.detail ?? null,
+    latencyMs: r.latency_ms,
+    costUsd: r.cost_usd,
+    reused: r.reused,
+    codeHash: r.code_hash,
+    taskModel: r.task_model,
+    createdAt: r.created_at,
+  }));
+export type TaskResultRow = z.output<typeof TaskResultRow>;
+
+export interface TaskResultFilter {
+  domain?: string;
+  split?: string;
+  /** Only the results that are not correct. */
+  failedOnly?: boolean;
+}
+
+export function taskResultQueries(db: Db, decode: Decode) {
+  return {
+    listTaskResults(variantId: number, filter: TaskResultFilter = {}): TaskResultRow[] {
+      return db
+        .prepare(
+          `SELECT * FROM task_results WHERE variant_id = ? AND (? IS NULL OR domain = ?) AND (? IS NULL OR split = ?)
+             AND (? = 0 OR outcome != 'correct') ORDER BY domain, split, task_id`,
+        )
+        .all(
+          variantId,
+          filter.domain ?? null,
+          filter.domain ?? null,
+          filter.split ?? null,
+          filter.split ?? null,
+          filter.failedOnly ? 1 : 0,
+        )
+        .map((row) => decode(TaskResultRow, row, `a task result of variant ${variantId}`));
+    },
+  };
+}
+
+export function taskResultWrites(db: Db, redact: Redactor) {
+  const redactOrNull = (text: string | null | undefined): string | null =>
+    text === null || text === undefined ? null : redact(text);
+  const insert = db.prepare(`
+    INSERT OR REPLACE INTO task_results
+      (variant_id, domain, split, task_id, outcome, prediction, raw_output, score, error, latency_ms,
+       cost_usd, reused, code_hash, task_model, created_at, detail)
+    VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
+       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail)`);
+  return {
+    putTaskResults: db.transaction((rows: TaskResultInput[]) => {
+      for (const r of rows) {
+        insert.run({
+          ...r,
+          prediction: r.prediction === undefined ? null : redact(JSON.stringify(r.prediction)),
+          rawOutput: redactOrNull(r.rawOutput),
+          error: redactOrNull(r.error),
+          detail: redactOrNull(r.detail),
+          reused: r.reused ? 1 : 0,
+          createdAt: now(),
+        });
+      }
+    }),
+  };
+}
