@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
+import { variantRepoDir } from './run-folder.ts';
 
 const SHA = /^[0-9a-f]{7,64}$/;
 
@@ -18,7 +18,7 @@ export function variantDiff(
 ): Promise<DiffResult> {
   if (!SHA.test(from) || !SHA.test(to)) return Promise.resolve({ ok: false, reason: 'not a commit id' });
   const args = [
-    `--git-dir=${path.join(runDir, 'variants.git')}`,
+    `--git-dir=${variantRepoDir(runDir)}`,
     '-c',
     'core.fsmonitor=',
     '-c',

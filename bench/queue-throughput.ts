@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { variantRepoDir } from '../archive/run-folder.ts';
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
 import { createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand } from '../harness/generation/index.ts';
@@ -99,7 +100,7 @@ export async function benchQueueThroughput(
     });
     const runDir = path.join(dir, 'run');
     const { rootCommit } = await createVariantRepo(
-      path.join(runDir, 'variants.git'),
+      variantRepoDir(runDir),
       path.join(PROJECT_ROOT, 'agents'),
       nodeModules,
     );
@@ -113,7 +114,7 @@ export async function benchQueueThroughput(
         taskTimeoutSec: 120,
         tasksPerWorker: 1,
         limits: DEFAULT_LIMITS,
-        domains: ['arithmetic'],
+        domains: [{ kind: 'named' as const, name: 'arithmetic' }],
       },
     };
     for (let round = 0; round < rounds; round++) {

@@ -5,9 +5,9 @@ import {
   UnreadableArchiveError,
   type VariantView,
 } from '../archive/read.ts';
-import { listRunIds } from '../archive/run-folder.ts';
+import { archiveFile, listRunIds } from '../archive/run-folder.ts';
 import { withRun } from './archive-refs.ts';
-import { resumeCommand } from './generate-loop.ts';
+import { resumeCommand } from './resume-command.ts';
 import { unreadableArchive } from './run-ref.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
@@ -27,7 +27,7 @@ export interface UnreadableRun {
 function readRuns(runsDir: string): (RunView | UnreadableRun)[] {
   const runs: (RunView | UnreadableRun)[] = [];
   for (const id of listRunIds(runsDir)) {
-    const file = path.join(runsDir, id, 'archive.sqlite');
+    const file = archiveFile(path.join(runsDir, id));
     try {
       const reader = openArchiveReader(file);
       try {

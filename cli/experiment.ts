@@ -10,6 +10,7 @@ import {
   summarizeExperiment,
 } from '../archive/experiment-summary.ts';
 import { openArchiveReader, type RunState } from '../archive/read.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { runHolder } from '../harness/run/index.ts';
 import { EXPERIMENT_USAGE, type ExperimentConfig, parseExperimentArgs, runIdOf } from './experiment-args.ts';
 import { bestOf, formatDuration, watchRun } from './experiment-progress.ts';
@@ -90,7 +91,7 @@ export function mergeManifest(stored: Manifest | null, wanted: Manifest, dir: st
 }
 
 function runState(runDir: string): RunState | null {
-  const file = path.join(runDir, 'archive.sqlite');
+  const file = archiveFile(runDir);
   if (!existsSync(file)) return null;
   const reader = openArchiveReader(file);
   try {
@@ -101,7 +102,7 @@ function runState(runDir: string): RunState | null {
 }
 
 function figuresOf(runDir: string): RunFigures | null {
-  const reader = openArchiveReader(path.join(runDir, 'archive.sqlite'));
+  const reader = openArchiveReader(archiveFile(runDir));
   try {
     return runFigures(reader);
   } finally {

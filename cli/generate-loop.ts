@@ -1,4 +1,5 @@
 import { secretValues } from '../archive/redact.ts';
+import { formatDomainRef } from '../domains/reference.ts';
 import { InitialAgentError } from '../harness/process/index.ts';
 import {
   gatewayFactory,
@@ -16,44 +17,13 @@ import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { assertListenable, queueTarget } from './queue-target.ts';
 import { redisLine } from './redis-progress.ts';
-import { loopCommandWords, shellWord } from './self-command.ts';
-import { abortExitCode, describeStop, type StopWatch, watchStops } from './stop-signals.ts';
+import { resumeCommand } from './resume-command.ts';
+import { stopOnSignals } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
   'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
   'archive are real; the scores show how selection works, not how good a real model is.';
-
-/**
- * The command that continues a run, printed whenever a run stops before its end; a coordinator's keeps its
- * queue (and --remote-generations), so the jobs it left in Redis are picked up.
- */
-export function resumeCommand(runDir: string, queue: QueueFlags | null = null): string {
-  const flags = [
-    ...(queue?.queue == null ? [] : ['--queue', queue.queue]),
-    ...(queue?.remoteGenerations === true ? ['--remote-generations'] : []),
-  ];
-  return [...loopCommandWords(), '--resume', runDir, ...flags].map(shellWord).join(' ');
-}
-
-/**
- * The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
- * run) stops the run cleanly: agents are stopped, finished work is kept and the resume command printed. A
- * second one exits at once; the run can still be resumed.
- */
-function interruptions(resume: string): StopWatch {
-  return watchStops({
-    first(cause) {
-      process.stderr.write(
-        `\n${describeStop(cause)}: stopping the run cleanly (finished work is kept; press Ctrl-C again to abort at once).\n`,
-      );
-    },
-    again(cause) {
-      process.stderr.write(`\nAborted. Continue the run with: ${resume}\n`);
-      process.exit(abortExitCode(cause));
-    },
-  });
-}
 
 export async function main(argv: string[]): Promise<number> {
   let prepared: PreparedRun | 'help' | 'version';
@@ -89,7 +59,8 @@ export async function main(argv: string[]): Promise<number> {
       return reportError(error, 'generate-loop');
     }
   }
-  const { config, runId, runDir, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
+  const { config, runId, runDir, plan, script, domains, env, replay, chosen } = prepared;
+  const { sandbox, simulated, cacheable } = plan;
   if (simulated && !prepared.quiet) process.stderr.write(`${SIM_BANNER}\n`);
   if (chosen !== null) process.stderr.write(`${chosen}\n`);
   for (const line of prepared.leftOut) process.stderr.write(`${line}\n`);
@@ -106,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   );
   progress(
     `${prepared.mode === 'resume' ? 'Resuming run' : 'Run'} ${runId}: ${config.generations} generation(s) on ` +
-      `${config.domains.join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
+      `${config.domains.map(formatDomainRef).join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
       `parallel ${config.parallel}, output ${runDir}`,
   );
   if (coordinator !== null) {
@@ -117,7 +88,12 @@ export async function main(argv: string[]): Promise<number> {
     );
   }
   const resume = resumeCommand(runDir, queue);
-  const interrupt = interruptions(resume);
+  // The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
+  // run) stops the run cleanly: agents are stopped, finished work is kept. A second one exits at once.
+  const interrupt = stopOnSignals(
+    'stopping the run cleanly (finished work is kept; press Ctrl-C again to abort at once)',
+    `Aborted. Continue the run with: ${resume}`,
+  );
   try {
     const summary = await runGenerations(
       { config, runId, runDir, cacheFile: prepared.cacheFile, mode: prepared.mode },
@@ -126,9 +102,7 @@ export async function main(argv: string[]): Promise<number> {
         sandbox,
         secrets: secretValues(env),
         simulated,
-        // Recorded and replayed runs call the model for every task, so the recording is complete and the
-        // replay answers them all; a cache from other runs would skip calls.
-        cacheable: script === undefined && config.record === null && replay === null,
+        cacheable,
         startGateway: gatewayFactory({
           seed: config.seed,
           domains,

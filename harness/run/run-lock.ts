@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runLockFile, runLockHolder } from '../../archive/run-folder.ts';
+import {
+  buildsDir,
+  evalsDir,
+  gatewaySocketFile,
+  runLockFile,
+  runLockHolder,
+  worktreesDir,
+} from '../../archive/run-folder.ts';
 import { alive } from '../process/index.ts';
 
 export const lockFile = runLockFile;
@@ -34,7 +41,7 @@ const EVAL_SOCKET = /^hyperagents-eval-(\d+)-/;
 
 /** The worktrees of `hyperagents eval` processes beside the run: those still running and those left over. */
 function evalWorktrees(runDir: string): { live: string[]; dead: { dir: string; pid: number }[] } {
-  const worktrees = path.join(path.resolve(runDir), 'worktrees');
+  const worktrees = worktreesDir(path.resolve(runDir));
   const found = { live: [] as string[], dead: [] as { dir: string; pid: number }[] };
   let names: string[];
   try {
@@ -113,7 +120,7 @@ function processGroup(pid: string): number | null {
  */
 export function clearLeftovers(runDir: string): void {
   const keep = new Set(evalWorktrees(runDir).live.map((dir) => path.basename(dir)));
-  const worktrees = path.join(runDir, 'worktrees');
+  const worktrees = worktreesDir(runDir);
   let names: string[] = [];
   try {
     names = readdirSync(worktrees);
@@ -121,10 +128,10 @@ export function clearLeftovers(runDir: string): void {
   for (const name of names) {
     if (keep.has(name)) continue;
     rmSync(path.join(worktrees, name), { recursive: true, force: true });
-    if (EVAL_FOLDER.test(name)) rmSync(path.join(runDir, 'builds', name), { recursive: true, force: true });
+    if (EVAL_FOLDER.test(name)) rmSync(path.join(buildsDir(runDir), name), { recursive: true, force: true });
   }
-  rmSync(path.join(runDir, 'evals'), { recursive: true, force: true });
-  rmSync(path.join(runDir, 'gateway.sock'), { force: true });
+  rmSync(evalsDir(runDir), { recursive: true, force: true });
+  rmSync(gatewaySocketFile(runDir), { force: true });
 }
 
 /**
@@ -142,7 +149,7 @@ export async function clearDeadEvals(
   for (const { dir } of dead) {
     killProcessesIn(dir, []);
     rmSync(dir, { recursive: true, force: true });
-    rmSync(path.join(runDir, 'builds', path.basename(dir)), { recursive: true, force: true });
+    rmSync(path.join(buildsDir(runDir), path.basename(dir)), { recursive: true, force: true });
     await forget(dir);
   }
   let sockets: string[] = [];

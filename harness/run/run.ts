@@ -1,15 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
-import { ALL_SPLITS } from '../../domains/define-domain.ts';
-import { openDomain } from '../../domains/open-domain.ts';
-import { parseDomainRefs } from '../../domains/reference.ts';
-import type { BudgetStop } from '../../llm/budget.ts';
+import {
+  archiveFile,
+  evalsDir,
+  logsDir,
+  TASK_AGENT_LOG,
+  variantRepoDir,
+  worktreesDir,
+} from '../../archive/run-folder.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
-import { createEvalsFolders, createGradeContext, createTaskSlots } from '../evaluation/index.ts';
+import { createEvalsFolders } from '../evaluation/index.ts';
 import {
   advanceGeneration,
   chooseParent,
@@ -27,53 +30,19 @@ import {
   createVariantRepo,
   describeEnforcement,
   describeHarnessError,
-  errorLine,
   InitialAgentError,
   killAll,
   openVariantRepo,
   type VariantRepo,
 } from '../process/index.ts';
 import { ModelUnreachableError } from './first-contact.ts';
-import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
+import { ledgerWriter } from './ledger-writer.ts';
+import { HARNESS_VERSION, type RunConfig, storedConfig } from './run-config.ts';
+import { NODE_MODULES, openRunContext } from './run-context-open.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
-import { progressLine, type RunSummary, summarize } from './run-summary.ts';
+import { budgetMessage, progressLine, type RunSummary, summarize } from './run-summary.ts';
 import { initialAgents } from './transfer.ts';
-
-export function defaultRunId(now = new Date()): string {
-  const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
-  return (
-    `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-` +
-    `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}-${pad(now.getMilliseconds(), 3)}`
-  );
-}
-
-/**
- * Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. A reference the
- * user must fix (a missing file, a field that is not there) is returned as a message.
- */
-export async function loadDomainTasks(
-  config: Pick<RunConfig, 'domains' | 'stagedSamples' | 'evalSamples' | 'dataset'>,
-): Promise<DomainTasks[] | { error: string }> {
-  const out: DomainTasks[] = [];
-  const refs = parseDomainRefs(config.domains);
-  if (!refs.ok) return { error: refs.message };
-  for (const ref of refs.refs) {
-    const opened = await openDomain(ref, config.dataset);
-    if (!opened.ok) return { error: opened.message };
-    const loaded = opened.domain;
-    const domain =
-      config.stagedSamples === null ? loaded : { ...loaded, stagedSamples: config.stagedSamples };
-    const splits: DomainTasks['splits'] = {};
-    for (const split of ALL_SPLITS) {
-      if (!domain.splits.includes(split)) continue;
-      const tasks = await domain.load(split);
-      splits[split] = config.evalSamples === null ? tasks : tasks.slice(0, config.evalSamples);
-    }
-    out.push({ domain, splits });
-  }
-  return out;
-}
 
 export interface RunDeps {
   domains: DomainTasks[];
@@ -128,13 +97,11 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     if (orphans > 0)
       deps.progress(`Stopped ${orphans} agent process(es) left running by the interrupted run.`);
   }
-  for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
+  for (const dir of [logsDir(runDir), worktreesDir(runDir), evalsDir(runDir)])
+    mkdirSync(dir, { recursive: true });
   lockRun(runDir);
   const emit = (event: RunEvent): void => deps.onEvent?.(event);
-  const archive = observeArchive(
-    openArchive(path.join(runDir, 'archive.sqlite'), { secrets: deps.secrets ?? [] }),
-    emit,
-  );
+  const archive = observeArchive(openArchive(archiveFile(runDir), { secrets: deps.secrets ?? [] }), emit);
   const cache = openEvalCache(plan.cacheFile);
   // Kept for the next MetaAgent, which gets it only if nothing in it changed (see EvalsFolders).
   const evals = createEvalsFolders(archive, deps.domains, { reuse: true });
@@ -158,24 +125,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   };
   signal.addEventListener('abort', onAbort);
   try {
-    gateway = await deps.startGateway(
-      runDir,
-      (row) => {
-        try {
-          archive.insertLlmCall(row);
-        } catch (error) {
-          // A call the ledger does not hold would be missing from the spend a resume counts.
-          fail(new Error(`the ledger could not record a model call: ${errorLine(error)}`, { cause: error }));
-          return;
-        }
-        emit({ type: 'llm_call', variant: row.variantId, role: row.role, costUsd: row.costUsd });
-        const attempts = row.attempts ?? 1;
-        const faults = attempts - (row.status === 'ok' ? 1 : 0);
-        if (attempts > 0 && faults > 0)
-          emit({ type: 'model_faults', variant: row.variantId, faults, retries: attempts - 1 });
-      },
-      remaining,
-    );
+    gateway = await deps.startGateway(runDir, ledgerWriter(archive, fail, emit), remaining);
     if (plan.mode === 'new') {
       archive.createRun({
         id: runId,
@@ -185,22 +135,19 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
         taskModel: config.taskModel,
         simulated: deps.simulated,
         domains: deps.domains.map((d) => d.domain.name),
-        config,
+        config: storedConfig(config),
       });
       archive.recordSandbox({ ...deps.sandbox, ...describeEnforcement(config.limits) });
     } else {
-      archive.reopenRun(config);
+      archive.reopenRun(storedConfig(config));
       archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore });
     }
     emit({ type: 'run_started', generations: config.generations });
-    const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
-    const taskLimit = pLimit(config.evalWorkers);
-    const { repo, rootCommit } = await variantZero(archive, runDir, config, nodeModules);
-    const ctx: RunContext = {
+    const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
+    const ctx = openRunContext({
       config,
       runId,
       runDir,
-      nodeModules,
       archive,
       cache,
       repo,
@@ -209,17 +156,14 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       evals,
       gateway,
       sandbox: deps.sandbox,
-      grading: createGradeContext({ sandbox: deps.sandbox, nodeModules }),
       cacheable: deps.cacheable,
       progress: deps.progress,
       status: deps.status,
       signal,
-      taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
-      taskSlots: createTaskSlots(config.evalWorkers),
       onEvent: emit,
       ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
       ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
-    };
+    });
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     const zeroEnded = isFinalStep(archive.getVariant(0)?.step ?? 'full');
     await advanceGeneration(ctx, 0);
@@ -230,20 +174,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
 
-    let stopped: string | null = null;
-    if (deps.signal.aborted) {
-      stopped = 'interrupted';
-      archive.logEvent(null, 'interrupted', {});
-    } else if (gateway.budgetReached()) {
-      const stop = gateway.budgetStop();
-      stopped = budgetMessage(spent(), config.budgetUsd, stop);
-      archive.logEvent(null, 'budget_reached', {
-        spentUsd: spent(),
-        budgetUsd: config.budgetUsd,
-        heldUsd: stop?.heldUsd ?? 0,
-        nextCallUsd: stop?.nextUsd ?? null,
-      });
-    }
+    const stopped = recordStop(archive, deps.signal.aborted, gateway, spent(), config.budgetUsd);
     if (failure !== null && !deps.signal.aborted) throw failure;
     const misses = gateway.replayMisses();
     if (misses > 0) {
@@ -263,7 +194,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       // The archive cannot be written (a full disk): the run reads as unfinished, and a resume continues it.
     }
     if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) throw error;
-    const message = describeHarnessError(error, path.join(runDir, 'variants.git'));
+    const message = describeHarnessError(error, variantRepoDir(runDir));
     throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
   } finally {
     signal.removeEventListener('abort', onAbort);
@@ -294,7 +225,7 @@ async function schedule(
   const stopping = (): boolean => failed || ctx.signal.aborted || ctx.gateway.budgetReached();
   const harnessError = (id: number | null, error: unknown): void => {
     if (ctx.signal.aborted) return;
-    const message = describeHarnessError(error, path.join(ctx.runDir, 'variants.git'));
+    const message = describeHarnessError(error, variantRepoDir(ctx.runDir));
     failed = true;
     fail(error instanceof Error ? error : new Error(message));
     ctx.progress(`${id === null ? 'run' : `variant ${id}`}: harness error: ${message}`);
@@ -372,7 +303,7 @@ async function variantZero(
   config: RunConfig,
   nodeModules: string,
 ): Promise<{ repo: VariantRepo; rootCommit: string }> {
-  const gitDir = path.join(runDir, 'variants.git');
+  const gitDir = variantRepoDir(runDir);
   const stored = archive.getVariant(0);
   if (stored?.commit_sha != null) {
     // Every variant's code is in it: a new one would hold none of them (the resume command refuses this first).
@@ -412,7 +343,7 @@ function assertInitialAgentEvaluated(ctx: RunContext): void {
       `with more room: --memory-mb (this run: ${limits.memoryMb}), --max-processes (${limits.processes}), ` +
       `--max-open-files (${limits.openFiles}), --task-timeout (${taskTimeoutSec} s); or another --sandbox ` +
       `(this run: ${sandbox}) if the sandbox does not work here. The log of every task is in ` +
-      `${path.join(logDir(ctx, 0), 'task-agent.log')}.`,
+      `${path.join(logDir(ctx, 0), TASK_AGENT_LOG)}.`,
   );
 }
 
@@ -433,17 +364,27 @@ function stopIfUnreachable(
 }
 
 /**
- * The stop reason, and the final line, of a run the budget ended: what was spent, what calls in flight held
- * when the budget refused a call (nothing: it refuses only once every call in flight has settled), and what
- * the refused call needed.
+ * Why the run stopped before its end, recorded as a run event: an interrupt, or the budget (with what was
+ * spent and held); null when it ran to its end.
  */
-function budgetMessage(spentUsd: number, budgetUsd: number | null, stop: BudgetStop | null): string {
-  const usd = (n: number): string => `$${n.toFixed(4)}`;
-  const held = stop === null || stop.heldUsd <= 1e-9 ? 'nothing' : usd(stop.heldUsd);
-  return (
-    `budget reached: ${usd(spentUsd)} of ${usd(budgetUsd ?? 0)} spent, ${held} held by calls in flight` +
-    (stop === null ? '' : `, and the next call's input alone costs about ${usd(stop.nextUsd)}`)
-  );
+function recordStop(
+  archive: ReturnType<typeof openArchive>,
+  interrupted: boolean,
+  gateway: Pick<TokenIssuer, 'budgetReached' | 'budgetStop'>,
+  spentUsd: number,
+  budgetUsd: number | null,
+): string | null {
+  if (interrupted) {
+    archive.logEvent(null, 'interrupted', {});
+    return 'interrupted';
+  }
+  if (!gateway.budgetReached()) return null;
+  const stop = gateway.budgetStop();
+  archive.logEvent(null, 'budget_reached', {
+    spentUsd,
+    budgetUsd,
+    heldUsd: stop?.heldUsd ?? 0,
+    nextCallUsd: stop?.nextUsd ?? null,
+  });
+  return budgetMessage(spentUsd, budgetUsd, stop);
 }
-
-export const runExists = (out: string, runId: string): boolean => existsSync(path.join(out, runId));

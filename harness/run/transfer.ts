@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { variantRepoDir } from '../../archive/run-folder.ts';
 import { PROJECT_ROOT, type RunConfig } from './run-config.ts';
 
 /**
@@ -18,13 +19,9 @@ export function initialAgents(config: Pick<RunConfig, 'from'>): {
   }
   const { runDir, variantId, commit } = config.from;
   const staging = mkdtempSync(path.join(tmpdir(), 'hyperagents-transfer-'));
-  const tar = execFileSync(
-    'git',
-    ['--git-dir', path.join(runDir, 'variants.git'), 'archive', commit, 'agents'],
-    {
-      maxBuffer: 256 * 1024 * 1024,
-    },
-  );
+  const tar = execFileSync('git', ['--git-dir', variantRepoDir(runDir), 'archive', commit, 'agents'], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   execFileSync('tar', ['-x', '-C', staging], { input: tar });
   return {
     dir: path.join(staging, 'agents'),
