@@ -5,10 +5,16 @@ import { type LlmCallInput, openArchive } from '../../archive/archive.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
 import { archiveFile, runEvalCacheFile, variantLogDir, variantRepoDir } from '../../archive/run-folder.ts';
 import type { Split } from '../../domains/define-domain.ts';
-import { createEvalsFolders, type DomainTasks, evaluateStage, scoresBySplit } from '../evaluation/index.ts';
-import type { TokenIssuer } from '../generation/index.ts';
+import {
+  createEvalsFolders,
+  type DomainTasks,
+  evaluateStage,
+  scoresBySplit,
+  type TaskPool,
+} from '../evaluation/index.ts';
+import type { RunContext, TokenIssuer } from '../generation/index.ts';
 import { openSession } from '../generation/index.ts';
-import type { ResolvedSandbox } from '../process/index.ts';
+import type { ResolvedSandbox, VariantRepo } from '../process/index.ts';
 import { describeHarnessError, killAll, openVariantRepo } from '../process/index.ts';
 import { ledgerWriter } from './ledger-writer.ts';
 import type { RunConfig } from './run-config.ts';
@@ -56,14 +62,7 @@ export type StoredEvaluationOutcome =
  */
 export async function evaluateStoredVariant(job: StoredEvaluation): Promise<StoredEvaluationOutcome> {
   const repo = openVariantRepo(variantRepoDir(job.runDir), NODE_MODULES);
-  const cleared = await clearDeadEvals(job.runDir, (worktree) => repo.removeWorktree(worktree));
-  if (cleared.length > 0) {
-    const which =
-      cleared.length === 1
-        ? `a killed evaluation (process ${cleared[0]})`
-        : `${cleared.length} killed evaluations (processes ${cleared.join(', ')})`;
-    job.progress(`Removed the worktree, build folder and agent processes left by ${which} in ${job.runDir}.`);
-  }
+  await clearKilledEvaluations(job, repo);
   const archive = openArchive(archiveFile(job.runDir));
   const cache = openEvalCache(runEvalCacheFile(job.runDir));
   // Its own socket folder: the run may be running beside it with its gateway on the run's socket.
@@ -103,39 +102,7 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
   const session = openSession(ctx, job.variantId, evalFolderName(job.variantId));
   try {
     await session.checkout(job.commit);
-    archive.logEvent(job.variantId, 'eval_started', {
-      domains: job.domains.map((d) => d.domain.name),
-      split: job.split,
-    });
-    const outcome = await evaluateStage(
-      {
-        archive,
-        cache,
-        pool: await session.pool(),
-        variantId: job.variantId,
-        codeHash: job.codeHash,
-        taskModel: job.config.taskModel,
-        seed: job.config.seed,
-        cacheable: job.cacheable,
-        concurrency: job.evalWorkers,
-        grading: ctx.grading,
-        limit: ctx.taskLimit,
-        signal,
-        onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),
-      },
-      job.domains,
-      'full',
-      job.split === 'test',
-    );
-    job.status('');
-    if (failure !== null) throw failure;
-    archive.logEvent(job.variantId, 'eval_finished', {
-      split: job.split,
-      interrupted: outcome.kind === 'interrupted',
-      ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),
-    });
-    if (outcome.kind !== 'scored') return outcome;
-    return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };
+    return await evaluateSplit(job, ctx, await session.pool(), () => failure);
   } catch (error) {
     const message = describeHarnessError(failure ?? error, variantRepoDir(job.runDir));
     throw new Error(message, { cause: failure ?? error });
@@ -149,4 +116,62 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
       archive.close();
     }
   }
+}
+
+/** Cleans up after evaluations of this run that were killed, and says so. */
+async function clearKilledEvaluations(job: StoredEvaluation, repo: VariantRepo): Promise<void> {
+  const cleared = await clearDeadEvals(job.runDir, (worktree) => repo.removeWorktree(worktree));
+  if (cleared.length === 0) return;
+  const which =
+    cleared.length === 1
+      ? `a killed evaluation (process ${cleared[0]})`
+      : `${cleared.length} killed evaluations (processes ${cleared.join(', ')})`;
+  job.progress(`Removed the worktree, build folder and agent processes left by ${which} in ${job.runDir}.`);
+}
+
+/**
+ * Evaluates the checked-out variant on the split, between its `eval_started` and `eval_finished` events;
+ * throws the harness's `failure` (a write it could not make) instead of finishing.
+ */
+async function evaluateSplit(
+  job: StoredEvaluation,
+  ctx: RunContext,
+  pool: TaskPool,
+  failure: () => Error | null,
+): Promise<StoredEvaluationOutcome> {
+  const { archive } = ctx;
+  archive.logEvent(job.variantId, 'eval_started', {
+    domains: job.domains.map((d) => d.domain.name),
+    split: job.split,
+  });
+  const outcome = await evaluateStage(
+    {
+      archive,
+      cache: ctx.cache,
+      pool,
+      variantId: job.variantId,
+      codeHash: job.codeHash,
+      taskModel: job.config.taskModel,
+      seed: job.config.seed,
+      cacheable: job.cacheable,
+      concurrency: job.evalWorkers,
+      grading: ctx.grading,
+      limit: ctx.taskLimit,
+      signal: ctx.signal,
+      onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),
+    },
+    job.domains,
+    'full',
+    job.split === 'test',
+  );
+  job.status('');
+  const failed = failure();
+  if (failed !== null) throw failed;
+  archive.logEvent(job.variantId, 'eval_finished', {
+    split: job.split,
+    interrupted: outcome.kind === 'interrupted',
+    ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),
+  });
+  if (outcome.kind !== 'scored') return outcome;
+  return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };
 }

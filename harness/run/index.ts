@@ -2,7 +2,7 @@ export { loadDomainTasks } from './domain-tasks.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
-export { runGenerations } from './run.ts';
+export { type RunDeps, runGenerations } from './run.ts';
 export {
   DEFAULT_SIM_RETRY_MS,
   DEFAULT_TASKS_PER_WORKER,

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   buildsDir,
   evalsDir,
   gatewaySocketFile,
+  logsDir,
   runLockFile,
   runLockHolder,
   worktreesDir,
@@ -162,4 +163,23 @@ export async function clearDeadEvals(
       rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
   }
   return dead.map((d) => d.pid);
+}
+
+/**
+ * Takes the run folder for this process: after a run that died, ends the agent processes it left and removes
+ * its leftovers first.
+ */
+export function takeRunFolder(
+  plan: { runDir: string; mode: 'new' | 'resume' },
+  progress: (line: string) => void,
+): void {
+  const { runDir } = plan;
+  if (plan.mode === 'resume') {
+    const orphans = killOrphans(runDir);
+    clearLeftovers(runDir);
+    if (orphans > 0) progress(`Stopped ${orphans} agent process(es) left running by the interrupted run.`);
+  }
+  for (const dir of [logsDir(runDir), worktreesDir(runDir), evalsDir(runDir)])
+    mkdirSync(dir, { recursive: true });
+  lockRun(runDir);
 }

@@ -105,3 +105,16 @@ export function budgetMessage(spentUsd: number, budgetUsd: number | null, stop: 
     (stop === null ? '' : `, and the next call's input alone costs about ${usd(stop.nextUsd)}`)
   );
 }
+
+/** Says how many calls of a replayed run found no recorded response (they failed). */
+export function reportReplayMisses(
+  misses: number,
+  replay: string | null,
+  progress: (line: string) => void,
+): void {
+  if (misses === 0) return;
+  progress(
+    `replay: ${misses} call(s) had no recorded response in ${replay}; they failed, so this run ` +
+      'differs from the recorded one.',
+  );
+}

@@ -1,16 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
-import {
-  archiveFile,
-  evalsDir,
-  logsDir,
-  TASK_AGENT_LOG,
-  variantRepoDir,
-  worktreesDir,
-} from '../../archive/run-folder.ts';
+import { archiveFile, TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
 import { createEvalsFolders } from '../evaluation/index.ts';
 import {
@@ -40,8 +33,14 @@ import { ledgerWriter } from './ledger-writer.ts';
 import { HARNESS_VERSION, type RunConfig, storedConfig } from './run-config.ts';
 import { NODE_MODULES, openRunContext } from './run-context-open.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
-import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
-import { budgetMessage, progressLine, type RunSummary, summarize } from './run-summary.ts';
+import { takeRunFolder, unlockRun } from './run-lock.ts';
+import {
+  budgetMessage,
+  progressLine,
+  type RunSummary,
+  reportReplayMisses,
+  summarize,
+} from './run-summary.ts';
 import { initialAgents } from './transfer.ts';
 
 export interface RunDeps {
@@ -91,15 +90,7 @@ export interface RunPlan {
  */
 export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunSummary> {
   const { config, runId, runDir } = plan;
-  if (plan.mode === 'resume') {
-    const orphans = killOrphans(runDir);
-    clearLeftovers(runDir);
-    if (orphans > 0)
-      deps.progress(`Stopped ${orphans} agent process(es) left running by the interrupted run.`);
-  }
-  for (const dir of [logsDir(runDir), worktreesDir(runDir), evalsDir(runDir)])
-    mkdirSync(dir, { recursive: true });
-  lockRun(runDir);
+  takeRunFolder(plan, deps.progress);
   const emit = (event: RunEvent): void => deps.onEvent?.(event);
   const archive = observeArchive(openArchive(archiveFile(runDir), { secrets: deps.secrets ?? [] }), emit);
   const cache = openEvalCache(plan.cacheFile);
@@ -108,16 +99,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
   let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
-  // A failure of the harness itself (disk, database, git, a ledger row it could not write) halts the run as an
-  // interrupt does: every generation stops at its step, writing nothing more, to be redone by --resume; the
-  // run then fails with the first such error.
-  const halt = new AbortController();
-  let failure: Error | null = null;
-  const fail = (error: Error): void => {
-    failure ??= error;
-    halt.abort();
-  };
-  const signal = AbortSignal.any([deps.signal, halt.signal]);
+  const { fail, failure, halted } = haltOnFailure();
+  const signal = AbortSignal.any([deps.signal, halted]);
   const onAbort = (): void => {
     killAll();
     // Agents a pool starts again, and calls being retried, must not keep the run going.
@@ -144,26 +127,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     }
     emit({ type: 'run_started', generations: config.generations });
     const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
-    const ctx = openRunContext({
-      config,
-      runId,
-      runDir,
-      archive,
-      cache,
-      repo,
-      rootCommit,
-      domains: deps.domains,
-      evals,
-      gateway,
-      sandbox: deps.sandbox,
-      cacheable: deps.cacheable,
-      progress: deps.progress,
-      status: deps.status,
-      signal,
-      onEvent: emit,
-      ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
-      ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
-    });
+    const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
+    const ctx = openRunContext({ ...opened, onEvent: emit, ...sharedDeps(deps) });
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     const zeroEnded = isFinalStep(archive.getVariant(0)?.step ?? 'full');
     await advanceGeneration(ctx, 0);
@@ -173,29 +138,21 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
     await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
-
     const stopped = recordStop(archive, deps.signal.aborted, gateway, spent(), config.budgetUsd);
-    if (failure !== null && !deps.signal.aborted) throw failure;
-    const misses = gateway.replayMisses();
-    if (misses > 0) {
-      deps.progress(
-        `replay: ${misses} call(s) had no recorded response in ${config.replay}; they failed, so this run ` +
-          'differs from the recorded one.',
-      );
-    }
+    const failed = failure();
+    if (failed !== null && !deps.signal.aborted) throw failed;
+    reportReplayMisses(gateway.replayMisses(), config.replay, deps.progress);
     archive.finishRun(stopped === null ? 'done' : 'stopped');
     return summarize(ctx, deps.simulated, stopped);
   } catch (thrown) {
     // The first harness failure is the cause; what failed after it (the run halted) only followed from it.
-    const error: unknown = failure ?? thrown;
+    const error: unknown = failure() ?? thrown;
     try {
       archive.finishRun(deps.signal.aborted ? 'stopped' : 'failed');
     } catch {
       // The archive cannot be written (a full disk): the run reads as unfinished, and a resume continues it.
     }
-    if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) throw error;
-    const message = describeHarnessError(error, variantRepoDir(runDir));
-    throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
+    throw runFailure(error, runDir);
   } finally {
     signal.removeEventListener('abort', onAbort);
     evals.dispose();
@@ -204,6 +161,44 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     archive.close();
     unlockRun(runDir);
   }
+}
+
+/** What the context of the run's steps takes from its dependencies as they are. */
+function sharedDeps(deps: RunDeps) {
+  return {
+    domains: deps.domains,
+    sandbox: deps.sandbox,
+    cacheable: deps.cacheable,
+    progress: deps.progress,
+    status: deps.status,
+    ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
+    ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
+  };
+}
+
+/**
+ * A failure of the harness itself (disk, database, git, a ledger row it could not write) halts the run as an
+ * interrupt does: every generation stops at its step, writing nothing more, to be redone by --resume; the run
+ * then fails with the first such error.
+ */
+function haltOnFailure(): { fail(error: Error): void; failure(): Error | null; halted: AbortSignal } {
+  const halt = new AbortController();
+  let first: Error | null = null;
+  return {
+    fail(error) {
+      first ??= error;
+      halt.abort();
+    },
+    failure: () => first,
+    halted: halt.signal,
+  };
+}
+
+/** The error a failed run ends with: the user's (unreachable model, initial agent) as it is, else described. */
+function runFailure(error: unknown, runDir: string): unknown {
+  if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) return error;
+  const message = describeHarnessError(error, variantRepoDir(runDir));
+  return error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
 }
 
 /**
