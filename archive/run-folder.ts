@@ -2,8 +2,40 @@ import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { readNoFollow } from '../system/read-no-follow.ts';
 
+/*
+ * A run folder, <runs>/<run-id>/: every file and folder in it is named here, and only here.
+ */
+
+/** The run's archive: its configuration, variants, evaluations, task results, model calls and events. */
+export const archiveFile = (runDir: string): string => path.join(runDir, 'archive.sqlite');
+/** The bare git repository that holds the code of every variant, one commit each. */
+export const variantRepoDir = (runDir: string): string => path.join(runDir, 'variants.git');
 /** `run.lock` in a run folder holds the pid of the process running it; it is removed when the run ends. */
 export const runLockFile = (runDir: string): string => path.join(runDir, 'run.lock');
+/** The socket of the run's LLM gateway while it runs. */
+export const gatewaySocketFile = (runDir: string): string => path.join(runDir, 'gateway.sock');
+/** The logs of every variant, one folder each (see variantLogDir). */
+export const logsDir = (runDir: string): string => path.join(runDir, 'logs');
+/** A variant's logs, relative to the run folder: its MetaAgent's log and transcript, its TaskAgent's log. */
+export const variantLogParts = (id: number): string[] => ['logs', `variant-${id}`];
+export const variantLogDir = (runDir: string, id: number): string =>
+  path.join(runDir, ...variantLogParts(id));
+/** The MetaAgent's transcript in a variant's log folder (and where the agent writes it). */
+export const META_TRANSCRIPT = 'meta-transcript.json';
+/** The TaskAgent processes' log in a variant's log folder. */
+export const TASK_AGENT_LOG = 'task-agent.log';
+/** The git worktrees checked out while the run goes (variants, parent choices, evaluations). */
+export const worktreesDir = (runDir: string): string => path.join(runDir, 'worktrees');
+/** The evals folders shown to MetaAgents. */
+export const evalsDir = (runDir: string): string => path.join(runDir, 'evals');
+/** The build folders of the agents' code, one per worktree, and the build cache. */
+export const buildsDir = (runDir: string): string => path.join(runDir, 'builds');
+/** What a MetaAgent process writes besides its worktree (its transcript), one folder per variant. */
+export const agentOutputDir = (runDir: string): string => path.join(runDir, 'agent-output');
+/** The result cache shared by the runs of one folder of runs, beside them. */
+export const evalCacheFile = (runsDir: string): string => path.join(runsDir, 'eval-cache.sqlite');
+/** The result cache a run shares with the runs beside it. */
+export const runEvalCacheFile = (runDir: string): string => evalCacheFile(path.dirname(runDir));
 
 /**
  * The pid of the live process that holds the run (this one included), or null when nobody does: no lock,
@@ -62,7 +94,7 @@ export function listRunIds(runsDir: string): string[] {
   }
   return entries
     .filter((name) => RUN_ID.test(name) && isPlainDir(path.join(runsDir, name)))
-    .filter((name) => isPlainFile(path.join(runsDir, name, 'archive.sqlite')))
+    .filter((name) => isPlainFile(archiveFile(path.join(runsDir, name))))
     .sort();
 }
 
@@ -86,7 +118,7 @@ export function runById(runsDir: string, id: string): RunLookup {
 export function findRun(runsDir: string, ref: string): RunLookup {
   const byId = RUN_ID.test(ref) ? runById(runsDir, ref) : null;
   if (byId?.ok) return byId;
-  if (isPlainFile(path.join(ref, 'archive.sqlite'))) {
+  if (isPlainFile(archiveFile(ref))) {
     const dir = realpathSync(ref);
     return { ok: true, dir, id: path.basename(dir) };
   }
@@ -95,6 +127,15 @@ export function findRun(runsDir: string, ref: string): RunLookup {
     reason: `no run "${ref}": it is neither a run id in ${runsDir} nor a folder holding archive.sqlite`,
     known: listRunIds(runsDir),
   };
+}
+
+/** `RUN:VARIANT` split at its last colon (a run folder path may hold colons); null when malformed. Pure. */
+export function parseVariantRef(ref: string): { run: string; variant: number } | null {
+  const at = ref.lastIndexOf(':');
+  if (at <= 0) return null;
+  const id = ref.slice(at + 1);
+  if (!/^\d+$/.test(id)) return null;
+  return { run: ref.slice(0, at), variant: Number(id) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readAgentFile } from './run-folder.ts';
+import { META_TRANSCRIPT, readAgentFile, variantLogParts } from './run-folder.ts';
 
 const Message = z.object({
   role: z.string(),
@@ -33,7 +33,7 @@ export interface MetaTranscript {
  * left none. The file is agent-written: read without following links, parsed leniently, never trusted.
  */
 export function readMetaTranscript(runDir: string, variantId: number): MetaTranscript | null {
-  const text = readAgentFile(runDir, ['logs', `variant-${variantId}`, 'meta-transcript.json']);
+  const text = readAgentFile(runDir, [...variantLogParts(variantId), META_TRANSCRIPT]);
   if (text === null) return null;
   let raw: unknown;
   try {

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { git } from '../system/git.ts';
+import { variantRepoDir } from './run-folder.ts';
 
 const SHA = /^[0-9a-f]{7,64}$/;
 
@@ -19,7 +19,7 @@ export async function variantDiff(
   if (!SHA.test(from) || !SHA.test(to)) return { ok: false, reason: 'not a commit id' };
   const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color', '--no-renames', from, to, '--'];
   try {
-    return { ok: true, patch: await git({ gitDir: path.join(runDir, 'variants.git') }, args, { maxBytes }) };
+    return { ok: true, patch: await git({ gitDir: variantRepoDir(runDir) }, args, { maxBytes }) };
   } catch (error) {
     return { ok: false, reason: (error as Error).message.trim().split('\n')[0] ?? 'git failed' };
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createGatewayModel } from '../agents/core/gateway-client.ts';
 import { openArchive } from '../archive/archive.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { startGateway } from '../llm/gateway.ts';
 import { withRetries } from '../llm/retry.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
@@ -22,7 +23,7 @@ const ms = (value: number): string => `${value.toFixed(3).padStart(7)} ms`;
  */
 export async function benchGateway(calls = 2000, warmUp = 200): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-gateway-'));
-  const archive = openArchive(path.join(dir, 'archive.sqlite'));
+  const archive = openArchive(archiveFile(dir));
   const task = {
     id: 'bench-1',
     input: { question: 'Ann has 3 apples and buys 4 more. How many?' },

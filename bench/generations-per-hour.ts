@@ -4,6 +4,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
 import { openArchiveReader } from '../archive/read.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /**
@@ -87,8 +88,8 @@ const REACHED_LABEL: Record<Reached, string> = {
 };
 
 function generationPhase(runDir: string, parallel: number): Phase {
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
-  const reader = openArchiveReader(path.join(runDir, 'archive.sqlite'));
+  const archive = openArchive(archiveFile(runDir));
+  const reader = openArchiveReader(archiveFile(runDir));
   try {
     const events = reader.events();
     const reached = (id: number): Reached =>

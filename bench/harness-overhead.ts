@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Archive, openArchive } from '../archive/archive.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { createRng } from '../domains/rng.ts';
 import type { DomainTasks } from '../harness/evaluation/index.ts';
 import {
@@ -131,7 +132,7 @@ async function oneGeneration(
  */
 export async function benchHarnessOverhead(depths: number[], repeats = 15): Promise<string[]> {
   const domains = await loadDomainTasks({
-    domains: ['arithmetic'],
+    domains: [{ kind: 'named', name: 'arithmetic' }],
     dataset: {},
     evalSamples: TASKS_PER_SPLIT,
     stagedSamples: null,
@@ -142,7 +143,7 @@ export async function benchHarnessOverhead(depths: number[], repeats = 15): Prom
   const setups = MODES.flatMap((mode) =>
     depths.map((depth) => {
       const dir = mkdtempSync(path.join(tmpdir(), 'bench-overhead-'));
-      const archive = openArchive(path.join(dir, 'archive.sqlite'));
+      const archive = openArchive(archiveFile(dir));
       for (let id = 0; id < depth; id++) storeVariant(archive, id, id === 0 ? null : id - 1);
       // The tip's sibling, at the same depth: the parents alternate between the two.
       storeVariant(archive, depth, depth === 1 ? null : depth - 2);

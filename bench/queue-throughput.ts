@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { variantRepoDir } from '../archive/run-folder.ts';
 import type { Task } from '../domains/define-domain.ts';
 import { createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand } from '../harness/generation/index.ts';
@@ -124,7 +125,7 @@ async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
   });
   const runDir = path.join(dir, 'run');
   const { rootCommit } = await createVariantRepo(
-    path.join(runDir, 'variants.git'),
+    variantRepoDir(runDir),
     path.join(PROJECT_ROOT, 'agents'),
     nodeModules,
   );
@@ -138,7 +139,7 @@ async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
       taskTimeoutSec: 120,
       tasksPerWorker: 1,
       limits: DEFAULT_LIMITS,
-      domains: ['arithmetic'],
+      domains: [{ kind: 'named' as const, name: 'arithmetic' }],
     },
   };
   for (let round = 0; round < rounds; round++) {

@@ -1,17 +1,9 @@
-import path from 'node:path';
 import { type ArchiveReader, openArchiveReader, type VariantView } from '../archive/read.ts';
-import { findRun } from '../archive/run-folder.ts';
+import { archiveFile, findRun, parseVariantRef } from '../archive/run-folder.ts';
 import { assertReadableArchive, refusalOf } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
 
-/** `RUN:VARIANT` split at its last colon (a run folder path may hold colons); null when malformed. Pure. */
-export function parseVariantRef(ref: string): { run: string; variant: number } | null {
-  const at = ref.lastIndexOf(':');
-  if (at <= 0) return null;
-  const id = ref.slice(at + 1);
-  if (!/^\d+$/.test(id)) return null;
-  return { run: ref.slice(0, at), variant: Number(id) };
-}
+export { parseVariantRef };
 
 export interface OpenedRun {
   id: string;
@@ -35,7 +27,7 @@ export function openRun(runsDir: string, ref: string): OpenedRun {
     return {
       id: found.id,
       dir: found.dir,
-      reader: openArchiveReader(path.join(found.dir, 'archive.sqlite')),
+      reader: openArchiveReader(archiveFile(found.dir)),
     };
   } catch (error) {
     throw refusalOf(error);

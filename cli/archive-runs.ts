@@ -5,7 +5,7 @@ import {
   UnreadableArchiveError,
   type VariantView,
 } from '../archive/read.ts';
-import { listRunIds } from '../archive/run-folder.ts';
+import { archiveFile, listRunIds } from '../archive/run-folder.ts';
 import { withRun } from './archive-refs.ts';
 import { unreadableArchive } from './run-ref.ts';
 import { resumeCommand } from './self-command.ts';
@@ -27,7 +27,7 @@ export interface UnreadableRun {
 function readRuns(runsDir: string): (RunView | UnreadableRun)[] {
   const runs: (RunView | UnreadableRun)[] = [];
   for (const id of listRunIds(runsDir)) {
-    const file = path.join(runsDir, id, 'archive.sqlite');
+    const file = archiveFile(path.join(runsDir, id));
     try {
       const reader = openArchiveReader(file);
       try {

@@ -18,16 +18,23 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 /**
  * The run configuration's first complaint as the user meets it: the option that set the value, the schema's
  * message (what the value must be, and why) and the value given, e.g. `--task-timeout must be a whole number
- * of seconds from 1 to 2147483 (…), not 1000000000.`
+ * of seconds from 1 to 2147483 (…), not 1000000000.` A rule the schema states as a whole sentence follows the
+ * option's name as it is (`form: 'sentence'`, with `{other}` the option of the other field it names), and a
+ * reference it could not read follows the option's name and a colon (`form: 'labelled'`).
  */
 export function configUsageError(
   issue: z.core.$ZodIssue,
   input: unknown,
   optionOf: (path: readonly PropertyKey[]) => string,
 ): UsageError {
-  return new UsageError(
-    `${optionOf(issue.path)} ${issue.message}, not ${quoted(valueAt(input, issue.path))}.`,
-  );
+  const option = optionOf(issue.path);
+  const params = issue.code === 'custom' ? (issue.params ?? {}) : {};
+  if (params.form === 'labelled') return new UsageError(`${option}: ${issue.message}`);
+  if (params.form === 'sentence') {
+    const other = Array.isArray(params.other) ? optionOf(params.other as PropertyKey[]) : '';
+    return new UsageError(`${option} ${issue.message.replace('{other}', other)}`);
+  }
+  return new UsageError(`${option} ${issue.message}, not ${quoted(valueAt(input, issue.path))}.`);
 }
 
 /** Checks one option's value against the field of the run configuration it sets; the value, or a UsageError. */

@@ -1,24 +1,27 @@
 import path from 'node:path';
 import yargs from 'yargs';
 import { openArchive } from '../archive/archive.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { ALL_SPLITS, type Split } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
-import { resolveSandbox } from '../harness/process/index.ts';
+import { DOMAIN_REF_HELP, type DomainRef, unknownDomain } from '../domains/reference.ts';
+import type { DomainTasks } from '../harness/evaluation/index.ts';
 import {
   evaluateStoredVariant,
   gatewayFactory,
   loadDomainTasks,
   parseStoredConfig,
+  type RunConfig,
   RunConfigSchema,
+  type StoredEvaluationOutcome,
 } from '../harness/run/index.ts';
-import { closeMatches } from '../llm/close-matches.ts';
 import { loadEnv } from '../llm/env.ts';
 import { checkOption } from './config-error.ts';
 import { printGatewayWarning } from './errors.ts';
-import { assertLimitsFit } from './loop-prepare.ts';
+import { assertLimitsFit, planOrRefuse } from './loop-prepare.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
-import { parseVariantRef } from './run-ref.ts';
-import { abortExitCode, describeStop, watchStops } from './stop-signals.ts';
+import { locateVariant } from './run-ref.ts';
+import { stopOnSignals } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
 export const EVAL_USAGE = `hyperagents eval <run>:<variant> --domains <name[,name...]> [--split test]
@@ -37,7 +40,7 @@ function builder(argv: string[]) {
       type: 'string',
       requiresArg: true,
       array: true,
-      describe: 'domains, comma-separated',
+      describe: `domains, comma-separated: ${DOMAIN_REF_HELP}`,
     })
     .option('split', { type: 'string', requiresArg: true, default: 'test', describe: ALL_SPLITS.join(' | ') })
     .option('runs', {
@@ -67,24 +70,31 @@ function builder(argv: string[]) {
     .wrap(helpWidth());
 }
 
-/** `hyperagents eval RUN:VARIANT --domains d [--split test]`. */
-export async function evalCommand(argv: string[]): Promise<number> {
+interface EvalRequest {
+  runDir: string;
+  variantId: number;
+  split: Split;
+  evalSamples: number | null;
+  evalWorkers: number;
+  domains: DomainRef[];
+  json: boolean;
+}
+
+/** The command line: which variant, on what, every value checked by the run configuration's schema. */
+async function parseEvalArgs(argv: string[]): Promise<EvalRequest | 'help'> {
   const parsed = await parseOrExplain(builder(argv), 'hyperagents eval', argv);
-  if (parsed.help === true) {
-    process.stdout.write(`${await builder([]).getHelp()}\n`);
-    return 0;
-  }
+  if (parsed.help === true) return 'help';
   const refs = parsed._.map(String);
   if (refs.length !== 1) {
     throw new UsageError(
       'Name one variant as RUN:VARIANT, e.g. hyperagents eval 20260101-120000-000:3 --domains arithmetic.',
     );
   }
-  const { runDir, variantId } = parseVariantRef(refs[0]!, path.resolve(parsed.runs), 'hyperagents eval');
+  const { runDir, variantId } = locateVariant(refs[0]!, path.resolve(parsed.runs), 'hyperagents eval');
   const split = parsed.split as Split;
   if (!ALL_SPLITS.includes(split))
     throw new UsageError(`--split must be one of ${ALL_SPLITS.join(', ')}, not "${split}".`);
-  const { evalSamples: samples, evalWorkers: workers } = RunConfigSchema.shape;
+  const { evalSamples: samples, evalWorkers: workers, domains: domainList } = RunConfigSchema.shape;
   const evalSamples = checkOption('--eval-samples', samples, parsed['eval-samples'] ?? null);
   const evalWorkers = checkOption('--eval-workers', workers, parsed['eval-workers']);
   const names = (parsed.domains ?? [])
@@ -93,15 +103,15 @@ export async function evalCommand(argv: string[]): Promise<number> {
     .filter(Boolean);
   const known = listDomainNames();
   if (names.length === 0) throw new UsageError(`--domains is required. Known domains: ${known.join(', ')}.`);
-  for (const name of names) {
-    if (!known.includes(name)) {
-      const near = closeMatches(name, known);
-      throw new UsageError(
-        `Unknown domain "${name}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. Known domains: ${known.join(', ')}.`,
-      );
-    }
-  }
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const domains = checkOption('--domains', domainList, names);
+  const unknown = unknownDomain(domains, known);
+  if (unknown !== null) throw new UsageError(unknown);
+  return { runDir, variantId, split, evalSamples, evalWorkers, domains, json: parsed.json };
+}
+
+/** The variant to evaluate and its run's stored configuration, or the refusal that says why not. */
+function storedVariant(runDir: string, variantId: number) {
+  const archive = openArchive(archiveFile(runDir));
   const run = archive.getRun();
   const variant = archive.getVariant(variantId);
   archive.close();
@@ -116,11 +126,16 @@ export async function evalCommand(argv: string[]): Promise<number> {
       `Variant ${variantId} of ${runDir} has no code to evaluate (it does not exist, or failed before committing).`,
     );
   }
-  assertLimitsFit(config.limits, runDir);
+  return { runId: run.id, config, commit: variant.commitSha, codeHash: variant.taskCodeHash };
+}
+
+/** Each domain's tasks of the one split asked for; refused when a domain has no such split. */
+async function splitTasks(request: EvalRequest, config: RunConfig): Promise<DomainTasks[]> {
+  const { split } = request;
   const loaded = await loadDomainTasks({
-    domains: names,
+    domains: request.domains,
     dataset: config.dataset,
-    evalSamples,
+    evalSamples: request.evalSamples,
     stagedSamples: null,
   });
   if ('error' in loaded) throw new UsageError(loaded.error);
@@ -131,34 +146,37 @@ export async function evalCommand(argv: string[]): Promise<number> {
       );
     }
   }
-  const domains = loaded.map(({ domain, splits }) => ({
+  return loaded.map(({ domain, splits }) => ({
     domain: { ...domain, splits: [split] },
     splits: { [split]: splits[split] },
   }));
-  const sandbox = resolveSandbox(config.sandbox);
-  if (sandbox.kind === 'missing')
-    throw new UsageError('The run used --sandbox bwrap, but bubblewrap does not work here.');
-  const stops = watchStops({
-    first(cause) {
-      process.stderr.write(
-        `\n${describeStop(cause)}: stopping the evaluation (press Ctrl-C again to abort at once).\n`,
-      );
-    },
-    again: (cause) => process.exit(abortExitCode(cause)),
-  });
+}
+
+/** `hyperagents eval RUN:VARIANT --domains d [--split test]`. */
+export async function evalCommand(argv: string[]): Promise<number> {
+  const request = await parseEvalArgs(argv);
+  if (request === 'help') {
+    process.stdout.write(`${await builder([]).getHelp()}\n`);
+    return 0;
+  }
+  const { runDir, variantId, split } = request;
+  const stored = storedVariant(runDir, variantId);
+  const { config } = stored;
+  assertLimitsFit(config.limits, runDir);
+  const domains = await splitTasks(request, config);
+  const env = loadEnv();
+  const plan = planOrRefuse(config, env, runDir);
+  const stops = stopOnSignals('stopping the evaluation (press Ctrl-C again to abort at once)');
   try {
     const outcome = await evaluateStoredVariant({
       runDir,
-      runId: run.id,
       variantId,
-      commit: variant.commitSha,
-      codeHash: variant.taskCodeHash,
-      config,
+      ...stored,
       domains,
       split,
-      evalWorkers,
-      sandbox,
-      cacheable: config.simScript === null && config.record === null && config.replay === null,
+      evalWorkers: request.evalWorkers,
+      sandbox: plan.sandbox,
+      cacheable: plan.cacheable,
       startGateway: (dir, onCall) =>
         gatewayFactory({
           seed: config.seed,
@@ -168,37 +186,44 @@ export async function evalCommand(argv: string[]): Promise<number> {
           sim: config.sim,
           record: null,
           replay: null,
-          env: loadEnv(),
+          env,
           onWarning: printGatewayWarning,
         })(dir, onCall, null),
       status: () => undefined,
       progress: (line) => process.stderr.write(`${line}\n`),
       signal: stops.signal,
     });
-    if (outcome.kind === 'interrupted') {
-      process.stderr.write(
-        `hyperagents eval: interrupted; no score is stored for variant ${variantId}'s ${split} split. The task ` +
-          'results that finished are kept in the archive, and running the same command again evaluates only ' +
-          'the rest.\n',
-      );
-      return 130;
-    }
-    if (outcome.kind === 'unanswered') {
-      process.stderr.write(
-        `hyperagents eval: variant ${variantId} has no ${split} score: ${outcome.reason}. This is the ` +
-          "sandbox, its limits or the machine, not the agent's answers: fix the cause and run it again.\n",
-      );
-      return 1;
-    }
-    const { scores } = outcome;
-    const picked = Object.fromEntries(names.map((d) => [d, scores[d]?.[split] ?? null]));
-    if (parsed.json)
-      process.stdout.write(`${JSON.stringify({ runDir, variant: variantId, split, scores: picked })}\n`);
-    else
-      for (const [d, s] of Object.entries(picked))
-        process.stdout.write(`variant ${variantId} ${d} ${split}: ${s === null ? '-' : s.toFixed(3)}\n`);
-    return stops.signal.aborted ? 130 : 0;
+    return reportOutcome(outcome, request, stops.signal.aborted);
   } finally {
     stops.dispose();
   }
+}
+
+/** Prints the scores, or why there are none; the exit code. */
+function reportOutcome(outcome: StoredEvaluationOutcome, request: EvalRequest, aborted: boolean): number {
+  const { runDir, variantId, split } = request;
+  if (outcome.kind === 'interrupted') {
+    process.stderr.write(
+      `hyperagents eval: interrupted; no score is stored for variant ${variantId}'s ${split} split. The task ` +
+        'results that finished are kept in the archive, and running the same command again evaluates only ' +
+        'the rest.\n',
+    );
+    return 130;
+  }
+  if (outcome.kind === 'unanswered') {
+    process.stderr.write(
+      `hyperagents eval: variant ${variantId} has no ${split} score: ${outcome.reason}. This is the ` +
+        "sandbox, its limits or the machine, not the agent's answers: fix the cause and run it again.\n",
+    );
+    return 1;
+  }
+  const { scores } = outcome;
+  const names = request.domains.map((d) => d.name);
+  const picked = Object.fromEntries(names.map((d) => [d, scores[d]?.[split] ?? null]));
+  if (request.json)
+    process.stdout.write(`${JSON.stringify({ runDir, variant: variantId, split, scores: picked })}\n`);
+  else
+    for (const [d, s] of Object.entries(picked))
+      process.stdout.write(`variant ${variantId} ${d} ${split}: ${s === null ? '-' : s.toFixed(3)}\n`);
+  return aborted ? 130 : 0;
 }

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { bestVariant, openArchiveReader, type VariantView } from '../archive/read.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { fmtScore } from './text-table.ts';
 
 /** How one finished variant of a run reads in the experiment's progress. Pure. */
@@ -50,7 +50,7 @@ export function formatDuration(ms: number): string {
 /** "best 0.425 (variant 7), 10 generations" for a run's archive. */
 export function bestOf(runDir: string): string {
   try {
-    const reader = openArchiveReader(path.join(runDir, 'archive.sqlite'));
+    const reader = openArchiveReader(archiveFile(runDir));
     try {
       const run = reader.run();
       if (run === null) return 'no archive';
@@ -81,7 +81,7 @@ export function watchRun(id: string, runDir: string, log: (line: string) => void
     let underWay: number[] = [];
     let planned: number | null = null;
     try {
-      const reader = openArchiveReader(path.join(runDir, 'archive.sqlite'));
+      const reader = openArchiveReader(archiveFile(runDir));
       try {
         const variants = reader.variants();
         planned = reader.run()?.generationsPlanned ?? null;

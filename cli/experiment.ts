@@ -10,6 +10,7 @@ import {
   summarizeExperiment,
 } from '../archive/experiment-summary.ts';
 import { openArchiveReader, type RunState } from '../archive/read.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { runHolder } from '../harness/run/index.ts';
 import { EXPERIMENT_USAGE, type ExperimentConfig, parseExperimentArgs, runIdOf } from './experiment-args.ts';
 import { bestOf, formatDuration, watchRun } from './experiment-progress.ts';
@@ -90,7 +91,7 @@ export function mergeManifest(stored: Manifest | null, wanted: Manifest, dir: st
 }
 
 function runState(runDir: string): RunState | null {
-  const file = path.join(runDir, 'archive.sqlite');
+  const file = archiveFile(runDir);
   if (!existsSync(file)) return null;
   const reader = openArchiveReader(file);
   try {
@@ -101,7 +102,7 @@ function runState(runDir: string): RunState | null {
 }
 
 function figuresOf(runDir: string): RunFigures | null {
-  const reader = openArchiveReader(path.join(runDir, 'archive.sqlite'));
+  const reader = openArchiveReader(archiveFile(runDir));
   try {
     return runFigures(reader);
   } finally {
@@ -210,6 +211,19 @@ function writeFolders(dir: string, manifest: Manifest): void {
 
 type RunArgs = Extract<ReturnType<typeof parseExperimentArgs>, { kind: 'run' }>;
 
+/** What the runs of an experiment share while they go: where they are, what runs, and how they ended. */
+interface Tally {
+  dir: string;
+  args: RunArgs & { jobs: number };
+  lock: { pid: number; runs: Record<string, number> };
+  running: Map<string, StartedRun>;
+  signal: AbortSignal;
+  wanted: number;
+  finished: number;
+  failed: string[];
+  stopped: string[];
+}
+
 /** Every configuration with every seed; returns the exit code. */
 async function runAll(
   dir: string,
@@ -235,66 +249,23 @@ async function runAll(
       process.exit(abortExitCode(cause));
     },
   });
-  let finished = 0;
-  const failed: string[] = [];
-  const stopped: string[] = [];
+  const tally: Tally = {
+    dir,
+    args,
+    lock,
+    running,
+    signal: stops.signal,
+    wanted: wanted.length,
+    finished: 0,
+    failed: [],
+    stopped: [],
+  };
   try {
-    await Promise.all(
-      wanted.map(({ config, seed }) =>
-        limit(async () => {
-          if (stops.signal.aborted) return;
-          const id = runIdOf(config.name, seed);
-          const runDir = path.join(dir, 'runs', id);
-          const state = runState(runDir);
-          if (state === 'done') {
-            log(`[${++finished}/${wanted.length}] ${id}: already finished`);
-            return;
-          }
-          const holder = runHolder(runDir);
-          if (holder !== null) {
-            failed.push(id);
-            log(
-              `[${++finished}/${wanted.length}] ${id}: not run: process ${holder}, which this experiment did not ` +
-                `start, is running it. Stop it (kill ${holder}), then run the experiment again.`,
-            );
-            return;
-          }
-          const fresh = state === null && !existsSync(runDir);
-          const common = [...args.loopArgs, ...config.args, '--seed', String(seed), '--json', '--quiet'];
-          const loopArgs = fresh
-            ? [...common, '--out', path.join(dir, 'runs'), '--run-id', id]
-            : [...common, '--resume', runDir];
-          log(`${id}: ${fresh ? 'starting' : `resuming (${state ?? 'no archive yet'})`}`);
-          const startedAt = Date.now();
-          const run = startRun(loopArgs, path.join(dir, 'logs', id));
-          running.set(id, run);
-          if (run.pid !== undefined) {
-            lock.runs[id] = run.pid;
-            writeExperimentLock(dir, lock);
-          }
-          const watch = watchRun(id, runDir, log);
-          const code = await run.done;
-          watch.stop();
-          running.delete(id);
-          delete lock.runs[id];
-          writeExperimentLock(dir, lock);
-          const took = formatDuration(Date.now() - startedAt);
-          const ok = code === 0 && runState(runDir) === 'done';
-          const where = path.join(dir, 'logs', `${id}.log`);
-          if (ok) log(`[${++finished}/${wanted.length}] ${id}: done in ${took}, ${bestOf(runDir)}`);
-          else if (stops.signal.aborted) {
-            stopped.push(id);
-            log(`${id}: stopped after ${took} (finished work is kept; see ${where})`);
-          } else {
-            failed.push(id);
-            log(`[${++finished}/${wanted.length}] ${id}: failed after ${took} (exit ${code}; see ${where})`);
-          }
-        }),
-      ),
-    );
+    await Promise.all(wanted.map(({ config, seed }) => limit(() => runOne(tally, config, seed))));
   } finally {
     stops.dispose();
   }
+  const { failed, stopped } = tally;
   const { summary } = summarize(dir, { ...manifest, configs: args.configs, seeds: args.seeds }, args.target);
   print(summary, args.json, args.target);
   if (stops.signal.aborted) {
@@ -311,4 +282,57 @@ async function runAll(
     return 1;
   }
   return 0;
+}
+
+/** One configuration with one seed: started, resumed, or skipped when it finished or another process runs it. */
+async function runOne(tally: Tally, config: RunArgs['configs'][number], seed: number): Promise<void> {
+  if (tally.signal.aborted) return;
+  const { dir, args, lock } = tally;
+  const id = runIdOf(config.name, seed);
+  const runDir = path.join(dir, 'runs', id);
+  const state = runState(runDir);
+  const count = (): string => `[${++tally.finished}/${tally.wanted}]`;
+  if (state === 'done') {
+    log(`${count()} ${id}: already finished`);
+    return;
+  }
+  const holder = runHolder(runDir);
+  if (holder !== null) {
+    tally.failed.push(id);
+    log(
+      `${count()} ${id}: not run: process ${holder}, which this experiment did not ` +
+        `start, is running it. Stop it (kill ${holder}), then run the experiment again.`,
+    );
+    return;
+  }
+  const fresh = state === null && !existsSync(runDir);
+  const common = [...args.loopArgs, ...config.args, '--seed', String(seed), '--json', '--quiet'];
+  const loopArgs = fresh
+    ? [...common, '--out', path.join(dir, 'runs'), '--run-id', id]
+    : [...common, '--resume', runDir];
+  log(`${id}: ${fresh ? 'starting' : `resuming (${state ?? 'no archive yet'})`}`);
+  const startedAt = Date.now();
+  const run = startRun(loopArgs, path.join(dir, 'logs', id));
+  tally.running.set(id, run);
+  if (run.pid !== undefined) {
+    lock.runs[id] = run.pid;
+    writeExperimentLock(dir, lock);
+  }
+  const watch = watchRun(id, runDir, log);
+  const code = await run.done;
+  watch.stop();
+  tally.running.delete(id);
+  delete lock.runs[id];
+  writeExperimentLock(dir, lock);
+  const took = formatDuration(Date.now() - startedAt);
+  const ok = code === 0 && runState(runDir) === 'done';
+  const where = path.join(dir, 'logs', `${id}.log`);
+  if (ok) log(`${count()} ${id}: done in ${took}, ${bestOf(runDir)}`);
+  else if (tally.signal.aborted) {
+    tally.stopped.push(id);
+    log(`${id}: stopped after ${took} (finished work is kept; see ${where})`);
+  } else {
+    tally.failed.push(id);
+    log(`${count()} ${id}: failed after ${took} (exit ${code}; see ${where})`);
+  }
 }

@@ -1,10 +1,13 @@
 import { secretValues } from '../archive/redact.ts';
+import { formatDomainRef } from '../domains/reference.ts';
 import { InitialAgentError } from '../harness/process/index.ts';
 import {
   gatewayFactory,
   HARNESS_VERSION,
   ModelUnreachableError,
   type RetryNotice,
+  type RunDeps,
+  type RunSummary,
   runGenerations,
 } from '../harness/run/index.ts';
 import type { Coordinator } from '../queue/coordinator.ts';
@@ -15,31 +18,12 @@ import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { redisLine } from './redis-progress.ts';
 import { resumeCommand } from './self-command.ts';
-import { abortExitCode, describeStop, type StopWatch, watchStops } from './stop-signals.ts';
+import { stopOnSignals } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 
 const SIM_BANNER =
   'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
   'archive are real; the scores show how selection works, not how good a real model is.';
-
-/**
- * The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
- * run) stops the run cleanly: agents are stopped, finished work is kept and the resume command printed. A
- * second one exits at once; the run can still be resumed.
- */
-function interruptions(resume: string): StopWatch {
-  return watchStops({
-    first(cause) {
-      process.stderr.write(
-        `\n${describeStop(cause)}: stopping the run cleanly (finished work is kept; press Ctrl-C again to abort at once).\n`,
-      );
-    },
-    again(cause) {
-      process.stderr.write(`\nAborted. Continue the run with: ${resume}\n`);
-      process.exit(abortExitCode(cause));
-    },
-  });
-}
 
 export async function main(argv: string[]): Promise<number> {
   let prepared: PreparedRun | 'help' | 'version';
@@ -59,32 +43,66 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const display = createProgress(process.stderr, prepared.quiet);
-  const progress = display.line;
-  let coordinator: Coordinator | null = null;
-  if (queue.queue !== null) {
-    try {
-      // The queue's client (BullMQ, ioredis) is loaded only by a run that uses it.
-      const [{ openCoordinator }, { PROJECT_VERSION }, { assertListenable, queueTarget }] = await Promise.all(
-        [
-          import('../queue/coordinator.ts'),
-          import('../queue/project-version.ts'),
-          import('./queue-target.ts'),
-        ],
-      );
-      const target = await queueTarget(queue.queue, 'generate-loop --queue');
-      await assertListenable(queue.gatewayListen);
-      coordinator = await openCoordinator({
-        target,
-        version: PROJECT_VERSION,
-        gatewayUrl: queue.gatewayUrl,
-        onRedis: (event) => progress(redisLine(event)),
-      });
-    } catch (error) {
-      return reportError(error, 'generate-loop');
-    }
+  let coordinator: Coordinator | null;
+  try {
+    coordinator = await openQueue(queue, display.line);
+  } catch (error) {
+    return reportError(error, 'generate-loop');
   }
-  const { config, runId, runDir, sandbox, simulated, script, domains, env, replay, chosen } = prepared;
-  if (simulated && !prepared.quiet) process.stderr.write(`${SIM_BANNER}\n`);
+  await announce(prepared, display.line, coordinator === null ? null : { coordinator, queue });
+  const resume = resumeCommand(prepared.runDir, queue);
+  // The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
+  // run) stops the run cleanly: agents are stopped, finished work is kept. A second one exits at once.
+  const interrupt = stopOnSignals(
+    'stopping the run cleanly (finished work is kept; press Ctrl-C again to abort at once)',
+    `Aborted. Continue the run with: ${resume}`,
+  );
+  try {
+    const summary = await runGenerations(
+      prepared,
+      runDeps(prepared, display, coordinator === null ? null : { coordinator, queue }, interrupt.signal),
+    );
+    display.done();
+    return reportEnd(summary, prepared, resume);
+  } catch (error) {
+    display.done();
+    return reportFailure(error, resume);
+  } finally {
+    interrupt.dispose();
+    await coordinator?.close();
+  }
+}
+
+/** With `--queue`: the coordinator that hands tasks (and with --remote-generations, MetaAgent runs) to workers. */
+async function openQueue(queue: QueueFlags, progress: (line: string) => void): Promise<Coordinator | null> {
+  if (queue.queue === null) return null;
+  // The queue's client (BullMQ, ioredis) is loaded only by a run that uses it.
+  const [{ openCoordinator }, { PROJECT_VERSION }, { assertListenable, queueTarget }] = await Promise.all([
+    import('../queue/coordinator.ts'),
+    import('../queue/project-version.ts'),
+    import('./queue-target.ts'),
+  ]);
+  const target = await queueTarget(queue.queue, 'generate-loop --queue');
+  await assertListenable(queue.gatewayListen);
+  return openCoordinator({
+    target,
+    version: PROJECT_VERSION,
+    gatewayUrl: queue.gatewayUrl,
+    onRedis: (event) => progress(redisLine(event)),
+  });
+}
+
+type Queued = { coordinator: Coordinator; queue: QueueFlags } | null;
+
+/** What the run is about to do: the model, the sandbox, the run, and where its work goes. */
+async function announce(
+  prepared: PreparedRun,
+  progress: (line: string) => void,
+  queued: Queued,
+): Promise<void> {
+  const { config, runId, runDir, plan, replay, chosen } = prepared;
+  const { sandbox } = plan;
+  if (plan.simulated && !prepared.quiet) process.stderr.write(`${SIM_BANNER}\n`);
   if (chosen !== null) process.stderr.write(`${chosen}\n`);
   for (const line of prepared.leftOut) process.stderr.write(`${line}\n`);
   if (replay !== null) {
@@ -100,88 +118,92 @@ export async function main(argv: string[]): Promise<number> {
   );
   progress(
     `${prepared.mode === 'resume' ? 'Resuming run' : 'Run'} ${runId}: ${config.generations} generation(s) on ` +
-      `${config.domains.join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
+      `${config.domains.map(formatDomainRef).join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
       `parallel ${config.parallel}, output ${runDir}`,
   );
-  if (coordinator !== null) {
+  if (queued !== null) {
+    const { coordinator, queue } = queued;
     const connected = await coordinator.workers();
     progress(
       `Coordinator: evaluation tasks${queue.remoteGenerations ? ' and MetaAgent runs' : ''} go to the ` +
         `workers of ${queue.queue} (${connected} connected now; start more with: hyperagents worker --queue ${queue.queue}).`,
     );
   }
-  const resume = resumeCommand(runDir, queue);
-  const interrupt = interruptions(resume);
-  try {
-    const summary = await runGenerations(
-      { config, runId, runDir, cacheFile: prepared.cacheFile, mode: prepared.mode },
-      {
-        domains,
-        sandbox,
-        secrets: secretValues(env),
-        simulated,
-        // Recorded and replayed runs call the model for every task, so the recording is complete and the
-        // replay answers them all; a cache from other runs would skip calls.
-        cacheable: script === undefined && config.record === null && replay === null,
-        startGateway: gatewayFactory({
-          seed: config.seed,
-          domains,
-          models: [config.metaModel, config.taskModel],
-          script,
-          sim: config.sim,
-          record: config.record,
-          replay,
-          env,
-          onRetry: retryReporter(progress),
-          onModelHealth: display.event,
-          onWarning: printGatewayWarning,
-          ...(coordinator === null ? {} : { tcp: queue.gatewayListen }),
-        }),
-        ...(coordinator === null ? {} : { remoteTasks: coordinator }),
-        ...(coordinator !== null && queue.remoteGenerations ? { remoteEdits: coordinator } : {}),
-        progress,
-        status: display.status,
-        onEvent: display.event,
-        signal: interrupt.signal,
-      },
+}
+
+/** What the run's generations use: the plan, the gateway, the workers of a queue, the display. */
+function runDeps(
+  prepared: PreparedRun,
+  display: ReturnType<typeof createProgress>,
+  queued: Queued,
+  signal: AbortSignal,
+): RunDeps {
+  const { config, plan, script, domains, env, replay } = prepared;
+  return {
+    domains,
+    sandbox: plan.sandbox,
+    secrets: secretValues(env),
+    simulated: plan.simulated,
+    cacheable: plan.cacheable,
+    startGateway: gatewayFactory({
+      seed: config.seed,
+      domains,
+      models: [config.metaModel, config.taskModel],
+      script,
+      sim: config.sim,
+      record: config.record,
+      replay,
+      env,
+      onRetry: retryReporter(display.line),
+      onModelHealth: display.event,
+      onWarning: printGatewayWarning,
+      ...(queued === null ? {} : { tcp: queued.queue.gatewayListen }),
+    }),
+    ...(queued === null ? {} : { remoteTasks: queued.coordinator }),
+    ...(queued?.queue.remoteGenerations === true ? { remoteEdits: queued.coordinator } : {}),
+    progress: display.line,
+    status: display.status,
+    onEvent: display.event,
+    signal,
+  };
+}
+
+/** Prints the summary and how the run ended; the exit code. */
+function reportEnd(summary: RunSummary, prepared: PreparedRun, resume: string): number {
+  process.stdout.write(prepared.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
+  // These last lines are printed even with --quiet or --json: they say how the run ended (after Ctrl-C the
+  // very last is the command that continues it, alone, to copy).
+  if (summary.stopped === 'interrupted') {
+    process.stderr.write(
+      `generate-loop: interrupted; finished work is kept in ${prepared.runDir}. Continue with:\n${resume}\n`,
     );
-    display.done();
-    process.stdout.write(prepared.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
-    // These last lines are printed even with --quiet or --json: they say how the run ended (after Ctrl-C the
-    // very last is the command that continues it, alone, to copy).
-    if (summary.stopped === 'interrupted') {
-      process.stderr.write(
-        `generate-loop: interrupted; finished work is kept in ${runDir}. Continue with:\n${resume}\n`,
-      );
-      return 130;
-    }
-    if (summary.stopped !== null) {
-      process.stderr.write(
-        `generate-loop: ${summary.stopped}. The run stopped cleanly: a call that could have taken the spend ` +
-          `over the budget was refused. Raise --budget-usd to let a run go further: ${resume} ` +
-          '--budget-usd X\n',
-      );
-    }
-    return 0;
-  } catch (error) {
-    display.done();
-    if (error instanceof ModelUnreachableError) {
-      // The words `hyperagents chat` uses for the same failure.
-      process.stderr.write(`generate-loop: provider unreachable: ${error.message}\n`);
-      return 1;
-    }
-    // A resume would stop at the same place: the message says what a new run must change.
-    if (error instanceof InitialAgentError) {
-      process.stderr.write(`generate-loop: ${error.message}\n`);
-      return 1;
-    }
-    const code = reportError(error, 'generate-loop');
-    process.stderr.write(`The finished work is kept; to continue: ${resume}\n`);
-    return code;
-  } finally {
-    interrupt.dispose();
-    await coordinator?.close();
+    return 130;
   }
+  if (summary.stopped !== null) {
+    process.stderr.write(
+      `generate-loop: ${summary.stopped}. The run stopped cleanly: a call that could have taken the spend ` +
+        `over the budget was refused. Raise --budget-usd to let a run go further: ${resume} ` +
+        '--budget-usd X\n',
+    );
+  }
+  return 0;
+}
+
+/** Says why the run failed, and how to continue it when a resume can; the exit code. */
+function reportFailure(error: unknown, resume: string): number {
+  if (error instanceof ModelUnreachableError) {
+    // The words `hyperagents chat` uses for the same failure.
+    process.stderr.write(`generate-loop: provider unreachable: ${error.message}\n`);
+    return 1;
+  }
+  // A resume would stop at the same place: the message says what a new run must change.
+  if (error instanceof InitialAgentError) {
+    process.stderr.write(`generate-loop: ${error.message}\n`);
+    return 1;
+  }
+  const code = reportError(error, 'generate-loop');
+  process.stderr.write(`The finished work is kept; to continue: ${resume}\n`);
+  return code;
 }
 
 /**

@@ -14,6 +14,7 @@ const withModels = {
   checkModel: (id: string) => (['sim', 'big', 'small'].includes(id) ? null : `Unknown model "${id}".`),
 };
 
+const named = (name: string) => ({ kind: 'named' as const, name });
 const args = (line: string): string[] => line.split(' ').filter(Boolean);
 const parse = (line: string, k = known) => parseLoopArgs(args(line), k);
 
@@ -217,7 +218,7 @@ describe('parseLoopArgs accepts good input', () => {
   it('fills in the defaults', async () => {
     const config = await parse('--domains arithmetic');
     expect(config).toEqual({
-      domains: ['arithmetic'],
+      domains: [named('arithmetic')],
       metaModel: 'sim',
       taskModel: 'sim',
       generations: 10,
@@ -267,21 +268,24 @@ describe('parseLoopArgs accepts good input', () => {
   });
 
   it.each<[string, Partial<LoopConfig>]>([
-    ['--domains arithmetic,text', { domains: ['arithmetic', 'text'] }],
-    ['--domains arithmetic --domains text', { domains: ['arithmetic', 'text'] }],
-    ['--domains text,arithmetic --domains text', { domains: ['text', 'arithmetic'] }],
-    ['--domains arithmetic,,text,', { domains: ['arithmetic', 'text'] }],
+    ['--domains arithmetic,text', { domains: [named('arithmetic'), named('text')] }],
+    ['--domains arithmetic --domains text', { domains: [named('arithmetic'), named('text')] }],
+    ['--domains text,arithmetic --domains text', { domains: [named('text'), named('arithmetic')] }],
+    ['--domains arithmetic,,text,', { domains: [named('arithmetic'), named('text')] }],
     [
       '--domains qa=dataset:data/qa.csv,exercism:ex --answer-field gold --metric numeric',
       {
-        domains: [`qa=dataset:${path.resolve('data/qa.csv')}`, `ex=exercism:${path.resolve('ex')}`],
+        domains: [
+          { kind: 'dataset', name: 'qa', file: path.resolve('data/qa.csv') },
+          { kind: 'exercism', name: 'ex', dir: path.resolve('ex') },
+        ],
         dataset: { answerField: 'gold', metric: 'numeric' },
       },
     ],
     [
       '--domains dataset:a.jsonl --input-fields q,context --choices A,B,C --answer-pattern ####(.+)',
       {
-        domains: [`a=dataset:${path.resolve('a.jsonl')}`],
+        domains: [{ kind: 'dataset', name: 'a', file: path.resolve('a.jsonl') }],
         dataset: { inputFields: ['q', 'context'], choices: ['A', 'B', 'C'], answerPattern: '####(.+)' },
       },
     ],

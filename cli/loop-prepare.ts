@@ -2,19 +2,17 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
+import { archiveFile, evalCacheFile, runEvalCacheFile, variantRepoDir } from '../archive/run-folder.ts';
 import type { Domain } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
 import type { DomainTasks } from '../harness/evaluation/index.ts';
-import {
-  limitsAboveMachine,
-  type ResolvedSandbox,
-  type ResourceLimits,
-  resolveSandbox,
-} from '../harness/process/index.ts';
+import { limitsAboveMachine, type ResourceLimits, resolveSandbox } from '../harness/process/index.ts';
 import {
   defaultRunId,
   loadDomainTasks,
+  type PlannedRun,
   parseStoredConfig,
+  planRun,
   type RunConfig,
   RunConfigSchema,
   runExists,
@@ -22,16 +20,15 @@ import {
   type TransferSource,
 } from '../harness/run/index.ts';
 import { loadEnv } from '../llm/env.ts';
-import { providerSettings } from '../llm/providers/index.ts';
 import { loadReplayBook, type ReplayBook } from '../llm/recorder.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { loadSimScript, type ParsedSimScript } from '../llm/sim/script.ts';
 import { git, gitInstalled } from '../system/git.ts';
 import { configUsageError } from './config-error.ts';
 import { defaultModel } from './default-model.ts';
-import { type LoopConfig, optionOf, parseLoopArgs } from './loop-args.ts';
+import { type LoopConfig, optionOf, parseLoopArgs, runConfigOf } from './loop-args.ts';
 import { resumeConfig } from './resume-config.ts';
-import { locateRun, parseVariantRef } from './run-ref.ts';
+import { locateRun, locateVariant } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
 import { assertWritableDir } from './writable.ts';
 
@@ -43,8 +40,8 @@ export interface PreparedRun {
   cacheFile: string;
   json: boolean;
   quiet: boolean;
-  sandbox: ResolvedSandbox;
-  simulated: boolean;
+  /** Sandbox, simulated, cacheable: decided by the harness from the configuration. */
+  plan: PlannedRun;
   script: ParsedSimScript | undefined;
   domains: DomainTasks[];
   env: Readonly<Record<string, string | undefined>>;
@@ -77,17 +74,6 @@ async function assertGitInstalled(): Promise<void> {
     throw new UsageError(
       'git is not installed: every agent variant is a git commit. Install git and run again.',
     );
-  }
-}
-
-/** Every real model the run calls needs its key; replayed runs call none. */
-function assertKeys(config: RunConfig, env: Readonly<Record<string, string | undefined>>): void {
-  if (config.replay !== null) return;
-  for (const id of new Set([config.metaModel, config.taskModel])) {
-    const resolved = resolveModel(id);
-    if (!resolved.ok || resolved.model.simulated) continue;
-    const settings = providerSettings(resolved.model, env);
-    if (!settings.ok) throw new UsageError(settings.message);
   }
 }
 
@@ -149,7 +135,7 @@ function openReplay(file: string): ReplayBook {
  * where every variant's code is, and a run never makes a new one in its place.
  */
 async function assertVariantRepo(runDir: string, commit: string, what: string): Promise<void> {
-  const gitDir = path.join(runDir, 'variants.git');
+  const gitDir = variantRepoDir(runDir);
   let holds = existsSync(gitDir);
   if (holds) {
     try {
@@ -172,7 +158,7 @@ async function assertVariantRepo(runDir: string, commit: string, what: string): 
 async function resumed(
   cli: LoopConfig,
   ref: string,
-): Promise<{ config: RunConfig; runId: string; runDir: string }> {
+): Promise<{ config: RunConfig; runId: string; runDir: string; cacheFile: string }> {
   const runDir = locateRun(ref, cli.out, '--resume');
   const holder = runHolder(runDir);
   if (holder !== null) {
@@ -181,7 +167,7 @@ async function resumed(
         `kill ${holder}); then resume it.`,
     );
   }
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const archive = openArchive(archiveFile(runDir));
   try {
     const run = archive.getRun();
     const stored = run === undefined ? null : parseStoredConfig(run.config);
@@ -209,16 +195,61 @@ async function resumed(
           'Give a larger --budget-usd to let it go further.',
       );
     }
-    return { config, runId: run.id, runDir };
+    return { config, runId: run.id, runDir, cacheFile: runEvalCacheFile(runDir) };
   } finally {
     archive.close();
   }
 }
 
+/** A new run: its folder must not exist yet, the folder of runs must take it, and --from must name code. */
+async function newRun(
+  cli: LoopConfig,
+): Promise<{ config: RunConfig; runId: string; runDir: string; cacheFile: string }> {
+  const from = cli.from === null ? null : await transferSource(cli.from, cli.out);
+  const config = { ...runConfigOf(cli), from };
+  assertWritableDir(cli.out, '--out');
+  const runId = cli.runId ?? defaultRunId();
+  if (runExists(cli.out, runId)) {
+    throw new UsageError(
+      `A run named "${runId}" already exists in ${cli.out}. Choose another --run-id, or continue it with ` +
+        `--resume ${runId}.`,
+    );
+  }
+  if (config.record !== null) assertRecordable(config.record);
+  return {
+    config,
+    runId,
+    runDir: path.join(cli.out, runId),
+    cacheFile: evalCacheFile(cli.out),
+  };
+}
+
+/**
+ * How the run goes on this machine (see planRun), or the refusal. `storedIn`: the folder of the run whose
+ * stored configuration this is (evaluated again), null for the command line's.
+ */
+export function planOrRefuse(
+  config: RunConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  storedIn: string | null = null,
+): PlannedRun {
+  const planned = planRun(config, { vars: env, sandbox: resolveSandbox(config.sandbox), storedIn });
+  if (!planned.ok) throw new UsageError(planned.message);
+  return planned.plan;
+}
+
+function simScript(file: string): ParsedSimScript {
+  try {
+    return loadSimScript(file);
+  } catch (error) {
+    throw new UsageError(`--sim-script: ${(error as Error).message}`);
+  }
+}
+
 /** `--from RUN:VARIANT`: the variant must exist and have code. */
 async function transferSource(ref: string, out: string): Promise<TransferSource> {
-  const { runDir, variantId } = parseVariantRef(ref, out, '--from');
-  const archive = openArchive(path.join(runDir, 'archive.sqlite'));
+  const { runDir, variantId } = locateVariant(ref, out, '--from');
+  const archive = openArchive(archiveFile(runDir));
   try {
     const commit = archive.getVariant(variantId)?.commitSha ?? null;
     if (commit === null) {
@@ -245,55 +276,14 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' 
   });
   if (cli === 'help' || cli === 'version') return cli;
   const mode = cli.resume === null ? 'new' : 'resume';
-  let config: RunConfig;
-  let runId: string;
-  let runDir: string;
-  let cacheFile: string;
-  if (cli.resume !== null) {
-    ({ config, runId, runDir } = await resumed(cli, cli.resume));
-    cacheFile = path.join(path.dirname(runDir), 'eval-cache.sqlite');
-  } else {
-    const from = cli.from === null ? null : await transferSource(cli.from, cli.out);
-    config = RunConfigSchema.parse({ ...cli, from });
-    assertWritableDir(cli.out, '--out');
-    runId = cli.runId ?? defaultRunId();
-    if (runExists(cli.out, runId)) {
-      throw new UsageError(
-        `A run named "${runId}" already exists in ${cli.out}. Choose another --run-id, or continue it with ` +
-          `--resume ${runId}.`,
-      );
-    }
-    runDir = path.join(cli.out, runId);
-    cacheFile = path.join(cli.out, 'eval-cache.sqlite');
-    if (config.record !== null) assertRecordable(config.record);
-  }
+  const { config, runId, runDir, cacheFile } =
+    cli.resume === null ? await newRun(cli) : await resumed(cli, cli.resume);
   assertLimitsFit(config.limits, mode === 'resume' ? runDir : null);
-  assertKeys(config, env);
   assertCacheReadable(cacheFile);
   const replay = config.replay === null ? null : openReplay(config.replay);
   await assertGitInstalled();
-  const sandbox = resolveSandbox(config.sandbox);
-  if (sandbox.kind === 'missing') {
-    throw new UsageError(
-      '--sandbox bwrap was asked for, but bubblewrap does not work here. Install it (Debian/Ubuntu: ' +
-        'apt-get install bubblewrap) or pass --sandbox auto or none.',
-    );
-  }
-  const simulated = [config.metaModel, config.taskModel].every((id) => id === 'sim');
-  if (sandbox.kind === 'none' && !simulated && config.sandbox !== 'none') {
-    throw new UsageError(
-      `Agents would run real models without a sandbox (${sandbox.why}). Install bubblewrap, or pass ` +
-        '--sandbox none to accept running agent-written code unsandboxed.',
-    );
-  }
-  let script: ParsedSimScript | undefined;
-  if (config.simScript !== null) {
-    try {
-      script = loadSimScript(config.simScript);
-    } catch (error) {
-      throw new UsageError(`--sim-script: ${(error as Error).message}`);
-    }
-  }
+  const plan = planOrRefuse(config, env);
+  const script = config.simScript === null ? undefined : simScript(config.simScript);
   const domains = await loadDomainTasks(config);
   if ('error' in domains) throw new UsageError(domains.error);
   const chosen =
@@ -312,8 +302,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' 
     cacheFile,
     json: cli.json,
     quiet: cli.quiet,
-    sandbox,
-    simulated,
+    plan,
     script,
     domains,
     env,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunConfigSchema } from '../harness/run/index.ts';
-import { givenOptions, parseLoopArgs } from './loop-args.ts';
+import { RunConfigSchema, storedConfig } from '../harness/run/index.ts';
+import { givenOptions, parseLoopArgs, runConfigOf } from './loop-args.ts';
 import { resumeConfig } from './resume-config.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -10,11 +10,14 @@ const parse = async (line: string) => {
   if (typeof parsed !== 'object') throw new Error(parsed);
   return parsed;
 };
+/** The configuration as a resume reads it back from the archive. */
 const stored = async () =>
-  RunConfigSchema.parse({
-    ...(await parse('--domains arithmetic --model sim --seed 3 --generations 10')),
-    from: null,
-  });
+  RunConfigSchema.parse(
+    storedConfig({
+      ...runConfigOf(await parse('--domains arithmetic --model sim --seed 3 --generations 10')),
+      from: null,
+    }),
+  );
 
 describe('givenOptions', () => {
   it.each([

@@ -1,7 +1,7 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
 import { checkArchive } from '../archive/archive-check.ts';
 import { UnreadableArchiveError } from '../archive/read.ts';
+import { archiveFile, findRun, parseVariantRef } from '../archive/run-folder.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The refusal (exit 2) of a run archive that cannot be read: the file, what is wrong, what to do. */
@@ -22,7 +22,7 @@ export const refusalOf = (error: unknown): unknown =>
  * --resume, --from): they also read every page, and need every variant in a step this version knows.
  */
 export function assertReadableArchive(runDir: string, use: 'browse' | 'continue'): void {
-  const file = path.join(runDir, 'archive.sqlite');
+  const file = archiveFile(runDir);
   const check = checkArchive(file, use === 'continue' ? { everyPage: true, knownSteps: true } : {});
   if (!check.ok) throw unreadableArchive(file, check.why);
 }
@@ -48,35 +48,33 @@ export function assertRunsFolder(runsDir: string, flag: string): void {
 }
 
 /**
- * A run named on the command line for the harness to continue or write into: its folder, given directly or
- * as a run id inside `out`, with an archive it can read.
+ * A run named on the command line for the harness to continue or write into: a run id in `out`, or the
+ * path of a run folder (see findRun), with an archive it can read.
  */
 export function locateRun(ref: string, out: string, option: string): string {
-  const candidates = [path.resolve(ref), path.join(out, ref)];
-  const found = candidates.find((dir) => existsSync(path.join(dir, 'archive.sqlite')));
-  if (found === undefined) {
+  const found = findRun(out, ref);
+  if (!found.ok) {
     throw new UsageError(
       `${option} ${ref}: no run there. Give a run id in ${out} (or pass --out with the folder that holds it), ` +
         'or the path of a run folder (the one with archive.sqlite).',
     );
   }
-  assertReadableArchive(found, 'continue');
-  return found;
+  assertReadableArchive(found.dir, 'continue');
+  return found.dir;
 }
 
-/** `RUN:VARIANT`: a run (id or folder) and a variant id in it. */
-export function parseVariantRef(
+/** `RUN:VARIANT` named for the harness to build on or write into: the run's folder and the variant id. */
+export function locateVariant(
   ref: string,
   out: string,
   option: string,
 ): { runDir: string; variantId: number } {
-  const colon = ref.lastIndexOf(':');
-  const variant = colon < 0 ? '' : ref.slice(colon + 1);
-  if (colon <= 0 || !/^\d+$/.test(variant)) {
+  const parsed = parseVariantRef(ref);
+  if (parsed === null) {
     throw new UsageError(
       `${option} takes RUN:VARIANT, a run id (or folder) and a variant number, e.g. 20260101-120000-000:3; ` +
         `not "${ref}".`,
     );
   }
-  return { runDir: locateRun(ref.slice(0, colon), out, option), variantId: Number(variant) };
+  return { runDir: locateRun(parsed.run, out, option), variantId: parsed.variant };
 }

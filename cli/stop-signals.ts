@@ -72,6 +72,23 @@ export function watchStops(handlers: {
   };
 }
 
+/**
+ * The Ctrl-C handling of a command that stops cleanly: the first stop request (Ctrl-C, another stop signal,
+ * the end of the process that started it) aborts the signal and says `<cause>: <stopping>.`; a second one
+ * prints `aborted` (when given) and exits at once with 128 + the signal's number.
+ */
+export function stopOnSignals(stopping: string, aborted: string | null = null): StopWatch {
+  return watchStops({
+    first(cause) {
+      process.stderr.write(`\n${describeStop(cause)}: ${stopping}.\n`);
+    },
+    again(cause) {
+      if (aborted !== null) process.stderr.write(`\n${aborted}\n`);
+      process.exit(abortExitCode(cause));
+    },
+  });
+}
+
 /** A process whose parent ended is stopped within this long (the npx case, which is polled). */
 const PARENT_POLL_MS = 1000;
 

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { z } from 'zod';
+import { closeMatches } from '../llm/close-matches.ts';
 import { DOMAIN_NAME } from './define-domain.ts';
 
 /**
@@ -97,4 +99,42 @@ export function formatDomainRef(ref: DomainRef): string {
     case 'exercism':
       return `${ref.name}=exercism:${ref.dir}`;
   }
+}
+
+export const DomainRefSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('named'), name: z.string() }),
+  z.object({ kind: z.literal('dataset'), name: z.string(), file: z.string() }),
+  z.object({ kind: z.literal('exercism'), name: z.string(), dir: z.string() }),
+]);
+
+/**
+ * A run's domains: stored and given as text (`--domains`, a stored configuration), used as typed references.
+ * Decoding parses the list once (a message for a reference the user must fix, marked to be shown after the
+ * option's name and a colon); encoding writes each reference out in full.
+ */
+export const DomainRefList = z.codec(z.array(z.string()), z.array(DomainRefSchema).min(1), {
+  decode(texts, ctx) {
+    const parsed = parseDomainRefs(texts);
+    if (parsed.ok) return parsed.refs;
+    ctx.issues.push({ code: 'custom', message: parsed.message, input: texts, params: { form: 'labelled' } });
+    return z.NEVER;
+  },
+  encode: (refs) => refs.map(formatDomainRef),
+});
+
+/**
+ * The first named domain that is not one of `known` (the folders under domains/), as the message that says
+ * what to do; null when every one is known. File and folder references are opened later.
+ */
+export function unknownDomain(refs: readonly DomainRef[], known: readonly string[]): string | null {
+  for (const ref of refs) {
+    if (ref.kind !== 'named' || known.includes(ref.name)) continue;
+    const near = closeMatches(ref.name, known);
+    return (
+      `Unknown domain "${ref.name}"${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}. ` +
+      `Known domains: ${known.join(', ')}. A new domain is a folder domains/<name>/ with an index.ts; ` +
+      'a CSV or JSONL file is dataset:FILE, a folder of exercises exercism:DIR.'
+    );
+  }
+  return null;
 }

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { Redis } from 'ioredis';
-import { parseDomainRefs } from '../domains/reference.ts';
+import { variantRepoDir } from '../archive/run-folder.ts';
+import type { DomainRef } from '../domains/reference.ts';
 import type { TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
   RemoteEditContext,
@@ -109,7 +109,7 @@ function publisher(
     if (gatewayUrl === undefined) throw new Error('the gateway listens on no TCP address for queue workers');
     await client.set(gatewayKey(secret.runKey), gatewayUrl);
     for (const commit of new Set(commits)) {
-      const tar = await gitArchive(path.join(ctx.runDir, 'variants.git'), commit);
+      const tar = await gitArchive(variantRepoDir(ctx.runDir), commit);
       await client.setex(codeKey(secret.runKey, commit), KEEP_SECONDS, tar);
     }
   };
@@ -190,7 +190,6 @@ async function remoteEdit(
 }
 
 /** Names of the run's domains that come with the project (a worker has them); not users' datasets. */
-function shippedDomains(domains: readonly string[]): Set<string> {
-  const parsed = parseDomainRefs(domains);
-  return new Set(parsed.ok ? parsed.refs.filter((r) => r.kind === 'named').map((r) => r.name) : []);
+function shippedDomains(domains: readonly DomainRef[]): Set<string> {
+  return new Set(domains.filter((r) => r.kind === 'named').map((r) => r.name));
 }

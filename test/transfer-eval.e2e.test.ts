@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -66,6 +66,53 @@ describe('transfer, evaluation of a stored variant, and a variant choosing paren
     db.close();
     expect(test).toEqual({ score: printed.scores.arithmetic, n_tasks: 3 });
     expect(selection.selection_score).toBe(source.variants[0]!.score);
+  }, 600_000);
+
+  it('hyperagents eval takes a dataset:FILE domain, as generate-loop does, and stores its test score', async () => {
+    const rows = ['id,question,answer,split'];
+    for (let i = 1; i <= 6; i++)
+      rows.push(`q${i},What is ${i} + ${i}?,${2 * i},${i <= 4 ? 'test' : 'train'}`);
+    writeFileSync(path.join(tmp, 'sums.csv'), `${rows.join('\n')}\n`);
+    writeFileSync(path.join(tmp, 'sums.domain.json'), JSON.stringify({ splitField: 'split' }));
+    const result = await runCli('hyperagents', [
+      'eval',
+      'source:0',
+      '--domains',
+      `plus=dataset:${path.join(tmp, 'sums.csv')}`,
+      '--split',
+      'test',
+      '--out',
+      tmp,
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout) as { scores: { plus: number } };
+    const db = new Database(path.join(source.runDir, 'archive.sqlite'), { readonly: true });
+    const row = db
+      .prepare(
+        "SELECT score, n_tasks FROM evaluations WHERE variant_id = 0 AND domain = 'plus' AND split = 'test'",
+      )
+      .get() as { score: number; n_tasks: number };
+    const tasks = db
+      .prepare("SELECT COUNT(*) AS n FROM task_results WHERE variant_id = 0 AND domain = 'plus'")
+      .get() as { n: number };
+    db.close();
+    expect(row).toEqual({ score: printed.scores.plus, n_tasks: 4 });
+    expect(tasks.n).toBe(4);
+
+    const bad = await runCli('hyperagents', ['eval', 'source:0', '--domains', 'ftp:x', '--out', tmp]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--domains: "ftp:x": the only sources are dataset:FILE and exercism:DIR.');
+    const missing = await runCli('hyperagents', [
+      'eval',
+      'source:0',
+      '--domains',
+      `dataset:${path.join(tmp, 'nope.csv')}`,
+      '--out',
+      tmp,
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nope.csv');
   }, 600_000);
 
   it('hyperagents eval names a variant without code and a missing run, exit code 2', async () => {

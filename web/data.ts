@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { TaskResultRow } from '../archive/archive.ts';
 import {
   type ExperimentSummary,
@@ -12,7 +11,7 @@ import {
   type SpendPoint,
   type VariantView,
 } from '../archive/read.ts';
-import { listRunIds, runById } from '../archive/run-folder.ts';
+import { archiveFile, listRunIds, runById } from '../archive/run-folder.ts';
 import {
   bestSoFar,
   bootstrapMedianCI,
@@ -68,7 +67,7 @@ export function openRunById(runsDir: string, id: string): Opened {
       ok: true,
       id: found.id,
       dir: found.dir,
-      reader: openArchiveReader(path.join(found.dir, 'archive.sqlite')),
+      reader: openArchiveReader(archiveFile(found.dir)),
     };
   } catch {
     return { ok: false, known: listRunIds(runsDir) };

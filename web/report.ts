@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { type RunFigures, runFigures } from '../archive/experiment-summary.ts';
 import { openArchiveReader } from '../archive/read.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { compareRuns, compareVariants, type RunPage, runPage, type TaskSource, variantPage } from './data.ts';
 import { renderShell } from './page.ts';
@@ -19,7 +19,7 @@ export async function buildReport(
   const api: Record<string, unknown> = {};
   const pages: (RunPage & { figures: RunFigures | null })[] = [];
   for (const { id, dir } of runs) {
-    const reader = openArchiveReader(path.join(dir, 'archive.sqlite'));
+    const reader = openArchiveReader(archiveFile(dir));
     try {
       const page = runPage(reader);
       if (page === null) continue;

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive.ts';
-import { runLockFile } from '../run-folder.ts';
+import { archiveFile, runLockFile } from '../run-folder.ts';
 import { seededRandom } from '../stats.ts';
 
 export interface SyntheticRunOptions {
@@ -38,7 +38,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
   } = options;
   const dir = path.join(runsDir, id);
   mkdirSync(dir, { recursive: true });
-  const archive = openArchive(path.join(dir, 'archive.sqlite'));
+  const archive = openArchive(archiveFile(dir));
   const random = seededRandom(seed);
   archive.createRun({
     id,

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildsDir, TASK_AGENT_LOG, worktreesDir } from '../../archive/run-folder.ts';
 import { createTaskPool, stageSize, type TaskPool } from '../evaluation/index.ts';
 import type { ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
 import {
@@ -90,7 +91,7 @@ export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
 
 /** Bundles of the run's agents by the content of their code, shared by its variants (see buildAgentEntry). */
 export const buildCache = (ctx: Pick<RunContext, 'runDir'>): string =>
-  path.join(ctx.runDir, 'builds', 'cache');
+  path.join(buildsDir(ctx.runDir), 'cache');
 
 const BUILD_EVENT: Record<EntryPoint, string> = {
   [TASK_ENTRY]: 'task_agent_build',
@@ -145,8 +146,8 @@ function tasksAtOnce(ctx: RunContext): number {
  */
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
   const worktree =
-    worktreeName === undefined ? worktreeDir(ctx, id) : path.join(ctx.runDir, 'worktrees', worktreeName);
-  const buildFolder = path.join(ctx.runDir, 'builds', worktreeName ?? `variant-${id}`);
+    worktreeName === undefined ? worktreeDir(ctx, id) : path.join(worktreesDir(ctx.runDir), worktreeName);
+  const buildFolder = path.join(buildsDir(ctx.runDir), worktreeName ?? `variant-${id}`);
   const refusalsAtStart = {
     meta: ctx.archive.callCounts('meta', id).budgetRefusals,
     task: ctx.archive.callCounts('task', id).budgetRefusals,
@@ -195,7 +196,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         slots: ctx.taskSlots,
-        ...harnessLog(ctx, path.join(logDir(ctx, id), 'task-agent.log')),
+        ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
       });
       return pool;
     },

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { VariantRow } from '../../archive/archive.ts';
+import { META_TRANSCRIPT } from '../../archive/run-folder.ts';
 import { openCappedLog, writeAgentText } from '../process/index.ts';
 import { type EditOutcome, editVerdict, iterationsLeft, writeEvals } from './meta-agent-run.ts';
 import { logDir, type RemoteEdits, type RunContext } from './run-context.ts';
@@ -42,7 +43,7 @@ export async function editOnWorker(
       throw new Error(`could not write the MetaAgent's log: ${failure.message}`, { cause: failure });
     if (reply.transcript !== null) {
       const refused = writeAgentText(
-        path.join(logs, 'meta-transcript.json'),
+        path.join(logs, META_TRANSCRIPT),
         reply.transcript,
         cap,
         ctx.archive.redact,

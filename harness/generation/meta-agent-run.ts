@@ -1,6 +1,13 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { FailureCause, VariantRow } from '../../archive/archive.ts';
+import {
+  agentOutputDir,
+  buildsDir,
+  META_TRANSCRIPT,
+  evalsDir as runEvalsDir,
+  worktreesDir,
+} from '../../archive/run-folder.ts';
 import type { AgentEntry, ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
 import {
   agentEnv,
@@ -20,7 +27,7 @@ export type EditOutcome =
   { ok: true; refused?: string } | { ok: false; reason: string; cause: FailureCause };
 
 export const frozenMetaDir = (ctx: Pick<RunContext, 'runDir'>): string =>
-  path.join(ctx.runDir, 'worktrees', 'frozen-meta');
+  path.join(worktreesDir(ctx.runDir), 'frozen-meta');
 
 /**
  * Runs the parent's MetaAgent (or, with --freeze-meta, the initial one) on `worktree` on this machine, shown
@@ -43,7 +50,7 @@ export async function editWithMetaAgent(
     model: ctx.config.metaModel,
   });
   // The MetaAgent writes its transcript here, never into the harness's log folder; the harness copies it.
-  const agentOut = path.join(ctx.runDir, 'agent-output', `variant-${id}`);
+  const agentOut = path.join(agentOutputDir(ctx.runDir), `variant-${id}`);
   rmSync(agentOut, { recursive: true, force: true });
   mkdirSync(agentOut, { recursive: true });
   try {
@@ -66,8 +73,8 @@ export async function editWithMetaAgent(
       diskWatch: { dir: worktree, maxBytes: ctx.config.limits.diskMb * MIB },
     });
     const refused = copyAgentFile(
-      path.join(agentOut, 'meta-transcript.json'),
-      path.join(logs, 'meta-transcript.json'),
+      path.join(agentOut, META_TRANSCRIPT),
+      path.join(logs, META_TRANSCRIPT),
       ctx.config.limits.outputKb * 1024,
       ctx.archive.redact,
     );
@@ -89,7 +96,7 @@ async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string):
   const compiled = await precompileAgent({
     worktree: metaRoot,
     entry: META_ENTRY,
-    outDir: path.join(ctx.runDir, 'builds', `variant-${id}`, 'meta-agent'),
+    outDir: path.join(buildsDir(ctx.runDir), `variant-${id}`, 'meta-agent'),
     nodeModules: ctx.nodeModules,
     cacheDir: buildCache(ctx),
   });
@@ -107,7 +114,7 @@ async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string):
  * kept folder had been changed since the harness wrote it (so it was written afresh).
  */
 export function writeEvals(ctx: RunContext, variant: VariantRow): string {
-  const evalsDir = path.join(ctx.runDir, 'evals', `variant-${variant.id}`);
+  const evalsDir = path.join(runEvalsDir(ctx.runDir), `variant-${variant.id}`);
   const written = ctx.evals.write(evalsDir, variant.parentId ?? 0);
   if (written.kind === 'refused')
     ctx.archive.logEvent(variant.id, 'evals_rewritten', { change: written.change });
@@ -141,7 +148,7 @@ export function metaAgentCommand(sandbox: ResolvedSandbox, place: MetaAgentPlace
   const frozen = place.metaRoot !== place.worktree;
   const env = agentEnv(
     { url: place.gateway.url, token: place.gateway.token },
-    { HYPERAGENTS_TRANSCRIPT: path.join(place.agentOut, 'meta-transcript.json') },
+    { HYPERAGENTS_TRANSCRIPT: path.join(place.agentOut, META_TRANSCRIPT) },
   );
   const policy: SandboxPolicy = {
     workdir: place.worktree,

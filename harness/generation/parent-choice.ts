@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { worktreesDir } from '../../archive/run-folder.ts';
 import { createRng } from '../../domains/rng.ts';
 import { finishedVariants } from '../evaluation/index.ts';
 import { agentCommand, agentEnv, runToCompletion } from '../process/index.ts';
@@ -63,7 +64,7 @@ async function runSelectParent(
 ): Promise<{ ok: true; id: number } | { ok: false; reason: string }> {
   const commit = ctx.archive.getVariant(chooserId)?.commitSha;
   if (commit == null) return { ok: false, reason: 'it has no commit' };
-  const worktree = path.join(ctx.runDir, 'worktrees', `select-${id}`);
+  const worktree = path.join(worktreesDir(ctx.runDir), `select-${id}`);
   const variants = ctx.archive.listVariants();
   const summary = {
     generation: id,

@@ -1,5 +1,7 @@
+import path from 'node:path';
 import type { Archive } from '../../archive/archive.ts';
 import type { EvalCache } from '../../archive/eval-cache.ts';
+import { variantLogDir, worktreesDir } from '../../archive/run-folder.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
 import type { DomainTasks, EvalsFolders, TaskPool, TaskSlots } from '../evaluation/index.ts';
@@ -119,5 +121,6 @@ export interface RemoteEdits {
   edit(ctx: RemoteEditContext, request: RemoteEditRequest): Promise<RemoteEditReply>;
 }
 
-export const worktreeDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/worktrees/variant-${id}`;
-export const logDir = (ctx: RunContext, id: number): string => `${ctx.runDir}/logs/variant-${id}`;
+export const worktreeDir = (ctx: RunContext, id: number): string =>
+  path.join(worktreesDir(ctx.runDir), `variant-${id}`);
+export const logDir = (ctx: RunContext, id: number): string => variantLogDir(ctx.runDir, id);

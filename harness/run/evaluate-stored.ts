@@ -1,24 +1,24 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { type LlmCallInput, openArchive } from '../../archive/archive.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
+import { archiveFile, runEvalCacheFile, variantLogDir, variantRepoDir } from '../../archive/run-folder.ts';
 import type { Split } from '../../domains/define-domain.ts';
 import {
   createEvalsFolders,
-  createGradeContext,
-  createTaskSlots,
   type DomainTasks,
   evaluateStage,
   scoresBySplit,
+  type TaskPool,
 } from '../evaluation/index.ts';
 import type { RunContext, TokenIssuer } from '../generation/index.ts';
 import { openSession } from '../generation/index.ts';
-import type { ResolvedSandbox } from '../process/index.ts';
-import { describeHarnessError, errorLine, killAll, openVariantRepo } from '../process/index.ts';
+import type { ResolvedSandbox, VariantRepo } from '../process/index.ts';
+import { describeHarnessError, killAll, openVariantRepo } from '../process/index.ts';
+import { ledgerWriter } from './ledger-writer.ts';
 import type { RunConfig } from './run-config.ts';
-import { PROJECT_ROOT } from './run-config.ts';
+import { NODE_MODULES, openRunContext } from './run-context-open.ts';
 import { clearDeadEvals, evalFolderName, evalSocketPrefix } from './run-lock.ts';
 
 export interface StoredEvaluation {
@@ -61,41 +61,28 @@ export type StoredEvaluationOutcome =
  * into that run's archive (stage `full`). Its selection score is not changed: a test score never steers a run.
  */
 export async function evaluateStoredVariant(job: StoredEvaluation): Promise<StoredEvaluationOutcome> {
-  const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
-  const repo = openVariantRepo(path.join(job.runDir, 'variants.git'), nodeModules);
-  const cleared = await clearDeadEvals(job.runDir, (worktree) => repo.removeWorktree(worktree));
-  if (cleared.length > 0) {
-    const which =
-      cleared.length === 1
-        ? `a killed evaluation (process ${cleared[0]})`
-        : `${cleared.length} killed evaluations (processes ${cleared.join(', ')})`;
-    job.progress(`Removed the worktree, build folder and agent processes left by ${which} in ${job.runDir}.`);
-  }
-  const archive = openArchive(path.join(job.runDir, 'archive.sqlite'));
-  const cache = openEvalCache(path.join(path.dirname(job.runDir), 'eval-cache.sqlite'));
+  const repo = openVariantRepo(variantRepoDir(job.runDir), NODE_MODULES);
+  await clearKilledEvaluations(job, repo);
+  const archive = openArchive(archiveFile(job.runDir));
+  const cache = openEvalCache(runEvalCacheFile(job.runDir));
   // Its own socket folder: the run may be running beside it with its gateway on the run's socket.
   const socketDir = mkdtempSync(path.join(tmpdir(), evalSocketPrefix()));
   // A write the harness cannot make (a full disk) stops the evaluation as an interrupt does, and is then thrown.
   const halt = new AbortController();
   let failure: Error | null = null;
   const signal = AbortSignal.any([job.signal, halt.signal]);
-  const gateway = await job.startGateway(socketDir, (row) => {
-    try {
-      archive.insertLlmCall(row);
-    } catch (error) {
-      failure ??= new Error(`the ledger could not record a model call: ${errorLine(error)}`, {
-        cause: error,
-      });
+  const gateway = await job.startGateway(
+    socketDir,
+    ledgerWriter(archive, (error) => {
+      failure ??= error;
       halt.abort();
       killAll();
-    }
-  });
-  const taskLimit = pLimit(job.evalWorkers);
-  const ctx: RunContext = {
+    }),
+  );
+  const ctx = openRunContext({
     config: { ...job.config, evalWorkers: job.evalWorkers, evalTest: job.split === 'test' },
     runId: job.runId,
     runDir: job.runDir,
-    nodeModules,
     archive,
     cache,
     repo,
@@ -105,54 +92,19 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
     evals: createEvalsFolders(archive, job.domains, { reuse: false }),
     gateway,
     sandbox: job.sandbox,
-    grading: createGradeContext({ sandbox: job.sandbox, nodeModules }),
     onEvent: () => undefined,
     cacheable: job.cacheable,
     progress: () => undefined,
     status: job.status,
     signal,
-    taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
-    taskSlots: createTaskSlots(job.evalWorkers),
-  };
-  mkdirSync(path.join(job.runDir, 'logs', `variant-${job.variantId}`), { recursive: true });
+  });
+  mkdirSync(variantLogDir(job.runDir, job.variantId), { recursive: true });
   const session = openSession(ctx, job.variantId, evalFolderName(job.variantId));
   try {
     await session.checkout(job.commit);
-    archive.logEvent(job.variantId, 'eval_started', {
-      domains: job.domains.map((d) => d.domain.name),
-      split: job.split,
-    });
-    const outcome = await evaluateStage(
-      {
-        archive,
-        cache,
-        pool: await session.pool(),
-        variantId: job.variantId,
-        codeHash: job.codeHash,
-        taskModel: job.config.taskModel,
-        seed: job.config.seed,
-        cacheable: job.cacheable,
-        concurrency: job.evalWorkers,
-        grading: ctx.grading,
-        limit: ctx.taskLimit,
-        signal,
-        onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),
-      },
-      job.domains,
-      'full',
-      job.split === 'test',
-    );
-    job.status('');
-    if (failure !== null) throw failure;
-    archive.logEvent(job.variantId, 'eval_finished', {
-      split: job.split,
-      interrupted: outcome.kind === 'interrupted',
-      ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),
-    });
-    if (outcome.kind !== 'scored') return outcome;
-    return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };
+    return await evaluateSplit(job, ctx, await session.pool(), () => failure);
   } catch (error) {
-    const message = describeHarnessError(failure ?? error, path.join(job.runDir, 'variants.git'));
+    const message = describeHarnessError(failure ?? error, variantRepoDir(job.runDir));
     throw new Error(message, { cause: failure ?? error });
   } finally {
     try {
@@ -164,4 +116,62 @@ export async function evaluateStoredVariant(job: StoredEvaluation): Promise<Stor
       archive.close();
     }
   }
+}
+
+/** Cleans up after evaluations of this run that were killed, and says so. */
+async function clearKilledEvaluations(job: StoredEvaluation, repo: VariantRepo): Promise<void> {
+  const cleared = await clearDeadEvals(job.runDir, (worktree) => repo.removeWorktree(worktree));
+  if (cleared.length === 0) return;
+  const which =
+    cleared.length === 1
+      ? `a killed evaluation (process ${cleared[0]})`
+      : `${cleared.length} killed evaluations (processes ${cleared.join(', ')})`;
+  job.progress(`Removed the worktree, build folder and agent processes left by ${which} in ${job.runDir}.`);
+}
+
+/**
+ * Evaluates the checked-out variant on the split, between its `eval_started` and `eval_finished` events;
+ * throws the harness's `failure` (a write it could not make) instead of finishing.
+ */
+async function evaluateSplit(
+  job: StoredEvaluation,
+  ctx: RunContext,
+  pool: TaskPool,
+  failure: () => Error | null,
+): Promise<StoredEvaluationOutcome> {
+  const { archive } = ctx;
+  archive.logEvent(job.variantId, 'eval_started', {
+    domains: job.domains.map((d) => d.domain.name),
+    split: job.split,
+  });
+  const outcome = await evaluateStage(
+    {
+      archive,
+      cache: ctx.cache,
+      pool,
+      variantId: job.variantId,
+      codeHash: job.codeHash,
+      taskModel: job.config.taskModel,
+      seed: job.config.seed,
+      cacheable: job.cacheable,
+      concurrency: job.evalWorkers,
+      grading: ctx.grading,
+      limit: ctx.taskLimit,
+      signal: ctx.signal,
+      onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),
+    },
+    job.domains,
+    'full',
+    job.split === 'test',
+  );
+  job.status('');
+  const failed = failure();
+  if (failed !== null) throw failed;
+  archive.logEvent(job.variantId, 'eval_finished', {
+    split: job.split,
+    interrupted: outcome.kind === 'interrupted',
+    ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),
+  });
+  if (outcome.kind !== 'scored') return outcome;
+  return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LlmCallInput } from '../../archive/archive.ts';
+import { gatewaySocketFile } from '../../archive/run-folder.ts';
 import { createFailureWatch, type FailureWatch, type ModelHealthEvent } from '../../llm/failure-watch.ts';
 import { startGateway } from '../../llm/gateway.ts';
 import type { ModelProvider } from '../../llm/provider.ts';
@@ -56,7 +57,7 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
       runPlaceholders({ runDir, runId: path.basename(runDir), projectRoot: PROJECT_ROOT }),
     );
     const gateway = await startGateway({
-      socketPath: path.join(runDir, 'gateway.sock'),
+      socketPath: gatewaySocketFile(runDir),
       providers: (id) => served.get(id)?.provider,
       models: plan.models,
       records: (id) => served.get(id)?.record,

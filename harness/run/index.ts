@@ -1,17 +1,25 @@
-export { evaluateStoredVariant } from './evaluate-stored.ts';
+export { loadDomainTasks } from './domain-tasks.ts';
+export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
-export { defaultRunId, loadDomainTasks, runExists, runGenerations } from './run.ts';
+export { type RunDeps, runGenerations } from './run.ts';
 export {
+  DEFAULT_SIM_RETRY_MS,
+  DEFAULT_TASKS_PER_WORKER,
   HARNESS_VERSION,
+  isSimulatedModel,
   PROJECT_ROOT,
   parseStoredConfig,
   RESUMABLE_CHANGES,
+  RUN_CONFIG_FIELDS,
   type RunConfig,
   RunConfigSchema,
   type SimConfig,
+  storedConfig,
   type TransferSource,
 } from './run-config.ts';
 export type { RunEvent } from './run-events.ts';
+export { defaultRunId, runExists } from './run-id.ts';
 export { runHolder } from './run-lock.ts';
+export { type PlannedRun, planRun, type RunEnv } from './run-plan.ts';
 export { progressLine, type RunSummary } from './run-summary.ts';

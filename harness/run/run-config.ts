@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DatasetOptions } from '../../domains/dataset-options.ts';
+import { DomainRefList } from '../../domains/reference.ts';
+import { resolveModel } from '../../llm/registry.ts';
 import { DEFAULT_RETRY_POLICY } from '../../llm/retry.ts';
 import { FAULT_KINDS } from '../../llm/sim/faults.ts';
 import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
@@ -72,6 +74,9 @@ export type TransferSource = z.infer<typeof TransferSourceSchema>;
 
 const count = (min: number) => wholeNumber(min, null);
 
+/** Tasks one TaskAgent process runs at once in a new run, unless `--tasks-per-worker` says otherwise. */
+export const DEFAULT_TASKS_PER_WORKER = 8;
+
 /** More generations than any run could finish; a larger number is a typo (`1e9`). */
 export const MAX_GENERATIONS = 100_000;
 /** The longest task or MetaAgent timeout, in whole seconds: a timer cannot wait longer. */
@@ -93,8 +98,11 @@ const limit = (field: keyof typeof LIMIT_RANGES) => {
  * value must be, so a command only has to name the option that set it.
  */
 const RunConfigFields = z.object({
-  /** Domain references in full (see domains/reference.ts): a name, or NAME=dataset:FILE, NAME=exercism:DIR. */
-  domains: z.array(z.string()).min(1),
+  /**
+   * The domains, typed (see domains/reference.ts); given and stored as references in full text: a name, or
+   * NAME=dataset:FILE, NAME=exercism:DIR.
+   */
+  domains: DomainRefList,
   /** Field mapping and metric for every dataset:FILE, over each file's sidecar. */
   dataset: DatasetOptions.default({}),
   metaModel: z.string(),
@@ -111,14 +119,14 @@ const RunConfigFields = z.object({
   stagedSamples: count(1).nullable(),
   skipStagedEval: z.boolean(),
   evalTest: z.boolean(),
-  parentSelection: z.enum(PARENT_SELECTIONS),
+  parentSelection: z.enum(PARENT_SELECTIONS, { error: `must be one of ${PARENT_SELECTIONS.join(', ')}` }),
   /** Let each parent's own `agents/select-parent.ts` pick the next parent (the strategy is the fallback). */
   editSelectParent: z.boolean().default(false),
   budgetUsd: z
     .number({ error: 'must be a positive amount' })
     .positive({ error: 'must be a positive amount' })
     .nullable(),
-  sandbox: z.enum(SANDBOX_MODES),
+  sandbox: z.enum(SANDBOX_MODES, { error: `must be one of ${SANDBOX_MODES.join(', ')}` }),
   /** Limits on every agent process (and the tools run on agent files). */
   limits: z
     .object({
@@ -144,10 +152,42 @@ const RunConfigFields = z.object({
   from: TransferSourceSchema.nullable().default(null),
 });
 
-/** The fields, and the one range that depends on another field (open files on tasks per process). */
-export const RunConfigSchema = RunConfigFields.superRefine((config, ctx) => {
-  // Runs after the fields' own checks, whose failures have already been reported.
-  if (typeof config.limits !== 'object' || config.limits === null) return;
+/** Whether a model id names the offline simulated model. */
+export function isSimulatedModel(id: string): boolean {
+  const resolved = resolveModel(id);
+  return resolved.ok && resolved.model.simulated;
+}
+
+/** Default of `--sim-retry-ms`; a run that changes it sets up the simulated model. */
+export const DEFAULT_SIM_RETRY_MS = 1000;
+
+/**
+ * A rule across fields, refused with a whole sentence: shown after the name of the option that set `path`,
+ * with `{other}` replaced by the name of the option that set `other`.
+ */
+function refuse(
+  ctx: z.RefinementCtx,
+  path: (string | number)[],
+  message: string,
+  other: (string | number)[] | null = null,
+): void {
+  ctx.addIssue({ code: 'custom', path, input: undefined, message, params: { form: 'sentence', other } });
+}
+
+/** The knobs of the simulated model a configuration sets away from their defaults, as field paths. */
+function simKnobs(sim: RunConfigInput['sim']): (string | number)[][] {
+  return [
+    sim.latency !== null && ['sim', 'latency'],
+    sim.faultRate > 0 && ['sim', 'faultRate'],
+    sim.pricePerMTok > 0 && ['sim', 'pricePerMTok'],
+    sim.retryMs !== DEFAULT_SIM_RETRY_MS && ['sim', 'retryMs'],
+  ].filter((knob) => knob !== false);
+}
+
+type RunConfigInput = z.output<typeof RunConfigFields>;
+
+/** The rules across fields: each runs once the fields themselves are valid. */
+function crossFieldRules(config: RunConfigInput, ctx: z.RefinementCtx): void {
   const needed = openFilesNeeded(config.tasksPerWorker);
   if (config.limits.openFiles < needed) {
     ctx.addIssue({
@@ -160,7 +200,38 @@ export const RunConfigSchema = RunConfigFields.superRefine((config, ctx) => {
         '2 per task; fewer tasks per process need fewer)',
     });
   }
-});
+  const models = [config.metaModel, config.taskModel];
+  if (config.simScript !== null && !models.every(isSimulatedModel))
+    refuse(ctx, ['simScript'], 'replays replies of the simulated model: use it with --model sim.');
+  if (config.record !== null && config.replay !== null) {
+    refuse(
+      ctx,
+      ['record'],
+      'and --replay cannot be used together: record a run with --record FILE first, then repeat it with ' +
+        '--replay FILE.',
+    );
+  }
+  const [knob] = simKnobs(config.sim);
+  if (knob !== undefined && !models.some(isSimulatedModel)) {
+    refuse(
+      ctx,
+      knob,
+      'sets up the simulated model, which this run does not use: add --model sim, or drop it.',
+    );
+  }
+  const useless = knob ?? (config.simScript === null ? null : ['simScript']);
+  if (config.replay !== null && useless !== null) {
+    refuse(
+      ctx,
+      ['replay'],
+      'answers every call from the recording, so {other} would have no effect: drop it.',
+      useless,
+    );
+  }
+}
+
+/** The fields, and the rules across them (open files on tasks per process, the simulated model's options). */
+export const RunConfigSchema = RunConfigFields.superRefine(crossFieldRules);
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
 /** Options a resumed run may change; any other difference is refused. */
@@ -169,6 +240,14 @@ export const RESUMABLE_CHANGES = [
   'budgetUsd',
   'parallel',
 ] as const satisfies readonly (keyof RunConfig)[];
+
+/** The configuration as it is stored in a run's archive (domains written out in full). */
+export function storedConfig(config: RunConfig): z.input<typeof RunConfigSchema> {
+  return z.encode(RunConfigSchema, config);
+}
+
+/** The fields of a run's configuration, so a command can pick them out of what its command line says. */
+export const RUN_CONFIG_FIELDS = Object.keys(RunConfigFields.shape) as (keyof RunConfig)[];
 
 /** Reads a stored configuration back; null when it does not match the schema (a run of another version). */
 export function parseStoredConfig(stored: unknown): RunConfig | null {

@@ -1,7 +1,15 @@
-import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runLockFile, runLockHolder } from '../../archive/run-folder.ts';
+import {
+  buildsDir,
+  evalsDir,
+  gatewaySocketFile,
+  logsDir,
+  runLockFile,
+  runLockHolder,
+  worktreesDir,
+} from '../../archive/run-folder.ts';
 import { alive } from '../process/index.ts';
 
 export const lockFile = runLockFile;
@@ -34,7 +42,7 @@ const EVAL_SOCKET = /^hyperagents-eval-(\d+)-/;
 
 /** The worktrees of `hyperagents eval` processes beside the run: those still running and those left over. */
 function evalWorktrees(runDir: string): { live: string[]; dead: { dir: string; pid: number }[] } {
-  const worktrees = path.join(path.resolve(runDir), 'worktrees');
+  const worktrees = worktreesDir(path.resolve(runDir));
   const found = { live: [] as string[], dead: [] as { dir: string; pid: number }[] };
   let names: string[];
   try {
@@ -113,7 +121,7 @@ function processGroup(pid: string): number | null {
  */
 export function clearLeftovers(runDir: string): void {
   const keep = new Set(evalWorktrees(runDir).live.map((dir) => path.basename(dir)));
-  const worktrees = path.join(runDir, 'worktrees');
+  const worktrees = worktreesDir(runDir);
   let names: string[] = [];
   try {
     names = readdirSync(worktrees);
@@ -121,10 +129,10 @@ export function clearLeftovers(runDir: string): void {
   for (const name of names) {
     if (keep.has(name)) continue;
     rmSync(path.join(worktrees, name), { recursive: true, force: true });
-    if (EVAL_FOLDER.test(name)) rmSync(path.join(runDir, 'builds', name), { recursive: true, force: true });
+    if (EVAL_FOLDER.test(name)) rmSync(path.join(buildsDir(runDir), name), { recursive: true, force: true });
   }
-  rmSync(path.join(runDir, 'evals'), { recursive: true, force: true });
-  rmSync(path.join(runDir, 'gateway.sock'), { force: true });
+  rmSync(evalsDir(runDir), { recursive: true, force: true });
+  rmSync(gatewaySocketFile(runDir), { force: true });
 }
 
 /**
@@ -142,7 +150,7 @@ export async function clearDeadEvals(
   for (const { dir } of dead) {
     killProcessesIn(dir, []);
     rmSync(dir, { recursive: true, force: true });
-    rmSync(path.join(runDir, 'builds', path.basename(dir)), { recursive: true, force: true });
+    rmSync(path.join(buildsDir(runDir), path.basename(dir)), { recursive: true, force: true });
     await forget(dir);
   }
   let sockets: string[] = [];
@@ -155,4 +163,23 @@ export async function clearDeadEvals(
       rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
   }
   return dead.map((d) => d.pid);
+}
+
+/**
+ * Takes the run folder for this process: after a run that died, ends the agent processes it left and removes
+ * its leftovers first.
+ */
+export function takeRunFolder(
+  plan: { runDir: string; mode: 'new' | 'resume' },
+  progress: (line: string) => void,
+): void {
+  const { runDir } = plan;
+  if (plan.mode === 'resume') {
+    const orphans = killOrphans(runDir);
+    clearLeftovers(runDir);
+    if (orphans > 0) progress(`Stopped ${orphans} agent process(es) left running by the interrupted run.`);
+  }
+  for (const dir of [logsDir(runDir), worktreesDir(runDir), evalsDir(runDir)])
+    mkdirSync(dir, { recursive: true });
+  lockRun(runDir);
 }

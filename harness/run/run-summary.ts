@@ -1,4 +1,5 @@
 import type { Archive, VariantStatus } from '../../archive/archive.ts';
+import type { BudgetStop } from '../../llm/budget.ts';
 import { finishedVariants, scoresBySplit } from '../evaluation/index.ts';
 import type { RunContext } from '../generation/index.ts';
 
@@ -89,4 +90,31 @@ export function summarize(
     llmCalls: totals.calls,
     stopped,
   };
+}
+
+/**
+ * The stop reason, and the final line, of a run the budget ended: what was spent, what calls in flight held
+ * when the budget refused a call (nothing: it refuses only once every call in flight has settled), and what
+ * the refused call needed.
+ */
+export function budgetMessage(spentUsd: number, budgetUsd: number | null, stop: BudgetStop | null): string {
+  const usd = (n: number): string => `$${n.toFixed(4)}`;
+  const held = stop === null || stop.heldUsd <= 1e-9 ? 'nothing' : usd(stop.heldUsd);
+  return (
+    `budget reached: ${usd(spentUsd)} of ${usd(budgetUsd ?? 0)} spent, ${held} held by calls in flight` +
+    (stop === null ? '' : `, and the next call's input alone costs about ${usd(stop.nextUsd)}`)
+  );
+}
+
+/** Says how many calls of a replayed run found no recorded response (they failed). */
+export function reportReplayMisses(
+  misses: number,
+  replay: string | null,
+  progress: (line: string) => void,
+): void {
+  if (misses === 0) return;
+  progress(
+    `replay: ${misses} call(s) had no recorded response in ${replay}; they failed, so this run ` +
+      'differs from the recorded one.',
+  );
 }

@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
+import { archiveFile, TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
 import { ALL_SPLITS } from '../../domains/define-domain.ts';
 import { openDomain } from '../../domains/open-domain.ts';
 import { parseDomainRefs } from '../../domains/reference.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
 import { git } from '../../system/git.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
-import { createEvalsFolders, createGradeContext, createTaskSlots } from '../evaluation/index.ts';
+import { createEvalsFolders } from '../evaluation/index.ts';
 import {
   advanceGeneration,
   chooseParent,
@@ -29,53 +29,25 @@ import {
   createVariantRepo,
   describeEnforcement,
   describeHarnessError,
-  errorLine,
   InitialAgentError,
   killAll,
   openVariantRepo,
   type VariantRepo,
 } from '../process/index.ts';
 import { ModelUnreachableError } from './first-contact.ts';
-import { HARNESS_VERSION, PROJECT_ROOT, type RunConfig } from './run-config.ts';
+import { ledgerWriter } from './ledger-writer.ts';
+import { HARNESS_VERSION, type RunConfig, storedConfig } from './run-config.ts';
+import { NODE_MODULES, openRunContext } from './run-context-open.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
-import { clearLeftovers, killOrphans, lockRun, unlockRun } from './run-lock.ts';
-import { progressLine, type RunSummary, summarize } from './run-summary.ts';
+import { takeRunFolder, unlockRun } from './run-lock.ts';
+import {
+  budgetMessage,
+  progressLine,
+  type RunSummary,
+  reportReplayMisses,
+  summarize,
+} from './run-summary.ts';
 import { initialAgents } from './transfer.ts';
-
-export function defaultRunId(now = new Date()): string {
-  const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
-  return (
-    `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-` +
-    `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}-${pad(now.getMilliseconds(), 3)}`
-  );
-}
-
-/**
- * Loads each domain's tasks, cut to `--eval-samples`, with `--staged-samples` applied. A reference the
- * user must fix (a missing file, a field that is not there) is returned as a message.
- */
-export async function loadDomainTasks(
-  config: Pick<RunConfig, 'domains' | 'stagedSamples' | 'evalSamples' | 'dataset'>,
-): Promise<DomainTasks[] | { error: string }> {
-  const out: DomainTasks[] = [];
-  const refs = parseDomainRefs(config.domains);
-  if (!refs.ok) return { error: refs.message };
-  for (const ref of refs.refs) {
-    const opened = await openDomain(ref, config.dataset);
-    if (!opened.ok) return { error: opened.message };
-    const loaded = opened.domain;
-    const domain =
-      config.stagedSamples === null ? loaded : { ...loaded, stagedSamples: config.stagedSamples };
-    const splits: DomainTasks['splits'] = {};
-    for (const split of ALL_SPLITS) {
-      if (!domain.splits.includes(split)) continue;
-      const tasks = await domain.load(split);
-      splits[split] = config.evalSamples === null ? tasks : tasks.slice(0, config.evalSamples);
-    }
-    out.push({ domain, splits });
-  }
-  return out;
-}
 
 export interface RunDeps {
   domains: DomainTasks[];
@@ -124,35 +96,17 @@ export interface RunPlan {
  */
 export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunSummary> {
   const { config, runId, runDir } = plan;
-  if (plan.mode === 'resume') {
-    const orphans = killOrphans(runDir);
-    clearLeftovers(runDir);
-    if (orphans > 0)
-      deps.progress(`Stopped ${orphans} agent process(es) left running by the interrupted run.`);
-  }
-  for (const sub of ['logs', 'worktrees', 'evals']) mkdirSync(path.join(runDir, sub), { recursive: true });
-  lockRun(runDir);
+  takeRunFolder(plan, deps.progress);
   const emit = (event: RunEvent): void => deps.onEvent?.(event);
-  const archive = observeArchive(
-    openArchive(path.join(runDir, 'archive.sqlite'), { secrets: deps.secrets ?? [] }),
-    emit,
-  );
+  const archive = observeArchive(openArchive(archiveFile(runDir), { secrets: deps.secrets ?? [] }), emit);
   const cache = openEvalCache(plan.cacheFile);
   // Kept for the next MetaAgent, which gets it only if nothing in it changed (see EvalsFolders).
   const evals = createEvalsFolders(archive, deps.domains, { reuse: true });
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
   let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
-  // A failure of the harness itself (disk, database, git, a ledger row it could not write) halts the run as an
-  // interrupt does: every generation stops at its step, writing nothing more, to be redone by --resume; the
-  // run then fails with the first such error.
-  const halt = new AbortController();
-  let failure: Error | null = null;
-  const fail = (error: Error): void => {
-    failure ??= error;
-    halt.abort();
-  };
-  const signal = AbortSignal.any([deps.signal, halt.signal]);
+  const { fail, failure, halted } = haltOnFailure();
+  const signal = AbortSignal.any([deps.signal, halted]);
   const onAbort = (): void => {
     killAll();
     // Agents a pool starts again, and calls being retried, must not keep the run going.
@@ -160,24 +114,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   };
   signal.addEventListener('abort', onAbort);
   try {
-    gateway = await deps.startGateway(
-      runDir,
-      (row) => {
-        try {
-          archive.insertLlmCall(row);
-        } catch (error) {
-          // A call the ledger does not hold would be missing from the spend a resume counts.
-          fail(new Error(`the ledger could not record a model call: ${errorLine(error)}`, { cause: error }));
-          return;
-        }
-        emit({ type: 'llm_call', variant: row.variantId, role: row.role, costUsd: row.costUsd });
-        const attempts = row.attempts ?? 1;
-        const faults = attempts - (row.status === 'ok' ? 1 : 0);
-        if (attempts > 0 && faults > 0)
-          emit({ type: 'model_faults', variant: row.variantId, faults, retries: attempts - 1 });
-      },
-      remaining,
-    );
+    gateway = await deps.startGateway(runDir, ledgerWriter(archive, fail, emit), remaining);
     if (plan.mode === 'new') {
       archive.createRun({
         id: runId,
@@ -187,41 +124,17 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
         taskModel: config.taskModel,
         simulated: deps.simulated,
         domains: deps.domains.map((d) => d.domain.name),
-        config,
+        config: storedConfig(config),
       });
       archive.recordSandbox({ ...deps.sandbox, ...describeEnforcement(config.limits) });
     } else {
-      archive.reopenRun(config);
+      archive.reopenRun(storedConfig(config));
       archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore });
     }
     emit({ type: 'run_started', generations: config.generations });
-    const nodeModules = path.join(PROJECT_ROOT, 'node_modules');
-    const taskLimit = pLimit(config.evalWorkers);
-    const { repo, rootCommit } = await variantZero(archive, runDir, config, nodeModules);
-    const ctx: RunContext = {
-      config,
-      runId,
-      runDir,
-      nodeModules,
-      archive,
-      cache,
-      repo,
-      rootCommit,
-      domains: deps.domains,
-      evals,
-      gateway,
-      sandbox: deps.sandbox,
-      grading: createGradeContext({ sandbox: deps.sandbox, nodeModules }),
-      cacheable: deps.cacheable,
-      progress: deps.progress,
-      status: deps.status,
-      signal,
-      taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
-      taskSlots: createTaskSlots(config.evalWorkers),
-      onEvent: emit,
-      ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
-      ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
-    };
+    const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
+    const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
+    const ctx = openRunContext({ ...opened, onEvent: emit, ...sharedDeps(deps) });
     const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     const zeroEnded = isFinalStep(archive.getVariant(0)?.step ?? 'full');
     await advanceGeneration(ctx, 0);
@@ -231,42 +144,21 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
     await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
-
-    let stopped: string | null = null;
-    if (deps.signal.aborted) {
-      stopped = 'interrupted';
-      archive.logEvent(null, 'interrupted', {});
-    } else if (gateway.budgetReached()) {
-      const stop = gateway.budgetStop();
-      stopped = budgetMessage(spent(), config.budgetUsd, stop);
-      archive.logEvent(null, 'budget_reached', {
-        spentUsd: spent(),
-        budgetUsd: config.budgetUsd,
-        heldUsd: stop?.heldUsd ?? 0,
-        nextCallUsd: stop?.nextUsd ?? null,
-      });
-    }
-    if (failure !== null && !deps.signal.aborted) throw failure;
-    const misses = gateway.replayMisses();
-    if (misses > 0) {
-      deps.progress(
-        `replay: ${misses} call(s) had no recorded response in ${config.replay}; they failed, so this run ` +
-          'differs from the recorded one.',
-      );
-    }
+    const stopped = recordStop(archive, deps.signal.aborted, gateway, spent(), config.budgetUsd);
+    const failed = failure();
+    if (failed !== null && !deps.signal.aborted) throw failed;
+    reportReplayMisses(gateway.replayMisses(), config.replay, deps.progress);
     archive.finishRun(stopped === null ? 'done' : 'stopped');
     return summarize(ctx, deps.simulated, stopped);
   } catch (thrown) {
     // The first harness failure is the cause; what failed after it (the run halted) only followed from it.
-    const error: unknown = failure ?? thrown;
+    const error: unknown = failure() ?? thrown;
     try {
       archive.finishRun(deps.signal.aborted ? 'stopped' : 'failed');
     } catch {
       // The archive cannot be written (a full disk): the run reads as unfinished, and a resume continues it.
     }
-    if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) throw error;
-    const message = describeHarnessError(error, path.join(runDir, 'variants.git'));
-    throw error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
+    throw runFailure(error, runDir);
   } finally {
     signal.removeEventListener('abort', onAbort);
     evals.dispose();
@@ -275,6 +167,44 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     archive.close();
     unlockRun(runDir);
   }
+}
+
+/** What the context of the run's steps takes from its dependencies as they are. */
+function sharedDeps(deps: RunDeps) {
+  return {
+    domains: deps.domains,
+    sandbox: deps.sandbox,
+    cacheable: deps.cacheable,
+    progress: deps.progress,
+    status: deps.status,
+    ...(deps.remoteTasks === undefined ? {} : { remoteTasks: deps.remoteTasks }),
+    ...(deps.remoteEdits === undefined ? {} : { remoteEdits: deps.remoteEdits }),
+  };
+}
+
+/**
+ * A failure of the harness itself (disk, database, git, a ledger row it could not write) halts the run as an
+ * interrupt does: every generation stops at its step, writing nothing more, to be redone by --resume; the run
+ * then fails with the first such error.
+ */
+function haltOnFailure(): { fail(error: Error): void; failure(): Error | null; halted: AbortSignal } {
+  const halt = new AbortController();
+  let first: Error | null = null;
+  return {
+    fail(error) {
+      first ??= error;
+      halt.abort();
+    },
+    failure: () => first,
+    halted: halt.signal,
+  };
+}
+
+/** The error a failed run ends with: the user's (unreachable model, initial agent) as it is, else described. */
+function runFailure(error: unknown, runDir: string): unknown {
+  if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) return error;
+  const message = describeHarnessError(error, variantRepoDir(runDir));
+  return error instanceof Error && error.message === message ? error : new Error(message, { cause: error });
 }
 
 /**
@@ -296,7 +226,7 @@ async function schedule(
   const stopping = (): boolean => failed || ctx.signal.aborted || ctx.gateway.budgetReached();
   const harnessError = (id: number | null, error: unknown): void => {
     if (ctx.signal.aborted) return;
-    const message = describeHarnessError(error, path.join(ctx.runDir, 'variants.git'));
+    const message = describeHarnessError(error, variantRepoDir(ctx.runDir));
     failed = true;
     fail(error instanceof Error ? error : new Error(message));
     ctx.progress(`${id === null ? 'run' : `variant ${id}`}: harness error: ${message}`);
@@ -365,7 +295,7 @@ async function variantZero(
   config: RunConfig,
   nodeModules: string,
 ): Promise<{ repo: VariantRepo; rootCommit: string }> {
-  const gitDir = path.join(runDir, 'variants.git');
+  const gitDir = variantRepoDir(runDir);
   const stored = archive.getVariant(0);
   if (stored?.commitSha != null) {
     // Every variant's code is in it: a new one would hold none of them (the resume command refuses this first).
@@ -401,7 +331,7 @@ function assertInitialAgentEvaluated(ctx: RunContext): void {
       `with more room: --memory-mb (this run: ${limits.memoryMb}), --max-processes (${limits.processes}), ` +
       `--max-open-files (${limits.openFiles}), --task-timeout (${taskTimeoutSec} s); or another --sandbox ` +
       `(this run: ${sandbox}) if the sandbox does not work here. The log of every task is in ` +
-      `${path.join(logDir(ctx, 0), 'task-agent.log')}.`,
+      `${path.join(logDir(ctx, 0), TASK_AGENT_LOG)}.`,
   );
 }
 
@@ -422,17 +352,27 @@ function stopIfUnreachable(
 }
 
 /**
- * The stop reason, and the final line, of a run the budget ended: what was spent, what calls in flight held
- * when the budget refused a call (nothing: it refuses only once every call in flight has settled), and what
- * the refused call needed.
+ * Why the run stopped before its end, recorded as a run event: an interrupt, or the budget (with what was
+ * spent and held); null when it ran to its end.
  */
-function budgetMessage(spentUsd: number, budgetUsd: number | null, stop: BudgetStop | null): string {
-  const usd = (n: number): string => `$${n.toFixed(4)}`;
-  const held = stop === null || stop.heldUsd <= 1e-9 ? 'nothing' : usd(stop.heldUsd);
-  return (
-    `budget reached: ${usd(spentUsd)} of ${usd(budgetUsd ?? 0)} spent, ${held} held by calls in flight` +
-    (stop === null ? '' : `, and the next call's input alone costs about ${usd(stop.nextUsd)}`)
-  );
+function recordStop(
+  archive: ReturnType<typeof openArchive>,
+  interrupted: boolean,
+  gateway: Pick<TokenIssuer, 'budgetReached' | 'budgetStop'>,
+  spentUsd: number,
+  budgetUsd: number | null,
+): string | null {
+  if (interrupted) {
+    archive.logEvent(null, 'interrupted', {});
+    return 'interrupted';
+  }
+  if (!gateway.budgetReached()) return null;
+  const stop = gateway.budgetStop();
+  archive.logEvent(null, 'budget_reached', {
+    spentUsd,
+    budgetUsd,
+    heldUsd: stop?.heldUsd ?? 0,
+    nextCallUsd: stop?.nextUsd ?? null,
+  });
+  return budgetMessage(spentUsd, budgetUsd, stop);
 }
-
-export const runExists = (out: string, runId: string): boolean => existsSync(path.join(out, runId));

@@ -1,0 +1,270 @@
+import type { Options } from 'yargs';
+import { DOMAIN_REF_HELP } from '../domains/reference.ts';
+import { PARENT_SELECTIONS } from '../harness/generation/index.ts';
+import { DEFAULT_LIMITS, type ResourceLimits, SANDBOX_MODES } from '../harness/process/index.ts';
+import { DEFAULT_SIM_RETRY_MS, DEFAULT_TASKS_PER_WORKER } from '../harness/run/index.ts';
+import { FAULT_KINDS, LATENCY_SPEC_HELP } from '../llm/sim/faults.ts';
+
+/** A resource-limit flag: its config field, with the field's default. */
+const limitFlag = (field: keyof ResourceLimits, describe: string) => ({
+  type: 'number' as const,
+  requiresArg: true as const,
+  default: DEFAULT_LIMITS[field],
+  describe,
+  field,
+});
+
+/** Limits on each agent process (and the tools run on agent files); enforcement is in the README. */
+export const LIMIT_FLAGS = {
+  'memory-mb': limitFlag('memoryMb', 'memory of each agent process tree, MiB (needs cgroups)'),
+  'max-processes': limitFlag('processes', 'processes at once per agent (cgroup pids, else RLIMIT_NPROC)'),
+  'max-open-files': limitFlag('openFiles', 'open files per agent process'),
+  'max-file-mb': limitFlag('fileSizeMb', 'largest file an agent may write or a variant commit, MiB'),
+  'disk-mb': limitFlag(
+    'diskMb',
+    "an agent's private /tmp, and the most a MetaAgent may add to its worktree, MiB",
+  ),
+  'max-output-kb': limitFlag('outputKb', 'each log, transcript and answer is cut here (with a note), KiB'),
+};
+
+/**
+ * The options of generate-loop, as yargs reads them. They only split the command line: every value is checked
+ * by the run configuration's schema, whose messages `optionOf` prefixes with the option's name.
+ */
+export const LOOP_OPTIONS = {
+  domains: {
+    type: 'string',
+    requiresArg: true,
+    array: true,
+    describe: `benchmark domains, comma-separated: ${DOMAIN_REF_HELP} (see \`hyperagents domains\`)`,
+  },
+  model: {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      'model for both roles, e.g. anthropic/claude-sonnet-4-6 or sim (hyperagents models lists them). Default: the first of Anthropic, OpenAI, Google whose key is set, else sim',
+  },
+  'meta-model': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'model of the MetaAgent (overrides --model)',
+  },
+  'task-model': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'model of the TaskAgent (overrides --model)',
+  },
+  generations: { type: 'number', requiresArg: true, default: 10, describe: 'children to create' },
+  parallel: {
+    type: 'number',
+    requiresArg: true,
+    default: 1,
+    describe: 'generations run at once',
+  },
+  'eval-workers': {
+    type: 'number',
+    requiresArg: true,
+    default: 8,
+    describe: 'tasks evaluated at once, shared by the generations in flight',
+  },
+  'tasks-per-worker': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_TASKS_PER_WORKER,
+    describe: 'tasks one TaskAgent process runs at once; 1 for a TaskAgent that answers one task at a time',
+  },
+  'eval-samples': {
+    type: 'number',
+    requiresArg: true,
+    describe: 'tasks per split at most (default: all)',
+  },
+  'staged-samples': {
+    type: 'number',
+    requiresArg: true,
+    describe: 'tasks per split in the staged evaluation (default: the domain’s)',
+  },
+  'skip-staged-eval': {
+    type: 'boolean',
+    default: false,
+    describe: 'go straight to the full evaluation',
+  },
+  'eval-test': {
+    type: 'boolean',
+    default: false,
+    describe: 'also evaluate the test split (never shown to agents)',
+  },
+  'parent-selection': {
+    type: 'string',
+    requiresArg: true,
+    default: 'score_child_prop',
+    describe: PARENT_SELECTIONS.join(' | '),
+  },
+  'budget-usd': {
+    type: 'number',
+    requiresArg: true,
+    describe:
+      'most USD the run may spend on models. A call whose input would pass it beside the spend and what ' +
+      'calls in flight may cost waits for them; once nothing is in flight and it still would, the call is ' +
+      'refused (so a run ends at most one reply over the budget); the generation under way is then recorded ' +
+      'as failed (not scored) and the run ends normally, exit code 0, with "budget reached: $X of $Y spent"',
+  },
+  out: {
+    type: 'string',
+    requiresArg: true,
+    default: './runs',
+    describe: 'folder that holds the runs',
+  },
+  'run-id': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'name of the run folder (default: a timestamp)',
+  },
+  sandbox: {
+    type: 'string',
+    requiresArg: true,
+    default: 'auto',
+    describe: SANDBOX_MODES.join(' | '),
+  },
+  ...LIMIT_FLAGS,
+  seed: {
+    type: 'number',
+    requiresArg: true,
+    default: 0,
+    describe: 'seed of parent selection and the simulated model',
+  },
+  'sim-script': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'replay scripted replies from a JSON file (with --model sim)',
+  },
+  record: {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      'save every model response to FILE (JSON Lines; a new file) so the run can be repeated offline with ' +
+      '--replay. Task results cached by earlier runs are not reused, so every call is recorded',
+  },
+  replay: {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      'answer every model call from FILE, written by a run with --record, instead of calling a model: no key, ' +
+      'no network, no cost. Give the same options and --seed as the recorded run; a call it lacks fails',
+  },
+  'sim-latency-ms': {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      `simulated model: delay per call, ${LATENCY_SPEC_HELP}; a lognormal's MEDIAN is in ms and SIGMA ` +
+      '(default 0.5) widens the spread. Drawn from --seed',
+  },
+  'sim-fault-rate': {
+    type: 'number',
+    requiresArg: true,
+    default: 0,
+    describe:
+      'simulated model: share of calls (0 to below 1) that fail the way real providers do; they are retried ' +
+      'like real failures, so the scores do not change',
+  },
+  'sim-faults': {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      'which failures --sim-fault-rate injects, comma-separated: 429 (rate limit, asks to wait), 500 and 529 ' +
+      `(server errors), timeout, truncated and malformed (a cut-off or broken reply). Default: all, ${FAULT_KINDS.join(',')}`,
+  },
+  'sim-price-per-mtok': {
+    type: 'number',
+    requiresArg: true,
+    default: 0,
+    describe:
+      'simulated model: a nominal price in USD per million tokens, so --budget-usd and costs work offline',
+  },
+  'sim-retry-ms': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_SIM_RETRY_MS,
+    describe:
+      'simulated model: first wait in ms before a simulated failure is retried (doubling each time), and what a ' +
+      'simulated 429 asks to wait; small values make fault tests fast',
+  },
+  resume: {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      'continue the run RUN (its id in --out, or its folder) at the step each generation was in, after Ctrl-C, a ' +
+      'kill or a reboot. Finished work is kept; --generations, --budget-usd and --parallel may be changed',
+  },
+  from: {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      'transfer: start a new run whose variant 0 is the code of variant VARIANT of run RUN (RUN:VARIANT)',
+  },
+  'edit-select-parent': {
+    type: 'boolean',
+    default: false,
+    describe:
+      "each parent is chosen by the newest candidate's own agents/select-parent.ts (which the MetaAgent may " +
+      'edit); if it fails, --parent-selection chooses and the reason is recorded',
+  },
+  'freeze-meta': {
+    type: 'boolean',
+    default: false,
+    describe: 'ablation: the initial MetaAgent does every edit',
+  },
+  'task-timeout': { type: 'number', requiresArg: true, default: 300, describe: 'seconds per task' },
+  'meta-timeout': {
+    type: 'number',
+    requiresArg: true,
+    default: 3600,
+    describe: 'seconds per MetaAgent run',
+  },
+  json: {
+    type: 'boolean',
+    default: false,
+    describe: 'print one JSON summary on stdout at the end',
+  },
+  quiet: { type: 'boolean', default: false, describe: 'no progress lines' },
+} as const satisfies Record<string, Options>;
+
+/** The option that sets each field of the run configuration (a path, dotted), for messages that name it. */
+const FIELD_OPTIONS: Record<string, string> = {
+  domains: 'domains',
+  generations: 'generations',
+  parallel: 'parallel',
+  evalWorkers: 'eval-workers',
+  tasksPerWorker: 'tasks-per-worker',
+  evalSamples: 'eval-samples',
+  stagedSamples: 'staged-samples',
+  parentSelection: 'parent-selection',
+  budgetUsd: 'budget-usd',
+  sandbox: 'sandbox',
+  seed: 'seed',
+  simScript: 'sim-script',
+  taskTimeoutSec: 'task-timeout',
+  metaTimeoutSec: 'meta-timeout',
+  record: 'record',
+  replay: 'replay',
+  'sim.latency': 'sim-latency-ms',
+  'sim.faultRate': 'sim-fault-rate',
+  'sim.pricePerMTok': 'sim-price-per-mtok',
+  'sim.retryMs': 'sim-retry-ms',
+  ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, { field }]) => [`limits.${field}`, flag])),
+};
+
+/** `--eval-workers` for `evalWorkers`, `--memory-mb` for `limits.memoryMb`: the longest known prefix. */
+export function optionOf(path: readonly PropertyKey[]): string {
+  for (let n = path.length; n > 0; n--) {
+    const option = FIELD_OPTIONS[path.slice(0, n).join('.')];
+    if (option !== undefined) return `--${option}`;
+  }
+  return path.join('.');
+}
+
+export function limitsFrom(parsed: Record<keyof typeof LIMIT_FLAGS, number>): ResourceLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [flag, { field }] of Object.entries(LIMIT_FLAGS))
+    limits[field] = parsed[flag as keyof typeof LIMIT_FLAGS];
+  return limits;
+}
