@@ -16,6 +16,7 @@ import type { CommandSpec, ResolvedSandbox } from '../harness/process/index.ts';
 import { agentCommand, agentEnv, buildAgentEntry } from '../harness/process/index.ts';
 import { type Gateway, startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
+import { procStat } from '../system/proc-stat.ts';
 import { benchTasks } from './tasks.ts';
 
 /** How TaskAgent workers start: from the file built once per variant, or from the TypeScript through tsx. */
@@ -63,16 +64,9 @@ function workersCpuMs(): number {
     return 0;
   }
   for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(node)')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) !== process.pid) continue;
-      // utime and stime, in clock ticks of 10 ms.
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // exited meanwhile
-    }
+    const stat = procStat(pid); // null: exited meanwhile
+    // CPU time in clock ticks of 10 ms.
+    if (stat?.command === 'node' && stat.parent === process.pid) total += stat.cpuTicks * 10;
   }
   return total;
 }

@@ -8,7 +8,7 @@ import { exportCsv, exportJsonl } from './archive-export.ts';
 import { type OpenedRun, openVariantRef, variantOf, withRun, withVariant } from './archive-refs.ts';
 import { bestVariants, runList } from './archive-runs.ts';
 import { parseOrExplain } from './parse-usage.ts';
-import { assertRunsFolder } from './run-ref.ts';
+import { assertRunsFolder, RUNS_OPTION } from './run-ref.ts';
 import { resumeCommand } from './self-command.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 import { UsageError } from './usage-error.ts';
@@ -40,13 +40,7 @@ async function parse(argv: string[]) {
       .scriptName('hyperagents archive')
       .usage(ARCHIVE_USAGE)
       .version(false)
-      .option('runs', {
-        alias: 'out',
-        type: 'string',
-        default: './runs',
-        requiresArg: true,
-        describe: 'folder of runs (--out, as generate-loop calls it, works too)',
-      })
+      .option('runs', RUNS_OPTION)
       .option('json', { type: 'boolean', default: false })
       .option('domain', { type: 'string', requiresArg: true })
       .option('split', { type: 'string', requiresArg: true })

@@ -20,7 +20,7 @@ import { checkOption } from './config-error.ts';
 import { printGatewayWarning } from './errors.ts';
 import { assertLimitsFit, planOrRefuse } from './loop-prepare.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
-import { locateVariant } from './run-ref.ts';
+import { locateVariant, RUNS_OPTION } from './run-ref.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -43,13 +43,7 @@ function builder(argv: string[]) {
       describe: `domains, comma-separated: ${DOMAIN_REF_HELP}`,
     })
     .option('split', { type: 'string', requiresArg: true, default: 'test', describe: ALL_SPLITS.join(' | ') })
-    .option('runs', {
-      alias: 'out',
-      type: 'string',
-      requiresArg: true,
-      default: './runs',
-      describe: 'folder that holds the runs (--out, as generate-loop calls it, works too)',
-    })
+    .option('runs', RUNS_OPTION)
     .option('eval-samples', {
       type: 'number',
       requiresArg: true,

@@ -4,6 +4,15 @@ import { UnreadableArchiveError } from '../archive/read.ts';
 import { archiveFile, findRun, parseVariantRef } from '../archive/run-folder.ts';
 import { UsageError } from './usage-error.ts';
 
+/** `--runs` (alias `--out`, as generate-loop calls it), the folder of runs of the commands that read them. */
+export const RUNS_OPTION = {
+  alias: 'out',
+  type: 'string',
+  default: './runs',
+  requiresArg: true,
+  describe: 'folder of runs (--out, as generate-loop calls it, works too)',
+} as const;
+
 /** The refusal (exit 2) of a run archive that cannot be read: the file, what is wrong, what to do. */
 export function unreadableArchive(file: string, why: string): UsageError {
   return new UsageError(

@@ -3,7 +3,7 @@ import yargs from 'yargs';
 import { startServer } from '../web/server.ts';
 import { domainTasks } from './domain-tasks.ts';
 import { parseOrExplain } from './parse-usage.ts';
-import { assertRunsFolder } from './run-ref.ts';
+import { assertRunsFolder, RUNS_OPTION } from './run-ref.ts';
 import { untilStopped } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -24,13 +24,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       .usage(USAGE)
       .version(false)
       .option('port', { type: 'number', default: 8080, requiresArg: true })
-      .option('runs', {
-        alias: 'out',
-        type: 'string',
-        default: './runs',
-        requiresArg: true,
-        describe: 'folder of runs (--out, as generate-loop calls it, works too)',
-      })
+      .option('runs', RUNS_OPTION)
       .option('host', {
         type: 'string',
         default: '127.0.0.1',

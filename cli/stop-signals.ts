@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { procStat } from '../system/proc-stat.ts';
 
 /**
  * Signals that stop a command the way Ctrl-C does: every signal whose default action ends the process and
@@ -129,15 +130,9 @@ function watchParent(gone: (parent: string) => void): () => void {
   return () => clearInterval(timer);
 }
 
-/** Field 4 of /proc/PID/stat, counted after the parenthesised command name; null when it cannot be read. */
+/** The parent of a process; null when it cannot be read. */
 function parentOf(pid: string): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(ppid) ? ppid : null;
-  } catch {
-    return null;
-  }
+  return procStat(pid)?.parent ?? null;
 }
 
 function commandName(pid: number): string {

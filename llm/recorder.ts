@@ -3,8 +3,8 @@ import { appendFileSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import {
-  AssistantReplySchema,
   type ChatRequest,
+  ChatResponseSchema,
   formatIssues,
   MessageSchema,
   ReasoningEffortSchema,
@@ -104,13 +104,8 @@ export const RecordedRequestSchema = z.object({
 });
 export type RecordedRequest = z.infer<typeof RecordedRequestSchema>;
 
-export const RecordedResponseSchema = z.object({
-  message: AssistantReplySchema,
-  stopReason: StopReasonSchema,
-  usage: UsageSchema,
-  costUsd: z.number().nonnegative(),
-  adapted: z.array(z.string()).optional(),
-});
+/** A reply as the gateway answers it, less what belongs to one call (the model's name, the latency). */
+export const RecordedResponseSchema = ChatResponseSchema.omit({ model: true, latencyMs: true });
 export type RecordedResponse = z.infer<typeof RecordedResponseSchema>;
 
 export const RecordingLineSchema = z.object({

@@ -10,6 +10,7 @@ import {
   runLockHolder,
   worktreesDir,
 } from '../../archive/run-folder.ts';
+import { procStat } from '../../system/proc-stat.ts';
 import { alive } from '../process/index.ts';
 
 export const lockFile = runLockFile;
@@ -103,15 +104,9 @@ function killProcessesIn(dir: string, spare: readonly string[]): number {
   return found;
 }
 
-/** Field 5 of /proc/PID/stat, counted after the parenthesised command name; null when it cannot be read. */
+/** The process group of a process; null when it cannot be read. */
 function processGroup(pid: string): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-    return Number.isInteger(pgid) ? pgid : null;
-  } catch {
-    return null;
-  }
+  return procStat(pid)?.processGroup ?? null;
 }
 
 /**
