@@ -8,6 +8,7 @@ import arithmetic from '../domains/arithmetic/index.ts';
 import type { Task } from '../domains/define-domain.ts';
 import {
   createGradeContext,
+  createTaskLimit,
   createTaskPool,
   evaluateStage,
   type TaskPool,
@@ -283,7 +284,7 @@ async function evaluation(bench: Bench, pool: TaskPool, workers: number, name: s
         taskModel: 'sim',
         seed: 0,
         cacheable: true,
-        concurrency: workers,
+        limit: createTaskLimit(workers),
         grading: createGradeContext({
           sandbox: bench.sandbox,
           nodeModules: path.join(bench.worktree, 'node_modules'),

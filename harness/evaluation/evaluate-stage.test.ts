@@ -7,6 +7,7 @@ import { type Archive, openArchive } from '../../archive/archive.ts';
 import { type EvalCache, openEvalCache } from '../../archive/eval-cache.ts';
 import { defineDomain } from '../../domains/define-domain.ts';
 import { type DomainTasks, type EvaluationTarget, evaluateStage, unansweredReason } from './evaluate.ts';
+import { createTaskLimit } from './task-limit.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 /**
@@ -91,7 +92,7 @@ const target = (over: Partial<EvaluationTarget> = {}): EvaluationTarget => ({
   taskModel: 'sim',
   seed: 1,
   cacheable: false,
-  concurrency: 8,
+  limit: createTaskLimit(8),
   grading: { run: () => Promise.reject(new Error('no commands expected')) },
   ...over,
 });
@@ -194,6 +195,62 @@ describe('evaluateStage', () => {
     await expect(running).rejects.toThrow(/ended with \d+ of 6 double train tasks unanswered/);
     expect(stored().every((r) => r.error === null)).toBe(true);
     expect(archive.listEvaluations(0)).toEqual([]);
+  });
+});
+
+describe('two evaluations at once under one task limit', () => {
+  /** The real pool, counting the tasks handed to it and not yet answered: the most at once is kept. */
+  const counted = (inner: TaskPool, seen: { now: number; most: number }): TaskPool => ({
+    async run(request) {
+      seen.now += 1;
+      seen.most = Math.max(seen.most, seen.now);
+      try {
+        return await inner.run(request);
+      } finally {
+        seen.now -= 1;
+      }
+    },
+    warm: () => inner.warm(),
+    close: () => inner.close(),
+  });
+
+  it('never has more tasks in flight across both than --eval-workers, and scores both in full', async () => {
+    archive.insertVariant({ id: 1, parentId: 0, step: 'full' });
+    const [first, second] = [0, 1].map((id) =>
+      createTaskPool({
+        size: 4,
+        command: {
+          file: process.execPath,
+          args: [path.join(tmp, 'worker.cjs')],
+          env: { PATH: process.env.PATH ?? '' },
+          cwd: tmp,
+        },
+        taskTimeoutMs: 10_000,
+        logFile: path.join(tmp, `task-agent-${id}.log`),
+      }),
+    ) as [TaskPool, TaskPool];
+    const seen = { now: 0, most: 0 };
+    const limit = createTaskLimit(3);
+    try {
+      const outcomes = await Promise.all(
+        [first, second].map((p, id) =>
+          evaluateStage(
+            target({ pool: counted(p, seen), variantId: id, limit }),
+            domainTasks({ ms: 50 }),
+            'full',
+            false,
+          ),
+        ),
+      );
+      expect(outcomes.map((o) => o.kind)).toEqual(['scored', 'scored']);
+      expect(archive.listTaskResults(0)).toHaveLength(10);
+      expect(archive.listTaskResults(1)).toHaveLength(10);
+      // Each pool alone would take 4, both together 8: the shared limit holds them to 3.
+      expect(seen.most).toBe(3);
+      expect(seen.now).toBe(0);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 });
 

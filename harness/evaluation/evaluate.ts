@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import pLimit from 'p-limit';
 import type { Archive, EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
 import type { EvalCache } from '../../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import { resultCacheIdentity } from '../../llm/registry.ts';
 import { type Graded, gradeOutput, tally } from './grading.ts';
+import type { TaskLimit } from './task-limit.ts';
 import type { TaskPool } from './task-workers.ts';
 
 export type Stage = 'staged' | 'full';
@@ -26,9 +26,8 @@ export interface EvaluationTarget {
   seed: number;
   /** Whether model replies may be cached (false for scripted runs, whose replies depend on call order). */
   cacheable: boolean;
-  concurrency: number;
-  /** Shared with other evaluations under way, so that together they run and grade at most `concurrency` tasks. */
-  limit?: <T>(run: () => Promise<T>) => Promise<T>;
+  /** The run's bound on tasks under way (`--eval-workers`), shared with the other evaluations under way. */
+  limit: TaskLimit;
   /** Once aborted (the run was interrupted), results are not stored: their workers were stopped. */
   signal?: AbortSignal;
   /** Runs graders' commands in the sandbox. */
@@ -121,15 +120,13 @@ interface StageJob {
  * finished task again. After an error (thrown) or an interrupt nothing more is stored.
  */
 async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]): Promise<void> {
-  const own = pLimit(target.concurrency);
-  const limit = target.limit ?? (<T>(run: () => Promise<T>) => own(run));
   const grade: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
   let failed = false;
   const stopped = (): boolean => failed || target.signal?.aborted === true;
   let done = 0;
   await Promise.all(
     todo.map((job) =>
-      limit(async () => {
+      target.limit.run(async () => {
         if (stopped()) return;
         try {
           const result = await evaluateTask(target, grade, job.domain, job.split, job.task);

@@ -5,11 +5,5 @@ export { finishedVariants } from './finished-variants.ts';
 export { createGradeContext } from './grade-context.ts';
 export { type Graded, gradeOutput } from './grading.ts';
 export { scoresBySplit, selectionScore } from './scoring.ts';
-export {
-  createTaskPool,
-  createTaskSlots,
-  type TaskPool,
-  type TaskRequest,
-  type TaskSlots,
-  type WorkerReply,
-} from './task-workers.ts';
+export { createTaskLimit, type TaskLimit } from './task-limit.ts';
+export { createTaskPool, type TaskPool, type TaskRequest, type WorkerReply } from './task-workers.ts';

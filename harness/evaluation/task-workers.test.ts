@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTaskPool, createTaskSlots, type TaskPool, type TaskSlots } from './task-workers.ts';
+import { createTaskLimit } from './task-limit.ts';
+import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 let tmp: string;
 let pool: TaskPool | undefined;
@@ -67,17 +68,10 @@ function handle(req, done) {
 }
 `;
 
-function startPool(
-  size: number,
-  timeoutMs = 5000,
-  outputCapBytes?: number,
-  slots?: TaskSlots,
-  tasksPerWorker = 1,
-): TaskPool {
+function startPool(size: number, timeoutMs = 5000, outputCapBytes?: number, tasksPerWorker = 1): TaskPool {
   const script = path.join(tmp, 'worker.cjs');
   writeFileSync(script, WORKER);
   const started = createTaskPool({
-    ...(slots === undefined ? {} : { slots }),
     size,
     tasksPerWorker,
     command: {
@@ -201,14 +195,14 @@ describe('TaskAgent worker pool', () => {
   });
 
   it.each([1, 2])(
-    'runs no more tasks at once than the slots it shares with other pools (%i a worker)',
+    'two pools under one task limit run no more tasks at once than it allows (%i a worker)',
     async (each) => {
-      const slots = createTaskSlots(2);
-      const pools = [startPool(2, 5000, undefined, slots, each), startPool(2, 5000, undefined, slots, each)];
+      const limit = createTaskLimit(2);
+      const pools = [startPool(4, 5000, undefined, each), startPool(4, 5000, undefined, each)];
       const replies = await Promise.all(
         pools.flatMap((p, k) =>
           Array.from({ length: 4 }, (_, n) =>
-            p.run({ id: `s${k}-${n}`, domain: 'd', input: { mode: 'slow' } }),
+            limit.run(() => p.run({ id: `s${k}-${n}`, domain: 'd', input: { mode: 'slow' } })),
           ),
         ),
       );
@@ -246,7 +240,7 @@ const alive = (pid: number): boolean => {
 
 describe('TaskAgent workers that run several tasks at once', () => {
   it('runs them in one process and matches replies that come out of order', async () => {
-    const p = startPool(4, 5000, undefined, undefined, 4);
+    const p = startPool(4, 5000, undefined, 4);
     const replies = await Promise.all(
       [1000, 800, 600, 400].map((ms, n) => p.run({ id: `o${n}`, domain: 'd', input: { mode: 'slow', ms } })),
     );
@@ -257,7 +251,7 @@ describe('TaskAgent workers that run several tasks at once', () => {
   });
 
   it('starts one process for each group of tasks it runs at once, and spreads tasks over them', async () => {
-    const p = startPool(10, 5000, undefined, undefined, 4);
+    const p = startPool(10, 5000, undefined, 4);
     p.warm();
     await until(() => lines('seen.started').length >= 3);
     const replies = await Promise.all(
@@ -278,7 +272,7 @@ describe('TaskAgent workers that run several tasks at once', () => {
 
   it('fails a task that times out alone: the one beside it is answered, then its worker is stopped', async () => {
     const timeoutMs = 3000;
-    const p = startPool(2, timeoutMs, undefined, undefined, 2);
+    const p = startPool(2, timeoutMs, undefined, 2);
     const hung = p.run({ id: 'h', domain: 'd', input: { mode: 'hang' } });
     await until(() => lines('seen').includes('h'));
     // Half the timeout later, so it is still within its own when the hung task's runs out.
@@ -297,7 +291,7 @@ describe('TaskAgent workers that run several tasks at once', () => {
   });
 
   it('retries once every task a crashed worker was running', async () => {
-    const p = startPool(2, 5000, undefined, undefined, 2);
+    const p = startPool(2, 5000, undefined, 2);
     const [crashed, beside] = await Promise.all([
       p.run({ id: 'c', domain: 'd', input: { mode: 'crash-once', n: 5 } }),
       p.run({ id: 'b', domain: 'd', input: { n: 7 } }),

@@ -46,40 +46,6 @@ export interface TaskPoolOptions {
   /** Cap of the log and of each reply's output; a reply line longer than twice this breaks the protocol. */
   outputCapBytes?: number;
   redact?: Redactor;
-  /** Shared with other pools: together they run at most that many tasks at once. Default: `size` of its own. */
-  slots?: TaskSlots;
-}
-
-/**
- * A count of tasks that may run at once, shared by the pools of one run. A task holds a slot while its
- * worker runs it; a worker that goes straight on to the task waiting in its input hands its slot over.
- */
-export interface TaskSlots {
-  /** Takes a slot if one is free. */
-  take(): boolean;
-  give(): void;
-  /** Called once each time a slot is given back, until unsubscribed. */
-  onFree(listener: () => void): () => void;
-}
-
-export function createTaskSlots(count: number): TaskSlots {
-  let free = count;
-  const listeners = new Set<() => void>();
-  return {
-    take() {
-      if (free <= 0) return false;
-      free -= 1;
-      return true;
-    },
-    give() {
-      free += 1;
-      for (const listener of [...listeners]) listener();
-    },
-    onFree(listener) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
-    },
-  };
 }
 
 interface Job {
@@ -92,7 +58,7 @@ interface Job {
 
 interface Worker {
   child: ChildProcess;
-  /** The tasks the worker runs, at most `tasksPerWorker`, each holding a slot. */
+  /** The tasks the worker runs, at most `tasksPerWorker`. */
   jobs: Job[];
   exited: boolean;
   stderrTail: string;
@@ -106,19 +72,18 @@ interface Pool {
   maxWorkers: number;
   capBytes: number;
   log: CappedLog;
-  slots: TaskSlots;
+  /** Tasks given to workers and not yet settled: at most `size`. */
+  running: number;
   workers: Set<Worker>;
   /** Workers that take no more tasks (one of theirs timed out) and are stopped once the others are answered. */
   draining: Set<Worker>;
   waiting: Job[];
   closed: boolean;
-  /** Set while tasks wait for a slot another pool holds. */
-  unsubscribe: (() => void) | null;
 }
 
 /**
- * Long-lived TaskAgent processes fed JSON lines: at most `size` tasks at once (and no more than the shared
- * slots allow), `tasksPerWorker` in each process. A task goes to the least busy worker that has room, and a
+ * Long-lived TaskAgent processes fed JSON lines: at most `size` tasks at once, `tasksPerWorker` in each
+ * process (the run's TaskLimit, around the pool, bounds the tasks of all its pools together). A task goes to the least busy worker that has room, and a
  * new worker starts only when none has. A worker that crashes, hangs past a task's timeout or breaks the
  * protocol is killed and replaced: the tasks it ran fail, and are retried once.
  */
@@ -131,12 +96,11 @@ export function createTaskPool(options: TaskPoolOptions): TaskPool {
     maxWorkers: Math.max(1, Math.ceil(options.size / perWorker)),
     capBytes,
     log: openCappedLog(options.logFile, capBytes, options.redact ?? createRedactor()),
-    slots: options.slots ?? createTaskSlots(options.size),
+    running: 0,
     workers: new Set(),
     draining: new Set(),
     waiting: [],
     closed: false,
-    unsubscribe: null,
   };
   return {
     /**
@@ -205,7 +169,7 @@ function onReplyLine(pool: Pool, worker: Worker, text: string): void {
   const [job] = worker.jobs.splice(index, 1);
   if (job === undefined) return;
   clearTimeout(job.timer);
-  pool.slots.give();
+  pool.running -= 1;
   if (pool.draining.has(worker) && worker.jobs.length === 0) lose(pool, worker, 'drained');
   job.settle({
     kind: 'reply',
@@ -231,13 +195,13 @@ function timedOut(pool: Pool, worker: Worker, job: Job): void {
   worker.jobs = worker.jobs.filter((j) => j !== job);
   pool.workers.delete(worker);
   pool.draining.add(worker);
-  pool.slots.give();
+  pool.running -= 1;
   job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
   if (worker.jobs.length === 0) lose(pool, worker, reason);
   pump(pool);
 }
 
-/** Kills a worker (once) and fails the tasks it ran with `reason`, giving their slots back. */
+/** Kills a worker (once) and fails the tasks it ran with `reason`, counting them no longer running. */
 function lose(pool: Pool, worker: Worker, reason: string, kill = true): void {
   if (kill) killGroup(worker.child);
   if (worker.exited) return;
@@ -248,7 +212,7 @@ function lose(pool: Pool, worker: Worker, reason: string, kill = true): void {
   worker.jobs = [];
   for (const job of running) {
     clearTimeout(job.timer);
-    pool.slots.give();
+    pool.running -= 1;
     job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
   }
   pump(pool);
@@ -268,25 +232,14 @@ function roomiest(pool: Pool): Worker | undefined {
   return best;
 }
 
-/** Hands waiting tasks to workers with room, taking a slot each. */
+/** Hands waiting tasks to workers with room, while fewer than `size` run. */
 function pump(pool: Pool): void {
-  while (!pool.closed && pool.waiting.length > 0) {
+  while (!pool.closed && pool.waiting.length > 0 && pool.running < pool.options.size) {
     const open = roomiest(pool);
-    if ((open === undefined && pool.workers.size >= pool.maxWorkers) || !pool.slots.take()) break;
+    if (open === undefined && pool.workers.size >= pool.maxWorkers) break;
+    pool.running += 1;
     give(pool, open ?? spawnWorker(pool), pool.waiting.shift()!);
   }
-  // Waiting for a slot another pool holds: look again when one is given back.
-  if (pool.waiting.length > 0 && !pool.closed) pool.unsubscribe ??= pool.slots.onFree(() => onFree(pool));
-  else {
-    pool.unsubscribe?.();
-    pool.unsubscribe = null;
-  }
-}
-
-function onFree(pool: Pool): void {
-  pool.unsubscribe?.();
-  pool.unsubscribe = null;
-  pump(pool);
 }
 
 function attempt(pool: Pool, request: TaskRequest): Promise<WorkerReply> {
@@ -302,12 +255,11 @@ function attempt(pool: Pool, request: TaskRequest): Promise<WorkerReply> {
 
 function closePool(pool: Pool): void {
   pool.closed = true;
-  pool.unsubscribe?.();
   for (const job of pool.waiting.splice(0)) job.settle({ kind: 'closed' });
   for (const worker of [...pool.workers, ...pool.draining]) {
     for (const job of worker.jobs.splice(0)) {
       clearTimeout(job.timer);
-      pool.slots.give();
+      pool.running -= 1;
       job.settle({ kind: 'closed' });
     }
     worker.child.stdin?.end();

@@ -129,15 +129,16 @@ async function buildEntry(
 }
 
 /**
- * How many tasks a variant's TaskAgent workers run at once: `--eval-workers`, but no more than a stage has
- * tasks (a stage hands the pool at most all of them at once; workers beyond that would only start).
+ * How many tasks a variant's TaskAgent workers run at once: the run's task limit (`--eval-workers`), but no
+ * more than a stage has tasks (a stage hands the pool at most all of them at once; workers beyond that
+ * would only start). The limit, not the pool, bounds the tasks of all generations together.
  */
 function tasksAtOnce(ctx: RunContext): number {
   const largestStage = Math.max(
     stageSize(ctx.domains, 'staged', false),
     stageSize(ctx.domains, 'full', ctx.config.evalTest),
   );
-  return Math.max(1, Math.min(ctx.config.evalWorkers, largestStage));
+  return Math.max(1, Math.min(ctx.taskLimit.size, largestStage));
 }
 
 /**
@@ -195,7 +196,6 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         tasksPerWorker: ctx.config.tasksPerWorker,
         command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-        slots: ctx.taskSlots,
         ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
       });
       return pool;

@@ -148,7 +148,6 @@ async function evaluate(
     taskModel: ctx.config.taskModel,
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,
-    concurrency: ctx.config.evalWorkers,
     grading: ctx.grading,
     limit: ctx.taskLimit,
     signal: ctx.signal,

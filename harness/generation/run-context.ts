@@ -4,7 +4,7 @@ import type { EvalCache } from '../../archive/eval-cache.ts';
 import { variantLogDir, worktreesDir } from '../../archive/run-folder.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
-import type { DomainTasks, EvalsFolders, TaskPool, TaskSlots } from '../evaluation/index.ts';
+import type { DomainTasks, EvalsFolders, TaskLimit, TaskPool } from '../evaluation/index.ts';
 import type { ResolvedSandbox, VariantRepo } from '../process/index.ts';
 import type { RunConfig, RunEvent } from '../run/index.ts';
 
@@ -57,10 +57,8 @@ export interface RunContext {
   status(text: string): void;
   /** Aborted when the user interrupts: steps under way stop and record nothing, so a resume redoes them. */
   signal: AbortSignal;
-  /** Bounds the tasks under way across all concurrent generations to `--eval-workers`. */
-  taskLimit: <T>(run: () => Promise<T>) => Promise<T>;
-  /** The `--eval-workers` tasks that may run at once in the TaskAgent workers of all concurrent generations. */
-  taskSlots: TaskSlots;
+  /** The one bound, `--eval-workers`, on the tasks under way across all concurrent generations. */
+  taskLimit: TaskLimit;
   /** Progress as data, for a live display (see run-events.ts). */
   onEvent(event: RunEvent): void;
   /** With `--queue`: TaskAgent work goes to queue workers instead of local processes. */

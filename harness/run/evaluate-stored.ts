@@ -154,7 +154,6 @@ async function evaluateSplit(
       taskModel: job.config.taskModel,
       seed: job.config.seed,
       cacheable: job.cacheable,
-      concurrency: job.evalWorkers,
       grading: ctx.grading,
       limit: ctx.taskLimit,
       signal: ctx.signal,

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import pLimit from 'p-limit';
-import { createGradeContext, createTaskSlots } from '../evaluation/index.ts';
+import { createGradeContext, createTaskLimit } from '../evaluation/index.ts';
 import type { RunContext } from '../generation/index.ts';
 import { PROJECT_ROOT } from './run-config.ts';
 
@@ -8,21 +7,19 @@ import { PROJECT_ROOT } from './run-config.ts';
 export const NODE_MODULES = path.join(PROJECT_ROOT, 'node_modules');
 
 /** What a command opened for a run (its archive, cache, variant repo and gateway) and how it reports. */
-export type RunContextParts = Omit<RunContext, 'nodeModules' | 'grading' | 'taskLimit' | 'taskSlots'>;
+export type RunContextParts = Omit<RunContext, 'nodeModules' | 'grading' | 'taskLimit'>;
 
 /**
  * The context every step of a run shares, for a run's generations (generate-loop, with the queue's remote
  * tasks and edits when it coordinates workers) and for the evaluation of one stored variant (eval): what
- * follows from the configuration is derived here once. `--eval-workers` bounds the tasks under way and the
- * TaskAgent slots across every generation in flight.
+ * follows from the configuration is derived here once. `--eval-workers` becomes the one TaskLimit that
+ * bounds the tasks under way across every generation in flight, local or queued.
  */
 export function openRunContext(parts: RunContextParts): RunContext {
-  const taskLimit = pLimit(parts.config.evalWorkers);
   return {
     ...parts,
     nodeModules: NODE_MODULES,
     grading: createGradeContext({ sandbox: parts.sandbox, nodeModules: NODE_MODULES }),
-    taskLimit: <T>(run: () => Promise<T>) => taskLimit(run),
-    taskSlots: createTaskSlots(parts.config.evalWorkers),
+    taskLimit: createTaskLimit(parts.config.evalWorkers),
   };
 }
