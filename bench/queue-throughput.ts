@@ -149,6 +149,7 @@ async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
       'local',
       createTaskPool({
         size: inFlight,
+        tasksPerWorker: ctx.config.tasksPerWorker,
         command: entryCommand(
           { kind: 'none', why: 'benchmark' },
           { workdir: PROJECT_ROOT, writable: false, readOnly: [nodeModules], limits: DEFAULT_LIMITS },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunConfigSchema, storedConfig } from '../harness/run/index.ts';
+import { parseStoredConfig, RunConfigSchema, storedConfig } from '../harness/run/index.ts';
 import { givenOptions, parseLoopArgs, runConfigOf } from './loop-args.ts';
 import { resumeConfig } from './resume-config.ts';
 import { UsageError } from './usage-error.ts';
@@ -64,5 +64,14 @@ describe('resumeConfig', () => {
     const cli = await parse('--resume r --from other:1');
     const before = await stored();
     expect(() => resumeConfig(cli, before, '/runs/r')).toThrow(/--from starts a new run/);
+  });
+});
+
+describe('tasksPerWorker of a stored run', () => {
+  it('is 1 for a run stored before the setting existed, and what was stored otherwise', async () => {
+    const { tasksPerWorker, ...older } = storedConfig(await stored());
+    expect(tasksPerWorker).toBe(8);
+    expect(parseStoredConfig(older)?.tasksPerWorker).toBe(1);
+    expect(parseStoredConfig({ ...older, tasksPerWorker: 3 })?.tasksPerWorker).toBe(3);
   });
 });

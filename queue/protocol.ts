@@ -47,8 +47,8 @@ export const TaskJobSchema = z.object({
   commit: z.string().regex(/^[0-9a-f]{40,64}$/),
   token: z.string().min(20),
   taskTimeoutMs: z.number().int().positive(),
-  /** The run's --tasks-per-worker: tasks one TaskAgent process runs at once. */
-  tasksPerWorker: z.number().int().positive().default(1),
+  /** The run's --tasks-per-worker (its config has it, see RunConfigSchema): tasks one TaskAgent process runs at once. */
+  tasksPerWorker: z.number().int().positive(),
   limits: LimitsSchema,
   request: z.object({
     id: z.string(),

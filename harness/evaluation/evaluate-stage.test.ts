@@ -46,6 +46,7 @@ beforeEach(() => {
   writeFileSync(script, WORKER);
   pool = createTaskPool({
     size: 2,
+    tasksPerWorker: 1,
     command: { file: process.execPath, args: [script], env: { PATH: process.env.PATH ?? '' }, cwd: tmp },
     taskTimeoutMs: 10_000,
     logFile: path.join(tmp, 'task-agent.log'),
@@ -219,6 +220,7 @@ describe('two evaluations at once under one task limit', () => {
     const [first, second] = [0, 1].map((id) =>
       createTaskPool({
         size: 4,
+        tasksPerWorker: 1,
         command: {
           file: process.execPath,
           args: [path.join(tmp, 'worker.cjs')],

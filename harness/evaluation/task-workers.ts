@@ -34,11 +34,11 @@ export interface TaskPoolOptions {
   /** Tasks run at once. */
   size: number;
   /**
-   * Tasks one TaskAgent process runs at once (default 1): the pool starts ⌈size ÷ this⌉ processes. A process
+   * Tasks one TaskAgent process runs at once (the run's `tasksPerWorker`): the pool starts ⌈size ÷ this⌉ processes. A process
    * given several answers each by id as it finishes. No task is written into a worker's input beyond these,
    * since a TaskAgent that reads its input ahead would start it at once.
    */
-  tasksPerWorker?: number;
+  tasksPerWorker: number;
   command: CommandSpec;
   taskTimeoutMs: number;
   /** Workers' stderr is appended here (redacted, cut at `outputCapBytes`); a folder no agent can write. */
@@ -88,7 +88,7 @@ interface Pool {
  * protocol is killed and replaced: the tasks it ran fail, and are retried once.
  */
 export function createTaskPool(options: TaskPoolOptions): TaskPool {
-  const perWorker = Math.max(1, options.tasksPerWorker ?? 1);
+  const perWorker = Math.max(1, options.tasksPerWorker);
   const capBytes = options.outputCapBytes ?? DEFAULT_LIMITS.outputKb * 1024;
   const pool: Pool = {
     options,

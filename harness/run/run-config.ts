@@ -77,6 +77,12 @@ const count = (min: number) => wholeNumber(min, null);
 /** Tasks one TaskAgent process runs at once in a new run, unless `--tasks-per-worker` says otherwise. */
 export const DEFAULT_TASKS_PER_WORKER = 8;
 
+/**
+ * What a run stored before `--tasks-per-worker` existed ran with: one task per process. The schema gives it
+ * to such a config when it is read, the one place this is decided; everything after takes the number given.
+ */
+const STORED_TASKS_PER_WORKER = 1;
+
 /** More generations than any run could finish; a larger number is a typo (`1e9`). */
 export const MAX_GENERATIONS = 100_000;
 /** The longest task or MetaAgent timeout, in whole seconds: a timer cannot wait longer. */
@@ -114,7 +120,7 @@ const RunConfigFields = z.object({
    * Tasks one TaskAgent process runs at once (`--eval-workers` of them run in ⌈that ÷ this⌉ processes). A run
    * stored before this setting existed ran one task per process, and resumes so.
    */
-  tasksPerWorker: count(1).default(1),
+  tasksPerWorker: count(1).default(STORED_TASKS_PER_WORKER),
   evalSamples: count(1).nullable(),
   stagedSamples: count(1).nullable(),
   skipStagedEval: z.boolean(),
