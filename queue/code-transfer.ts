@@ -1,12 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { execa } from 'execa';
 import type { Redis } from 'ioredis';
 import { gitBytes } from '../system/git.ts';
 import { codeKey } from './protocol.ts';
-
-const execFileAsync = promisify(execFile);
 
 /** A folder crosses Redis as a tar, made and unpacked by git and the system's `tar`; at most this big. */
 const MAX_TAR_BYTES = 64 * 1024 * 1024;
@@ -18,27 +15,21 @@ export async function gitArchive(gitDir: string, commit: string): Promise<Buffer
 
 /** A folder the harness wrote (the evals folder) as a tar; links are stored as links, never followed. */
 export async function tarFolder(dir: string): Promise<Buffer> {
-  const { stdout } = await execFileAsync('tar', ['-c', '-C', dir, '.'], {
+  const { stdout } = await execa('tar', ['-c', '-C', dir, '.'], {
     encoding: 'buffer',
     maxBuffer: MAX_TAR_BYTES,
   });
-  return stdout;
+  return Buffer.from(stdout.buffer, stdout.byteOffset, stdout.byteLength);
 }
 
 /** Unpacks a tar of `gitArchive` or `tarFolder` into `dir` (which exists), owned by this user. */
-export function untar(tar: Buffer, dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-C', dir], {
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tar failed: ${stderr.trim()}`))));
-    child.stdin.end(tar);
+export async function untar(tar: Buffer, dir: string): Promise<void> {
+  const result = await execa('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-C', dir], {
+    input: tar,
+    stdout: 'ignore',
+    reject: false,
   });
+  if (result.failed) throw new Error(`tar failed: ${result.stderr || result.shortMessage}`);
 }
 
 /**

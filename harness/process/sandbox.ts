@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { execaSync } from 'execa';
 import {
   cgroupSupport,
   cgroupsCountProcesses,
@@ -36,7 +36,7 @@ const NO_USERNS_FLAGS = ['--unshare-user', '--disable-userns'];
 
 function bwrapWorks(extra: string[]): boolean {
   try {
-    execFileSync('bwrap', ['--ro-bind', '/', '/', ...BASE_FLAGS, ...extra, 'true'], {
+    execaSync('bwrap', ['--ro-bind', '/', '/', ...BASE_FLAGS, ...extra, 'true'], {
       stdio: 'ignore',
       timeout: 10_000,
     });

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { execa } from 'execa';
 import { variantRepoDir } from '../../archive/run-folder.ts';
 import { gitBytes } from '../../system/git.ts';
 import { PROJECT_ROOT, type RunConfig } from './run-config.ts';
@@ -21,7 +21,7 @@ export async function initialAgents(config: Pick<RunConfig, 'from'>): Promise<{
   const { runDir, variantId, commit } = config.from;
   const staging = mkdtempSync(path.join(tmpdir(), 'hyperagents-transfer-'));
   const tar = await gitBytes({ gitDir: variantRepoDir(runDir) }, ['archive', commit, 'agents']);
-  execFileSync('tar', ['-x', '-C', staging], { input: tar });
+  await execa('tar', ['-x', '-C', staging], { input: tar });
   return {
     dir: path.join(staging, 'agents'),
     reason: `transferred from variant ${variantId} of ${runDir}`,
