@@ -9,10 +9,39 @@ export interface Task<Input = unknown, Answer = unknown> {
   id: string;
   input: Input;
   answer: Answer;
+  /**
+   * Contract v3: the task is worked on in a folder of files. The TaskAgent gets its own writable copy of
+   * these files; its prediction is the folder as it left it (`WorkspaceFiles`), and the stored prediction
+   * is the diff against these starting files. Hidden tests and references stay in `answer`: grading adds
+   * them to a copy of the final files in a separate sandbox.
+   */
+  workspace?: TaskWorkspace;
 }
 
-/** What a grader returns: a score, or a score with a detail kept in the result (e.g. "3/4 tests passed"). */
-export type Grade = number | { score: number; detail: string };
+/** The files a workspace task starts with, and what the TaskAgent's prompt may say about them. */
+export interface TaskWorkspace {
+  /** Relative path (forward slashes, no `..`) → text. Only files the TaskAgent may see. */
+  files: Record<string, string>;
+  /** The language the task is in, for the prompt ("python"). */
+  language?: string;
+  /** The command that runs the tests visible in the workspace, when the domain makes them visible. */
+  testCommand?: string;
+}
+
+/**
+ * A workspace task's prediction: every file of the final workspace (relative path → text). What the
+ * grader is given. `goldResponse` of a workspace task returns the files to write over the starting ones
+ * (the reference solution); the harness applies them the same way to answers given in a file.
+ */
+export interface WorkspaceFiles {
+  files: Record<string, string>;
+}
+
+/**
+ * What a grader returns: a score, or a score with a detail kept in the result (e.g. "3/4 tests passed")
+ * and, for graders that run tests, the output they saw (`log`), shown to the MetaAgent for train tasks.
+ */
+export type Grade = number | { score: number; detail: string; log?: string };
 
 /** A row of a source file that was not turned into a task, by 1-based line number. */
 export interface SkippedRow {
