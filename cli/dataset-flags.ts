@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import type { DatasetOptions } from '../domains/dataset-options.ts';
-import { METRICS, type Metric } from '../domains/metrics.ts';
+import { METRICS, type Metric, parseTolerance } from '../domains/metrics.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The flags that map a dataset:FILE's fields, shared by generate-loop and `hyperagents domains test`. */
@@ -10,7 +10,7 @@ export function withDatasetFlags<T>(parser: Argv<T>) {
       type: 'string',
       requiresArg: true,
       describe:
-        'dataset:FILE fields shown to the agent, comma-separated (default: every field but id, answer, split)',
+        'dataset:FILE fields shown to the agent, comma-separated (default: every field but id, answer, split, the answer lists, and any field that holds the answer)',
     })
     .option('answer-field', {
       type: 'string',
@@ -25,7 +25,8 @@ export function withDatasetFlags<T>(parser: Argv<T>) {
     .option('split-field', {
       type: 'string',
       requiresArg: true,
-      describe: 'dataset:FILE field saying train, val or test (default: a stable hash of the id, 60/20/20)',
+      describe:
+        'dataset:FILE field saying train, val or test (default: split, else a stable hash of the id, 60/20/20)',
     })
     .option('metric', {
       type: 'string',
@@ -35,7 +36,25 @@ export function withDatasetFlags<T>(parser: Argv<T>) {
     .option('choices', {
       type: 'string',
       requiresArg: true,
-      describe: 'dataset:FILE labels of a choice metric, comma-separated, e.g. A,B,C,D',
+      describe:
+        "dataset:FILE labels of a choice metric, comma-separated, e.g. A,B,C,D, where rows have no choices of their own (a row's own choices give their labels)",
+    })
+    .option('tolerance', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'dataset:FILE numeric tolerance: a number is absolute (0.01), a percentage relative (1%) (default: exact for whole-number gold, else 1e-4%)',
+    })
+    .option('correct-field', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'dataset:FILE field with more correct answers (a list, or text separated by ";")',
+    })
+    .option('incorrect-field', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'dataset:FILE field with incorrect answers (a list, or text separated by ";"): graded against by --metric truthful, and tried as wrong answers',
     })
     .option('answer-pattern', {
       type: 'string',
@@ -53,6 +72,9 @@ export interface DatasetFlagValues {
   metric?: string | undefined;
   choices?: string | undefined;
   'answer-pattern'?: string | undefined;
+  tolerance?: string | undefined;
+  'correct-field'?: string | undefined;
+  'incorrect-field'?: string | undefined;
 }
 
 const list = (value: string): string[] =>
@@ -68,6 +90,15 @@ export function datasetFlags(parsed: DatasetFlagValues): DatasetOptions {
   if (parsed['answer-field'] !== undefined) out.answerField = parsed['answer-field'];
   if (parsed['id-field'] !== undefined) out.idField = parsed['id-field'];
   if (parsed['split-field'] !== undefined) out.splitField = parsed['split-field'];
+  if (parsed['correct-field'] !== undefined) out.correctField = parsed['correct-field'];
+  if (parsed['incorrect-field'] !== undefined) out.incorrectField = parsed['incorrect-field'];
+  if (parsed.tolerance !== undefined) {
+    if (parseTolerance(parsed.tolerance) === null)
+      throw new UsageError(
+        `--tolerance is a number (absolute, e.g. 0.01) or a percentage (relative, e.g. 1%), not "${parsed.tolerance}".`,
+      );
+    out.tolerance = parsed.tolerance;
+  }
   if (parsed.metric !== undefined) {
     if (!(METRICS as readonly string[]).includes(parsed.metric)) {
       throw new UsageError(`--metric must be one of ${METRICS.join(', ')}, not "${parsed.metric}".`);

@@ -8,14 +8,20 @@ import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents domains [--json]
 hyperagents domains test REF [--answers FILE] [--json] [dataset flags]
+hyperagents domains show REF [TASK] [--json] [dataset flags]
 
 Lists the benchmark domains, or checks one. REF is ${DOMAIN_REF_HELP}.
 
 "domains test" without --answers grades every gold answer (each must score 1)
 and runs the conformance checks (ids unique and stable, splits disjoint, loading
-deterministic, a wrong answer scores below 1); with --answers FILE (JSON Lines
-of {"id", "response"}) it grades those answers. Exit code 1 when a check fails,
-2 when the answers file cannot be graded (empty, a task answered twice).`;
+deterministic) and looks for misconfiguration (gold in the inputs, worked
+solutions compared whole, echoing the input scores 1, wrong answers score 1);
+with --answers FILE (JSON Lines of {"id", "response"}) it grades those answers,
+and a task without one scores 0. Exit code 1 when a check fails, 2 when the
+answers file cannot be graded (empty, a task answered twice).
+
+"domains show" prints what the TaskAgent receives for a task: its input and the
+format hint (the first task without TASK).`;
 
 function builder(argv: string[]) {
   return withDatasetFlags(
@@ -97,6 +103,9 @@ export async function domains(argv: string[]): Promise<number> {
       'metric',
       'choices',
       'answer-pattern',
+      'tolerance',
+      'correct-field',
+      'incorrect-field',
     ]) {
       if ((parsed as Record<string, unknown>)[flag] !== undefined)
         throw new UsageError(
@@ -106,10 +115,20 @@ export async function domains(argv: string[]): Promise<number> {
     await list(parsed.json);
     return 0;
   }
+  if (words[0] === 'show') {
+    if (words.length < 2 || words.length > 3)
+      throw new UsageError(
+        `"hyperagents domains show" takes REF and optionally a TASK id, ${words.length < 2 ? 'no REF was given' : `not: ${words.slice(1).join(' ')}`}.`,
+      );
+    if (parsed.answers !== undefined)
+      throw new UsageError('--answers belongs to "hyperagents domains test REF".');
+    const { showTask } = await import('./domain-show.ts');
+    return showTask(words[1]!, words[2], datasetFlags(parsed), parsed.json);
+  }
   if (words[0] !== 'test') {
     throw new UsageError(
-      `domains takes no word "${words[0]}": "hyperagents domains" lists the domains, and ` +
-        '"hyperagents domains test REF" checks one.',
+      `domains takes no word "${words[0]}": "hyperagents domains" lists the domains, ` +
+        '"hyperagents domains test REF" checks one, and "hyperagents domains show REF [TASK]" shows a task.',
     );
   }
   if (words.length !== 2) {

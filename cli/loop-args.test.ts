@@ -46,7 +46,7 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--domains ftp:x', /^--domains: "ftp:x": the only sources are dataset:FILE and exercism:DIR\./],
     [
       '--domains arithmetic --metric median',
-      /^--metric must be one of exact, numeric, choice, f1, not "median"\./,
+      /^--metric must be one of exact, numeric, choice, f1, truthful, not "median"\./,
     ],
     ['--domains arithmetic --choices A', /^--choices needs at least two labels/],
     ['--domains arithmetic --answer-pattern (unclosed', /^--answer-pattern is not a regular expression/],

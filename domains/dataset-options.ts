@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { METRICS } from './metrics.ts';
+import { METRICS, parseTolerance } from './metrics.ts';
 
 /**
  * How a dataset's fields map to tasks. From flags, or from a sidecar `<stem>.domain.json` beside the
@@ -16,9 +16,18 @@ export const DatasetOptions = z
     metric: z.enum(METRICS).optional(),
     choices: z.array(z.string().min(1)).min(2).optional(),
     answerPattern: z.string().min(1).optional(),
-    /** Relative tolerance of the numeric metric. */
-    tolerance: z.number().nonnegative().optional(),
-    /** Whether a CSV's first row names the fields; default: it does when it holds the answer field's name. */
+    /** The numeric metric's tolerance: a number is absolute, "1%" relative. Default: exact for integer gold. */
+    tolerance: z
+      .union([z.number().nonnegative(), z.string()])
+      .refine(
+        (t) => parseTolerance(t) !== null,
+        'a number (absolute) or a percentage such as "1%" (relative)',
+      )
+      .optional(),
+    /** Fields with the lists of correct and incorrect answers (JSON lists, or text separated by ";"). */
+    correctField: z.string().min(1).optional(),
+    incorrectField: z.string().min(1).optional(),
+    /** Whether a CSV's first row names the fields; default: judged by its shape against the rows below. */
     header: z.boolean().optional(),
     description: z.string().min(1).optional(),
     stagedSamples: z.number().int().min(1).optional(),

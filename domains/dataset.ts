@@ -1,23 +1,35 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseCsv } from './csv.ts';
+import { answerReadings } from './answer-extraction.ts';
 import type { DatasetOptions } from './dataset-options.ts';
+import { type Row, readRows } from './dataset-rows.ts';
 import { type Domain, defineDomain, type SkippedRow, type Split, type Task } from './define-domain.ts';
+import { holdsGold } from './gold-leaks.ts';
 import { groupBySplit, hashSplit } from './hash-split.ts';
-import { choiceScore, exactScore, f1Score, type Metric, numericScore } from './metrics.ts';
+import {
+  choiceScore,
+  describeTolerance,
+  exactScore,
+  f1Score,
+  type Metric,
+  numericScore,
+  parseTolerance,
+  type Tolerance,
+  truthfulScore,
+} from './metrics.ts';
 import { parseNumber } from './numbers.ts';
-
-/** A row as named fields, and the 1-based line it starts on. */
-interface Row {
-  line: number;
-  values: Record<string, unknown>;
-}
+import { rowChoices } from './row-choices.ts';
 
 /** What grading a dataset task needs: the gold answer(s) as text, and the number for `numeric`. */
 export interface DatasetAnswer {
   accepted: string[];
   number: number | null;
+  /** The labels of the row's own choices (choice metric), else null: the domain's labels apply. */
+  labels: string[] | null;
+  /** Correct and incorrect answers from `correctField` / `incorrectField` (truthful metric, wrong-answer checks). */
+  correct: string[];
+  incorrect: string[];
 }
 
 export type DatasetTask = Task<Record<string, unknown>, DatasetAnswer>;
@@ -36,57 +48,13 @@ const SPLIT_NAMES: Record<string, Split> = {
   testing: 'test',
 };
 
-function readRows(
-  file: string,
-  text: string,
-  header: boolean | undefined,
-  answerField: string | undefined,
-): { rows: Row[]; errors: SkippedRow[]; fields: string[]; fatal?: SkippedRow } {
-  if (/\.jsonl?$/i.test(file)) {
-    const rows: Row[] = [];
-    const errors: SkippedRow[] = [];
-    text
-      .replace(/^\uFEFF/, '')
-      .split(/\r?\n/)
-      .forEach((line, i) => {
-        if (line.trim() === '') return;
-        try {
-          const value: unknown = JSON.parse(line);
-          if (typeof value !== 'object' || value === null || Array.isArray(value))
-            errors.push({ line: i + 1, reason: 'not a JSON object' });
-          else rows.push({ line: i + 1, values: value as Record<string, unknown> });
-        } catch (error) {
-          errors.push({ line: i + 1, reason: `not valid JSON (${(error as Error).message})` });
-        }
-      });
-    return { rows, errors, fields: [...new Set(rows.flatMap((r) => Object.keys(r.values)))] };
-  }
-  const { records, errors } = parseCsv(text);
-  const first = records[0];
-  // The first record decides the fields (a header, or the first task's columns): a broken one is fatal.
-  const broken = errors[0];
-  if (broken !== undefined && (first === undefined || broken.line < first.line))
-    return { rows: [], errors, fields: [], fatal: broken };
-  if (first === undefined) return { rows: [], errors, fields: [] };
-  const hasHeader =
-    header ??
-    (answerField === undefined ? first.fields.includes('answer') : first.fields.includes(answerField));
-  const fields = hasHeader ? first.fields : first.fields.map((_, i) => String(i + 1));
-  const rows: Row[] = [];
-  for (const record of hasHeader ? records.slice(1) : records) {
-    if (record.fields.length !== fields.length) {
-      errors.push({
-        line: record.line,
-        reason: `${record.fields.length} fields where the ${hasHeader ? 'header has' : 'first row has'} ${fields.length}`,
-      });
-      continue;
-    }
-    rows.push({ line: record.line, values: Object.fromEntries(fields.map((f, i) => [f, record.fields[i]])) });
-  }
-  return { rows, errors, fields };
-}
-
 const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** A list of answers: a JSON list, or text separated by ";" (TruthfulQA's CSV). */
+function answerList(value: unknown): string[] {
+  const items = Array.isArray(value) ? value.map(text) : typeof value === 'string' ? value.split(';') : [];
+  return items.map((a) => a.trim()).filter((a) => a !== '');
+}
 
 /** Turns one row into a task, or says why the row is skipped. */
 function toTask(
@@ -94,7 +62,7 @@ function toTask(
   o: ResolvedOptions,
   metric: Metric,
   pattern: RegExp | null,
-): { task: DatasetTask; split: Split | null } | { reason: string } {
+): { task: DatasetTask; split: Split | null; ownLabels: string[] | null } | { reason: string } {
   const rawAnswer = row.values[o.answerField];
   if (rawAnswer === undefined || rawAnswer === null || rawAnswer === '')
     return { reason: `no answer in field "${o.answerField}"` };
@@ -113,19 +81,29 @@ function toTask(
   const number = metric === 'numeric' ? parseNumber(accepted[0]) : null;
   if (metric === 'numeric' && number === null)
     return { reason: `the answer "${accepted[0]}" is not a number` };
-  if (
-    metric === 'choice' &&
-    o.choices &&
-    !o.choices.some((c) => c.toLowerCase() === accepted[0]!.toLowerCase())
-  ) {
-    return { reason: `the answer "${accepted[0]}" is not one of the choices ${o.choices.join(', ')}` };
+  const own = metric === 'choice' ? rowChoices(row.values, o.choices) : null;
+  const labels = own?.labels ?? o.choices;
+  if (metric === 'choice' && labels && !labels.some((c) => c.toLowerCase() === accepted[0]!.toLowerCase())) {
+    return {
+      reason: `the answer "${accepted[0]}" is not one of the ${own ? `row's choices (${own.path})` : 'choices'} ${labels.join(', ')}`,
+    };
   }
+  const correct = o.correctField === undefined ? [] : answerList(row.values[o.correctField]);
+  const incorrect = o.incorrectField === undefined ? [] : answerList(row.values[o.incorrectField]);
+  if (metric === 'truthful' && incorrect.length === 0)
+    return { reason: `no incorrect answers in field "${o.incorrectField}"` };
   const input: Record<string, unknown> = {};
   for (const field of o.inputFields) {
     if (!(field in row.values)) return { reason: `no input field "${field}"` };
     input[field] = row.values[field];
   }
-  if (metric === 'choice' && o.choices) input.choices = o.choices;
+  if (own !== null) {
+    // The data's own choices are kept; plain texts are shown with the labels they are graded by.
+    const [root, nested] = own.path.split('.') as [string, string | undefined];
+    if (!(root in input)) input.choices = own.shown;
+    else if (nested === undefined) input[root] = own.shown;
+    else input[root] = { ...(input[root] as object), [nested]: own.shown };
+  } else if (metric === 'choice' && o.choices && !('choices' in input)) input.choices = o.choices;
   const id = o.idField === undefined ? String(row.line) : text(row.values[o.idField] ?? '').trim();
   if (id === '') return { reason: `no id in field "${o.idField}"` };
   let split: Split | null = null;
@@ -136,15 +114,25 @@ function toTask(
     split = SPLIT_NAMES[name] ?? null;
     if (split === null) return { reason: `split "${name}" is not train, val (validation, dev) or test` };
   }
-  return { task: { id, input, answer: { accepted, number } }, split };
+  const answer: DatasetAnswer = {
+    accepted,
+    number,
+    labels: own?.labels ?? null,
+    correct: [...new Set([...accepted, ...correct])],
+    incorrect,
+  };
+  return { task: { id, input, answer }, split, ownLabels: own?.labels ?? null };
 }
 
-const FORMAT_HINTS: Record<Metric, (choices: readonly string[] | undefined) => string> = {
+const FORMAT_HINTS: Record<Metric, (choices: readonly string[] | undefined, own: boolean) => string> = {
   exact: () => 'The answer is a short text, compared without regard to case or spacing.',
   numeric: () => 'The answer is a single number.',
-  choice: (choices) =>
-    `The answer is the label of one choice${choices ? `: one of ${choices.join(', ')}` : ''}.`,
+  choice: (choices, own) =>
+    own
+      ? `The answer is the label of one of the task's choices${choices ? ` (${choices.join(', ')})` : ''}, alone.`
+      : `The answer is the label of one choice${choices ? `: one of ${choices.join(', ')}` : ''}.`,
   f1: () => 'The answer is a short phrase.',
+  truthful: () => 'The answer is one short, true sentence.',
 };
 
 /** A message for the user, where a dataset's configuration does not fit its file. */
@@ -170,18 +158,49 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       ok: false,
       message: `${file}, line ${fatal.line}: ${fatal.reason}. The first row gives the fields, so it must be read whole: fix it.`,
     };
-  const resolved = resolveFields(file, options, fields, rows.length > 0);
+  const metric = options.metric ?? 'exact';
+  if (metric === 'truthful' && options.incorrectField === undefined)
+    return {
+      ok: false,
+      message: `${file}: the truthful metric grades against correct and incorrect answers: name their fields with --correct-field and --incorrect-field (lists, or text separated by ";").`,
+    };
+  const resolved = resolveFields(file, options, fields, rows);
   if (!resolved.ok) return resolved;
   const pattern = answerPattern(options);
   if (!pattern.ok) return pattern;
-  const metric = options.metric ?? 'exact';
-  const { placed, skipped } = placeRows(rows, errors, resolved.options, metric, pattern.pattern);
+  const tolerance = options.tolerance === undefined ? null : parseTolerance(options.tolerance);
+  const { placed, skipped, problems } = placeRows(rows, errors, resolved.options, metric, pattern.pattern);
   if (placed.length === 0)
     return {
       ok: false,
       message: `${file}: no usable rows${skipped[0] ? ` (line ${skipped[0].line}: ${skipped[0].reason})` : ''}.`,
     };
-  return { ok: true, domain: placedDomain(file, name, options, metric, placed, skipped) };
+  return {
+    ok: true,
+    domain: placedDomain(
+      file,
+      name,
+      options,
+      { metric, pattern: pattern.pattern, tolerance, problems },
+      placed,
+      skipped,
+    ),
+  };
+}
+
+/** The fields that hold the gold answer in some rows: never shown by default. */
+function leakingFields(fields: readonly string[], rows: readonly Row[], answerField: string): string[] {
+  return fields.filter((f) =>
+    rows.some((r) => {
+      const gold = r.values[answerField];
+      const golds = Array.isArray(gold)
+        ? gold.map(text)
+        : gold === undefined || gold === null
+          ? []
+          : [text(gold)];
+      return r.values[f] !== undefined && golds.some((g) => holdsGold(r.values[f], g));
+    }),
+  );
 }
 
 /** Which fields hold the answer, the id and the question; a flag naming a field the file lacks is refused. */
@@ -189,37 +208,60 @@ function resolveFields(
   file: string,
   options: DatasetOptions,
   fields: readonly string[],
-  anyRows: boolean,
+  rows: readonly Row[],
 ): { ok: true; options: ResolvedOptions } | Refused {
+  const anyRows = rows.length > 0;
+  const numbered = fields.length > 0 && fields.every((f, i) => f === String(i + 1));
+  const fieldList = numbered
+    ? `the file has no header row, so the fields are its columns ${fields.join(', ')} (if its first row names them, set "header": true in ${path.basename(file, path.extname(file))}.domain.json)`
+    : `the fields are ${fields.join(', ') || '(none)'}`;
   const answerField = options.answerField ?? (fields.includes('answer') ? 'answer' : undefined);
   if (answerField === undefined || (anyRows && !fields.includes(answerField))) {
     return {
       ok: false,
-      message: `${file}: say which field holds the answer with --answer-field (or "answerField" in ${path.basename(file, path.extname(file))}.domain.json); the fields are ${fields.join(', ') || '(none)'}.`,
+      message: `${file}: say which field holds the answer with --answer-field (or "answerField" in ${path.basename(file, path.extname(file))}.domain.json); ${fieldList}.`,
     };
   }
   const idField = options.idField ?? (fields.includes('id') ? 'id' : undefined);
+  const splitField = options.splitField ?? (fields.includes('split') ? 'split' : undefined);
   for (const [flag, field] of [
     ['--id-field', options.idField],
     ['--split-field', options.splitField],
+    ['--correct-field', options.correctField],
+    ['--incorrect-field', options.incorrectField],
     ...(options.inputFields ?? []).map((f) => ['--input-fields', f]),
   ] as const) {
     if (field !== undefined && anyRows && !fields.includes(field))
+      return { ok: false, message: `${file}: ${flag} names "${field}", which is not a field; ${fieldList}.` };
+  }
+  for (const [role, field] of [
+    ['the answer field', answerField],
+    ['the split field', splitField],
+  ] as const) {
+    if (field !== undefined && options.inputFields?.includes(field))
       return {
         ok: false,
-        message: `${file}: ${flag} names "${field}", which is not a field; the fields are ${fields.join(', ')}.`,
+        message: `${file}: --input-fields names "${field}", ${role}: the agent would be shown ${role === 'the split field' ? 'which split each task is in' : 'the answer'}. Leave it out${role === 'the split field' ? ', or name another split field with --split-field' : ''}.`,
       };
   }
-  const inputFields =
-    options.inputFields ?? fields.filter((f) => ![answerField, idField, options.splitField].includes(f));
+  const hidden = [answerField, idField, splitField, options.correctField, options.incorrectField];
+  const candidates = fields.filter((f) => !hidden.includes(f));
+  const leaking = options.inputFields === undefined ? leakingFields(candidates, rows, answerField) : [];
+  const inputFields = options.inputFields ?? candidates.filter((f) => !leaking.includes(f));
   if (inputFields.length === 0)
     return {
       ok: false,
-      message: `${file}: no field is left for the question; name the input fields with --input-fields.`,
+      message: `${file}: no field is left for the question${leaking.length > 0 ? ` (${leaking.join(', ')} hold the answer)` : ''}; name the input fields with --input-fields.`,
     };
   return {
     ok: true,
-    options: { ...options, answerField, inputFields, ...(idField === undefined ? {} : { idField }) },
+    options: {
+      ...options,
+      answerField,
+      inputFields,
+      ...(idField === undefined ? {} : { idField }),
+      ...(splitField === undefined ? {} : { splitField }),
+    },
   };
 }
 
@@ -250,9 +292,10 @@ function placeRows(
   o: ResolvedOptions,
   metric: Metric,
   pattern: RegExp | null,
-): { placed: { task: DatasetTask; split: Split }[]; skipped: SkippedRow[] } {
+): { placed: { task: DatasetTask; split: Split }[]; skipped: SkippedRow[]; problems: string[] } {
   const skipped: SkippedRow[] = [...errors];
   const placed: { task: DatasetTask; split: Split }[] = [];
+  const problems: string[] = [];
   const ids = new Set<string>();
   for (const row of rows) {
     const made = toTask(row, o, metric, pattern);
@@ -262,24 +305,47 @@ function placeRows(
     else {
       ids.add(made.task.id);
       placed.push({ task: made.task, split: made.split ?? hashSplit(made.task.id) });
+      const own = made.ownLabels;
+      if (problems.length === 0 && own && o.choices && own.some((l) => !o.choices!.includes(l)))
+        problems.push(
+          `--choices ${o.choices.join(',')} disagrees with the row's own choices (line ${row.line}: ${own.join(', ')}); the labels come from the data, so leave --choices out`,
+        );
     }
   }
   skipped.sort((a, b) => a.line - b.line);
-  return { placed, skipped };
+  return { placed, skipped, problems };
 }
 
-/** The domain over the placed tasks, graded by `metric`. */
+interface Grading {
+  metric: Metric;
+  pattern: RegExp | null;
+  tolerance: Tolerance | null;
+  problems: string[];
+}
+
+/** The next label after gold (wrapping): a wrong answer the choice metric must score 0. */
+function nextLabel(labels: readonly string[], gold: string): string | undefined {
+  const i = labels.findIndex((l) => l.toLowerCase() === gold.toLowerCase());
+  return labels.length < 2 ? undefined : labels[(i + 1) % labels.length];
+}
+
+/** The domain over the placed tasks, graded by the metric. */
 function placedDomain(
   file: string,
   name: string,
   options: DatasetOptions,
-  metric: Metric,
+  g: Grading,
   placed: readonly { task: DatasetTask; split: Split }[],
   skipped: SkippedRow[],
 ): Domain<Record<string, unknown>, DatasetAnswer, string | number> {
+  const { metric, pattern, tolerance } = g;
   const groups = groupBySplit(placed, (p) => p.split);
-  const labels = options.choices ?? [...new Set(placed.map((p) => p.task.answer.accepted[0]!))];
-  const tolerance = options.tolerance ?? 1e-6;
+  const ownLabels = placed.some((p) => p.task.answer.labels !== null);
+  const labels =
+    options.choices ??
+    [...new Set(placed.flatMap((p) => p.task.answer.labels ?? [p.task.answer.accepted[0]!]))].sort();
+  const toleranceText =
+    tolerance === null ? 'exact for whole numbers, else ±1e-4%' : describeTolerance(tolerance);
   return defineDomain<Record<string, unknown>, DatasetAnswer, string | number>({
     name,
     description:
@@ -293,20 +359,33 @@ function placedDomain(
       const gold = task.answer.accepted[0]!;
       switch (metric) {
         case 'exact':
-          return Math.max(...task.answer.accepted.map((a) => exactScore(said, a)));
+          return Math.max(...task.answer.accepted.map((a) => exactScore(said, a, pattern)));
         case 'numeric':
-          return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance);
+          return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance, pattern);
         case 'choice':
-          return choiceScore(said, gold, labels);
+          return choiceScore(said, gold, task.answer.labels ?? labels, pattern);
         case 'f1':
-          return f1Score(said, task.answer.accepted);
+          return Math.max(...answerReadings(said, pattern).map((r) => f1Score(r, task.answer.accepted)));
+        case 'truthful':
+          return truthfulScore(answerReadings(said, pattern)[0]!, task.answer.correct, task.answer.incorrect);
       }
     },
     goldResponse: (task) => task.answer.accepted[0]!,
-    graderVersion: `dataset-1:${metric}:${tolerance}:${labels.join('|')}`,
-    metric: metric === 'numeric' ? `numeric (tolerance ${tolerance})` : metric,
+    wrongResponses: (task) => {
+      const out: string[] = task.answer.incorrect.slice(0, 2);
+      const next =
+        metric === 'choice' ? nextLabel(task.answer.labels ?? labels, task.answer.accepted[0]!) : undefined;
+      if (next !== undefined) out.push(next);
+      return out;
+    },
+    configProblems: g.problems,
+    graderVersion: `dataset-2:${metric}:${tolerance === null ? 'default' : describeTolerance(tolerance)}:${pattern?.source ?? ''}:${labels.join('|')}`,
+    metric: metric === 'numeric' ? `numeric (${toleranceText})` : metric,
     stagedSamples: options.stagedSamples ?? 10,
-    formatHint: FORMAT_HINTS[metric](metric === 'choice' ? labels : undefined),
+    formatHint: FORMAT_HINTS[metric](
+      metric === 'choice' && (!ownLabels || labels.length <= 10) ? labels : undefined,
+      ownLabels,
+    ),
     skipped,
   });
 }

@@ -62,6 +62,13 @@ export interface DomainSpec<Input = unknown, Answer = unknown, Prediction = unkn
    * commands in the sandbox with limits. A grader that throws scores 0 with its message as the error.
    */
   score(prediction: Prediction, task: Task<Input, Answer>, ctx: GradeContext): Grade | Promise<Grade>;
+  /**
+   * A few responses that must score below 1 on a task, beside the ones `domains test` builds itself (the
+   * next label, a perturbed number, a shuffled sentence): e.g. a dataset's listed incorrect answers.
+   */
+  wrongResponses?(task: Task<Input, Answer>): Prediction[];
+  /** Mistakes in how the domain was configured against its source; `domains test` fails on each. */
+  configProblems?: readonly string[];
   /** The `response` that scores 1 on a task (what the simulated model answers when it is right). Default: `task.answer`. */
   goldResponse?(task: Task<Input, Answer>): Prediction;
   /** Changes whenever scoring changes, so cached results of an older grader are never reused. Default '1'. */

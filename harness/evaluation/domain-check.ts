@@ -5,16 +5,20 @@ import {
   type Domain,
   type SkippedRow,
   type Split,
-  type Task,
 } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import { gradePrediction } from './grading.ts';
+import {
+  type CheckResult,
+  check,
+  goldInInputs,
+  type Loaded,
+  trivialMetric,
+  workedSolutions,
+  wrongAnswers,
+} from './misconfiguration.ts';
 
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  message: string;
-}
+export type { CheckResult } from './misconfiguration.ts';
 
 export interface TaskGrade {
   id: string;
@@ -27,7 +31,7 @@ export interface TaskGrade {
 export interface DomainReport {
   domain: string;
   tasks: number;
-  /** Mean over graded tasks. */
+  /** Mean over the tasks graded; with answers, over every task (one without an answer scores 0). */
   score: number;
   results: TaskGrade[];
   skipped: SkippedRow[];
@@ -43,22 +47,11 @@ export interface CheckOptions {
   wrongSamples?: number;
 }
 
-type Loaded = { split: Split; task: Task }[];
-
 async function loadAll(domain: Domain): Promise<Loaded> {
   const out: Loaded = [];
   for (const split of domain.splits) for (const task of await domain.load(split)) out.push({ split, task });
   return out;
 }
-
-const check = (name: string, problems: string[], okMessage: string): CheckResult => ({
-  name,
-  ok: problems.length === 0,
-  message:
-    problems.length === 0
-      ? okMessage
-      : problems.slice(0, 5).join('; ') + (problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''),
-});
 
 function describeChecks(domain: Domain): CheckResult {
   const problems = [
@@ -111,13 +104,6 @@ function structureChecks(first: Loaded, second: Loaded): CheckResult[] {
   ];
 }
 
-/** A response that should not score 1: another task's gold response, else a string no task expects. */
-function wrongResponse(domain: Domain, task: Task, all: Loaded): unknown {
-  const gold = JSON.stringify(domain.goldResponse(task));
-  const other = all.map(({ task: t }) => domain.goldResponse(t)).find((r) => JSON.stringify(r) !== gold);
-  return other ?? 'definitely not the answer';
-}
-
 /**
  * Checks a domain the way its author needs: without answers, every gold response must score 1 and the
  * conformance checks run; with answers, those are graded. Never throws for a domain's own failures.
@@ -148,6 +134,11 @@ export async function checkDomain(
       }),
     ),
   );
+  checks.push(
+    check('configured for its source', [...(domain.configProblems ?? [])], 'no configuration mistake found'),
+    goldInInputs(domain, loaded),
+    workedSolutions(domain, loaded),
+  );
   if (options.answers === undefined) {
     const failing = results
       .filter((r) => r.score < 1)
@@ -156,29 +147,21 @@ export async function checkDomain(
     const samples = domain.splits.flatMap((split) =>
       loaded.filter((l) => l.split === split).slice(0, options.wrongSamples ?? 2),
     );
-    const wrong = await Promise.all(
-      samples.map(({ task }) =>
-        limit(async () => ({
-          task,
-          grade: await gradePrediction(domain, task, wrongResponse(domain, task, loaded), ctx),
-        })),
-      ),
-    );
-    checks.push(
-      check(
-        'a wrong answer scores below 1',
-        wrong.filter((w) => w.grade.score >= 1).map((w) => `${w.task.id} gave a wrong answer full marks`),
-        `${wrong.length} wrong answers scored below 1`,
-      ),
-    );
+    checks.push(await trivialMetric(domain, samples, ctx, limit));
+    checks.push(await wrongAnswers(domain, samples, loaded, ctx, limit));
   } else {
     const known = new Set(loaded.map(({ task }) => task.id));
     const unknown = [...options.answers.keys()].filter((id) => !known.has(id));
+    const missing = loaded.filter(({ task }) => !options.answers!.has(task.id));
+    // A task without an answer scores 0: 10 answers of 1,319 tasks cannot make a score of 0.9.
+    results.push(
+      ...missing.map(({ split, task }) => ({ id: task.id, split, score: 0, detail: 'no answer given' })),
+    );
     checks.push(
       check(
         'answers match tasks',
         unknown.map((id) => `no task has id ${id}`),
-        `${results.length} answers graded`,
+        `${results.length - missing.length} answers graded${missing.length > 0 ? `; ${missing.length} tasks had no answer and score 0` : ''}`,
       ),
     );
   }
