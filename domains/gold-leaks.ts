@@ -1,4 +1,5 @@
-import { normalizeText } from './metrics.ts';
+/** Spaces collapsed, ends trimmed; case kept, since a task may be about case ("paris" → "PARIS"). */
+const spaced = (value: string) => value.replace(/\s+/g, ' ').trim();
 
 const asText = (value: unknown): string =>
   typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
@@ -9,9 +10,9 @@ const asText = (value: unknown): string =>
  * TruthfulQA's "Correct Answers" holding the "Best Answer" is.
  */
 export function holdsGold(value: unknown, gold: string): boolean {
-  const g = normalizeText(gold);
+  const g = spaced(gold);
   if (g === '') return false;
-  const v = normalizeText(asText(value));
+  const v = spaced(asText(value));
   return v === g || (g.length >= 8 && g.includes(' ') && v.includes(g));
 }
 

@@ -29,6 +29,9 @@ const GSM_JSONL = [
   .concat(['{not json'])
   .join('\n');
 
+/** Files shaped like GSM8K, OpenBookQA/ARC and TruthfulQA. */
+const FIXTURES = path.join(PROJECT_ROOT, 'domains', 'testing', 'datasets');
+
 let dir: string;
 const gsmFlags = ['--answer-field', 'solution', '--answer-pattern', '#### (.+)$', '--metric', 'numeric'];
 
@@ -71,7 +74,11 @@ describe('hyperagents domains test', () => {
       ['ids unique', true],
       ['splits disjoint', true],
       ['loading deterministic', true],
+      ['configured for its source', true],
+      ['gold not in the inputs', true],
+      ['gold answers are answers', true],
       ['gold answers score 1', true],
+      ['echoing the input scores 0', true],
       ['a wrong answer scores below 1', true],
     ]);
   }, 120_000);
@@ -121,6 +128,73 @@ describe('hyperagents domains test', () => {
     ]);
   }, 120_000);
 
+  it('counts a task without an answer as 0, so a few answers cannot make a high score', async () => {
+    const answers = path.join(dir, 'one-answer.jsonl');
+    writeFileSync(answers, '{"id": "g1", "response": "The answer is 12."}\n');
+    const result = await runCli(
+      'hyperagents',
+      ['domains', 'test', 'dataset:gsm.jsonl', ...gsmFlags, '--answers', answers],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^ok {3}answers match tasks: 1 answers graded; 1 tasks had no answer and score 0$/m,
+    );
+    expect(result.stdout).toMatch(/^gsm: 2 tasks, 2 graded, score 0\.500$/m);
+  }, 120_000);
+
+  it.each([
+    [
+      'GSM8K without flags',
+      ['dataset:gsm8k.jsonl'],
+      /^FAIL gold answers are answers: 6 of 6 gold answers are worked solutions/m,
+    ],
+    [
+      'TruthfulQA with a leaking input',
+      [
+        'dataset:truthfulqa.csv',
+        '--answer-field',
+        'Best Answer',
+        '--input-fields',
+        'Question,Correct Answers',
+      ],
+      /^FAIL gold not in the inputs: input field "Correct Answers" holds the gold answer in 6 of 6 tasks/m,
+    ],
+    [
+      'ARC with --choices overriding its own labels',
+      ['dataset:arc-flat.jsonl', '--answer-field', 'answerKey', '--metric', 'choice', '--choices', '1,2,3,4'],
+      /^FAIL configured for its source: --choices 1,2,3,4 disagrees with the row's own choices/m,
+    ],
+  ])(
+    'fails %s with a named reason (exit 1)',
+    async (_what, args, message) => {
+      const result = await runCli('hyperagents', ['domains', 'test', ...args], {}, FIXTURES);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(message);
+    },
+    120_000,
+  );
+
+  it('refuses a split field as an input, by name (exit 2)', async () => {
+    const result = await runCli(
+      'hyperagents',
+      [
+        'domains',
+        'test',
+        'dataset:arc-flat.jsonl',
+        '--answer-field',
+        'answerKey',
+        '--input-fields',
+        'question,split',
+      ],
+      {},
+      FIXTURES,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--input-fields names "split", the split field/);
+  }, 60_000);
+
   it('checks an exercise folder, and exits 1 when an example solution fails its spec', async () => {
     const good = await runCli('hyperagents', ['domains', 'test', 'exercism:exercises'], {}, dir);
     expect(good.code).toBe(0);
@@ -163,6 +237,60 @@ describe('hyperagents domains test', () => {
     },
     60_000,
   );
+});
+
+describe('hyperagents domains show', () => {
+  it('prints the input and format hint the TaskAgent gets for a task, the first one by default', async () => {
+    const flags = ['--answer-field', 'answerKey', '--metric', 'choice'];
+    const first = await runCli(
+      'hyperagents',
+      ['domains', 'show', 'dataset:openbookqa.jsonl', ...flags],
+      {},
+      FIXTURES,
+    );
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Task \S+ \(train\) of openbookqa, as the TaskAgent receives it:$/m);
+    expect(first.stdout).toMatch(
+      /^format hint: The answer is the label of one of the task's choices \(A, B, C, D\), alone\.$/m,
+    );
+    const one = await runCli(
+      'hyperagents',
+      ['domains', 'show', 'dataset:openbookqa.jsonl', '7-321', ...flags, '--json'],
+      {},
+      FIXTURES,
+    );
+    expect(JSON.parse(one.stdout)).toEqual({
+      split: expect.any(String),
+      request: {
+        id: '7-321',
+        domain: 'openbookqa',
+        input: {
+          question: {
+            stem: 'Stars are',
+            choices: [
+              { text: 'warm lights that float', label: 'A' },
+              { text: 'made out of nitrate', label: 'B' },
+              { text: 'great balls of gas burning billions of miles away', label: 'C' },
+              { text: 'lights in the sky', label: 'D' },
+            ],
+          },
+        },
+        formatHint: "The answer is the label of one of the task's choices (A, B, C, D), alone.",
+      },
+    });
+  }, 60_000);
+
+  it('says which tasks there are for an unknown task id (exit 2)', async () => {
+    const result = await runCli(
+      'hyperagents',
+      ['domains', 'show', 'dataset:gsm8k.jsonl', '7-32'],
+      {},
+      FIXTURES,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^hyperagents: gsm8k has no task "7-32"\. Its 6 tasks have ids such as/m);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });
 
 describe('bad datasets and answer files: a clear message with the line, and the right exit code', () => {
