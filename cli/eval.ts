@@ -211,6 +211,13 @@ function reportOutcome(outcome: StoredEvaluationOutcome, request: EvalRequest, a
     );
     return 1;
   }
+  if (outcome.kind === 'unfinished') {
+    process.stderr.write(
+      `hyperagents eval: variant ${variantId} has no ${split} score: ${outcome.reason}. The task results that ` +
+        'finished are kept in the archive, and running the same command again runs only the rest.\n',
+    );
+    return 1;
+  }
   const { scores } = outcome;
   const names = request.domains.map((d) => d.name);
   const picked = Object.fromEntries(names.map((d) => [d, scores[d]?.[split] ?? null]));

@@ -2,7 +2,10 @@ import { Job, Queue, QueueEvents } from 'bullmq';
 import type { connectionOptions } from './connection.ts';
 import { PREFIX } from './protocol.ts';
 
-/** How often every awaited job is looked at, beside the events: finds jobs a Redis restart lost. */
+/**
+ * How often every awaited job is looked at, beside the events, and what workers read beside the jobs made
+ * present again: finds what a Redis restart lost.
+ */
 const SWEEP_MS = 1000;
 /** Tries of one job: a worker that cannot reach the gateway fails it, and it is tried again later. */
 const ATTEMPTS = 20;
@@ -18,15 +21,19 @@ export interface AwaitedJobsOptions<R> {
   read(returnvalue: unknown): R | null;
   /** The result standing for a job that gave none: its tries ran out, the run was interrupted, Redis closed. */
   infra(reason: string, latencyMs: number): R;
+  /** False for a completed job's result that is none (an infrastructure failure): a job found with it runs again. */
+  isResult(result: R): boolean;
 }
 
 export interface AwaitedJobs<R> {
   /**
    * Adds the job (or finds it: the id is derived from the work, so a job already added, running or done is
-   * the same job) and resolves with its result. `republish` writes again what workers read beside the job (the
-   * variant's code), for a job Redis lost. Never rejects.
+   * the same job) and resolves with its result. `publish` makes present what workers read beside the job (the
+   * gateway's address, the variant's code): called before the job is added, every SWEEP_MS while it is
+   * awaited, and before a job Redis lost is added again, so it must be cheap when nothing is missing. A job
+   * found failed, or completed with no result (see `isResult`), is run again. Never rejects.
    */
-  run(jobId: string, data: object, signal: AbortSignal, republish: () => Promise<void>): Promise<R>;
+  run(jobId: string, data: object, signal: AbortSignal, publish: () => Promise<void>): Promise<R>;
   queue: Queue;
   close(): Promise<void>;
 }
@@ -34,7 +41,7 @@ export interface AwaitedJobs<R> {
 interface Waiter<R> {
   jobId: string;
   data: object;
-  republish: () => Promise<void>;
+  publish: () => Promise<void>;
   started: number;
   checking: boolean;
   /** Set when an event arrived while `checking`. */
@@ -61,6 +68,9 @@ export function openAwaitedJobs<R>(options: AwaitedJobsOptions<R>): AwaitedJobs<
   events.on('error', () => undefined);
   const state: Awaiting<R> = { options, queue, waiters: new Map() };
   const sweep = setInterval(() => {
+    // Once per publisher (a variant's tasks share one), not once per job.
+    for (const publish of new Set([...state.waiters.values()].map((w) => w.publish)))
+      void publish().catch(() => undefined);
     for (const waiter of state.waiters.values()) void check(state, waiter).catch(() => undefined);
   }, SWEEP_MS);
   const wake = ({ jobId }: { jobId: string }): void => {
@@ -72,7 +82,7 @@ export function openAwaitedJobs<R>(options: AwaitedJobsOptions<R>): AwaitedJobs<
 
   return {
     queue,
-    run: (jobId, data, signal, republish) => awaitJob(state, jobId, data, signal, republish),
+    run: (jobId, data, signal, publish) => awaitJob(state, jobId, data, signal, publish),
     async close() {
       clearInterval(sweep);
       for (const waiter of [...state.waiters.values()])
@@ -104,11 +114,11 @@ function awaitJob<R>(
   jobId: string,
   data: object,
   signal: AbortSignal,
-  republish: () => Promise<void>,
+  publish: () => Promise<void>,
 ): Promise<R> {
   const started = Date.now();
   return new Promise<R>((resolve) => {
-    const waiter: Waiter<R> = { jobId, data, republish, started, checking: false, again: false, resolve };
+    const waiter: Waiter<R> = { jobId, data, publish, started, checking: false, again: false, resolve };
     const onAbort = (): void =>
       finish(state, waiter, state.options.infra('interrupted', Date.now() - started));
     signal.addEventListener('abort', onAbort, { once: true });
@@ -118,12 +128,31 @@ function awaitJob<R>(
     };
     state.waiters.set(jobId, waiter);
     void (async () => {
-      const added = await add(state, waiter);
-      // A job a resumed coordinator finds failed (its tries ran out while it was down) is tried again.
-      if ((await added.getState()) === 'failed') await added.retry('failed');
+      // Redis may have restarted since the publisher last wrote (between two stages, say): a job added
+      // without what its workers read would fail every try. Should this fail, the sweep publishes again.
+      await publish().catch(() => undefined);
+      await add(state, waiter);
+      await runAgainIfNoResult(state, jobId);
       await check(state, waiter);
     })().catch(() => undefined);
   });
+}
+
+/**
+ * A job found failed (its tries ran out, perhaps while a resumed coordinator was down) or completed without a
+ * result (an infrastructure failure on its worker) is tried again, with all its tries: it has no result, and
+ * an awaited job must end in one or in an infrastructure failure of this wait's own.
+ */
+async function runAgainIfNoResult<R>({ options, queue }: Awaiting<R>, jobId: string): Promise<void> {
+  const jobState = await queue.getJobState(jobId);
+  if (jobState !== 'failed' && jobState !== 'completed') return;
+  const job = await Job.fromId(queue, jobId);
+  if (job === undefined) return;
+  if (jobState === 'completed') {
+    const result = options.read(job.returnvalue);
+    if (result === null || options.isResult(result)) return;
+  }
+  await job.retry(jobState, { resetAttemptsMade: true, resetAttemptsStarted: true });
 }
 
 /** Looks at the waiter's job: added again if Redis lost it, and the waiter resolved once it completed or failed. */
@@ -140,7 +169,7 @@ async function check<R>(state: Awaiting<R>, waiter: Waiter<R>): Promise<void> {
     const jobState = await queue.getJobState(waiter.jobId);
     if (jobState === 'unknown') {
       // Redis lost it (restarted without persistence), and with it what workers read beside it.
-      await waiter.republish();
+      await waiter.publish();
       await add(state, waiter);
       return;
     }

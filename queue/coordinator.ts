@@ -75,6 +75,9 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     jobName: 'task',
     read: decodeTaskResult,
     infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
+    // An infrastructure failure on a worker (its TaskAgent crashed or hung, twice) is no result: found again
+    // by a resumed coordinator, the job is run again.
+    isResult: (reply) => reply.kind !== 'infra',
   });
   const edits = openAwaitedJobs<RemoteEditReply>({
     connection,
@@ -82,6 +85,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     jobName: 'edit',
     read: decodeEditResult,
     infra: (reason) => ({ kind: 'infra', reason }),
+    isResult: (reply) => reply.kind !== 'infra',
   });
   const held: Held = { options, client, tasks, edits };
   return {
@@ -97,21 +101,42 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   };
 }
 
-/** Writes what workers read for a run's commits (their trees, the gateway's address); again when Redis lost it. */
+/**
+ * What workers read beside a run's jobs (the project version, the gateway's address, the commits' trees), made
+ * present in Redis: each call looks (one round trip) and writes only what is missing or differs, so it is
+ * cheap enough to call whenever jobs are added or awaited, and puts back what a Redis restart lost. The
+ * gateway's address is compared, not only found: a killed coordinator's address stays in Redis, and a
+ * resumed one's gateway listens elsewhere. Calls made while one is under way share it.
+ */
 function publisher(
   { options, client }: Held,
   ctx: Pick<RemoteTaskContext, 'runDir' | 'gateway'>,
   secret: RunSecret,
   commits: readonly string[],
 ): () => Promise<void> {
-  return async () => {
-    const gatewayUrl = options.gatewayUrl ?? ctx.gateway.tcpUrl;
+  const gatewayUrl = options.gatewayUrl ?? ctx.gateway.tcpUrl;
+  const trees = [...new Set(commits)].map((commit) => ({ commit, key: codeKey(secret.runKey, commit) }));
+  const publish = async (): Promise<void> => {
     if (gatewayUrl === undefined) throw new Error('the gateway listens on no TCP address for queue workers');
-    await client.set(gatewayKey(secret.runKey), gatewayUrl);
-    for (const commit of new Set(commits)) {
-      const tar = await gitArchive(variantRepoDir(ctx.runDir), commit);
-      await client.setex(codeKey(secret.runKey, commit), KEEP_SECONDS, tar);
+    const look = client.pipeline().get(VERSION_KEY).get(gatewayKey(secret.runKey));
+    for (const { key } of trees) look.exists(key);
+    const answers = (await look.exec()) ?? [];
+    const failed = answers.find(([error]) => error !== null);
+    if (failed !== undefined) throw failed[0];
+    const [version, gateway, ...present] = answers.map(([, value]) => value);
+    if (version !== options.version) await client.set(VERSION_KEY, options.version);
+    if (gateway !== gatewayUrl) await client.set(gatewayKey(secret.runKey), gatewayUrl);
+    for (const [i, { commit, key }] of trees.entries()) {
+      if (present[i] === 1) continue;
+      await client.setex(key, KEEP_SECONDS, await gitArchive(variantRepoDir(ctx.runDir), commit));
     }
+  };
+  let underWay: Promise<void> | null = null;
+  return () => {
+    underWay ??= publish().finally(() => {
+      underWay = null;
+    });
+    return underWay;
   };
 }
 

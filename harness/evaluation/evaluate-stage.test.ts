@@ -6,14 +6,20 @@ import { z } from 'zod';
 import { type Archive, openArchive } from '../../archive/archive.ts';
 import { type EvalCache, openEvalCache } from '../../archive/eval-cache.ts';
 import { defineDomain } from '../../domains/define-domain.ts';
-import { type DomainTasks, type EvaluationTarget, evaluateStage, unansweredReason } from './evaluate.ts';
+import {
+  type DomainTasks,
+  type EvaluationTarget,
+  evaluateStage,
+  unansweredReason,
+  unfinishedReason,
+} from './evaluate.ts';
 import { createTaskLimit } from './task-limit.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
 /**
  * evaluateStage with real TaskAgent processes (a stand-in speaking the JSON-lines protocol), a real archive
- * and a real write failure of it: what is stored when a stage ends by an error, an interrupt, or with every
- * task failed for the infrastructure.
+ * and a real write failure of it: what is stored when a stage ends by an error, an interrupt, or with some or
+ * every task failed for the infrastructure.
  */
 
 let tmp: string;
@@ -114,11 +120,64 @@ describe('evaluateStage', () => {
     ]);
   });
 
-  it('a task that failed for the infrastructure is one error among answers, and the stage is scored', async () => {
+  it('a task that failed for the infrastructure is no result: never a stored 0, and the stage is left for resume', async () => {
     const outcome = await evaluateStage(target(), domainTasks({}, ['val-1']), 'full', false);
-    expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.5]]) });
+    expect(outcome.kind).toBe('unfinished');
+    expect(outcome.kind === 'unfinished' && outcome.failed).toBe(1);
+    expect(outcome.kind === 'unfinished' && outcome.reason).toMatch(
+      /^1 task could not be run: TaskAgent exited \(code 3\).*\(after one retry\) \(1 task\); the stage is left for resume$/,
+    );
+    // The other nine answers are kept; the failed task has no row, and the stage no score.
+    expect(stored().map((r) => r.task)).not.toContain('val/val-1');
+    expect(stored()).toHaveLength(9);
+    expect(archive.listEvaluations(0)).toEqual([]);
+    // Run again where the task can run (its TaskAgent no longer crashes): only it is asked, and the score is
+    // the one the stage has without the fault (val: 3 of 4 right), not one lowered by a zero.
+    let asked = 0;
+    const resumed = await evaluateStage(
+      target({
+        onTask: (_done, total) => {
+          asked = total;
+        },
+      }),
+      domainTasks(),
+      'full',
+      false,
+    );
+    expect(asked).toBe(1);
+    expect(resumed).toEqual({ kind: 'scored', scores: new Map([['double', 0.75]]) });
     const val = archive.listEvaluations(0).find((e) => e.split === 'val');
-    expect(val).toMatchObject({ nTasks: 4, correct: 2, wrong: 1, errors: 1 });
+    expect(val).toMatchObject({ nTasks: 4, correct: 3, wrong: 1, errors: 0 });
+  });
+
+  it('an infrastructure failure an earlier version stored as a 0 is run again, not counted', async () => {
+    archive.putTaskResults([
+      {
+        variantId: 0,
+        domain: 'double',
+        split: 'val',
+        taskId: 'val-1',
+        codeHash: 'code',
+        taskModel: 'sim',
+        outcome: 'error',
+        prediction: undefined,
+        rawOutput: '',
+        score: 0,
+        error:
+          'infrastructure: queue job failed after 20 tries: the coordinator has not published its gateway',
+        detail: null,
+        latencyMs: 1,
+        costUsd: 0,
+        reused: false,
+      },
+    ]);
+    const outcome = await evaluateStage(target(), domainTasks(), 'full', false);
+    expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.75]]) });
+    expect(stored().find((r) => r.task === 'val/val-1')).toEqual({
+      task: 'val/val-1',
+      outcome: 'correct',
+      error: null,
+    });
   });
 
   it("a TaskAgent whose own errors read like the harness's infrastructure failures is scored, not excused", async () => {
@@ -175,14 +234,14 @@ describe('evaluateStage', () => {
     expect(archive.listEvaluations(0).map((e) => e.nTasks)).toEqual([6, 4]);
   });
 
-  it('every task failed for the infrastructure: no score, the cause named, the task rows kept', async () => {
+  it('every task failed for the infrastructure: no score, the cause named, no task row', async () => {
     const all = ['wrong-train', 'train-1', 'wrong-val', 'val-1'];
     const outcome = await evaluateStage(target(), domainTasks({}, all), 'staged', false);
     expect(outcome.kind).toBe('unanswered');
     expect(outcome.kind === 'unanswered' && outcome.reason).toMatch(
       /^every one of its 4 tasks failed before answering: TaskAgent exited \(code 3\).*\(after one retry\) \(4 tasks\)$/,
     );
-    expect(stored().map((r) => r.outcome)).toEqual(['error', 'error', 'error', 'error']);
+    expect(stored()).toEqual([]);
     expect(archive.listEvaluations(0)).toEqual([]);
   });
 
@@ -266,5 +325,14 @@ describe('unansweredReason', () => {
     ],
   ])('%j', (reasons, expected) => {
     expect(unansweredReason(reasons)).toBe(expected);
+  });
+});
+
+describe('unfinishedReason', () => {
+  it.each([
+    [['a'], '1 task could not be run: a (1 task); the stage is left for resume'],
+    [['b', 'a', 'b'], '3 tasks could not be run: b (2 tasks); a (1 task); the stage is left for resume'],
+  ])('%j', (reasons, expected) => {
+    expect(unfinishedReason(reasons)).toBe(expected);
   });
 });

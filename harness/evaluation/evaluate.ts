@@ -66,17 +66,24 @@ export type StageOutcome =
    * Every task failed for the infrastructure (the sandbox, a limit, a worker), so no answer was graded: the
    * variant has no score, and no evaluation row is written. `reason` says what failed.
    */
-  | { kind: 'unanswered'; reason: string };
+  | { kind: 'unanswered'; reason: string }
+  /**
+   * Some tasks failed for the infrastructure after their retries (`failed` of them), so the stage has no
+   * result for them: no evaluation row is written, the answers that arrived are kept, and the stage is left for
+   * a resume to finish. `reason` is what the user reads: "2 tasks could not be run: …; the stage is left for
+   * resume".
+   */
+  | { kind: 'unfinished'; failed: number; reason: string };
 
 /**
  * Evaluates one stage of a variant on every domain and records task results and one evaluation row per
  * (domain, split). Tasks this variant already has results for (the staged ones, in the full stage) and
  * tasks cached under the same TaskAgent code are not run again.
  *
- * Only what a TaskAgent answered and a grader scored (or an infrastructure failure of that task, after its
- * retry) is stored. Once the stage cannot finish (an interrupt, or an error such as a full disk, which is
- * thrown) nothing that arrives later is stored, and evaluation rows are written only when every task of the
- * stage has its result: a stage cut short never reads as a score.
+ * Only what a TaskAgent answered and a grader scored is stored: an infrastructure failure (after its retries)
+ * is not a result, and never counts as a 0. Once the stage cannot finish (an interrupt, or an error such as a
+ * full disk, which is thrown) nothing that arrives later is stored, and evaluation rows are written only when
+ * every task of the stage has its result: a stage cut short never reads as a score.
  */
 export async function evaluateStage(
   target: EvaluationTarget,
@@ -90,22 +97,36 @@ export async function evaluateStage(
       for (const task of stageTasks(splits[split] ?? [], domain, stage)) jobs.push({ domain, split, task });
     }
   }
+  // An infrastructure failure an earlier version stored is no result: its task is run again.
   const existing = new Set(
     target.archive
       .listTaskResults(target.variantId)
+      .filter((r) => !isInfraFailure(r))
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}`),
   );
-  await runStageTasks(
+  const infra = await runStageTasks(
     target,
     jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`)),
   );
   if (target.signal?.aborted) return { kind: 'interrupted' };
-  const { evaluations, scores, infra, results } = stageEvaluations(target, domains, stage, evalTest);
-  if (results > 0 && infra.length === results) return { kind: 'unanswered', reason: unansweredReason(infra) };
+  if (infra.length > 0) {
+    const answered = jobs.length - infra.length;
+    if (answered === 0) return { kind: 'unanswered', reason: unansweredReason(infra) };
+    return { kind: 'unfinished', failed: infra.length, reason: unfinishedReason(infra) };
+  }
+  const { evaluations, scores } = stageEvaluations(target, domains, stage, evalTest);
   target.archive.transaction(() => {
     for (const evaluation of evaluations) target.archive.putEvaluation(evaluation);
   });
   return { kind: 'scored', scores };
+}
+
+/**
+ * A stage left unfinished because some of its tasks failed for the infrastructure (see StageOutcome): the run
+ * halts as on a harness error, with the generation at its step, so that --resume finishes the stage.
+ */
+export class StageUnfinishedError extends Error {
+  override name = 'StageUnfinishedError';
 }
 
 /** One task of a stage, with where it comes from. */
@@ -117,13 +138,15 @@ interface StageJob {
 
 /**
  * Runs and grades `todo`, storing each result as it arrives, so a run killed mid-stage never pays for a
- * finished task again. After an error (thrown) or an interrupt nothing more is stored.
+ * finished task again. After an error (thrown) or an interrupt nothing more is stored. Returns the reasons of
+ * the tasks that failed for the infrastructure after their retries: those have no result, stored or counted.
  */
-async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]): Promise<void> {
+async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]): Promise<string[]> {
   const grade: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
   let failed = false;
   const stopped = (): boolean => failed || target.signal?.aborted === true;
   let done = 0;
+  const infra: string[] = [];
   await Promise.all(
     todo.map((job) =>
       target.limit.run(async () => {
@@ -131,7 +154,11 @@ async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]
         try {
           const result = await evaluateTask(target, grade, job.domain, job.split, job.task);
           if (result === null || stopped()) return;
-          target.archive.putTaskResults([result]);
+          if (result.kind === 'infra') {
+            infra.push(result.reason);
+            return;
+          }
+          target.archive.putTaskResults([result.result]);
           target.onTask?.(++done, todo.length);
         } catch (error) {
           failed = true;
@@ -140,42 +167,33 @@ async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]
       }),
     ),
   );
+  return infra;
 }
 
 /**
- * The stage's evaluation rows, from the stored results of every one of its tasks (throws if one has none),
- * with the score per domain of its selection split, and the reasons of the results that are infrastructure
- * failures among all `results`.
+ * The stage's evaluation rows, from the stored results of every one of its tasks (throws if one has none, or
+ * if one is an infrastructure failure: never a 0 in a score), with the score per domain of its selection split.
  */
 function stageEvaluations(
   target: EvaluationTarget,
   domains: readonly DomainTasks[],
   stage: Stage,
   evalTest: boolean,
-): {
-  evaluations: EvaluationInput[];
-  scores: Map<string, number>;
-  infra: string[];
-  results: number;
-} {
+): { evaluations: EvaluationInput[]; scores: Map<string, number> } {
   const evaluations: EvaluationInput[] = [];
   const scores = new Map<string, number>();
-  const infra: string[] = [];
-  let results = 0;
   for (const { domain, splits } of domains) {
     for (const split of stageSplits(domain, stage, evalTest)) {
       const ids = new Set(stageTasks(splits[split] ?? [], domain, stage).map((t) => t.id));
       const rows = target.archive
         .listTaskResults(target.variantId, { domain: domain.name, split })
-        .filter((r) => ids.has(r.taskId));
+        .filter((r) => ids.has(r.taskId) && !isInfraFailure(r));
       if (rows.length < ids.size) {
         throw new Error(
           `the ${stage} evaluation of variant ${target.variantId} ended with ${ids.size - rows.length} of ` +
             `${ids.size} ${domain.name} ${split} tasks unanswered`,
         );
       }
-      results += rows.length;
-      for (const row of rows) if (isInfraFailure(row)) infra.push(row.error.slice(INFRA_ERROR.length));
       const t = tally(rows);
       evaluations.push({
         variantId: target.variantId,
@@ -193,10 +211,13 @@ function stageEvaluations(
       if (split === selectionSplit(domain)) scores.set(domain.name, t.score);
     }
   }
-  return { evaluations, scores, infra, results };
+  return { evaluations, scores };
 }
 
-/** Begins the stored error of a task that failed for the infrastructure: the harness writes it, never an agent. */
+/**
+ * Began the stored error of a task that failed for the infrastructure, when such failures were stored (they
+ * no longer are: they are not results); a stored one is run again. An agent's own error never begins with it.
+ */
 export const INFRA_ERROR = 'infrastructure: ';
 
 /** A TaskAgent's own error as stored: one that reads like the harness's infrastructure failures is marked as its own. */
@@ -204,7 +225,7 @@ export function agentError(text: string): string {
   return text.startsWith(INFRA_ERROR) ? `TaskAgent error: ${text}` : text;
 }
 
-/** A task result that is an infrastructure failure (a worker that crashed or hung, twice), not an answer. */
+/** A stored task result that is an infrastructure failure (written by an earlier version), not an answer. */
 export function isInfraFailure(
   row: Pick<TaskResultRow, 'outcome' | 'error'>,
 ): row is Pick<TaskResultRow, 'outcome'> & { error: string } {
@@ -213,6 +234,11 @@ export function isInfraFailure(
 
 /** "every one of its 8 tasks failed before answering: A (6 tasks); B (2 tasks)", most frequent first. Pure. */
 export function unansweredReason(reasons: readonly string[]): string {
+  return `every one of its ${reasons.length} tasks failed before answering: ${reasonCounts(reasons)}`;
+}
+
+/** "A (6 tasks); B (2 tasks)": distinct reasons with their counts, most frequent first, at most three named. */
+function reasonCounts(reasons: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
   const shown = [...counts]
@@ -220,7 +246,13 @@ export function unansweredReason(reasons: readonly string[]): string {
     .slice(0, 3)
     .map(([reason, n]) => `${reason} (${n} task${n === 1 ? '' : 's'})`);
   const more = counts.size > 3 ? `; and ${counts.size - 3} other reasons` : '';
-  return `every one of its ${reasons.length} tasks failed before answering: ${shown.join('; ')}${more}`;
+  return `${shown.join('; ')}${more}`;
+}
+
+/** "2 tasks could not be run: A (1 task); B (1 task); the stage is left for resume", most frequent first. Pure. */
+export function unfinishedReason(reasons: readonly string[]): string {
+  const n = reasons.length;
+  return `${n} task${n === 1 ? '' : 's'} could not be run: ${reasonCounts(reasons)}; the stage is left for resume`;
 }
 
 /** Hash of what a task asks and expects: a changed task (or another file's task with the same id) misses the cache. */
@@ -233,13 +265,16 @@ export function taskContentHash(task: Task): string {
 
 type Grade = (domain: Domain, task: Task, output: string) => Promise<Graded>;
 
+/** A task's result to store, or the infrastructure failure that left it without one (never stored). */
+type Evaluated = { kind: 'result'; result: TaskResultInput } | { kind: 'infra'; reason: string };
+
 async function evaluateTask(
   target: EvaluationTarget,
   grade: Grade,
   domain: Domain,
   split: Split,
   task: Task,
-): Promise<TaskResultInput | null> {
+): Promise<Evaluated | null> {
   const key = {
     codeHash: target.codeHash,
     domain: domain.name,
@@ -262,7 +297,7 @@ async function evaluateTask(
   if (cached !== undefined) {
     // Graded again: the cache keeps what the model said, and grading is the harness's, which may change.
     const graded = await grade(domain, task, cached.rawOutput);
-    return { ...base, ...cached, ...graded, reused: true };
+    return { kind: 'result', result: { ...base, ...cached, ...graded, reused: true } };
   }
 
   const reply = await target.pool.run({
@@ -273,20 +308,8 @@ async function evaluateTask(
   });
   // The pool was closed under it: no answer, and nothing to store.
   if (reply.kind === 'closed') return null;
-  if (reply.kind === 'infra') {
-    return {
-      ...base,
-      outcome: 'error',
-      prediction: undefined,
-      rawOutput: '',
-      score: 0,
-      error: `${INFRA_ERROR}${reply.reason}`,
-      detail: null,
-      latencyMs: reply.latencyMs,
-      costUsd: 0,
-      reused: false,
-    };
-  }
+  // Not an answer of the agent's: no result to store, and no 0 in a score.
+  if (reply.kind === 'infra') return { kind: 'infra', reason: reply.reason };
   const graded =
     reply.error !== null
       ? {
@@ -299,5 +322,5 @@ async function evaluateTask(
       : (reply.graded ?? (await grade(domain, task, reply.output)));
   const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
   if (target.cacheable && reply.error === null) target.cache.put(key, result);
-  return { ...base, ...result, reused: false };
+  return { kind: 'result', result: { ...base, ...result, reused: false } };
 }

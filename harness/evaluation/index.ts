@@ -1,6 +1,12 @@
 export { checkDomain, type DomainReport } from './domain-check.ts';
 export { createEvalsFolders, type EvalsFolders, type EvalsWrite } from './evals-folder.ts';
-export { type DomainTasks, evaluateStage, type Stage, stageSize } from './evaluate.ts';
+export {
+  type DomainTasks,
+  evaluateStage,
+  type Stage,
+  StageUnfinishedError,
+  stageSize,
+} from './evaluate.ts';
 export { finishedVariants } from './finished-variants.ts';
 export { createGradeContext } from './grade-context.ts';
 export { type Graded, gradeOutput } from './grading.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { VariantRow } from '../../archive/archive.ts';
 import type { WorkerReply } from '../evaluation/index.ts';
-import { evaluateStage, type Stage, selectionScore } from '../evaluation/index.ts';
+import { evaluateStage, type Stage, StageUnfinishedError, selectionScore } from '../evaluation/index.ts';
 import type { DiffSummary } from '../process/index.ts';
 import { agentEnv, inspectTree, treeLimits } from '../process/index.ts';
 import {
@@ -129,7 +129,9 @@ export const evaluateFull: Step = async (ctx, variant, session) => {
 /**
  * Runs one stage; the generation ends here when the stage has no score: cut short by the budget (its evaluation
  * rows are dropped, since its refused calls are not answers), or with no task answered for the infrastructure's
- * reasons (it wrote none). An interrupted stage is redone by a resume.
+ * reasons (it wrote none). An interrupted stage is redone by a resume. A stage some of whose tasks failed for
+ * the infrastructure (after their retries) has no result for them and is not scored: the run halts (thrown) with
+ * the generation at this step, so that a resume runs those tasks again instead of counting them as zeros.
  */
 async function evaluate(
   ctx: RunContext,
@@ -170,6 +172,11 @@ async function evaluate(
       reason: `not evaluated: ${outcome.reason}`,
       cause: 'infrastructure',
     };
+  }
+  if (outcome.kind === 'unfinished') {
+    ctx.archive.logEvent(id, 'stage_unfinished', { stage, failed: outcome.failed, reason: outcome.reason });
+    ctx.progress(`variant ${id}: ${stage} evaluation: ${outcome.reason}`);
+    throw new StageUnfinishedError(`variant ${id}'s ${stage} evaluation: ${outcome.reason}`);
   }
   return outcome;
 }

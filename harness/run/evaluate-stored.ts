@@ -49,12 +49,14 @@ export interface StoredEvaluation {
 /**
  * How an evaluation of a stored variant ended: scored (its scores by domain and split afterwards), or with no
  * score stored for the split: interrupted (the task results that finished are kept, and the next evaluation
- * does not ask them again), or with every task failed for the infrastructure (see StageOutcome).
+ * does not ask them again), or with tasks failed for the infrastructure: every one (unanswered) or some
+ * (unfinished: those have no result, and the next evaluation runs them again); see StageOutcome.
  */
 export type StoredEvaluationOutcome =
   | { kind: 'scored'; scores: ReturnType<typeof scoresBySplit> }
   | { kind: 'interrupted' }
-  | { kind: 'unanswered'; reason: string };
+  | { kind: 'unanswered'; reason: string }
+  | { kind: 'unfinished'; failed: number; reason: string };
 
 /**
  * Evaluates one stored variant of a run on `split` of each domain, writing task results and evaluation rows
@@ -170,6 +172,7 @@ async function evaluateSplit(
     split: job.split,
     interrupted: outcome.kind === 'interrupted',
     ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),
+    ...(outcome.kind === 'unfinished' ? { unfinished: outcome.reason } : {}),
   });
   if (outcome.kind !== 'scored') return outcome;
   return { kind: 'scored', scores: scoresBySplit(archive.listEvaluations(job.variantId)) };

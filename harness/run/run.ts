@@ -9,7 +9,7 @@ import { parseDomainRefs } from '../../domains/reference.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
 import { git } from '../../system/git.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
-import { createEvalsFolders } from '../evaluation/index.ts';
+import { createEvalsFolders, StageUnfinishedError } from '../evaluation/index.ts';
 import {
   advanceGeneration,
   chooseParent,
@@ -229,6 +229,8 @@ async function schedule(
     const message = describeHarnessError(error, variantRepoDir(ctx.runDir));
     failed = true;
     fail(error instanceof Error ? error : new Error(message));
+    // Its step said what happened, and the archive has it.
+    if (error instanceof StageUnfinishedError) return;
     ctx.progress(`${id === null ? 'run' : `variant ${id}`}: harness error: ${message}`);
     try {
       archive.logEvent(id, 'harness_error', { message });
