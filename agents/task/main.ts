@@ -1,14 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { createGatewayModel, gatewayFromEnv } from '../core/gateway-client.ts';
+import { fileURLToPath } from 'node:url';
+import { createGatewayModel, gatewayFromEnv, listModels } from '../core/gateway-client.ts';
+import type { ToolProtocol } from '../core/loop.ts';
 import type { ModelFn } from '../core/messages.ts';
-import { handleRequestLine } from './task-agent.ts';
+import { loadTools } from '../core/tool.ts';
+import { chooseProtocol, handleRequestLine } from './task-agent.ts';
 
 /**
  * TaskAgent worker: JSON-lines requests on stdin, exactly one JSON-lines response per request on stdout.
  * Each request is handled as it arrives (the harness sends a worker up to `--tasks-per-worker` at once) and
  * answered when it finishes, so responses may come in another order than the requests; the id tells them
  * apart. stdout carries only those lines; logs go to stderr. `--check` loads everything and exits 0.
+ * A request with `workspace` is worked on in that folder with the tools of agents/tools/ (loaded then, so
+ * a worker that gets only JSON tasks starts as fast as before).
  */
 if (process.argv.includes('--check')) process.exit(0);
 
@@ -24,9 +29,26 @@ function gatewayModel(): ModelFn {
   }
 }
 
+/** Asked of the gateway once, when the first workspace task comes (JSON tasks need no protocol). */
+let protocol: Promise<ToolProtocol> | undefined;
+function toolProtocol(): Promise<ToolProtocol> {
+  protocol ??= (async () => {
+    const models = await listModels(gatewayFromEnv()).catch(() => undefined);
+    const chosen = chooseProtocol(process.env.HYPERAGENTS_TOOL_PROTOCOL, models?.ok ? models.models : []);
+    log(`workspace tasks use the ${chosen} tool protocol`);
+    return chosen;
+  })();
+  return protocol;
+}
+
 const config = {
   model: gatewayModel(),
   prompt: readFileSync(new URL('./prompt.md', import.meta.url), 'utf8'),
+  workspacePrompt: readFileSync(new URL('./workspace-prompt.md', import.meta.url), 'utf8'),
+  // The tools in agents/tools/, discovered for each workspace task with that task's folder as their root.
+  tools: (root: string) =>
+    loadTools(fileURLToPath(new URL('../tools/', import.meta.url)), { root }, { onWarning: log }),
+  protocol: toolProtocol,
 };
 process.stdout.on('error', () => process.exit(0));
 
