@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createGatewayModel, gatewayFromEnv, listModels } from '../core/gateway-client.ts';
 import type { ToolProtocol } from '../core/loop.ts';
 import type { ModelFn } from '../core/messages.ts';
-import { loadTools } from '../core/tool.ts';
+import { createBashTool } from '../tools/bash.ts';
+import { createEditorTool } from '../tools/editor.ts';
 import { chooseProtocol, handleRequestLine } from './task-agent.ts';
 
 /**
@@ -12,8 +12,9 @@ import { chooseProtocol, handleRequestLine } from './task-agent.ts';
  * Each request is handled as it arrives (the harness sends a worker up to `--tasks-per-worker` at once) and
  * answered when it finishes, so responses may come in another order than the requests; the id tells them
  * apart. stdout carries only those lines; logs go to stderr. `--check` loads everything and exits 0.
- * A request with `workspace` is worked on in that folder with the tools of agents/tools/ (loaded then, so
- * a worker that gets only JSON tasks starts as fast as before).
+ * A request with `workspace` is worked on in that folder with a fresh bash and editor confined to it. The
+ * tools are imported here, not discovered from agents/tools/ at run time: the harness runs the TaskAgent
+ * as one bundle, which holds only what is imported (to give it another tool, import it here).
  */
 if (process.argv.includes('--check')) process.exit(0);
 
@@ -33,7 +34,9 @@ function gatewayModel(): ModelFn {
 let protocol: Promise<ToolProtocol> | undefined;
 function toolProtocol(): Promise<ToolProtocol> {
   protocol ??= (async () => {
-    const models = await listModels(gatewayFromEnv()).catch(() => undefined);
+    const models = await Promise.resolve()
+      .then(() => listModels(gatewayFromEnv()))
+      .catch(() => undefined);
     const chosen = chooseProtocol(process.env.HYPERAGENTS_TOOL_PROTOCOL, models?.ok ? models.models : []);
     log(`workspace tasks use the ${chosen} tool protocol`);
     return chosen;
@@ -45,9 +48,7 @@ const config = {
   model: gatewayModel(),
   prompt: readFileSync(new URL('./prompt.md', import.meta.url), 'utf8'),
   workspacePrompt: readFileSync(new URL('./workspace-prompt.md', import.meta.url), 'utf8'),
-  // The tools in agents/tools/, discovered for each workspace task with that task's folder as their root.
-  tools: (root: string) =>
-    loadTools(fileURLToPath(new URL('../tools/', import.meta.url)), { root }, { onWarning: log }),
+  tools: async (root: string) => [createBashTool({ cwd: root }), createEditorTool({ root })],
   protocol: toolProtocol,
 };
 process.stdout.on('error', () => process.exit(0));

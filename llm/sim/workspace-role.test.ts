@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayModel } from '../../agents/core/gateway-client.ts';
 import type { ToolProtocol } from '../../agents/core/loop.ts';
 import type { Message, ModelFn, ModelRequest } from '../../agents/core/messages.ts';
-import { loadTools } from '../../agents/core/tool.ts';
 import { runTask, type TaskRequest } from '../../agents/task/task-agent.ts';
+import { createBashTool } from '../../agents/tools/bash.ts';
+import { createEditorTool } from '../../agents/tools/editor.ts';
 import { type Gateway, startGateway } from '../gateway.ts';
 import { createSimModel } from './sim-model.ts';
 import type { SimTask } from './task-role.ts';
@@ -109,12 +110,7 @@ async function solve(
         model,
         prompt: 'unused',
         workspacePrompt: prompt,
-        tools: (root) =>
-          loadTools(
-            fileURLToPath(new URL('../../agents/tools/', import.meta.url)),
-            { root },
-            { onWarning: () => {} },
-          ),
+        tools: async (root) => [createBashTool({ cwd: root }), createEditorTool({ root })],
         protocol,
       },
     );
