@@ -201,6 +201,27 @@ function simpleCommandProblem(parsed: ShellCommand, rules: CommandRules): string
   return undefined;
 }
 
+/**
+ * The paths a shell command obviously writes to, as written: redirect targets and the file operands of
+ * programs that create, change or delete files (`tee`, `cp`, `mv`, `rm`, `sed -i`, ...), also inside
+ * `sh -c` scripts and heredocs given to a shell.
+ */
+export function commandWriteTargets(command: string): string[] {
+  return parseShell(command).flatMap((parsed) => {
+    const [name = '', ...args] = stripPrefixes(parsed.words);
+    const program = name.split('/').pop() ?? name;
+    const nested: string[] = [];
+    if (SHELLS.has(program) || program === 'eval') {
+      const flag = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
+      const script = program === 'eval' ? args.join(' ') : flag === -1 ? undefined : args[flag + 1];
+      for (const text of [...(script === undefined ? [] : [script]), ...parsed.heredocs]) {
+        nested.push(...commandWriteTargets(text));
+      }
+    }
+    return [...parsed.redirects, ...writeTargets(program, args), ...nested];
+  });
+}
+
 /** Drops `VAR=value`, `sudo`, `env`, `timeout 10` and the like in front of the real command. */
 function stripPrefixes(words: string[]): string[] {
   let i = 0;

@@ -146,6 +146,7 @@ function simModel(plan: GatewayPlan): SimModel {
         input: task.input,
         answer: domain.goldResponse(task),
         split,
+        ...(task.workspace ? { workspace: task.workspace } : {}),
       })),
     );
   }

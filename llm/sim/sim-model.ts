@@ -4,7 +4,7 @@ import type { CallContext, ChatRequest, StopReason, ToolCall } from '../types.ts
 import { createCallPlanner, type SimKnobs } from './faults.ts';
 import { metaAction } from './meta-role.ts';
 import { type ParsedSimReply, type ParsedSimScript, parseSimScript, type SimScript } from './script.ts';
-import { type SimTask, TaskBook, taskReply } from './task-role.ts';
+import { type SimTask, TaskBook, taskTurn } from './task-role.ts';
 import { assistantCount } from './transcript.ts';
 
 export interface SimModelOptions {
@@ -64,7 +64,7 @@ export function createSimModel(opts: SimModelOptions): SimModel {
       case 'task':
         return {
           ok: true,
-          reply: script?.task ? cycle(script.task, 'task') : { content: taskReply(req, opts.seed, book) },
+          reply: script?.task ? cycle(script.task, 'task') : taskTurn(req, opts.seed, book),
         };
       case 'select':
         return {

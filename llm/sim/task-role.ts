@@ -3,6 +3,7 @@ import { pCorrect, splitKind } from './landscape.ts';
 import { hasPhrase, normalizeText, parseFailureRate, STEP_BY_STEP } from './phrases.ts';
 import { hash01, hashKey, type KeyPart, pick } from './rng.ts';
 import { canonicalJson, jsonValuesIn, longestStringLeaf, textOf } from './transcript.ts';
+import { isWorkspaceAnswer, type SimTurn, type SimWorkspace, workspaceTurn } from './workspace-role.ts';
 
 export interface SimTask {
   id: string;
@@ -10,6 +11,8 @@ export interface SimTask {
   answer: unknown;
   /** The task's split; overfitting strategies help on train and hurt elsewhere (unknown: neither). */
   split?: string;
+  /** Set for a workspace task (its `answer` is then the reference files, `{files: {path: content}}`). */
+  workspace?: SimWorkspace;
 }
 
 interface Entry {
@@ -121,6 +124,30 @@ export class TaskBook {
 
 function leafAppears(text: string, leaf: string): boolean {
   return text.includes(leaf) || text.includes(JSON.stringify(leaf).slice(1, -1));
+}
+
+/**
+ * The sim's reply to a TaskAgent request. A workspace task (its gold answer is files) is worked on with
+ * tool calls, one per reply (workspace-role.ts); any other task gets a JSON answer (`taskReply`). On a
+ * workspace task the reference files are written iff hash01(seed, domain, task) < P(correct), as for
+ * JSON answers, with P(correct) read from the system prompt and the task message only.
+ */
+export function taskTurn(req: ChatRequest, seed: KeyPart, book: TaskBook): SimTurn {
+  const first = req.messages.find((m) => m.role === 'user')?.content ?? '';
+  const found = book.find(first, /^Domain:\s*(\S+)/m.exec(first)?.[1]);
+  if (found === undefined || !isWorkspaceAnswer(found.task.answer)) {
+    return { content: taskReply(req, seed, book) };
+  }
+  const { domain, task } = found;
+  const shown = `${textOf(req.messages, ['system'])}\n${first}`;
+  return workspaceTurn(req, {
+    seed,
+    domain,
+    taskId: task.id,
+    gold: found.task.answer,
+    ...(task.workspace ? { workspace: task.workspace } : {}),
+    correct: book.threshold(seed, domain, task) < pCorrect(shown, domain, splitKind(task.split)),
+  });
 }
 
 /**
