@@ -271,7 +271,15 @@ describe('the archive browser in headless Chromium', () => {
   });
 
   it('shows why a run stopped at the top: the budget, with the command that continues it', async () => {
+    const budgetArchive = openArchive(path.join(runs, 'budget', 'archive.sqlite'));
+    budgetArchive.logEvent(null, 'control', { action: 'note', value: 'try <b>smaller</b> edits' });
+    budgetArchive.close();
     const page = await open(`${server.url}/runs/budget`);
+    // The controls the run was given are listed, as text.
+    expect(await page.locator('#controls li').last().textContent()).toMatch(
+      / note try <b>smaller<\/b> edits$/,
+    );
+    expect(await page.locator('#controls b').count()).toBe(0);
     const health = page.locator('#health');
     expect(await health.locator('.badge-stopped').count()).toBe(1);
     expect(await page.locator('#health-why').textContent()).toMatch(
