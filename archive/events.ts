@@ -32,6 +32,19 @@ export function eventQueries(db: Db, decode: Decode) {
         .all(afterId)
         .map((raw) => decode(EventRow, raw, `event ${rowId(raw)}`));
     },
+    /** Events of the given types, oldest first. */
+    listEventsOfType(types: readonly string[]): EventRow[] {
+      if (types.length === 0) return [];
+      return db
+        .prepare(`SELECT * FROM events WHERE type IN (${types.map(() => '?').join(', ')}) ORDER BY id`)
+        .all(...types)
+        .map((raw) => decode(EventRow, raw, `event ${rowId(raw)}`));
+    },
+    /** When the newest event was logged (ISO time), null before the first. */
+    lastEventAt(): string | null {
+      const row = db.prepare('SELECT MAX(ts) AS ts FROM events').get() as { ts: string | null };
+      return row.ts;
+    },
   };
 }
 

@@ -71,6 +71,17 @@ export interface SpendPoint {
   costUsd: number;
 }
 
+/**
+ * Spend of one generation's model calls and the run's spend up to and including it. `generation` null: the
+ * calls of no variant (the first contact with a model), counted before generation 0.
+ */
+export interface GenerationSpend {
+  generation: number | null;
+  calls: number;
+  costUsd: number;
+  cumulativeUsd: number;
+}
+
 export function modelCallQueries(db: Db, decode: Decode) {
   return {
     /** Model calls of one role in the ledger, and how many of them the gateway refused for the budget. */
@@ -123,6 +134,25 @@ export function modelCallQueries(db: Db, decode: Decode) {
           ? db.prepare('SELECT * FROM llm_calls ORDER BY id').all()
           : db.prepare('SELECT * FROM llm_calls WHERE variant_id = ? ORDER BY id').all(variantId);
       return rows.map((raw) => decode(LlmCallRow, raw, `model call ${rowId(raw)}`));
+    },
+    /** One point per generation that made calls, in generation order (calls of no variant first). */
+    spendByGeneration(): GenerationSpend[] {
+      const rows = db
+        .prepare(
+          `SELECT variant_id, COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls
+           GROUP BY variant_id ORDER BY variant_id IS NOT NULL, variant_id`,
+        )
+        .all() as { variant_id: number | null; calls: number; cost: number }[];
+      let total = 0;
+      return rows.map((r) => {
+        total += r.cost;
+        return { generation: r.variant_id, calls: r.calls, costUsd: r.cost, cumulativeUsd: total };
+      });
+    },
+    /** When the newest model call was made (ISO time), null before the first. */
+    lastCallAt(): string | null {
+      const row = db.prepare('SELECT MAX(ts) AS ts FROM llm_calls').get() as { ts: string | null };
+      return row.ts;
     },
     spendOverTime(): SpendPoint[] {
       const rows = db.prepare('SELECT ts, cost_usd FROM llm_calls ORDER BY ts, id').all() as {

@@ -12,6 +12,7 @@ import { type TaskResultFilter, type TaskResultRow, taskResultQueries } from './
 import { StoredVariantRow, variantColumnNames, variantQueries } from './variants.ts';
 import {
   type EventView,
+  type GenerationSpend,
   type LlmCallView,
   lineageOf,
   type RunView,
@@ -26,6 +27,7 @@ export {
   bestVariant,
   type EventView,
   foldScores,
+  type GenerationSpend,
   type LlmCallView,
   lineageOf,
   type RunState,
@@ -173,22 +175,38 @@ function openReader(file: string) {
     events(afterId = 0): EventView[] {
       return events.listEvents(afterId);
     },
+    /** Events of the given types, oldest first. */
+    eventsOfType(types: readonly string[]): EventView[] {
+      return events.listEventsOfType(types);
+    },
     spendOverTime(): SpendPoint[] {
       return calls.spendOverTime();
     },
+    /** Spend per generation, with the run's running total (see GenerationSpend). */
+    spendByGeneration(): GenerationSpend[] {
+      return calls.spendByGeneration();
+    },
+    /** When the run last wrote an event or a model call (ISO time); null when it has written neither. */
+    lastActivityAt(): string | null {
+      const times = [events.lastEventAt(), calls.lastCallAt()].filter((t): t is string => t !== null);
+      return times.sort().at(-1) ?? null;
+    },
     /**
-     * A value that changes whenever the run writes something a reader shows: new events, variants,
-     * evaluations or model calls. Cheap enough to poll.
+     * A value that changes whenever the run writes something a reader shows: new events, variants, a
+     * variant's step, evaluations or model calls, the run's status. Cheap enough to poll.
      */
     changeMark(): string {
       const row = db
         .prepare(
+          // st: a weighted sum of the variants' steps, which any one step change alters.
           `SELECT (SELECT COALESCE(MAX(id), 0) FROM events) AS e, (SELECT COUNT(*) FROM variants) AS v,
+             (SELECT TOTAL(instr('selected editing gating staged full done failed', step) * (id + 1))
+                FROM variants) AS st,
              (SELECT COUNT(*) FROM evaluations) AS ev, (SELECT COALESCE(MAX(id), 0) FROM llm_calls) AS c,
              (SELECT status FROM runs LIMIT 1) AS s`,
         )
         .get() as Record<string, unknown>;
-      return `${row.e}.${row.v}.${row.ev}.${row.c}.${row.s}`;
+      return `${row.e}.${row.v}.${row.st}.${row.ev}.${row.c}.${row.s}`;
     },
     /** What SQLite finds wrong when it reads every page of the file (slow on a large archive); null when sound. */
     damage(): string | null {

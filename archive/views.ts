@@ -5,7 +5,7 @@ import type { CallTotals, LlmCallRow } from './model-calls.ts';
 import type { RunRow } from './runs.ts';
 import type { StoredVariantRow } from './variants.ts';
 
-export type { SpendPoint } from './model-calls.ts';
+export type { GenerationSpend, SpendPoint } from './model-calls.ts';
 
 /**
  * How far a run got, as a reader shows it. `interrupted`: it was running when its process died (SIGKILL,
@@ -42,6 +42,8 @@ export interface VariantView {
   status: string;
   validParent: boolean;
   failureReason: string | null;
+  /** Why it failed, as recorded (see FAILURE_CAUSES); null for a rejection at the gate or no failure. */
+  failureCause: string | null;
   selectionReason: string | null;
   /** The stored score parent selection ranks by (null until evaluated). */
   score: number | null;
@@ -160,6 +162,7 @@ export function variantView(
     status: row.status,
     validParent: row.validParent,
     failureReason: row.failureReason,
+    failureCause: row.failureCause,
     selectionReason: row.selectionReason,
     score: row.selectionScore,
     scores: foldScores(evaluations),

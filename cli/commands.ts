@@ -70,6 +70,16 @@ export const COMMANDS: readonly Command[] = [
     load: async () => (await import('./archive.ts')).archiveCommand,
   },
   {
+    name: 'control',
+    help: [
+      {
+        usage: 'control RUN pause|resume|stop-after|budget USD|note TEXT',
+        summary: 'steer a running run: pause it, stop it after the generations under way, change its budget',
+      },
+    ],
+    load: async () => (await import('./control.ts')).controlCommand,
+  },
+  {
     name: 'serve',
     help: [{ usage: 'serve [--port N] [--runs DIR]', summary: 'the archive browser on http://127.0.0.1' }],
     load: async () => (await import('./serve.ts')).serveCommand,

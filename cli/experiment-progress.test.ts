@@ -12,6 +12,7 @@ const variant = (id: number, outcome: VariantView['outcome'], score: number | nu
   status: outcome,
   validParent: true,
   failureReason: outcome === 'failed' ? 'MetaAgent timed out' : null,
+  failureCause: outcome === 'failed' ? 'timeout' : null,
   selectionReason: null,
   score,
   scores: {},

@@ -9,6 +9,7 @@ import {
   type RunDeps,
   type RunSummary,
   runGenerations,
+  STOPPED_AFTER,
 } from '../harness/run/index.ts';
 import type { Coordinator } from '../queue/coordinator.ts';
 import { printGatewayWarning, reportError } from './errors.ts';
@@ -178,6 +179,10 @@ function reportEnd(summary: RunSummary, prepared: PreparedRun, resume: string): 
       `generate-loop: interrupted; finished work is kept in ${prepared.runDir}. Continue with:\n${resume}\n`,
     );
     return 130;
+  }
+  if (summary.stopped === STOPPED_AFTER) {
+    process.stderr.write(`generate-loop: ${summary.stopped}; the run can be continued with: ${resume}\n`);
+    return 0;
   }
   if (summary.stopped !== null) {
     process.stderr.write(

@@ -58,6 +58,11 @@ export interface Budget {
   /** Where the money stood when the first call was refused; null while none was. */
   stop(): BudgetStop | null;
   limitUsd: number | undefined;
+  /**
+   * A new limit for the rest of the run (the run's `budget` control). Calls waiting are served again under
+   * it; one below the spend so far refuses the next call, and the run stops as at any budget stop.
+   */
+  setLimit(usd: number): void;
 }
 
 const money = (usd: number): string => `$${usd.toFixed(4)}`;
@@ -73,7 +78,8 @@ const money = (usd: number): string => `$${usd.toFixed(4)}`;
  * A waiting call holds nothing, and every call in flight settles by itself (the provider's retries are
  * bounded), so waiting cannot deadlock. Without a limit nothing waits or is refused; the spend is counted.
  */
-export function createBudget(limitUsd: number | undefined): Budget {
+export function createBudget(initialLimitUsd: number | undefined): Budget {
+  let limitUsd = initialLimitUsd;
   let spent = 0;
   let held = 0;
   let inFlight = 0;
@@ -123,7 +129,13 @@ export function createBudget(limitUsd: number | undefined): Budget {
   }
 
   return {
-    limitUsd,
+    get limitUsd() {
+      return limitUsd;
+    },
+    setLimit(usd) {
+      limitUsd = usd;
+      serveQueue();
+    },
     spentUsd: () => spent,
     heldUsd: () => held,
     waiting: () => queue.length,

@@ -38,6 +38,8 @@ export interface Gateway {
   budgetStop(): BudgetStop | null;
   /** Calls that found no recorded response in replay mode. */
   replayMisses(): number;
+  /** A new budget for the calls from now on, in USD of this gateway's spend (see Budget.setLimit). */
+  setBudgetUsd(usd: number): void;
   /**
    * The run is stopping: every call under way ends now (one waiting to be retried or for the budget
    * included), and every later call fails at once with `reason`.
@@ -86,6 +88,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     budgetReached: () => state.budget.reached(),
     budgetStop: () => state.budget.stop(),
     replayMisses: () => state.misses,
+    setBudgetUsd: (usd) => state.budget.setLimit(usd),
     stopCalls(reason) {
       state.stopping = reason;
       for (const call of state.calls) call.abort();

@@ -67,6 +67,7 @@ const HELPS: ['hyperagents' | 'generate-loop', string[]][] = [
     'models',
     'archive',
     'archive list',
+    'control',
     'serve',
     'report',
     'experiment',

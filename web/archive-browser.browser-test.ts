@@ -14,7 +14,11 @@ import { launchChromium } from './testing/chromium.ts';
 
 /** The little of the page's globals the predicates below read (this project compiles without the DOM types). */
 interface PageGlobals {
+  scrollY: number;
   document: {
+    title: string;
+    activeElement: { id: string; name?: string } | null;
+    body: { dataset: Record<string, string | undefined> };
     querySelectorAll(selector: string): { length: number };
     querySelector(
       selector: string,
@@ -96,6 +100,22 @@ beforeAll(async () => {
   transcript.messages.push({ role: 'assistant', content: `Done. ${HOSTILE}` });
   writeFileSync(transcriptFile, JSON.stringify(transcript));
 
+  // A run stopped by its budget: the sim at a nominal price, with a budget it reaches.
+  const budget = await runCli('generate-loop', [
+    ...['--domains', 'arithmetic', '--model', 'sim', '--generations', '5', '--seed', '3'],
+    ...['--eval-samples', '10', '--sim-price-per-mtok', '100', '--budget-usd', '3'],
+    ...['--out', runs, '--run-id', 'budget', '--quiet'],
+  ]);
+  expect(budget.code, budget.stderr).toBe(0);
+  // A run whose every generation failed: a scripted MetaAgent that never changes anything.
+  const script = path.join(runs, '..', `nothing-${path.basename(runs)}.json`);
+  writeFileSync(script, JSON.stringify({ meta: [['I changed nothing.'], ['I changed nothing again.']] }));
+  const nothing = await runCli('generate-loop', [
+    ...['--domains', 'arithmetic', '--model', 'sim', '--sim-script', script, '--generations', '2'],
+    ...['--eval-samples', '6', '--out', runs, '--run-id', 'allfailed', '--quiet'],
+  ]);
+  expect(nothing.code, nothing.stderr).toBe(0);
+
   writeSyntheticRun(runs, { id: 'tree50', variants: 50, seed: 11 });
   FULL.forEach((id, i) => {
     writeSyntheticRun(runs, { id, variants: 20, seed: 100 + i, lift: 0.02 });
@@ -121,7 +141,7 @@ beforeAll(async () => {
     taskModel: 'sim',
     simulated: true,
     domains: ['arithmetic'],
-    config: { generations: 5 },
+    config: { generations: 80 },
   });
   live.insertVariant({ id: 0, parentId: null, step: 'selected' });
   live.updateVariant(0, { step: 'done', status: 'evaluated', validParent: true, selectionScore: 0.3 });
@@ -141,13 +161,21 @@ describe('the archive browser in headless Chromium', () => {
   it('lists every run with its state, and marks simulated runs', async () => {
     const page = await open(`${server.url}/`);
     const rows = page.locator('#runs tbody tr');
-    expect(await rows.count()).toBe(9);
+    expect(await rows.count()).toBe(11);
     const sim = page.locator('#runs tbody tr', { hasText: 'sim1' });
     expect(await sim.locator('.badge-done').count()).toBe(1);
     expect(await sim.locator('.badge-sim').count()).toBe(1);
     expect(await page.locator('#runs tbody tr', { hasText: 'live' }).locator('.badge-running').count()).toBe(
       1,
     );
+    // A run whose every generation failed is not a green "done": it is failed, with its failures counted.
+    const failed = page.locator('#runs tbody tr[data-run-row="allfailed"]');
+    expect(await failed.locator('.badge-failed').count()).toBe(1);
+    expect(await failed.locator('.badge-done').count()).toBe(0);
+    expect(await failed.getAttribute('class')).toContain('level-error');
+    expect(await failed.locator('.fail-count').textContent()).toBe('2 of 2');
+    const budget = page.locator('#runs tbody tr[data-run-row="budget"]');
+    expect(await budget.getAttribute('class')).toContain('level-warning');
     await shot(page, 'runs');
     await page.close();
   });
@@ -242,22 +270,116 @@ describe('the archive browser in headless Chromium', () => {
     await page.close();
   });
 
-  it('updates a running run live, without reloading', async () => {
-    const page = await open(`${server.url}/runs/live`);
-    expect(await page.locator('.badge-live').count()).toBe(1);
-    expect(await page.locator('#tree a.node').count()).toBe(1);
-    await page.evaluate('window.__sameDocument = true');
-    liveVariant(1, 0, 0.4);
-    liveVariant(2, 1, 0.55);
-    await page.waitForFunction(
-      () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#tree a.node').length === 3,
+  it('shows why a run stopped at the top: the budget, with the command that continues it', async () => {
+    const budgetArchive = openArchive(path.join(runs, 'budget', 'archive.sqlite'));
+    budgetArchive.logEvent(null, 'control', { action: 'note', value: 'try <b>smaller</b> edits' });
+    budgetArchive.close();
+    const page = await open(`${server.url}/runs/budget`);
+    // The controls the run was given are listed, as text.
+    expect(await page.locator('#controls li').last().textContent()).toMatch(
+      / note try <b>smaller<\/b> edits$/,
     );
+    expect(await page.locator('#controls b').count()).toBe(0);
+    const health = page.locator('#health');
+    expect(await health.locator('.badge-stopped').count()).toBe(1);
+    expect(await page.locator('#health-why').textContent()).toMatch(
+      /^stopped by the budget: \$\d+\.\d{4} spent of \$3\.0000/,
+    );
+    expect(await page.locator('#resume-command').textContent()).toBe(
+      `hyperagents generate-loop --resume ${path.join(runs, 'budget')} --budget-usd 6`,
+    );
+    expect(await page.locator('#health-budget').textContent()).toMatch(/of the \$3\.0000 budget \(\d+ %\)/);
+    expect(await page.locator('#health-pace').textContent()).toMatch(
+      /generations per hour · at this pace, \d+ more take about .* and \$\d+\.\d{4}/,
+    );
+    expect(await page.title()).toMatch(/^stopped \d\/5 · best \d\.\d{3} · run budget$/);
+    // The spend chart has one point a generation, not one a model call.
+    const data = (await (await fetch(`${server.url}/api/runs/budget`)).json()) as {
+      spend: { generation: number | null }[];
+      run: { llmCalls: number };
+    };
+    expect(data.spend.length).toBeLessThan(data.run.llmCalls);
+    expect(await page.locator('#spend-chart canvas').count()).toBeGreaterThan(0);
+    await shot(page, 'health-budget');
+    await page.close();
+  });
+
+  it('shows a run whose every generation failed as failed, with the failures by cause', async () => {
+    const page = await open(`${server.url}/runs/allfailed`);
+    expect(await page.locator('#health .badge-failed').count()).toBe(1);
+    expect(await page.locator('h1 .badge-done').count()).toBe(0);
+    expect(await page.locator('#health-why').textContent()).toBe(
+      'every generation failed (2 of 2: 2 rejected at the gate)',
+    );
+    expect(await page.locator('#health .health').getAttribute('class')).toContain('health-error');
+    expect(await page.title()).toMatch(/^failed 2\/2 · best \d\.\d{3} · run allfailed$/);
+    await page.close();
+  });
+
+  it('updates a running run in place: scroll, focus and untouched rows stay while variants arrive', async () => {
+    for (let id = 1; id <= 60; id++) liveVariant(id, Math.floor((id - 1) / 2), 0.3 + id * 0.005);
+    const page = await open(`${server.url}/runs/live`);
+    expect(await page.locator('#live-bar').isVisible()).toBe(true);
+    expect(await page.locator('#tree a.node').count()).toBe(61);
+    expect(await page.title()).toBe('running 60/80 · best 0.600 · run live');
+    await page.evaluate('window.__sameDocument = true');
+    await page.focus('select[name=domain]');
+    // Row 55 of the variants table near the top of the window, marked to tell whether it is redrawn. New
+    // rows arrive above it: what the reader looks at must not move.
+    await page.evaluate(`(() => {
+      const row = document.querySelector('#variants tr[data-variant-row="55"]');
+      row.__kept = true;
+      window.scrollTo(0, row.getBoundingClientRect().top + window.scrollY - 60);
+    })()`);
+    const top = (): Promise<number> =>
+      page.evaluate(
+        `document.querySelector('#variants tr[data-variant-row="55"]').getBoundingClientRect().top`,
+      );
+    const before = { top: await top(), scrollY: await page.evaluate('window.scrollY') };
+    expect(before.scrollY).toBeGreaterThan(500);
+    expect(Math.abs(before.top - 60)).toBeLessThan(2);
+    for (let id = 61; id <= 63; id++) {
+      const updates = Number((await page.getAttribute('body', 'data-updates')) ?? 0);
+      liveVariant(id, id - 1, 0.5 + id * 0.001);
+      await page.waitForFunction(
+        (n) => Number((globalThis as unknown as PageGlobals).document.body.dataset.updates ?? 0) > n,
+        updates,
+      );
+      await page.waitForSelector(`#variants tr[data-variant-row="${id}"]`);
+    }
+    expect(await page.locator('#tree a.node').count()).toBe(64);
+    expect(await page.locator('#variants tbody tr').count()).toBe(64);
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
-    expect(Number(await page.getAttribute('body', 'data-updates'))).toBeGreaterThan(0);
+    expect(await page.evaluate('document.activeElement && document.activeElement.name')).toBe('domain');
+    expect(await page.evaluate(`document.querySelector('#variants tr[data-variant-row="55"]').__kept`)).toBe(
+      true,
+    );
+    expect(Math.abs((await top()) - before.top)).toBeLessThan(2);
+    expect(await page.title()).toBe('running 63/80 · best 0.600 · run live');
     await shot(page, 'run-live');
+
+    // Paused: the page shows the run as it was; resumed, it catches up.
+    await page.check('#live-pause');
+    liveVariant(64, 63, 0.7);
+    await page.waitForTimeout(800);
+    expect(await page.locator('#variants tbody tr').count()).toBe(64);
+    await page.uncheck('#live-pause');
+    await page.waitForSelector('#variants tr[data-variant-row="64"]');
+
     live.finishRun('done');
     await page.waitForSelector('h1 .badge-done');
-    expect(await page.locator('.badge-live').count()).toBe(0);
+    expect(await page.locator('#live-bar').isVisible()).toBe(false);
+    expect(await page.title()).toBe('done 64/80 · best 0.700 · run live');
+    await page.close();
+  });
+
+  it('keeps the list of runs live: a new run appears and a running one changes in place', async () => {
+    const page = await open(`${server.url}/`);
+    await page.check('input[data-run="full-1"]');
+    writeSyntheticRun(runs, { id: 'newcomer', variants: 4, seed: 5 });
+    await page.waitForSelector('#runs tr[data-run-row="newcomer"]');
+    expect(await page.isChecked('input[data-run="full-1"]')).toBe(true);
+    expect(await page.evaluate('window.scrollY')).toBe(0);
     await page.close();
   });
 });

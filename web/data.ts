@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { TaskResultRow } from '../archive/archive.ts';
 import {
   type ExperimentSummary,
@@ -6,12 +7,12 @@ import {
 } from '../archive/experiment-summary.ts';
 import {
   type ArchiveReader,
+  type GenerationSpend,
   openArchiveReader,
   type RunView,
-  type SpendPoint,
   type VariantView,
 } from '../archive/read.ts';
-import { archiveFile, listRunIds, runById } from '../archive/run-folder.ts';
+import { archiveFile, listRunIds, runById, runLockHolder } from '../archive/run-folder.ts';
 import {
   bestSoFar,
   bootstrapMedianCI,
@@ -21,6 +22,7 @@ import {
   type RankTest,
 } from '../archive/stats.ts';
 import { type MetaTranscript, readMetaTranscript } from '../archive/transcript.ts';
+import { HEALTH_EVENTS, type RunHealth, runHealth } from './health.ts';
 
 /** A task's input and expected answer, from its domain; null when the domain cannot say. */
 export type TaskSource = (
@@ -34,8 +36,18 @@ const ANSWER_SPLITS = new Set(['train', 'val']);
 export interface RunPage {
   run: RunView;
   variants: VariantView[];
-  spend: SpendPoint[];
+  /** Spend per generation with the running total: one point a generation, not one a model call. */
+  spend: GenerationSpend[];
+  health: RunHealth;
+  /** The archive's change mark when this was read (see ArchiveReader.changeMark). */
+  mark: string;
 }
+
+/** What a live page fetches when the run changed: the run, the variants that are new or changed since. */
+export type RunUpdate = RunPage;
+
+/** A run in the list of runs: its view and its health. */
+export type RunListEntry = RunView & { health: RunHealth };
 
 export interface TaskRow extends TaskResultRow {
   input: unknown;
@@ -82,22 +94,63 @@ export function withReader<T>(opened: Extract<Opened, { ok: true }>, body: (read
   }
 }
 
-/** Every readable run under `runsDir`, by id. */
-export function listRuns(runsDir: string): RunView[] {
-  const runs: RunView[] = [];
+/** Every readable run under `runsDir`, by id, with its health. */
+export function listRuns(runsDir: string, now = Date.now()): RunListEntry[] {
+  const runs: RunListEntry[] = [];
   for (const id of listRunIds(runsDir)) {
     const opened = openRunById(runsDir, id);
     if (!opened.ok) continue;
-    const run = withReader(opened, (r) => r.run());
-    if (run !== null) runs.push(run);
+    const page = withReader(opened, (r) => runPage(r, now));
+    if (page !== null) runs.push({ ...page.run, health: page.health });
   }
   return runs;
 }
 
-export function runPage(reader: ArchiveReader): RunPage | null {
+/** A mark that changes whenever any run under `runsDir` changes, appears or stops being held. */
+export function runsMark(runsDir: string): string {
+  const marks: string[] = [];
+  for (const id of listRunIds(runsDir)) {
+    const opened = openRunById(runsDir, id);
+    if (!opened.ok) continue;
+    marks.push(`${id}:${withReader(opened, (r) => runMark(r))}`);
+  }
+  return marks.join(',');
+}
+
+/** The change mark of one run, with whether a live process holds it (a run that dies changes state). */
+export function runMark(reader: ArchiveReader): string {
+  return `${reader.changeMark()}.${runLockHolder(path.dirname(reader.file)) === null ? 'free' : 'held'}`;
+}
+
+export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null {
+  const mark = runMark(reader);
   const run = reader.run();
   if (run === null) return null;
-  return { run, variants: reader.variants(), spend: reader.spendOverTime() };
+  const variants = reader.variants();
+  const health = runHealth({
+    run,
+    variants,
+    events: reader.eventsOfType(HEALTH_EVENTS),
+    lastActivityAt: reader.lastActivityAt(),
+    runDir: path.dirname(reader.file),
+    now,
+  });
+  return { run, variants, spend: reader.spendByGeneration(), health, mark };
+}
+
+/**
+ * The run page's data for a page that already has variants up to `after` and is waiting on `open` (those
+ * not yet ended): only the variants that are new or were open are sent; the rest as in runPage.
+ */
+export function runUpdate(
+  reader: ArchiveReader,
+  after: number,
+  open: ReadonlySet<number>,
+  now = Date.now(),
+): RunUpdate | null {
+  const page = runPage(reader, now);
+  if (page === null) return null;
+  return { ...page, variants: page.variants.filter((v) => v.id > after || open.has(v.id)) };
 }
 
 export async function variantPage(

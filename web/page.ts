@@ -14,7 +14,8 @@ export function scriptJson(value: unknown): string {
 const inlineScript = (code: string): string =>
   code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
-export type PageMode = { mode: 'serve' } | { mode: 'report'; data: unknown };
+/** Served pages poll for changes every `pollMs`; a report is a snapshot. */
+export type PageMode = { mode: 'serve'; pollMs: number } | { mode: 'report'; data: unknown };
 
 /**
  * The one HTML shell every page shares; the client code draws the page from the route and the data.
@@ -27,7 +28,7 @@ export function renderShell(page: PageMode): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <title>${title}</title>
 ${STYLES.map((s) => `<link rel="stylesheet" href="/assets/${s}">`).join('\n')}
-</head><body data-mode="serve"><main id="app">Loading…</main>
+</head><body data-mode="serve" data-poll-ms="${Math.max(50, Math.round(page.pollMs))}"><main id="app">Loading…</main>
 ${SCRIPTS.map((s) => `<script src="/assets/${s}"></script>`).join('\n')}
 </body></html>`;
   }

@@ -11,15 +11,20 @@ const root = mkdtempSync(path.join(tmpdir(), 'serve-'));
 const runs = path.join(root, 'runs');
 
 /** A GET with the path sent exactly as written (no client-side normalisation of `..` or escapes). */
-function get(rawPath: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function get(
+  rawPath: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; bytes: number; headers: Record<string, unknown> }> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: rawPath, method: 'GET' }, (res) => {
+    const req = request({ host: hostname, port, path: rawPath, method: 'GET', headers }, (res) => {
       let body = '';
+      let bytes = 0;
       res.on('data', (c: Buffer) => {
+        bytes += c.length;
         body += c.toString();
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, bytes, headers: res.headers }));
     });
     req.on('error', reject);
     req.end();
@@ -72,7 +77,8 @@ describe('hyperagents serve over real HTTP', () => {
     '/assets/../../secret.txt',
     '/secret.txt',
     '/api/compare?runs=..%2Foutside',
-    '/api/runs/linked/events',
+    '/api/runs/linked/mark',
+    '/api/runs/linked/update?after=0',
   ])('%s reads nothing outside the runs folder', async (raw) => {
     const res = await get(raw);
     expect(res.status).toBe(404);
@@ -85,6 +91,33 @@ describe('hyperagents serve over real HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.body).not.toContain('secret-text');
     expect(JSON.parse(res.body).transcript).toBeNull();
+  });
+
+  it('sends an asset once: 304 when the page has it, compressed when the page accepts gzip', async () => {
+    const first = await get('/assets/views-run.js');
+    expect(first.status).toBe(200);
+    const tag = String(first.headers.etag);
+    expect(tag).toMatch(/^"|^W\//);
+    const again = await get('/assets/views-run.js', { 'if-none-match': tag });
+    expect(again.status).toBe(304);
+    expect(again.bytes).toBe(0);
+    const zipped = await get('/assets/uPlot.iife.min.js', { 'accept-encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    const plain = await get('/assets/uPlot.iife.min.js');
+    expect(zipped.bytes).toBeLessThan(plain.bytes / 2);
+  });
+
+  it('answers a live page with a change mark, and with only the variants it does not have', async () => {
+    const mark = JSON.parse((await get('/api/runs/good/mark')).body).mark;
+    expect(typeof mark).toBe('string');
+    expect(JSON.parse((await get('/api/runs/good/mark')).body).mark).toBe(mark);
+    const full = JSON.parse((await get('/api/runs/good')).body);
+    expect(full.variants.map((v: { id: number }) => v.id)).toEqual([0, 1, 2]);
+    expect(full.mark).toBe(mark);
+    const update = JSON.parse((await get('/api/runs/good/update?after=1&open=0')).body);
+    expect(update.variants.map((v: { id: number }) => v.id)).toEqual([0, 2]);
+    expect(update.health.state).toBeDefined();
+    expect(typeof JSON.parse((await get('/api/mark')).body).mark).toBe('string');
   });
 
   it('names the runs there when asked for an unknown one', async () => {

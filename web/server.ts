@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { compress } from 'hono/compress';
+import { etag } from 'hono/etag';
 import { runFigures } from '../archive/experiment-summary.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { contentType, isAsset, readAsset } from './assets.ts';
@@ -11,7 +12,10 @@ import {
   listRuns,
   type Opened,
   openRunById,
+  runMark,
   runPage,
+  runsMark,
+  runUpdate,
   type TaskSource,
   variantPage,
   withReader,
@@ -21,7 +25,7 @@ import { renderShell } from './page.ts';
 export interface ServerOptions {
   runsDir: string;
   tasks?: TaskSource;
-  /** How often a live page's run is checked for changes, in ms. */
+  /** How often a live page checks its run (or the list of runs) for changes, in ms. */
   pollMs?: number;
 }
 
@@ -33,7 +37,7 @@ const VARIANT_ID = /^\d{1,9}$/;
 const unknownRun = (c: Context, opened: Extract<Opened, { ok: false }>) =>
   c.json({ error: `no such run; runs: ${opened.known.join(', ') || 'none'}`, known: opened.known }, 404);
 const unknownVariant = (c: Context, run: string) => c.json({ error: `run ${run} has no such variant` }, 404);
-const shell = (c: Context) => c.html(renderShell({ mode: 'serve' }));
+const shellOf = (pollMs: number) => (c: Context) => c.html(renderShell({ mode: 'serve', pollMs }));
 
 /**
  * The archive browser's routes. Reads run archives only. Every path parameter is checked before use:
@@ -42,24 +46,30 @@ const shell = (c: Context) => c.html(renderShell({ mode: 'serve' }));
  */
 export function createApp(options: ServerOptions): Hono {
   const app = new Hono();
+  // Outermost first: the body is compressed after its ETag is taken, and a 304 has none to compress.
+  app.use('*', compress());
+  app.use('*', etag());
   app.use('*', async (c, next) => {
     await next();
     c.header('Content-Security-Policy', CSP);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
   });
-  pageRoutes(app, options.runsDir);
+  pageRoutes(app, options.runsDir, options.pollMs ?? 1000);
   runRoutes(app, options.runsDir);
   variantRoutes(app, options.runsDir, options.tasks);
   compareRoute(app, options.runsDir);
-  eventRoute(app, options.runsDir, options.pollMs ?? 1000);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => c.json({ error: error.message }, 500));
   return app;
 }
 
-/** The pages (one shell; the client draws each) and their assets. */
-function pageRoutes(app: Hono, runsDir: string): void {
+/**
+ * The pages (one shell; the client draws each) and their assets. An asset is revalidated on each load and
+ * answered 304 when the page has it already (ETag).
+ */
+function pageRoutes(app: Hono, runsDir: string, pollMs: number): void {
+  const shell = shellOf(pollMs);
   app.get('/', shell);
   app.get('/compare', shell);
   const runShell = (c: Context) => {
@@ -77,9 +87,31 @@ function pageRoutes(app: Hono, runsDir: string): void {
   });
 }
 
-/** The runs, and one run's page. */
+/**
+ * The runs, and one run's page. A live page polls a mark (`/api/mark` for the list, `.../mark` for a run)
+ * and, when it changed, fetches the list again or a run's update: only its new and changed variants.
+ */
 function runRoutes(app: Hono, runsDir: string): void {
   app.get('/api/runs', (c) => c.json(listRuns(runsDir)));
+  app.get('/api/mark', (c) => c.json({ mark: runsMark(runsDir) }));
+  app.get('/api/runs/:run/mark', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    return c.json({ mark: withReader(opened, runMark) });
+  });
+  app.get('/api/runs/:run/update', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const after = Number(c.req.query('after') ?? '-1');
+    const open = new Set(
+      (c.req.query('open') ?? '')
+        .split(',')
+        .filter((s) => VARIANT_ID.test(s))
+        .map(Number),
+    );
+    const update = withReader(opened, (r) => runUpdate(r, Number.isInteger(after) ? after : -1, open));
+    return update === null ? c.json({ error: 'the run has not started writing yet' }, 404) : c.json(update);
+  });
   app.get('/api/runs/:run', (c) => {
     const opened = openRunById(runsDir, c.req.param('run'));
     if (!opened.ok) return unknownRun(c, opened);
@@ -147,33 +179,6 @@ function compareRoute(app: Hono, runsDir: string): void {
       if (page !== null) runs.push(page);
     }
     return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs) });
-  });
-}
-
-/** A `change` event whenever the run writes something a page shows, checked every `pollMs`. */
-function eventRoute(app: Hono, runsDir: string, pollMs: number): void {
-  app.get('/api/runs/:run/events', (c) => {
-    const opened = openRunById(runsDir, c.req.param('run'));
-    if (!opened.ok) return unknownRun(c, opened);
-    return streamSSE(c, async (stream) => {
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-      });
-      let mark = '';
-      try {
-        while (!closed) {
-          const now = opened.reader.changeMark();
-          if (now !== mark) {
-            mark = now;
-            await stream.writeSSE({ event: 'change', data: now });
-          }
-          await stream.sleep(pollMs);
-        }
-      } finally {
-        opened.reader.close();
-      }
-    });
   });
 }
 

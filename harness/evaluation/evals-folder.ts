@@ -5,6 +5,7 @@ import { openNoFollow } from '../process/index.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { finishedVariants } from './finished-variants.ts';
 import { changeUnder, type FolderStamps, stampEntry } from './folder-stamps.ts';
+import { runNotesFile } from './run-notes.ts';
 import { scoresBySplit } from './scoring.ts';
 
 /** Writes a new file, never through a link: whatever an agent may have planted is refused, not followed. */
@@ -263,7 +264,8 @@ function pruneKept(dir: string, kept: Written, recent: ReadonlySet<number>): voi
       if (rel === `variant-${id}` || rel.startsWith(`variant-${id}/`)) kept.stamps.delete(rel);
     }
   }
-  for (const file of ['lineage.json', 'summary.md']) rmSync(path.join(dir, file), { force: true });
+  for (const file of ['lineage.json', 'summary.md', 'notes.md'])
+    rmSync(path.join(dir, file), { force: true });
 }
 
 /** Writes the folder for `parentId`'s lineage at `dir`, updating a kept one when it can. */
@@ -291,6 +293,8 @@ function writeFolder(folders: Folders, dir: string, parentId: number): EvalsWrit
   }
   put(folders, dir, stamps, 'lineage.json', listed.length === 0 ? '[]\n' : `[\n${listed.join(',\n')}\n]\n`);
   put(folders, dir, stamps, 'summary.md', `${summary.join('\n')}\n`);
+  const notes = runNotesFile(folders.archive);
+  if (notes !== null) put(folders, dir, stamps, 'notes.md', notes);
   seal(folders, dir, stamps, '');
   folders.written.set(dir, { variants: recent, stamps });
   return outcome;

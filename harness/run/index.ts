@@ -2,7 +2,7 @@ export { loadDomainTasks } from './domain-tasks.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
-export { type RunDeps, runGenerations } from './run.ts';
+export { type RunDeps, runGenerations, STOPPED_AFTER } from './run.ts';
 export {
   DEFAULT_SIM_RETRY_MS,
   DEFAULT_TASKS_PER_WORKER,
@@ -18,6 +18,7 @@ export {
   storedConfig,
   type TransferSource,
 } from './run-config.ts';
+export { CONTROL_ACTIONS, CONTROL_EVENT, Control, recordControl } from './run-controls.ts';
 export type { RunEvent } from './run-events.ts';
 export { defaultRunId, runExists } from './run-id.ts';
 export { runHolder } from './run-lock.ts';

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
 import { archiveFile, TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
@@ -38,6 +39,7 @@ import { ModelUnreachableError } from './first-contact.ts';
 import { ledgerWriter } from './ledger-writer.ts';
 import { HARNESS_VERSION, type RunConfig, storedConfig } from './run-config.ts';
 import { NODE_MODULES, openRunContext } from './run-context-open.ts';
+import { type ControlWatch, watchControls } from './run-controls.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { takeRunFolder, unlockRun } from './run-lock.ts';
 import {
@@ -62,7 +64,13 @@ export interface RunDeps {
     onCall: (row: LlmCallInput) => void,
     budgetUsd: number | null,
   ): Promise<
-    TokenIssuer & { close(): Promise<void>; unreachable?(): string | null; stopCalls?(reason: string): void }
+    TokenIssuer & {
+      close(): Promise<void>;
+      unreachable?(): string | null;
+      stopCalls?(reason: string): void;
+      /** A new budget for this gateway's calls from now on (the run's `budget` control). */
+      setBudgetUsd?(usd: number): void;
+    }
   >;
   progress(line: string): void;
   status(text: string): void;
@@ -131,6 +139,11 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       archive.reopenRun(storedConfig(config));
       archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore });
     }
+    // Controls recorded from here on reach this process (hyperagents control).
+    const controls = watchControls(archive, archive.listEvents(0).at(-1)?.id ?? 0, (usd) => {
+      deps.progress(`control: the budget is now $${usd.toFixed(4)} for the whole run`);
+      gateway?.setBudgetUsd?.(usd - spentBefore);
+    });
     emit({ type: 'run_started', generations: config.generations });
     const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
     const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
@@ -142,9 +155,9 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     if (!signal.aborted) assertInitialAgentEvaluated(ctx);
     if (!zeroEnded && !signal.aborted) deps.progress(progressLine(ctx, 0, spent()));
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
-    await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail);
+    await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail, controls);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
-    const stopped = recordStop(archive, deps.signal.aborted, gateway, spent(), config.budgetUsd);
+    const stopped = recordStop(archive, deps.signal.aborted, gateway, spent(), config.budgetUsd, controls);
     const failed = failure();
     if (failed !== null && !deps.signal.aborted) throw failed;
     reportReplayMisses(gateway.replayMisses(), config.replay, deps.progress);
@@ -219,11 +232,16 @@ async function schedule(
   spent: () => number,
   unreachable: () => string | null,
   fail: (error: Error) => void,
+  controls: ControlWatch,
 ): Promise<void> {
   const { archive, config } = ctx;
   const running = new Map<number, Promise<void>>();
   let failed = false;
-  const stopping = (): boolean => failed || ctx.signal.aborted || ctx.gateway.budgetReached();
+  const stopping = (): boolean => {
+    if (failed || ctx.signal.aborted || ctx.gateway.budgetReached()) return true;
+    const told = controls.poll();
+    return told.stopAfter || overBudget(told.budgetUsd, spent());
+  };
   const harnessError = (id: number | null, error: unknown): void => {
     if (ctx.signal.aborted) return;
     const message = describeHarnessError(error, variantRepoDir(ctx.runDir));
@@ -269,6 +287,8 @@ async function schedule(
         await Promise.race(waiting);
       }
       if (stopping()) break;
+      await whilePaused(ctx, controls, stopping);
+      if (stopping()) break;
       if (existing === undefined) {
         const parent = await chooseParent(ctx, id);
         const parentCommit = archive.getVariant(parent.id)?.commitSha ?? null;
@@ -284,6 +304,23 @@ async function schedule(
     harnessError(null, error);
   }
   await Promise.all(running.values());
+}
+
+/** A `budget` control set the budget at or below what the run has spent: it stops as at the budget. */
+const overBudget = (budgetUsd: number | null, spentUsd: number): boolean =>
+  budgetUsd !== null && spentUsd >= budgetUsd;
+
+/** How often a paused run looks for `resume` (and `stop-after`, an interrupt) in its archive. */
+const PAUSE_POLL_MS = 250;
+
+/** Waits while the run is paused (`hyperagents control RUN pause`), until resumed or stopping. */
+async function whilePaused(ctx: RunContext, controls: ControlWatch, stopping: () => boolean): Promise<void> {
+  if (!controls.poll().paused) return;
+  ctx.progress('paused: no new generation starts until `hyperagents control RUN resume`');
+  while (controls.poll().paused && !stopping()) {
+    await sleep(PAUSE_POLL_MS, undefined, { signal: ctx.signal }).catch(() => undefined);
+  }
+  if (!stopping()) ctx.progress('resumed: generations start again');
 }
 
 /**
@@ -354,27 +391,38 @@ function stopIfUnreachable(
 }
 
 /**
- * Why the run stopped before its end, recorded as a run event: an interrupt, or the budget (with what was
- * spent and held); null when it ran to its end.
+ * Why the run stopped before its end, recorded as a run event: an interrupt, the budget (with what was
+ * spent and held; a `budget` control's when one was given), or a `stop-after` control; null when it ran to
+ * its end.
  */
 function recordStop(
   archive: ReturnType<typeof openArchive>,
   interrupted: boolean,
   gateway: Pick<TokenIssuer, 'budgetReached' | 'budgetStop'>,
   spentUsd: number,
-  budgetUsd: number | null,
+  configBudgetUsd: number | null,
+  controls: ControlWatch,
 ): string | null {
   if (interrupted) {
     archive.logEvent(null, 'interrupted', {});
     return 'interrupted';
   }
-  if (!gateway.budgetReached()) return null;
-  const stop = gateway.budgetStop();
-  archive.logEvent(null, 'budget_reached', {
-    spentUsd,
-    budgetUsd,
-    heldUsd: stop?.heldUsd ?? 0,
-    nextCallUsd: stop?.nextUsd ?? null,
-  });
-  return budgetMessage(spentUsd, budgetUsd, stop);
+  const told = controls.state();
+  const budgetUsd = told.budgetUsd ?? configBudgetUsd;
+  if (gateway.budgetReached() || overBudget(told.budgetUsd, spentUsd)) {
+    const stop = gateway.budgetStop();
+    archive.logEvent(null, 'budget_reached', {
+      spentUsd,
+      budgetUsd,
+      heldUsd: stop?.heldUsd ?? 0,
+      nextCallUsd: stop?.nextUsd ?? null,
+    });
+    return budgetMessage(spentUsd, budgetUsd, stop);
+  }
+  if (!told.stopAfter) return null;
+  archive.logEvent(null, 'stopped_after', { spentUsd });
+  return STOPPED_AFTER;
 }
+
+/** How a run stopped by `hyperagents control RUN stop-after` reads in its summary. */
+export const STOPPED_AFTER = 'stopped when asked (stop-after): the generations under way finished';

@@ -1,10 +1,11 @@
-// Routes a page path to its view; keeps a running run's page live through server-sent events.
+// Routes a page path to its view; keeps a live page (the runs, a running run) up to date in place.
 
 (() => {
   const HA = window.HA;
   const app = document.getElementById('app');
-  let events = null;
+  const pollMs = Number(document.body.dataset.pollMs || 1000);
   const state = {};
+  let live = null;
 
   function match(route) {
     const [pathname, query = ''] = route.split('?');
@@ -22,11 +23,85 @@
     return null;
   }
 
+  /** The bar above a live page: that it is live, and the toggle that pauses its updates. */
+  const bar = (() => {
+    const pause = HA.h('input', { type: 'checkbox', id: 'live-pause' });
+    const status = HA.h('span', { id: 'live-status', class: 'muted' });
+    const el = HA.h(
+      'div',
+      { id: 'live-bar', class: 'live-bar', hidden: 'hidden' },
+      HA.badge('live', 'live'),
+      ' ',
+      HA.h('label', {}, pause, ' Pause live updates'),
+      ' ',
+      status,
+    );
+    if (HA.mode === 'serve') app.before(el);
+    pause.addEventListener('change', () => {
+      document.body.dataset.paused = pause.checked ? 'true' : 'false';
+      status.textContent = pause.checked ? 'paused: the page shows the run as it was' : '';
+      if (!pause.checked && live) live.now();
+    });
+    return {
+      show: (on) => {
+        el.hidden = !on;
+      },
+      paused: () => pause.checked,
+    };
+  })();
+
+  function stopLive() {
+    if (live) live.stop();
+    live = null;
+    bar.show(false);
+  }
+
+  /**
+   * Polls the view's change mark every pollMs; when it moved, the view fetches what changed and patches
+   * itself in place. Stops when the view says it is no longer live, or another page is drawn.
+   */
+  function startLive(view) {
+    let mark = view.mark;
+    let timer = null;
+    let stopped = false;
+    let busy = false;
+    const tick = async () => {
+      clearTimeout(timer);
+      if (stopped || busy) return;
+      busy = true;
+      try {
+        if (!bar.paused()) {
+          const now = await HA.get(view.markPath);
+          if (!stopped && now.mark !== mark) {
+            const result = await view.refresh();
+            mark = result.mark;
+            document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
+            if (!result.live) {
+              stopLive();
+              return;
+            }
+          }
+        }
+      } catch {
+        // The server is gone or busy: try again at the next tick.
+      } finally {
+        busy = false;
+      }
+      if (!stopped) timer = setTimeout(tick, pollMs);
+    };
+    live = {
+      stop() {
+        stopped = true;
+        clearTimeout(timer);
+      },
+      now: tick,
+    };
+    bar.show(true);
+    timer = setTimeout(tick, pollMs);
+  }
+
   async function render() {
-    if (events) {
-      events.close();
-      events = null;
-    }
+    stopLive();
     const found = match(HA.route());
     if (!found) {
       HA.fill(
@@ -38,8 +113,7 @@
     }
     try {
       const result = await HA.views[found.view](app, found.params, state);
-      if (found.view === 'run' && HA.mode === 'serve' && result && result.state === 'running')
-        live(found.params.run);
+      if (HA.mode === 'serve' && result && result.live) startLive(result.live);
       document.body.dataset.rendered = found.view;
       // Milliseconds from navigation start until the page was first drawn (read by the benchmark).
       if (!document.body.dataset.firstRenderMs)
@@ -52,27 +126,6 @@
       );
       document.body.dataset.rendered = 'error';
     }
-  }
-
-  /** Redraws the run page whenever the archive changes, until the run is no longer running. */
-  function live(runId) {
-    events = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
-    let first = true;
-    let drawing = Promise.resolve();
-    events.addEventListener('change', () => {
-      if (first) {
-        first = false;
-        return;
-      }
-      drawing = drawing.then(async () => {
-        const run = await HA.views.run(app, { run: runId }, state).catch(() => null);
-        document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
-        if (run && run.state !== 'running') {
-          events.close();
-          await HA.views.run(app, { run: runId }, state);
-        }
-      });
-    });
   }
 
   if (HA.mode === 'report') window.addEventListener('hashchange', render);

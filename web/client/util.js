@@ -56,6 +56,39 @@ window.HA = window.HA || {};
     append(el, children);
     return el;
   };
+  /**
+   * Like HA.fill, but leaves `el` untouched when its content would come out the same: a live update then
+   * keeps the hover, focus and selection of what did not change.
+   */
+  HA.patch = (el, ...children) => {
+    const next = document.createElement(el.tagName === 'TBODY' ? 'tbody' : 'div');
+    append(next, children);
+    if (next.innerHTML !== el.innerHTML) el.replaceChildren(...next.childNodes);
+    return el;
+  };
+  /**
+   * Runs `change` (which edits the page) so that what the reader is looking at stays where it is on the
+   * screen: the element at the top of the window, or its nearest ancestor still on the page afterwards, is
+   * put back at the height it was by scrolling by the difference.
+   */
+  HA.holdScroll = (change) => {
+    const bar = document.getElementById('live-bar');
+    const y = (bar && !bar.hidden ? bar.getBoundingClientRect().bottom : 0) + 4;
+    // The elements at height y, from the page's outermost down to the innermost, innermost first.
+    const chain = [];
+    for (let at = document.getElementById('app'); at; ) {
+      const next = [...at.children].find((c) => {
+        const r = c.getBoundingClientRect();
+        return r.top <= y && r.bottom > y;
+      });
+      if (!next) break;
+      chain.unshift([next, next.getBoundingClientRect().top]);
+      at = next;
+    }
+    change();
+    const kept = chain.find(([el]) => el.isConnected);
+    if (kept) window.scrollBy(0, kept[0].getBoundingClientRect().top - kept[1]);
+  };
   const append = (el, children) => {
     for (const child of children) {
       if (child === null || child === undefined || child === false) continue;

@@ -4,7 +4,43 @@
   const HA = window.HA;
   const { h, runPath, variantPath, stateBadge, simBadge } = HA;
 
+  /** The state a page shows for a run: its health's (a run whose every generation failed is failed). */
+  const shownState = (r) => (r.health ? r.health.state : r.state);
+
+  /** One row of the runs table, without its checkbox cell. */
+  const runCells = (r) => {
+    const health = r.health;
+    return [
+      h('a', { href: HA.href(runPath(r.id)) }, r.id),
+      h('span', { title: health ? health.why : null }, stateBadge(shownState(r)), ' ', simBadge(r)),
+      r.model,
+      r.domains.join(', '),
+      r.generationsPlanned === null ? String(r.generations) : `${r.generations} / ${r.generationsPlanned}`,
+      health && health.failed > 0
+        ? h(
+            'span',
+            { class: 'fail-count', title: failureText(health) },
+            `${health.failed} of ${health.finished}`,
+          )
+        : '0',
+      r.best === null
+        ? '–'
+        : h(
+            'a',
+            { href: HA.href(variantPath(r.id, r.best.id)) },
+            `${HA.score(r.best.score)} (variant ${r.best.id})`,
+          ),
+      HA.usd(r.costUsd),
+      r.createdAt.replace('T', ' ').slice(0, 19),
+    ];
+  };
+
+  const failureText = (health) => health.failures.map((f) => `${f.count} ${f.cause}`).join(', ');
+  const rowLevel = (r) => (r.health ? r.health.level : 'ok');
+
+  /** The list of runs; served, it stays live: rows are patched in place, a new run gets a row. */
   HA.views.runs = async (el) => {
+    const mark = HA.mode === 'serve' ? (await HA.get('/mark')).mark : null;
     const runs = await HA.get('/runs');
     const selected = new Set();
     const compare = h(
@@ -17,7 +53,7 @@
       compare.setAttribute('href', HA.href(`/compare?runs=${ids.map(encodeURIComponent).join(',')}`));
       compare.setAttribute('aria-disabled', ids.length < 2 ? 'true' : 'false');
     };
-    const rows = runs.map((r) => [
+    const checkbox = (r) =>
       HA.mode === 'serve'
         ? h('input', {
             type: 'checkbox',
@@ -28,32 +64,28 @@
               update();
             },
           })
-        : '',
-      h('a', { href: HA.href(runPath(r.id)) }, r.id),
-      h('span', {}, stateBadge(r.state), ' ', simBadge(r)),
-      r.model,
-      r.domains.join(', '),
-      r.generationsPlanned === null ? String(r.generations) : `${r.generations} / ${r.generationsPlanned}`,
-      r.best === null
-        ? '–'
-        : h(
-            'a',
-            { href: HA.href(variantPath(r.id, r.best.id)) },
-            `${HA.score(r.best.score)} (variant ${r.best.id})`,
-          ),
-      HA.usd(r.costUsd),
-      r.createdAt.replace('T', ' ').slice(0, 19),
-    ]);
+        : '';
+    const row = (r) =>
+      h(
+        'tr',
+        { 'data-run-row': r.id, class: `level-${rowLevel(r)}` },
+        h('td', {}, checkbox(r)),
+        runCells(r).map((c) => h('td', {}, c)),
+      );
+    const table = HA.table(
+      ['', 'run', 'state', 'model', 'domains', 'generations', 'failed', 'best', 'spend', 'started'],
+      [],
+      { id: 'runs' },
+    );
+    const body = table.querySelector('tbody');
+    for (const r of runs) body.appendChild(row(r));
     HA.fill(
       el,
       h('h1', {}, 'Runs'),
       runs.length === 0
-        ? h('p', {}, 'No runs yet. Start one with hyperagents generate-loop.')
-        : HA.table(
-            ['', 'run', 'state', 'model', 'domains', 'generations', 'best', 'spend', 'started'],
-            rows,
-            { id: 'runs' },
-          ),
+        ? h('p', { id: 'no-runs' }, 'No runs yet. Start one with hyperagents generate-loop.')
+        : null,
+      table,
       HA.mode === 'serve'
         ? h('p', {}, compare)
         : runs.length > 1
@@ -68,6 +100,33 @@
             )
           : null,
     );
+    /** Patches each row's cells but the checkbox; adds rows of new runs in the server's order. */
+    const refresh = async () => {
+      const now = (await HA.get('/mark')).mark;
+      const latest = await HA.get('/runs');
+      HA.holdScroll(() => patchRows(latest));
+      const noRuns = el.querySelector('#no-runs');
+      if (noRuns && latest.length > 0) noRuns.remove();
+      return { mark: now, live: true };
+    };
+    const patchRows = (latest) => {
+      const rows = new Map([...body.children].map((tr) => [tr.dataset.runRow, tr]));
+      let before = null;
+      for (const r of [...latest].reverse()) {
+        let tr = rows.get(r.id);
+        if (tr) {
+          tr.className = `level-${rowLevel(r)}`;
+          runCells(r).forEach((c, i) => {
+            HA.patch(tr.children[i + 1], c);
+          });
+        } else {
+          tr = row(r);
+          body.insertBefore(tr, before);
+        }
+        before = tr;
+      }
+    };
+    return { live: mark === null ? null : { markPath: '/mark', mark, refresh } };
   };
 
   /** The scores the run page charts, by generation, under `scoreOf`; the best variant's lineage. */
@@ -130,42 +189,49 @@
           ),
     );
 
-  /** Every variant, newest first, with a column per domain and split it has a score for. */
-  const variantTable = (run, variants) => {
+  /** The columns of the variants table: one per domain and split any variant has a score for. */
+  const scoreColumns = (variants) => {
     const columns = [];
     for (const v of variants)
       for (const [d, sp] of Object.entries(v.scores))
         for (const s of Object.keys(sp))
           if (!columns.some((c) => c[0] === d && c[1] === s)) columns.push([d, s]);
-    return HA.table(
+    return columns;
+  };
+
+  const variantCells = (run, v, columns) => [
+    h('a', { href: HA.href(variantPath(run.id, v.id)) }, String(v.id)),
+    v.parent === null ? '–' : String(v.parent),
+    HA.badge(v.outcome, v.outcome),
+    HA.score(v.score),
+    ...columns.map(([d, s]) => HA.score(v.scores[d]?.[s] ? v.scores[d][s].score : null)),
+    HA.usd(v.costUsd),
+    v.failureReason || '',
+  ];
+
+  const variantRow = (run, v, columns) =>
+    h(
+      'tr',
+      { 'data-variant-row': v.id },
+      variantCells(run, v, columns).map((c) => h('td', {}, c)),
+    );
+
+  /** Every variant, newest first, with a column per domain and split it has a score for. */
+  const variantTable = (run, variants, columns) => {
+    const table = HA.table(
       ['id', 'parent', 'status', 'score', ...columns.map(([d, s]) => `${d} ${s}`), 'cost', 'note'],
-      [...variants]
-        .reverse()
-        .map((v) => [
-          h('a', { href: HA.href(variantPath(run.id, v.id)) }, String(v.id)),
-          v.parent === null ? '–' : String(v.parent),
-          HA.badge(v.outcome, v.outcome),
-          HA.score(v.score),
-          ...columns.map(([d, s]) => HA.score(v.scores[d]?.[s] ? v.scores[d][s].score : null)),
-          HA.usd(v.costUsd),
-          v.failureReason || '',
-        ]),
+      [],
       { id: 'variants' },
     );
+    const body = table.querySelector('tbody');
+    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns));
+    return table;
   };
 
   /** The run's title and the facts under it. */
-  const runHeader = (run) => [
+  const runHeader = (run, health) => [
     h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / ', run.id),
-    h(
-      'h1',
-      {},
-      `Run ${run.id} `,
-      stateBadge(run.state),
-      ' ',
-      simBadge(run),
-      run.state === 'running' && HA.mode === 'serve' ? HA.badge('live', 'live') : null,
-    ),
+    h('h1', {}, `Run ${run.id} `, stateBadge(health ? health.state : run.state), ' ', simBadge(run)),
     h(
       'p',
       { class: 'facts' },
@@ -181,6 +247,70 @@
     ),
   ];
 
+  const hours = (x) => (x < 1 ? `${Math.round(x * 60)} min` : `${x.toFixed(1)} h`);
+
+  /** The run's health: state and why, the resume command, failures, budget, pace and what is left. */
+  const healthBox = (run, health) => {
+    if (!health) return null;
+    const facts = [
+      `${health.finished} of ${run.generationsPlanned ?? '?'} generations ended`,
+      health.failed === 0 ? 'none failed' : `${health.failed} failed (${failureText(health)})`,
+    ];
+    const budget =
+      health.budgetUsd === null
+        ? `spent ${HA.usd(health.spentUsd)} (no budget set)`
+        : `spent ${HA.usd(health.spentUsd)} of the ${HA.usd(health.budgetUsd)} budget (${
+            health.budgetUsd > 0 ? Math.round((100 * health.spentUsd) / health.budgetUsd) : 100
+          } %)`;
+    return h(
+      'div',
+      { class: `health health-${health.level}` },
+      h(
+        'p',
+        { class: 'health-state' },
+        stateBadge(health.state),
+        ' ',
+        h('span', { id: 'health-why' }, health.why),
+      ),
+      health.resume
+        ? h('p', {}, 'Continue it with: ', h('code', { id: 'resume-command' }, health.resume))
+        : null,
+      h('p', { id: 'health-failures' }, facts.join(' · ')),
+      h('p', { id: 'health-budget' }, budget),
+      h(
+        'p',
+        { id: 'health-pace' },
+        health.perHour === null
+          ? 'No generation has ended yet.'
+          : `${health.perHour.toFixed(1)} generations per hour`,
+        health.estimate
+          ? ` · at this pace, ${health.estimate.generations} more take about ${hours(health.estimate.hours)} and ${HA.usd(health.estimate.costUsd)}`
+          : '',
+      ),
+      health.controls.length === 0
+        ? null
+        : h(
+            'ul',
+            { id: 'controls' },
+            health.controls.map((c) =>
+              h(
+                'li',
+                {},
+                `${c.ts.replace('T', ' ').slice(0, 19)} ${c.action}${c.value === null ? '' : ` ${c.value}`}`,
+              ),
+            ),
+          ),
+    );
+  };
+
+  /** The tab's title: the run's state and best score, readable from another tab. */
+  const tabTitle = (run, health) =>
+    `${health ? health.state : run.state}${run.generationsPlanned === null ? '' : ` ${run.generations}/${run.generationsPlanned}`} · best ${
+      run.best === null ? '–' : HA.score(run.best.score)
+    } · run ${run.id}`;
+
+  const scoreData = (series) => [series.gens, series.perGen, series.best, series.lineageValues];
+
   const drawScores = (chart, series) =>
     HA.chart(chart, {
       x: series.gens,
@@ -195,11 +325,16 @@
       ],
     });
 
-  /** Cumulative spend over time, or why there is none to draw. */
+  /** The run's spend so far after each generation (one point a generation), or why there is none. */
+  const spendData = (spend) => {
+    const points = spend.filter((p) => p.generation !== null);
+    return [points.map((p) => p.generation), points.map((p) => p.cumulativeUsd)];
+  };
+
   const drawSpend = (chart, run, spend) => {
-    const spent = spend.length > 0 ? spend[spend.length - 1].costUsd : 0;
+    const spent = spend.length > 0 ? spend[spend.length - 1].cumulativeUsd : 0;
     if (spent === 0) {
-      HA.fill(
+      HA.patch(
         chart,
         h(
           'p',
@@ -207,57 +342,149 @@
           `No spend recorded in ${run.llmCalls} model call(s)${run.simulated ? ' (the simulated model is free)' : ''}.`,
         ),
       );
-      return;
+      return null;
     }
-    const t0 = Date.parse(spend[0].ts);
-    HA.chart(chart, {
-      x: spend.map((p) => (Date.parse(p.ts) - t0) / 1000),
-      xLabel: 'seconds since the first call',
-      yLabel: 'spend ($)',
-      series: [{ label: 'spend', values: spend.map((p) => p.costUsd), color: '#1f77b4', showPoints: false }],
+    const [x, y] = spendData(spend);
+    return HA.chart(chart, {
+      x,
+      xLabel: 'generation',
+      integerX: true,
+      yLabel: 'spend so far ($)',
+      series: [{ label: 'spend so far', values: y, color: '#1f77b4' }],
     });
   };
 
-  /** The run page; `live` re-renders it on each change the server reports. */
-  HA.views.run = async (el, { run: runId }, state) => {
-    const { run, variants, spend } = await HA.get(runPath(runId));
-    const filter = state.filter || { domain: '', split: 'val' };
-    state.filter = filter;
+  const legendText = (series) => {
+    const [low, high] = series.scoreRange;
+    return `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.`;
+  };
+
+  const isLive = (data) => data.run.state === 'running';
+
+  /** Draws the whole run page from `page.data` (on load, and when the filter changes). */
+  const draw = (el, page) => {
+    const { run, variants, spend, health } = page.data;
+    const filter = page.filter;
     const splits = [
       ...new Set(variants.flatMap((v) => Object.values(v.scores).flatMap((sp) => Object.keys(sp)))),
     ].sort();
     const scoreOf = (v) => HA.pickScore(v, filter);
-    const rerender = () => HA.views.run(el, { run: runId }, state);
     const series = scoreSeries(variants, scoreOf);
-    const [low, high] = series.scoreRange;
-    const scoreChart = h('div', { class: 'chart', id: 'score-chart' });
-    const spendChart = h('div', { class: 'chart', id: 'spend-chart' });
-    const tree = h('div', { class: 'tree-box', id: 'tree' });
+    const columns = scoreColumns(variants);
+    const dom = {
+      header: h('div', { id: 'run-header' }, ...runHeader(run, health)),
+      health: h('section', { id: 'health' }, healthBox(run, health)),
+      scoreChart: h('div', { class: 'chart', id: 'score-chart' }),
+      spendChart: h('div', { class: 'chart', id: 'spend-chart' }),
+      legend: h('p', { class: 'muted' }, legendText(series)),
+      tree: h('div', { class: 'tree-box', id: 'tree' }),
+      table: variantTable(run, variants, columns),
+      columns,
+    };
     HA.fill(
       el,
-      ...runHeader(run),
-      filterBar(run.domains, splits, filter, rerender),
-      HA.section('Score per generation', scoreChart),
-      HA.section(
-        'Lineage',
-        h(
-          'p',
-          { class: 'muted' },
-          `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.`,
-        ),
-        tree,
-      ),
-      HA.section('Spend over time', spendChart),
-      HA.section('Variants', variantTable(run, variants)),
+      dom.header,
+      dom.health,
+      filterBar(run.domains, splits, filter, () => draw(el, page)),
+      HA.section('Score per generation', dom.scoreChart),
+      HA.section('Lineage', dom.legend, dom.tree),
+      HA.section('Spend per generation', dom.spendChart),
+      HA.section('Variants', dom.table),
     );
-    drawScores(scoreChart, series);
-    drawSpend(spendChart, run, spend);
-    HA.tree(tree, variants, {
+    dom.scorePlot = drawScores(dom.scoreChart, series);
+    dom.spendPlot = drawSpend(dom.spendChart, run, spend);
+    HA.tree(dom.tree, variants, {
       runId: run.id,
       scoreOf,
       bestLineage: series.bestLineage,
       range: series.scoreRange,
     });
-    return run;
+    document.title = tabTitle(run, health);
+    page.dom = dom;
+  };
+
+  /**
+   * Patches the page with an update: what changed is redrawn in place (charts get new data, rows are
+   * replaced or added), so scroll, focus, hover and open panels stay as they are.
+   */
+  const patch = (page, changed) => {
+    const { run, variants, spend, health } = page.data;
+    const dom = page.dom;
+    HA.patch(dom.header, ...runHeader(run, health));
+    HA.patch(dom.health, healthBox(run, health));
+    document.title = tabTitle(run, health);
+    if (changed.length > 0) {
+      const scoreOf = (v) => HA.pickScore(v, page.filter);
+      const series = scoreSeries(variants, scoreOf);
+      dom.scorePlot.setData(scoreData(series));
+      HA.patch(dom.legend, legendText(series));
+      const { scrollLeft, scrollTop } = dom.tree;
+      HA.tree(dom.tree, variants, {
+        runId: run.id,
+        scoreOf,
+        bestLineage: series.bestLineage,
+        range: series.scoreRange,
+      });
+      dom.tree.scrollLeft = scrollLeft;
+      dom.tree.scrollTop = scrollTop;
+      patchTable(page, changed);
+    }
+    if (dom.spendPlot) dom.spendPlot.setData(spendData(spend));
+    else dom.spendPlot = drawSpend(dom.spendChart, run, spend);
+  };
+
+  /** Replaces the rows of changed variants and adds new ones on top; a new score column redraws the table. */
+  const patchTable = (page, changed) => {
+    const { run, variants } = page.data;
+    const dom = page.dom;
+    const columns = scoreColumns(variants);
+    if (JSON.stringify(columns) !== JSON.stringify(dom.columns)) {
+      const table = variantTable(run, variants, columns);
+      dom.table.replaceWith(table);
+      dom.table = table;
+      dom.columns = columns;
+      return;
+    }
+    const body = dom.table.querySelector('tbody');
+    for (const v of changed) {
+      const tr = body.querySelector(`tr[data-variant-row="${v.id}"]`);
+      if (tr) {
+        variantCells(run, v, columns).forEach((c, i) => {
+          HA.patch(tr.children[i], c);
+        });
+        continue;
+      }
+      const newer = [...body.children].find((row) => Number(row.dataset.variantRow) < v.id);
+      body.insertBefore(variantRow(run, v, columns), newer || null);
+    }
+  };
+
+  /** Fetches what changed since the page's variants (new ones, and those still under way) and patches. */
+  const refresh = async (runId, page) => {
+    const known = page.data.variants;
+    const after = Math.max(-1, ...known.map((v) => v.id));
+    const open = known.filter((v) => v.outcome === 'in_progress').map((v) => v.id);
+    const update = await HA.get(`${runPath(runId)}/update?after=${after}&open=${open.join(',')}`);
+    const byId = new Map(known.map((v) => [v.id, v]));
+    const changed = update.variants.filter((v) => JSON.stringify(byId.get(v.id)) !== JSON.stringify(v));
+    for (const v of update.variants) byId.set(v.id, v);
+    page.data = { ...update, variants: [...byId.values()].sort((a, b) => a.id - b.id) };
+    HA.holdScroll(() => patch(page, changed));
+    return { mark: update.mark, live: isLive(update) };
+  };
+
+  /** The run page; while the run runs, the router keeps it live through `refresh`. */
+  HA.views.run = async (el, { run: runId }, state) => {
+    const data = await HA.get(runPath(runId));
+    state.filter = state.filter || { domain: '', split: 'val' };
+    const page = { data, filter: state.filter, dom: null };
+    draw(el, page);
+    return {
+      run: data.run,
+      live:
+        HA.mode === 'serve' && isLive(data)
+          ? { markPath: `${runPath(runId)}/mark`, mark: data.mark, refresh: () => refresh(runId, page) }
+          : null,
+    };
   };
 }

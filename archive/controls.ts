@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { EventRow } from './events.ts';
+
+/** The event type every control of a run is recorded under; its data is a Control. */
+export const CONTROL_EVENT = 'control';
+
+/**
+ * What a user can tell a running run (`hyperagents control RUN ...`): `pause` starts no new generation until
+ * `resume`; `stop-after` lets the generations under way finish and starts no more; `budget` sets
+ * --budget-usd for the rest of the run; `note` is recorded and shown to the next MetaAgent (notes.md in its
+ * evals folder).
+ */
+export const Control = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('pause') }),
+  z.object({ action: z.literal('resume') }),
+  z.object({ action: z.literal('stop-after') }),
+  z.object({ action: z.literal('budget'), value: z.number().finite().nonnegative() }),
+  z.object({ action: z.literal('note'), value: z.string().min(1) }),
+]);
+export type Control = z.infer<typeof Control>;
+
+export const CONTROL_ACTIONS = ['pause', 'resume', 'stop-after', 'budget', 'note'] as const;
+
+/** The notes (`note` controls) among a run's events, oldest first, with when each was given. Pure. */
+export function notesOf(events: readonly EventRow[]): { ts: string; text: string }[] {
+  const notes: { ts: string; text: string }[] = [];
+  for (const e of events) {
+    if (e.type !== CONTROL_EVENT) continue;
+    const parsed = Control.safeParse(e.data);
+    if (parsed.success && parsed.data.action === 'note') notes.push({ ts: e.ts, text: parsed.data.value });
+  }
+  return notes;
+}
