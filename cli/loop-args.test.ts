@@ -248,6 +248,7 @@ describe('parseLoopArgs accepts good input', () => {
       simScript: null,
       freezeMeta: false,
       taskTimeoutSec: 300,
+      workspace: { maxToolCalls: 40, maxFiles: 1000, maxKb: 4096 },
       metaTimeoutSec: 3600,
       record: null,
       replay: null,
