@@ -15,6 +15,7 @@ import { type EvalCache, openEvalCache } from '../../archive/eval-cache.ts';
 import { archiveFile } from '../../archive/run-folder.ts';
 import { writeSyntheticRun } from '../../archive/testing/synthetic-run.ts';
 import type { Domain, Task } from '../../domains/define-domain.ts';
+import { addDomain, addTask, HIDDEN_TEST, startWorkspacePool } from '../../test/hostile/workspace-fixture.ts';
 import { runCli } from '../../test/run-cli.ts';
 import { resolveSandbox } from '../process/index.ts';
 import { writeEvalsFolder } from './evals-folder.ts';
@@ -22,7 +23,6 @@ import { type DomainTasks, type EvaluationTarget, evaluateStage } from './evalua
 import { createGradeContext } from './grade-context.ts';
 import { createTaskLimit } from './task-limit.ts';
 import type { TaskPool } from './task-workers.ts';
-import { addDomain, addTask, HIDDEN_TEST, startWorkspacePool } from './testing/workspace-fixture.ts';
 
 /**
  * Workspace tasks end to end: a real TaskAgent process (a stand-in that edits its workspace) under
@@ -216,7 +216,7 @@ describe('the workspace folders', () => {
   it('are removed when the pool closes', async () => {
     const dir = path.join(tmp, 'closing');
     mkdirSync(dir);
-    const own = (await import('./testing/workspace-fixture.ts')).startWorkspacePool(dir, sandbox, {
+    const own = startWorkspacePool(dir, sandbox, {
       maxFiles: 10,
       maxKb: 10,
     });

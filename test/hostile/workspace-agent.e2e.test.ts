@@ -10,17 +10,16 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGradeContext } from '../../harness/evaluation/grade-context.ts';
-import { gradeWorkspace } from '../../harness/evaluation/grading.ts';
-import type { TaskPool, TaskRequest, WorkerReply } from '../../harness/evaluation/task-workers.ts';
 import {
-  addDomain,
-  addTask,
-  STARTING_FILES,
-  startWorkspacePool,
-} from '../../harness/evaluation/testing/workspace-fixture.ts';
-import type { CollectedWorkspace } from '../../harness/evaluation/workspace-folders.ts';
+  type CollectedWorkspace,
+  createGradeContext,
+  gradeWorkspace,
+  type TaskPool,
+  type TaskRequest,
+  type WorkerReply,
+} from '../../harness/evaluation/index.ts';
 import { bwrapAvailable, resolveSandbox } from '../../harness/process/index.ts';
+import { addDomain, addTask, STARTING_FILES, startWorkspacePool } from './workspace-fixture.ts';
 
 /**
  * A hostile TaskAgent on workspace tasks, under bubblewrap: whatever it leaves in its workspace (links out

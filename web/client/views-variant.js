@@ -143,7 +143,7 @@
         ? h('p', { class: 'muted' }, 'no workspace collected')
         : h(
             'details',
-            { class: 'diff' },
+            { class: 'workspace-diff' },
             h('summary', {}, diff === '' ? 'diff: no change' : 'diff'),
             h('pre', {}, diff),
           ),

@@ -1,11 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineDomain, type Task } from '../../../domains/define-domain.ts';
-import type { GradeContext } from '../../../domains/grade-context.ts';
-import { DEFAULT_LIMITS, type ResolvedSandbox, wrapCommand } from '../../process/index.ts';
-import { createTaskPool, type TaskPool } from '../task-workers.ts';
-import type { WorkspaceLimits } from '../workspace-folders.ts';
+import { defineDomain, type Task } from '../../domains/define-domain.ts';
+import type { GradeContext } from '../../domains/grade-context.ts';
+import { createTaskPool, type TaskPool, type WorkspaceLimits } from '../../harness/evaluation/index.ts';
+import { DEFAULT_LIMITS, type ResolvedSandbox, wrapCommand } from '../../harness/process/index.ts';
 
 /**
  * A TaskAgent stand-in for workspace tasks: a real node process speaking the JSON-lines protocol that edits
