@@ -213,6 +213,27 @@ describe('workspace limits', () => {
 });
 
 describe('the workspace folders', () => {
+  it('of a task past its timeout are removed, and the task fails with the time limit as its reason', async () => {
+    const dir = path.join(tmp, 'timeout');
+    mkdirSync(dir);
+    const own = startWorkspacePool(dir, sandbox, { maxFiles: 10, maxKb: 10 }, { taskTimeoutMs: 1500 });
+    const reply = await own.run({
+      id: 't',
+      domain: 'js-add',
+      input: { act: 'hang' },
+      workspace: { files: { 'solution.js': '' } },
+    });
+    expect(reply).toMatchObject({ kind: 'infra', reason: 'no reply within 1.5 s (after one retry)' });
+    const left = readdirSync(path.join(dir, 'workspaces')).flatMap((w) =>
+      ['mounted', 'collected', 'staging'].flatMap((f) => {
+        const at = path.join(dir, 'workspaces', w, f);
+        return existsSync(at) ? readdirSync(at) : [];
+      }),
+    );
+    expect(left).toEqual([]);
+    await own.close();
+  }, 60_000);
+
   it('are removed when the pool closes', async () => {
     const dir = path.join(tmp, 'closing');
     mkdirSync(dir);

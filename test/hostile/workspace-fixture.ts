@@ -23,6 +23,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const at = (rel) => path.join(ws, rel);
   const act = req.input.act;
   fs.writeFileSync(at('request.json'), JSON.stringify({ workspace: req.workspace, limits: req.limits }));
+  if (act === 'hang') return;
   if (act === 'solve') fs.writeFileSync(at('solution.js'), 'module.exports = (a, b) => a + b;\\n');
   if (act === 'wrong') fs.writeFileSync(at('solution.js'), 'module.exports = (a, b) => a - b;\\n');
   if (act === 'delete') fs.rmSync(at('solution.js'));
