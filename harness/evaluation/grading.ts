@@ -76,7 +76,14 @@ export async function gradePrediction(
   const detail = typeof grade === 'number' ? null : grade.detail;
   const log = typeof grade === 'number' ? null : (grade.log ?? null);
   const score = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0;
-  return { outcome: score >= 1 ? 'correct' : 'wrong', prediction, score, error: null, detail, log };
+  return {
+    outcome: score >= 1 ? 'correct' : 'wrong',
+    prediction,
+    score,
+    error: null,
+    detail,
+    ...(log === null ? {} : { log }),
+  };
 }
 
 /**
