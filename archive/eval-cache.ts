@@ -20,7 +20,10 @@ export interface CacheKey {
   seed: number;
 }
 
-export type CachedResult = TaskOutcomeRecord;
+export interface CachedResult extends TaskOutcomeRecord {
+  /** A workspace task's final folder as collected (JSON), so that a reuse is graded again like a reply. */
+  workspace?: unknown;
+}
 
 const Row = z.object({
   outcome: z.enum(TASK_OUTCOMES),
@@ -30,7 +33,13 @@ const Row = z.object({
   error: z.string().nullable(),
   latency_ms: z.number().nullable(),
   cost_usd: z.number(),
+  detail: z.string().nullable(),
+  log: z.string().nullable(),
+  workspace: z.string().nullable(),
 });
+
+/** Columns added after `results_v2` was first shipped: added to an older cache file when it is opened. */
+const ADDED_COLUMNS = ['detail', 'log', 'workspace'] as const;
 
 export type EvalCache = ReturnType<typeof openEvalCache>;
 
@@ -47,15 +56,23 @@ export function openEvalCache(file: string) {
     outcome TEXT NOT NULL, prediction TEXT, raw_output TEXT NOT NULL, score REAL NOT NULL, error TEXT,
     latency_ms INTEGER, cost_usd REAL NOT NULL, created_at TEXT NOT NULL,
     PRIMARY KEY (code_hash, domain, split, task_id, task_hash, grader_version, task_model, seed))`);
+  const columns = new Set(
+    (db.prepare('PRAGMA table_info(results_v2)').all() as { name: string }[]).map((c) => c.name),
+  );
+  for (const column of ADDED_COLUMNS)
+    if (!columns.has(column)) db.exec(`ALTER TABLE results_v2 ADD COLUMN ${column} TEXT`);
   const get = db.prepare(
-    `SELECT outcome, prediction, raw_output, score, error, latency_ms, cost_usd FROM results_v2
+    `SELECT outcome, prediction, raw_output, score, error, latency_ms, cost_usd, detail, log, workspace FROM results_v2
      WHERE code_hash = @codeHash AND domain = @domain AND split = @split AND task_id = @taskId
        AND task_hash = @taskHash AND grader_version = @graderVersion AND task_model = @taskModel
        AND seed = @seed`,
   );
   const put = db.prepare(
-    `INSERT OR REPLACE INTO results_v2 VALUES (@codeHash, @domain, @split, @taskId, @taskHash, @graderVersion,
-       @taskModel, @seed, @outcome, @prediction, @rawOutput, @score, @error, @latencyMs, @costUsd, @createdAt)`,
+    `INSERT OR REPLACE INTO results_v2 (code_hash, domain, split, task_id, task_hash, grader_version,
+       task_model, seed, outcome, prediction, raw_output, score, error, latency_ms, cost_usd, created_at,
+       detail, log, workspace)
+     VALUES (@codeHash, @domain, @split, @taskId, @taskHash, @graderVersion, @taskModel, @seed, @outcome,
+       @prediction, @rawOutput, @score, @error, @latencyMs, @costUsd, @createdAt, @detail, @log, @workspace)`,
   );
   return {
     get(key: CacheKey): CachedResult | undefined {
@@ -70,6 +87,9 @@ export function openEvalCache(file: string) {
         error: row.error,
         latencyMs: row.latency_ms,
         costUsd: row.cost_usd,
+        ...(row.detail === null ? {} : { detail: row.detail }),
+        ...(row.log === null ? {} : { log: row.log }),
+        ...(row.workspace === null ? {} : { workspace: JSON.parse(row.workspace) as unknown }),
       };
     },
     /** Only model outcomes are cached; infrastructure errors are never reused. */
@@ -83,6 +103,9 @@ export function openEvalCache(file: string) {
         latencyMs: result.latencyMs,
         costUsd: result.costUsd,
         prediction: result.prediction === undefined ? null : JSON.stringify(result.prediction),
+        detail: result.detail ?? null,
+        log: result.log ?? null,
+        workspace: result.workspace === undefined ? null : JSON.stringify(result.workspace),
         createdAt: new Date().toISOString(),
       });
     },

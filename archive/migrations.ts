@@ -133,4 +133,11 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE variants RENAME COLUMN state TO step;
     `,
   },
+  {
+    // The test output a grader saw (workspace tasks, DESIGN §9), shown beside the diff.
+    name: '008-task-result-log',
+    sql: `
+      ALTER TABLE task_results ADD COLUMN log TEXT;
+    `,
+  },
 ];

@@ -30,6 +30,11 @@ export const worktreesDir = (runDir: string): string => path.join(runDir, 'workt
 export const evalsDir = (runDir: string): string => path.join(runDir, 'evals');
 /** The build folders of the agents' code, one per worktree, and the build cache. */
 export const buildsDir = (runDir: string): string => path.join(runDir, 'builds');
+/**
+ * The folders TaskAgent processes work on workspace tasks in, one per worktree: each process's writable
+ * folder and the harness's own beside it (see harness/evaluation/workspace-folders.ts).
+ */
+export const workspacesDir = (runDir: string): string => path.join(runDir, 'workspaces');
 /** What a MetaAgent process writes besides its worktree (its transcript), one folder per variant. */
 export const agentOutputDir = (runDir: string): string => path.join(runDir, 'agent-output');
 /** The result cache shared by the runs of one folder of runs, beside them. */

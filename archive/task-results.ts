@@ -14,6 +14,8 @@ export interface TaskOutcomeRecord {
   error: string | null;
   /** What the grader said beside the score (e.g. "3/4 tests passed"). */
   detail?: string | null;
+  /** The test output the grader saw (graders that run tests). */
+  log?: string | null;
   latencyMs: number | null;
   costUsd: number;
 }
@@ -41,6 +43,7 @@ export const TaskResultRow = z
     score: z.number(),
     error: z.string().nullable(),
     detail: z.string().nullable().optional(),
+    log: z.string().nullable().optional(),
     latency_ms: z.number().nullable(),
     cost_usd: z.number(),
     reused: flagColumn,
@@ -59,6 +62,7 @@ export const TaskResultRow = z
     score: r.score,
     error: r.error,
     detail: r.detail ?? null,
+    log: r.log ?? null,
     latencyMs: r.latency_ms,
     costUsd: r.cost_usd,
     reused: r.reused,
@@ -102,9 +106,9 @@ export function taskResultWrites(db: Db, redact: Redactor) {
   const insert = db.prepare(`
     INSERT OR REPLACE INTO task_results
       (variant_id, domain, split, task_id, outcome, prediction, raw_output, score, error, latency_ms,
-       cost_usd, reused, code_hash, task_model, created_at, detail)
+       cost_usd, reused, code_hash, task_model, created_at, detail, log)
     VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
-       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail)`);
+       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail, @log)`);
   return {
     putTaskResults: db.transaction((rows: TaskResultInput[]) => {
       for (const r of rows) {
@@ -114,6 +118,7 @@ export function taskResultWrites(db: Db, redact: Redactor) {
           rawOutput: redactOrNull(r.rawOutput),
           error: redactOrNull(r.error),
           detail: redactOrNull(r.detail),
+          log: redactOrNull(r.log),
           reused: r.reused ? 1 : 0,
           createdAt: now(),
         });

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import yargs from 'yargs';
+import type { TaskResultRow } from '../archive/archive.ts';
 import type { RunView, Scores, VariantView } from '../archive/read.ts';
 import { readMetaTranscript } from '../archive/transcript.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { ALL_SPLITS } from '../domains/define-domain.ts';
+import { diffSummary, storedWorkspaceDiff } from '../harness/evaluation/index.ts';
 import { exportCsv, exportJsonl } from './archive-export.ts';
 import { type OpenedRun, openVariantRef, variantOf, withRun, withVariant } from './archive-refs.ts';
 import { bestVariants, runList } from './archive-runs.ts';
@@ -345,11 +347,47 @@ function tasks(
         t.taskId,
         t.outcome,
         t.score.toFixed(2),
-        (t.prediction ?? '-').replace(/\s+/g, ' ').slice(0, 40),
+        predictionCell(t.prediction),
         t.latencyMs === null ? '-' : `${t.latencyMs} ms`,
         fmtUsd(t.costUsd),
         t.reused ? 'yes' : '',
       ]),
     ),
   );
+  for (const t of rows) {
+    const block = workspaceBlock(t);
+    if (block !== null) out(block);
+  }
+}
+
+/** A prediction in the table: a workspace task's diff as its size, any other cut to one short line. */
+function predictionCell(prediction: string | null): string {
+  const diff = storedWorkspaceDiff(prediction);
+  if (diff !== null) return `diff: ${diffSummary(diff)}`;
+  return (prediction ?? '-').replace(/\s+/g, ' ').slice(0, 40);
+}
+
+/** Lines of a diff or test output printed per task; the rest is in --json. */
+const SHOWN_LINES = 60;
+
+/** A workspace task's diff and the test output its grader saw, below the table; null for other tasks. */
+function workspaceBlock(t: TaskResultRow): string | null {
+  const diff = storedWorkspaceDiff(t.prediction);
+  if (diff === null && t.log === null) return null;
+  const cut = (text: string): string => {
+    const lines = text.replace(/\n$/, '').split('\n');
+    return lines.length <= SHOWN_LINES
+      ? lines.join('\n')
+      : `${lines.slice(0, SHOWN_LINES).join('\n')}\n[${lines.length - SHOWN_LINES} more lines: --json shows all]`;
+  };
+  return [
+    '',
+    `${t.domain} ${t.split} ${t.taskId}: ${t.outcome}${t.detail === null ? '' : ` (${t.detail})`}`,
+    diff === null
+      ? 'diff: none (no workspace was collected)'
+      : diff === ''
+        ? 'diff: no change'
+        : `diff:\n${cut(diff)}`,
+    t.log === null ? 'test output: none' : `test output:\n${cut(t.log)}`,
+  ].join('\n');
 }

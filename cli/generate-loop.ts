@@ -21,6 +21,7 @@ import { redisLine } from './redis-progress.ts';
 import { resumeCommand } from './self-command.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
+import { UsageError } from './usage-error.ts';
 
 const SIM_BANNER =
   'Model: sim (SIMULATED). The offline simulated model answers every call: the loop, git lineage and\n' +
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     queue = takeQueueFlags(argv);
     prepared = await prepareLoop(queue.rest);
+    if (queue.queue !== null && typeof prepared !== 'string') refuseQueuedWorkspaces(prepared.domains);
   } catch (error) {
     return reportError(error, 'generate-loop');
   }
@@ -91,6 +93,21 @@ async function openQueue(queue: QueueFlags, progress: (line: string) => void): P
     gatewayUrl: queue.gatewayUrl,
     onRedis: (event) => progress(redisLine(event)),
   });
+}
+
+/**
+ * Queue workers do not prepare or collect workspaces yet: a run with workspace tasks (exercism: exercises)
+ * is refused before it starts, rather than every one of those tasks failing on a worker.
+ */
+function refuseQueuedWorkspaces(domains: PreparedRun['domains']): void {
+  for (const { domain, splits } of domains) {
+    if (Object.values(splits).some((tasks) => tasks?.some((task) => task.workspace !== undefined))) {
+      throw new UsageError(
+        `--queue cannot run workspace tasks yet, and domain ${domain.name} has them: its workers do not ` +
+          'prepare the folders a TaskAgent works in. Run it without --queue.',
+      );
+    }
+  }
 }
 
 type Queued = { coordinator: Coordinator; queue: QueueFlags } | null;

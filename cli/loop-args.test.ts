@@ -66,6 +66,11 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     [`--run-id ${'r'.repeat(300)}`, /^--run-id is 300 characters long; .* at most 100\.$/],
     ['--generations ten', /^--generations must be a whole number/],
     ['--parallel 0', /^--parallel must be a whole number of at least 1, not 0\.$/],
+    ['--max-tool-calls 0', /^--max-tool-calls must be a whole number from 1 to 10000, not 0\.$/],
+    [
+      '--workspace-max-kb 0.5',
+      /^--workspace-max-kb must be a whole number of KiB from 1 to 1048576, not 0\.5\.$/,
+    ],
     ['--eval-workers 0', /^--eval-workers must be a whole number of at least 1, not 0\.$/],
     ['--tasks-per-worker 0', /^--tasks-per-worker must be a whole number of at least 1, not 0\.$/],
     [
@@ -248,6 +253,7 @@ describe('parseLoopArgs accepts good input', () => {
       simScript: null,
       freezeMeta: false,
       taskTimeoutSec: 300,
+      workspace: { maxToolCalls: 40, maxFiles: 1000, maxKb: 4096 },
       metaTimeoutSec: 3600,
       record: null,
       replay: null,
@@ -326,6 +332,10 @@ describe('parseLoopArgs accepts good input', () => {
       { record: path.resolve('runs/calls.jsonl'), replay: null },
     ],
     ['--domains arithmetic --replay /tmp/calls.jsonl', { record: null, replay: '/tmp/calls.jsonl' }],
+    [
+      '--domains arithmetic --max-tool-calls 5 --workspace-max-files 20 --workspace-max-kb 100',
+      { workspace: { maxToolCalls: 5, maxFiles: 20, maxKb: 100 } },
+    ],
     [
       '--domains arithmetic --sim-latency-ms 200',
       { sim: expect.objectContaining({ latency: { kind: 'fixed', ms: 200 } }) },

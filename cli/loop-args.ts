@@ -145,6 +145,11 @@ function configInput(parsed: ParsedLoopArgs, defaultModel: string) {
     simScript: file(parsed['sim-script']),
     freezeMeta: parsed['freeze-meta'],
     taskTimeoutSec: parsed['task-timeout'],
+    workspace: {
+      maxToolCalls: parsed['max-tool-calls'],
+      maxFiles: parsed['workspace-max-files'],
+      maxKb: parsed['workspace-max-kb'],
+    },
     metaTimeoutSec: parsed['meta-timeout'],
     record: file(parsed.record),
     replay: file(parsed.replay),

@@ -1,5 +1,6 @@
 import type { Options } from 'yargs';
 import { DOMAIN_REF_HELP } from '../domains/reference.ts';
+import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../harness/evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../harness/generation/index.ts';
 import { DEFAULT_LIMITS, type ResourceLimits, SANDBOX_MODES } from '../harness/process/index.ts';
 import { DEFAULT_SIM_RETRY_MS, DEFAULT_TASKS_PER_WORKER } from '../harness/run/index.ts';
@@ -214,6 +215,24 @@ export const LOOP_OPTIONS = {
     describe: 'ablation: the initial MetaAgent does every edit',
   },
   'task-timeout': { type: 'number', requiresArg: true, default: 300, describe: 'seconds per task' },
+  'max-tool-calls': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_MAX_TOOL_CALLS,
+    describe: 'tool calls a TaskAgent may make on one workspace task',
+  },
+  'workspace-max-files': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_WORKSPACE_LIMITS.maxFiles,
+    describe: 'files and folders a workspace task may end with (more: a wrong answer)',
+  },
+  'workspace-max-kb': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_WORKSPACE_LIMITS.maxKb,
+    describe: 'KiB of files a workspace task may end with (more: a wrong answer)',
+  },
   'meta-timeout': {
     type: 'number',
     requiresArg: true,
@@ -243,6 +262,9 @@ const FIELD_OPTIONS: Record<string, string> = {
   seed: 'seed',
   simScript: 'sim-script',
   taskTimeoutSec: 'task-timeout',
+  'workspace.maxToolCalls': 'max-tool-calls',
+  'workspace.maxFiles': 'workspace-max-files',
+  'workspace.maxKb': 'workspace-max-kb',
   metaTimeoutSec: 'meta-timeout',
   record: 'record',
   replay: 'replay',

@@ -167,6 +167,14 @@ async function remotePool(
   const shipped = shippedDomains(ctx.config.domains);
   return {
     run: (request: TaskRequest) => {
+      // Refused before a run starts (cli/generate-loop.ts); kept here so no worker is ever sent one.
+      if (request.workspace !== undefined) {
+        return Promise.resolve({
+          kind: 'infra' as const,
+          reason: 'queue workers do not run workspace tasks yet: run without --queue',
+          latencyMs: 0,
+        });
+      }
       const job: TaskJob = { ...base, request, gradeHere: shipped.has(request.domain) };
       return held.tasks.run(taskJobId(job), job, ctx.signal, publish);
     },

@@ -3,6 +3,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openArchive } from '../archive/archive.ts';
+import { archiveFile } from '../archive/run-folder.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { type RunningServer, startServer } from './server.ts';
 
@@ -33,6 +35,28 @@ function get(
 
 beforeAll(async () => {
   writeSyntheticRun(runs, { id: 'good', variants: 3 });
+  const archive = openArchive(archiveFile(path.join(runs, 'good')));
+  archive.putTaskResults([
+    {
+      variantId: 2,
+      domain: 'arithmetic',
+      split: 'train',
+      taskId: 'workspace-task',
+      outcome: 'wrong',
+      prediction: '--- a/solution.js\n+++ b/solution.js\n@@ -1 +1 @@\n-old\n+new\n',
+      rawOutput: 'done',
+      score: 0,
+      error: null,
+      detail: '0/1 passed',
+      log: 'FAIL add(2, 3) = -1, expected 5',
+      latencyMs: 10,
+      costUsd: 0,
+      reused: false,
+      codeHash: 'c',
+      taskModel: 'sim',
+    },
+  ]);
+  archive.close();
   writeSyntheticRun(root, { id: 'outside', variants: 3, model: 'secret-model' });
   writeFileSync(path.join(root, 'secret.txt'), 'secret-text');
   symlinkSync(path.join(root, 'outside'), path.join(runs, 'linked'));
@@ -118,6 +142,15 @@ describe('hyperagents serve over real HTTP', () => {
     expect(update.variants.map((v: { id: number }) => v.id)).toEqual([0, 2]);
     expect(update.health.state).toBeDefined();
     expect(typeof JSON.parse((await get('/api/mark')).body).mark).toBe('string');
+  });
+
+  it("gives a workspace task's diff and the test output its grader saw to the variant page", async () => {
+    const res = await get('/api/runs/good/variants/2');
+    const task = (JSON.parse(res.body).tasks as { taskId: string; prediction: string; log: string }[]).find(
+      (t) => t.taskId === 'workspace-task',
+    );
+    expect(JSON.parse(task!.prediction)).toContain('+new');
+    expect(task!.log).toBe('FAIL add(2, 3) = -1, expected 5');
   });
 
   it('names the runs there when asked for an unknown one', async () => {

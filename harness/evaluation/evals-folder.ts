@@ -1,6 +1,13 @@
 import { closeSync, mkdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { type Archive, type EvaluationRow, isFinalStep, type VariantRow } from '../../archive/archive.ts';
+import {
+  type Archive,
+  type EvaluationRow,
+  isFinalStep,
+  type TaskResultRow,
+  type VariantRow,
+} from '../../archive/archive.ts';
+import type { TaskWorkspace } from '../../domains/define-domain.ts';
 import { openNoFollow } from '../process/index.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { finishedVariants } from './finished-variants.ts';
@@ -37,7 +44,8 @@ const SUMMARY_HEAD = [
   '',
   `The newest ${LINEAGE_FOLDERS} variants of the lineage are listed here; lineage.json lists all of them.`,
   'Each `variant-<id>/` folder holds, per domain, `summary.json` and `train.jsonl` (one task per line:',
-  'input, prediction, expected, correct, parse_error, error). The last variant listed is the one you',
+  'input, prediction, expected, correct, parse_error, error; for a task worked on in a folder of files:',
+  'its starting files, the diff made to them and the test output the grader saw). The last variant listed is the one you',
   'are improving. Scores are fractions of tasks solved.',
   '',
 ];
@@ -53,6 +61,30 @@ function lineageRow(variant: VariantRow, evaluations: readonly EvaluationRow[]):
     train: Object.fromEntries(Object.entries(trainScores).map(([domain, s]) => [domain, s.train])),
   };
   return `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`;
+}
+
+/** Characters of a workspace task's diff and test output shown per task. */
+const WORKSPACE_SHOWN = 8000;
+
+/**
+ * A workspace task's line in train.jsonl: its starting files, the diff the TaskAgent made and the test output
+ * the grader saw. Never the hidden tests or reference files (the task's answer).
+ */
+function workspaceLine(r: TaskResultRow, input: unknown, workspace: TaskWorkspace, prediction: unknown) {
+  const cut = (text: string | null): string | null =>
+    text === null || text.length <= WORKSPACE_SHOWN ? text : `${text.slice(0, WORKSPACE_SHOWN)}\n[cut]`;
+  return {
+    task_id: r.taskId,
+    input,
+    workspace_files: Object.keys(workspace.files).sort(),
+    diff: cut(typeof prediction === 'string' ? prediction : null),
+    test_output: cut(r.log),
+    detail: r.detail,
+    correct: r.outcome === 'correct',
+    parse_error: r.outcome === 'parse_failure',
+    error: r.error,
+    output: r.rawOutput?.slice(0, 2000) ?? '',
+  };
 }
 
 /** What the evals folder shows of one of the newest variants of the lineage. */
@@ -72,18 +104,22 @@ function render(archive: Archive, domains: readonly DomainTasks[], variant: Vari
   for (const { domain, splits } of domains) {
     const tasks = new Map((splits.train ?? []).map((t) => [t.id, t]));
     const results = archive.listTaskResults(id, { domain: domain.name, split: 'train' });
-    const lines = results.map((r) =>
-      JSON.stringify({
+    const lines = results.map((r) => {
+      const task = tasks.get(r.taskId);
+      const prediction = r.prediction === null ? null : (JSON.parse(r.prediction) as unknown);
+      if (task?.workspace !== undefined)
+        return JSON.stringify(workspaceLine(r, task.input, task.workspace, prediction));
+      return JSON.stringify({
         task_id: r.taskId,
-        input: tasks.get(r.taskId)?.input,
-        prediction: r.prediction === null ? null : (JSON.parse(r.prediction) as unknown),
-        expected: tasks.get(r.taskId)?.answer,
+        input: task?.input,
+        prediction,
+        expected: task?.answer,
         correct: r.outcome === 'correct',
         parse_error: r.outcome === 'parse_failure',
         error: r.error,
         output: r.rawOutput?.slice(0, 2000) ?? '',
-      }),
-    );
+      });
+    });
     const count = (o: string): number => results.filter((r) => r.outcome === o).length;
     const unparseable = count('parse_failure');
     const domainSummary = {

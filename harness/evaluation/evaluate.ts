@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Archive, EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
 import type { EvalCache } from '../../archive/eval-cache.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import { resultCacheIdentity } from '../../llm/registry.ts';
-import { type Graded, gradeOutput, tally } from './grading.ts';
+import { type Graded, gradeOutput, gradeWorkspace, tally } from './grading.ts';
 import type { TaskLimit } from './task-limit.ts';
 import type { TaskPool } from './task-workers.ts';
+import { type CollectedWorkspace, DEFAULT_MAX_TOOL_CALLS } from './workspace-folders.ts';
 
 export type Stage = 'staged' | 'full';
 
@@ -32,6 +34,8 @@ export interface EvaluationTarget {
   signal?: AbortSignal;
   /** Runs graders' commands in the sandbox. */
   grading: GradeContext;
+  /** Tool calls a TaskAgent may make on a workspace task (sent with the request). Default DEFAULT_MAX_TOOL_CALLS. */
+  maxToolCalls?: number;
   onTask?: (done: number, total: number) => void;
 }
 
@@ -258,7 +262,11 @@ export function unfinishedReason(reasons: readonly string[]): string {
 /** Hash of what a task asks and expects: a changed task (or another file's task with the same id) misses the cache. */
 export function taskContentHash(task: Task): string {
   return createHash('sha256')
-    .update(JSON.stringify([task.input, task.answer]) ?? '')
+    .update(
+      JSON.stringify(
+        task.workspace === undefined ? [task.input, task.answer] : [task.input, task.answer, task.workspace],
+      ) ?? '',
+    )
     .digest('hex')
     .slice(0, 16);
 }
@@ -267,6 +275,21 @@ type Grade = (domain: Domain, task: Task, output: string) => Promise<Graded>;
 
 /** A task's result to store, or the infrastructure failure that left it without one (never stored). */
 type Evaluated = { kind: 'result'; result: TaskResultInput } | { kind: 'infra'; reason: string };
+
+/** What a cached result of a workspace task keeps of its final folder, read back. */
+function cachedWorkspace(value: unknown): CollectedWorkspace {
+  const parsed = z
+    .union([
+      z.object({
+        kind: z.literal('files'),
+        files: z.record(z.string(), z.string()),
+        skipped: z.array(z.string()),
+      }),
+      z.object({ kind: z.literal('refused'), reason: z.string() }),
+    ])
+    .safeParse(value);
+  return parsed.success ? parsed.data : { kind: 'refused', reason: 'the cached workspace could not be read' };
+}
 
 async function evaluateTask(
   target: EvaluationTarget,
@@ -295,9 +318,14 @@ async function evaluateTask(
   };
   const cached = target.cacheable ? target.cache.get(key) : undefined;
   if (cached !== undefined) {
-    // Graded again: the cache keeps what the model said, and grading is the harness's, which may change.
-    const graded = await grade(domain, task, cached.rawOutput);
-    return { kind: 'result', result: { ...base, ...cached, ...graded, reused: true } };
+    // Graded again: the cache keeps what the model said (and the workspace it left), and grading is the
+    // harness's, which may change.
+    const { workspace: kept, ...record } = cached;
+    const graded =
+      task.workspace === undefined
+        ? await grade(domain, task, cached.rawOutput)
+        : await gradeWorkspace(domain, task, cachedWorkspace(kept), target.grading);
+    return { kind: 'result', result: { ...base, ...record, ...graded, reused: true } };
   }
 
   const reply = await target.pool.run({
@@ -305,6 +333,12 @@ async function evaluateTask(
     domain: domain.name,
     input: task.input,
     ...(domain.formatHint === undefined ? {} : { formatHint: domain.formatHint }),
+    ...(task.workspace === undefined
+      ? {}
+      : {
+          workspace: task.workspace,
+          limits: { maxToolCalls: target.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS },
+        }),
   });
   // The pool was closed under it: no answer, and nothing to store.
   if (reply.kind === 'closed') return null;
@@ -319,8 +353,17 @@ async function evaluateTask(
           error: agentError(reply.error),
           detail: null,
         }
-      : (reply.graded ?? (await grade(domain, task, reply.output)));
+      : (reply.graded ??
+        (task.workspace === undefined
+          ? await grade(domain, task, reply.output)
+          : await gradeWorkspace(domain, task, returnedWorkspace(reply.workspace), target.grading)));
   const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
-  if (target.cacheable && reply.error === null) target.cache.put(key, result);
+  if (target.cacheable && reply.error === null)
+    target.cache.put(key, reply.workspace === undefined ? result : { ...result, workspace: reply.workspace });
   return { kind: 'result', result: { ...base, ...result, reused: false } };
+}
+
+/** The workspace a reply brought back; none is the pool's failure to collect it, a refusal with the reason. */
+function returnedWorkspace(collected: CollectedWorkspace | undefined): CollectedWorkspace {
+  return collected ?? { kind: 'refused', reason: 'no workspace came back with the reply' };
 }

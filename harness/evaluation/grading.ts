@@ -2,6 +2,8 @@ import { extractJsons } from '../../agents/core/json-extract.ts';
 import type { TaskOutcome } from '../../archive/archive.ts';
 import type { Domain, Grade, Task } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
+import { workspaceDiff } from './workspace-diff.ts';
+import type { CollectedWorkspace } from './workspace-folders.ts';
 
 export interface Graded {
   outcome: TaskOutcome;
@@ -10,6 +12,8 @@ export interface Graded {
   error: string | null;
   /** What the grader said beside the score (e.g. "3/4 tests passed"). */
   detail: string | null;
+  /** The test output the grader saw (graders that run tests), kept with the result. */
+  log?: string | null;
 }
 
 /**
@@ -70,8 +74,50 @@ export async function gradePrediction(
   }
   const raw = typeof grade === 'number' ? grade : grade.score;
   const detail = typeof grade === 'number' ? null : grade.detail;
+  const log = typeof grade === 'number' ? null : (grade.log ?? null);
   const score = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0;
-  return { outcome: score >= 1 ? 'correct' : 'wrong', prediction, score, error: null, detail };
+  return {
+    outcome: score >= 1 ? 'correct' : 'wrong',
+    prediction,
+    score,
+    error: null,
+    detail,
+    ...(log === null ? {} : { log }),
+  };
+}
+
+/**
+ * Grades a workspace task's final folder: the prediction `{files}` is validated and scored like any other;
+ * what is stored is the unified diff against the starting files. A workspace the harness refused (over its
+ * limits, removed, replaced by a link) is a wrong answer with the reason as its detail. Never rejects.
+ */
+export async function gradeWorkspace(
+  domain: Domain,
+  task: Task,
+  collected: CollectedWorkspace,
+  ctx: GradeContext,
+): Promise<Graded> {
+  if (collected.kind === 'refused') {
+    return {
+      outcome: 'wrong',
+      prediction: undefined,
+      score: 0,
+      error: null,
+      detail: collected.reason,
+      log: null,
+    };
+  }
+  const graded = await gradePrediction(domain, task, { files: collected.files }, ctx);
+  const skipped =
+    collected.skipped.length === 0
+      ? ''
+      : `not collected: ${collected.skipped.slice(0, 5).join(', ')}${collected.skipped.length > 5 ? ', ...' : ''}`;
+  const detail = [graded.detail, skipped].filter((d) => d !== null && d !== '').join('; ');
+  return {
+    ...graded,
+    prediction: workspaceDiff(task.workspace?.files ?? {}, collected.files),
+    detail: detail === '' ? null : detail,
+  };
 }
 
 export interface Tally {

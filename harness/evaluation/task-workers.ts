@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createRedactor, type Redactor } from '../../archive/redact.ts';
+import type { TaskWorkspace } from '../../domains/define-domain.ts';
 import {
   type CappedLog,
   type CommandSpec,
@@ -10,6 +11,17 @@ import {
   startTracked,
 } from '../process/index.ts';
 import type { Graded } from './grading.ts';
+import {
+  type CollectedWorkspace,
+  collectWorkspace,
+  discardWorkspace,
+  makeWorkerFolders,
+  type PreparedWorkspace,
+  prepareWorkspace,
+  removeWorkerFolders,
+  type WorkerFolders,
+  type WorkspaceLimits,
+} from './workspace-folders.ts';
 
 export type { CommandSpec } from '../process/index.ts';
 
@@ -18,6 +30,20 @@ export interface TaskRequest {
   domain: string;
   input: unknown;
   formatHint?: string;
+  /** A workspace task's starting files: the pool writes them into a fresh folder in the worker's sandbox. */
+  workspace?: TaskWorkspace;
+  /** Limits the TaskAgent is asked to keep (tool calls), sent with a workspace task. */
+  limits?: { maxToolCalls: number };
+}
+
+/** A request line as the TaskAgent reads it (DESIGN §2): a workspace goes as its path and its file names. */
+export interface TaskRequestLine {
+  id: string;
+  domain: string;
+  input: unknown;
+  formatHint?: string;
+  workspace?: { path: string; files: string[]; language?: string; testCommand?: string };
+  limits?: { maxToolCalls: number };
 }
 
 /**
@@ -26,7 +52,15 @@ export interface TaskRequest {
  * `graded` is set when the reply was already graded where it ran (a queue worker).
  */
 export type WorkerReply =
-  | { kind: 'reply'; output: string; error: string | null; latencyMs: number; graded?: Graded }
+  | {
+      kind: 'reply';
+      output: string;
+      error: string | null;
+      latencyMs: number;
+      graded?: Graded;
+      /** A workspace task's final folder as the harness collected it. */
+      workspace?: CollectedWorkspace;
+    }
   | { kind: 'infra'; reason: string; latencyMs: number }
   | { kind: 'closed' };
 
@@ -46,6 +80,16 @@ export interface TaskPoolOptions {
   /** Cap of the log and of each reply's output; a reply line longer than twice this breaks the protocol. */
   outputCapBytes?: number;
   redact?: Redactor;
+  /** Workspace tasks: without this the pool refuses them. */
+  workspaces?: WorkspacePoolOptions;
+}
+
+export interface WorkspacePoolOptions {
+  /** A folder of the harness's own, where each worker gets its workspace folders. */
+  dir: string;
+  limits: WorkspaceLimits;
+  /** The worker's command with `mounted` (its workspaces folder) writable in its sandbox; replaces `command`. */
+  command(mounted: string): CommandSpec;
 }
 
 interface Job {
@@ -54,6 +98,8 @@ interface Job {
   /** When it was given to a worker (or, until then, handed to the pool). */
   since: number;
   timer?: ReturnType<typeof setTimeout>;
+  /** A workspace task's folder, while its worker has it. */
+  workspace?: PreparedWorkspace;
 }
 
 interface Worker {
@@ -62,6 +108,8 @@ interface Worker {
   jobs: Job[];
   exited: boolean;
   stderrTail: string;
+  /** Its workspace folders, when the pool runs workspace tasks. */
+  folders?: WorkerFolders;
 }
 
 /** A pool's state, which the functions below share. */
@@ -129,8 +177,19 @@ function note(pool: Pool, text: string | Buffer): void {
 }
 
 function spawnWorker(pool: Pool): Worker {
-  const child = startTracked(pool.options.command, 'pipe');
-  const worker: Worker = { child, jobs: [], exited: false, stderrTail: '' };
+  const spaces = pool.options.workspaces;
+  const folders = spaces === undefined ? undefined : makeWorkerFolders(spaces.dir);
+  const child = startTracked(
+    spaces === undefined || folders === undefined ? pool.options.command : spaces.command(folders.mounted),
+    'pipe',
+  );
+  const worker: Worker = {
+    child,
+    jobs: [],
+    exited: false,
+    stderrTail: '',
+    ...(folders === undefined ? {} : { folders }),
+  };
   child.stderr?.on('data', (chunk: Buffer) => {
     note(pool, chunk);
     worker.stderrTail = (worker.stderrTail + chunk.toString()).slice(-2000);
@@ -170,12 +229,19 @@ function onReplyLine(pool: Pool, worker: Worker, text: string): void {
   if (job === undefined) return;
   clearTimeout(job.timer);
   pool.running -= 1;
+  const latencyMs = Date.now() - job.since;
+  const workspace =
+    job.workspace === undefined
+      ? undefined
+      : collectWorkspace(job.workspace, pool.options.workspaces!.limits);
+  job.workspace = undefined;
   if (pool.draining.has(worker) && worker.jobs.length === 0) lose(pool, worker, 'drained');
   job.settle({
     kind: 'reply',
     output: reply.output,
     error: reply.error,
-    latencyMs: Date.now() - job.since,
+    latencyMs,
+    ...(workspace === undefined ? {} : { workspace }),
   });
   pump(pool);
 }
@@ -196,6 +262,7 @@ function timedOut(pool: Pool, worker: Worker, job: Job): void {
   pool.workers.delete(worker);
   pool.draining.add(worker);
   pool.running -= 1;
+  drop(job);
   job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
   if (worker.jobs.length === 0) lose(pool, worker, reason);
   pump(pool);
@@ -213,15 +280,47 @@ function lose(pool: Pool, worker: Worker, reason: string, kill = true): void {
   for (const job of running) {
     clearTimeout(job.timer);
     pool.running -= 1;
+    drop(job);
     job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
   }
+  if (worker.folders !== undefined) removeWorkerFolders(worker.folders);
   pump(pool);
 }
 
+/** Throws away the workspace of a task that has no answer. */
+function drop(job: Job): void {
+  if (job.workspace !== undefined) discardWorkspace(job.workspace);
+  job.workspace = undefined;
+}
+
 function give(pool: Pool, worker: Worker, job: Job): void {
+  const { workspace, ...rest } = job.request;
+  let line: TaskRequestLine = rest;
+  if (workspace !== undefined) {
+    try {
+      if (worker.folders === undefined) throw new Error('this task pool runs no workspace tasks');
+      job.workspace = prepareWorkspace(worker.folders, workspace.files);
+    } catch (error) {
+      pool.running -= 1;
+      const why = error instanceof Error ? error.message : String(error);
+      job.settle({ kind: 'infra', reason: `the workspace could not be prepared: ${why}`, latencyMs: 0 });
+      return;
+    }
+    line = { ...rest, workspace: wireWorkspace(job.workspace.path, workspace) };
+  }
   worker.jobs.push(job);
   begin(pool, worker, job);
-  worker.child.stdin?.write(`${JSON.stringify(job.request)}\n`);
+  worker.child.stdin?.write(`${JSON.stringify(line)}\n`);
+}
+
+/** The request's `workspace` field: where the files are, and what the prompt may say of them. */
+function wireWorkspace(at: string, workspace: TaskWorkspace): NonNullable<TaskRequestLine['workspace']> {
+  return {
+    path: at,
+    files: Object.keys(workspace.files).sort(),
+    ...(workspace.language === undefined ? {} : { language: workspace.language }),
+    ...(workspace.testCommand === undefined ? {} : { testCommand: workspace.testCommand }),
+  };
 }
 
 /** The least busy worker with room for another task. */
@@ -260,6 +359,7 @@ function closePool(pool: Pool): void {
     for (const job of worker.jobs.splice(0)) {
       clearTimeout(job.timer);
       pool.running -= 1;
+      drop(job);
       job.settle({ kind: 'closed' });
     }
     worker.child.stdin?.end();

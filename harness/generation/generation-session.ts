@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildsDir, TASK_AGENT_LOG, worktreesDir } from '../../archive/run-folder.ts';
+import { buildsDir, TASK_AGENT_LOG, workspacesDir, worktreesDir } from '../../archive/run-folder.ts';
+import { removeTreeNoFollow } from '../../system/read-no-follow.ts';
 import { createTaskPool, stageSize, type TaskPool } from '../evaluation/index.ts';
 import type { ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
 import {
@@ -149,6 +150,8 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
   const worktree =
     worktreeName === undefined ? worktreeDir(ctx, id) : path.join(worktreesDir(ctx.runDir), worktreeName);
   const buildFolder = path.join(buildsDir(ctx.runDir), worktreeName ?? `variant-${id}`);
+  // Each TaskAgent process's workspace folders (workspace tasks), removed with the pool.
+  const workspacesFolder = path.join(workspacesDir(ctx.runDir), worktreeName ?? `variant-${id}`);
   const refusalsAtStart = {
     meta: ctx.archive.callCounts('meta', id).budgetRefusals,
     task: ctx.archive.callCounts('task', id).budgetRefusals,
@@ -191,12 +194,19 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         role: 'task',
         model: ctx.config.taskModel,
       });
+      const env = agentEnv({ url: ctx.gateway.url, token });
       pool = createTaskPool({
         size: tasksAtOnce(ctx),
         tasksPerWorker: ctx.config.tasksPerWorker,
-        command: command(entry, [], agentEnv({ url: ctx.gateway.url, token })),
+        command: command(entry, [], env),
         taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
         ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
+        workspaces: {
+          dir: workspacesFolder,
+          limits: ctx.config.workspace,
+          command: (mounted) =>
+            entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
+        },
       });
       return pool;
     },
@@ -220,5 +230,6 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     await Promise.allSettled(builds.values());
     builds = new Map();
     rmSync(buildFolder, { recursive: true, force: true });
+    removeTreeNoFollow(workspacesFolder);
   }
 }

@@ -151,6 +151,7 @@ async function evaluate(
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,
     grading: ctx.grading,
+    maxToolCalls: ctx.config.workspace.maxToolCalls,
     limit: ctx.taskLimit,
     signal: ctx.signal,
     onTask: (done: number, total: number) => {

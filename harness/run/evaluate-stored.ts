@@ -157,6 +157,7 @@ async function evaluateSplit(
       seed: job.config.seed,
       cacheable: job.cacheable,
       grading: ctx.grading,
+      maxToolCalls: job.config.workspace.maxToolCalls,
       limit: ctx.taskLimit,
       signal: ctx.signal,
       onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),

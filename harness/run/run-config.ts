@@ -8,6 +8,7 @@ import { resolveModel } from '../../llm/registry.ts';
 import { DEFAULT_RETRY_POLICY } from '../../llm/retry.ts';
 import { FAULT_KINDS } from '../../llm/sim/faults.ts';
 import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
+import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
 import { DEFAULT_LIMITS, LIMIT_RANGES, openFilesNeeded, SANDBOX_MODES } from '../process/index.ts';
 
@@ -144,6 +145,18 @@ const RunConfigFields = z.object({
       outputKb: limit('outputKb'),
     })
     .default(DEFAULT_LIMITS),
+  /**
+   * Limits on each workspace task (DESIGN §9): tool calls the TaskAgent is asked to keep to, and the files
+   * and KiB of the folder it leaves (a workspace over them is a wrong answer). A run stored before they
+   * existed ran no workspace tasks, and resumes with the defaults.
+   */
+  workspace: z
+    .object({
+      maxToolCalls: wholeNumber(1, 10_000),
+      maxFiles: wholeNumber(1, 1_000_000),
+      maxKb: wholeNumber(1, 1024 * 1024, ' of KiB'),
+    })
+    .default({ maxToolCalls: DEFAULT_MAX_TOOL_CALLS, ...DEFAULT_WORKSPACE_LIMITS }),
   seed: count(0),
   simScript: z.string().nullable(),
   freezeMeta: z.boolean(),

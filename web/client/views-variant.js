@@ -120,12 +120,46 @@
     'cost',
   ];
 
+  /** A workspace task's stored prediction is the diff of its files (JSON text); null for other tasks. */
+  const workspaceDiff = (prediction) => {
+    if (prediction === null) return null;
+    try {
+      const value = JSON.parse(prediction);
+      return typeof value === 'string' && (value === '' || value.startsWith('--- ')) ? value : null;
+    } catch {
+      return null;
+    }
+  };
+
+  /** The prediction cell: a workspace task's diff and the test output its grader saw, each folded. */
+  const predictionCell = (t) => {
+    const diff = workspaceDiff(t.prediction);
+    if (diff === null && (t.log === null || t.log === undefined))
+      return h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction);
+    return h(
+      'div',
+      { class: 'cell-text workspace-result' },
+      diff === null
+        ? h('p', { class: 'muted' }, 'no workspace collected')
+        : h(
+            'details',
+            { class: 'workspace-diff' },
+            h('summary', {}, diff === '' ? 'diff: no change' : 'diff'),
+            h('pre', {}, diff),
+          ),
+      t.detail ? h('p', { class: 'muted' }, t.detail) : null,
+      t.log === null || t.log === undefined
+        ? null
+        : h('details', { class: 'test-output' }, h('summary', {}, 'test output'), h('pre', {}, t.log)),
+    );
+  };
+
   const taskRow = (t) => [
     t.domain,
     t.split,
     t.taskId,
     h('div', { class: 'cell-text' }, HA.inputText(t.input)),
-    h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction),
+    predictionCell(t),
     h('div', { class: 'cell-text' }, t.split === 'test' ? 'hidden (test split)' : HA.text(t.expected)),
     t.outcome === 'correct' ? '✓' : '✗',
     t.outcome === 'parse_failure' ? 'parse failure' : t.outcome === 'error' ? `error: ${t.error || ''}` : '',
