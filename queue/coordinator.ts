@@ -75,9 +75,9 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     jobName: 'task',
     read: decodeTaskResult,
     infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
-    // An infrastructure failure on a worker (its TaskAgent crashed or hung, twice) is no result: found again
-    // by a resumed coordinator, the job is run again.
-    isResult: (reply) => reply.kind !== 'infra',
+    // A failure of the worker's machine is no result: found again by a resumed coordinator, the job is run
+    // again. The TaskAgent's own failure (it crashed or hung, twice) is its result.
+    isResult: (reply) => reply.kind !== 'infra' || reply.agentFault === true,
   });
   const edits = openAwaitedJobs<RemoteEditReply>({
     connection,

@@ -90,7 +90,12 @@ export const TaskJobResultSchema = z.discriminatedUnion('kind', [
     latencyMs: z.number(),
     graded: GradedWireSchema.nullable(),
   }),
-  z.object({ kind: z.literal('infra'), reason: z.string(), latencyMs: z.number() }),
+  z.object({
+    kind: z.literal('infra'),
+    reason: z.string(),
+    latencyMs: z.number(),
+    agentFault: z.boolean().optional(),
+  }),
 ]);
 export type TaskJobResult = z.infer<typeof TaskJobResultSchema>;
 
@@ -99,7 +104,13 @@ export type JobReply = Exclude<WorkerReply, { kind: 'closed' }>;
 
 /** A worker's reply as the job's result. */
 export function encodeTaskResult(reply: JobReply): TaskJobResult {
-  if (reply.kind === 'infra') return { kind: 'infra', reason: reply.reason, latencyMs: reply.latencyMs };
+  if (reply.kind === 'infra')
+    return {
+      kind: 'infra',
+      reason: reply.reason,
+      latencyMs: reply.latencyMs,
+      ...(reply.agentFault === true ? { agentFault: true } : {}),
+    };
   const { graded } = reply;
   return {
     kind: 'reply',

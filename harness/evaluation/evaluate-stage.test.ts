@@ -90,6 +90,16 @@ function domainTasks(input: Record<string, unknown> = {}, crashing: readonly str
   ];
 }
 
+/** The pool, except that the machine fails the tasks `ids` (as a queue that lost their jobs would): no reply. */
+const machineFailing = (ids: readonly string[]): TaskPool => ({
+  run: (request) =>
+    ids.includes(request.id)
+      ? Promise.resolve({ kind: 'infra', reason: 'the queue lost the job after 20 tries', latencyMs: 1 })
+      : pool.run(request),
+  warm: () => pool.warm(),
+  close: () => pool.close(),
+});
+
 const target = (over: Partial<EvaluationTarget> = {}): EvaluationTarget => ({
   archive,
   cache,
@@ -121,17 +131,22 @@ describe('evaluateStage', () => {
   });
 
   it('a task that failed for the infrastructure is no result: never a stored 0, and the stage is left for resume', async () => {
-    const outcome = await evaluateStage(target(), domainTasks({}, ['val-1']), 'full', false);
+    const outcome = await evaluateStage(
+      target({ pool: machineFailing(['val-1']) }),
+      domainTasks(),
+      'full',
+      false,
+    );
     expect(outcome.kind).toBe('unfinished');
     expect(outcome.kind === 'unfinished' && outcome.failed).toBe(1);
-    expect(outcome.kind === 'unfinished' && outcome.reason).toMatch(
-      /^1 task could not be run: TaskAgent exited \(code 3\).*\(after one retry\) \(1 task\); the stage is left for resume$/,
+    expect(outcome.kind === 'unfinished' && outcome.reason).toBe(
+      '1 task could not be run: the queue lost the job after 20 tries (1 task); the stage is left for resume',
     );
     // The other nine answers are kept; the failed task has no row, and the stage no score.
     expect(stored().map((r) => r.task)).not.toContain('val/val-1');
     expect(stored()).toHaveLength(9);
     expect(archive.listEvaluations(0)).toEqual([]);
-    // Run again where the task can run (its TaskAgent no longer crashes): only it is asked, and the score is
+    // Run again where the task can run (the machine works again): only it is asked, and the score is
     // the one the stage has without the fault (val: 3 of 4 right), not one lowered by a zero.
     let asked = 0;
     const resumed = await evaluateStage(
@@ -236,12 +251,40 @@ describe('evaluateStage', () => {
 
   it('every task failed for the infrastructure: no score, the cause named, no task row', async () => {
     const all = ['wrong-train', 'train-1', 'wrong-val', 'val-1'];
+    const outcome = await evaluateStage(
+      target({ pool: machineFailing(all) }),
+      domainTasks(),
+      'staged',
+      false,
+    );
+    expect(outcome).toEqual({
+      kind: 'unanswered',
+      reason:
+        'every one of its 4 tasks failed before answering: the queue lost the job after 20 tries (4 tasks)',
+    });
+    expect(stored()).toEqual([]);
+    expect(archive.listEvaluations(0)).toEqual([]);
+  });
+
+  it('a TaskAgent that crashes on a task twice has that as its result: an error that counts 0', async () => {
+    const outcome = await evaluateStage(target(), domainTasks({}, ['val-1']), 'full', false);
+    // val: 2 of 4 right (wrong-val is wrong, val-1 crashed): the crash is the variant's, not excused.
+    expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.5]]) });
+    const crashed = stored().find((r) => r.task === 'val/val-1');
+    expect(crashed?.outcome).toBe('error');
+    expect(crashed?.error).toMatch(
+      /^the TaskAgent failed on this task: TaskAgent exited \(code 3\).*\(after one retry\)$/,
+    );
+    expect(archive.listEvaluations(0).find((e) => e.split === 'val')).toMatchObject({ nTasks: 4, errors: 1 });
+  });
+
+  it('a TaskAgent that crashes on every task: no score, the cause named', async () => {
+    const all = ['wrong-train', 'train-1', 'wrong-val', 'val-1'];
     const outcome = await evaluateStage(target(), domainTasks({}, all), 'staged', false);
     expect(outcome.kind).toBe('unanswered');
     expect(outcome.kind === 'unanswered' && outcome.reason).toMatch(
       /^every one of its 4 tasks failed before answering: TaskAgent exited \(code 3\).*\(after one retry\) \(4 tasks\)$/,
     );
-    expect(stored()).toEqual([]);
     expect(archive.listEvaluations(0)).toEqual([]);
   });
 

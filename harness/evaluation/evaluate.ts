@@ -108,16 +108,17 @@ export async function evaluateStage(
       .filter((r) => !isInfraFailure(r))
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}`),
   );
-  const infra = await runStageTasks(
+  const { infra, agentFaults } = await runStageTasks(
     target,
     jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`)),
   );
   if (target.signal?.aborted) return { kind: 'interrupted' };
-  if (infra.length > 0) {
-    const answered = jobs.length - infra.length;
-    if (answered === 0) return { kind: 'unanswered', reason: unansweredReason(infra) };
-    return { kind: 'unfinished', failed: infra.length, reason: unfinishedReason(infra) };
-  }
+  // No task answered at all (the machine failed, or the TaskAgent failed on every one): the stage says why
+  // instead of scoring.
+  const answered = jobs.length - infra.length - agentFaults.length;
+  if (jobs.length > 0 && answered === 0)
+    return { kind: 'unanswered', reason: unansweredReason([...infra, ...agentFaults]) };
+  if (infra.length > 0) return { kind: 'unfinished', failed: infra.length, reason: unfinishedReason(infra) };
   const { evaluations, scores } = stageEvaluations(target, domains, stage, evalTest);
   target.archive.transaction(() => {
     for (const evaluation of evaluations) target.archive.putEvaluation(evaluation);
@@ -145,12 +146,16 @@ interface StageJob {
  * finished task again. After an error (thrown) or an interrupt nothing more is stored. Returns the reasons of
  * the tasks that failed for the infrastructure after their retries: those have no result, stored or counted.
  */
-async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]): Promise<string[]> {
+async function runStageTasks(
+  target: EvaluationTarget,
+  todo: readonly StageJob[],
+): Promise<{ infra: string[]; agentFaults: string[] }> {
   const grade: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
   let failed = false;
   const stopped = (): boolean => failed || target.signal?.aborted === true;
   let done = 0;
   const infra: string[] = [];
+  const agentFaults: string[] = [];
   await Promise.all(
     todo.map((job) =>
       target.limit.run(async () => {
@@ -162,6 +167,7 @@ async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]
             infra.push(result.reason);
             return;
           }
+          if (result.agentFault !== undefined) agentFaults.push(result.agentFault);
           target.archive.putTaskResults([result.result]);
           target.onTask?.(++done, todo.length);
         } catch (error) {
@@ -171,7 +177,7 @@ async function runStageTasks(target: EvaluationTarget, todo: readonly StageJob[]
       }),
     ),
   );
-  return infra;
+  return { infra, agentFaults };
 }
 
 /**
@@ -274,7 +280,9 @@ export function taskContentHash(task: Task): string {
 type Grade = (domain: Domain, task: Task, output: string) => Promise<Graded>;
 
 /** A task's result to store, or the infrastructure failure that left it without one (never stored). */
-type Evaluated = { kind: 'result'; result: TaskResultInput } | { kind: 'infra'; reason: string };
+type Evaluated =
+  | { kind: 'result'; result: TaskResultInput; agentFault?: string }
+  | { kind: 'infra'; reason: string };
 
 /** What a cached result of a workspace task keeps of its final folder, read back. */
 function cachedWorkspace(value: unknown): CollectedWorkspace {
@@ -342,6 +350,17 @@ async function evaluateTask(
   });
   // The pool was closed under it: no answer, and nothing to store.
   if (reply.kind === 'closed') return null;
+  // The TaskAgent failed on the task itself, twice: its result, an error that scores 0 (and a stage where
+  // every task ends so says why instead of scoring).
+  if (reply.kind === 'infra' && reply.agentFault === true) {
+    const error = `the TaskAgent failed on this task: ${reply.reason}`;
+    const result = { outcome: 'error' as const, prediction: undefined, score: 0, error, detail: null };
+    return {
+      kind: 'result',
+      result: { ...base, ...result, rawOutput: '', latencyMs: reply.latencyMs, costUsd: 0, reused: false },
+      agentFault: reply.reason,
+    };
+  }
   // Not an answer of the agent's: no result to store, and no 0 in a score.
   if (reply.kind === 'infra') return { kind: 'infra', reason: reply.reason };
   const graded =

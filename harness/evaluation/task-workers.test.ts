@@ -163,10 +163,12 @@ describe('TaskAgent worker pool', () => {
   });
 
   it('kills a worker that does not answer within the task timeout and keeps serving other tasks', async () => {
-    const p = startPool(1, 300);
+    // The timeout counts from when a task is given to a worker, a fresh worker's start included: long enough
+    // for a node process to start on a busy machine.
+    const p = startPool(1, 3000);
     const hung = await p.run({ id: 'h', domain: 'd', input: { mode: 'hang' } });
-    expect(hung.kind).toBe('infra');
-    expect(hung.kind === 'infra' && hung.reason).toMatch(/no reply within 0.3 s/);
+    expect(hung).toMatchObject({ kind: 'infra', agentFault: true });
+    expect(hung.kind === 'infra' && hung.reason).toMatch(/no reply within 3 s/);
     const next = await p.run({ id: 'n', domain: 'd', input: { n: 21 } });
     expect(next).toMatchObject({ kind: 'reply', output: '<json>{"response": 42}</json>' });
   });

@@ -61,7 +61,12 @@ export type WorkerReply =
       /** A workspace task's final folder as the harness collected it. */
       workspace?: CollectedWorkspace;
     }
-  | { kind: 'infra'; reason: string; latencyMs: number }
+  /**
+   * No reply. `agentFault`: the TaskAgent itself failed on the task (it hung past the timeout, exited, or broke
+   * the protocol); after the retry that is the agent's result, an error that scores 0. Without it the machine
+   * failed (a workspace could not be prepared, a queue lost the job): no result, never a 0 in a score.
+   */
+  | { kind: 'infra'; reason: string; latencyMs: number; agentFault?: boolean }
   | { kind: 'closed' };
 
 export interface TaskPoolOptions {
@@ -263,7 +268,7 @@ function timedOut(pool: Pool, worker: Worker, job: Job): void {
   pool.draining.add(worker);
   pool.running -= 1;
   drop(job);
-  job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
+  job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since, agentFault: true });
   if (worker.jobs.length === 0) lose(pool, worker, reason);
   pump(pool);
 }
@@ -281,7 +286,7 @@ function lose(pool: Pool, worker: Worker, reason: string, kill = true): void {
     clearTimeout(job.timer);
     pool.running -= 1;
     drop(job);
-    job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since });
+    job.settle({ kind: 'infra', reason, latencyMs: Date.now() - job.since, agentFault: true });
   }
   if (worker.folders !== undefined) removeWorkerFolders(worker.folders);
   pump(pool);
