@@ -14,8 +14,10 @@ Lists the benchmark domains, or checks one. REF is ${DOMAIN_REF_HELP}.
 "domains test" without --answers grades every gold answer (each must score 1)
 and runs the conformance checks (ids unique and stable, splits disjoint, loading
 deterministic, a wrong answer scores below 1); with --answers FILE (JSON Lines
-of {"id", "response"}) it grades those answers. Exit code 1 when a check fails,
-2 when the answers file cannot be graded (empty, a task answered twice).`;
+of {"id", "response"}, or {"id", "files": {PATH: TEXT}} for a workspace task,
+written over its starting files) it grades those answers. Exit code 1 when a
+check fails, 2 when the answers file cannot be graded (empty, a task answered
+twice).`;
 
 function builder(argv: string[]) {
   return withDatasetFlags(
@@ -25,7 +27,7 @@ function builder(argv: string[]) {
       .option('answers', {
         type: 'string',
         requiresArg: true,
-        describe: 'JSON Lines of {"id", "response"} to grade',
+        describe: 'JSON Lines of {"id", "response"} (or {"id", "files"}) to grade',
       })
       .option('json', { type: 'boolean', default: false, describe: 'print JSON' })
       .help(false)

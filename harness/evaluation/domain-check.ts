@@ -23,6 +23,16 @@ export interface TaskGrade {
   detail: string | null;
 }
 
+/** Counts of one group of tasks, whose ids start with `group/` (an exercism language). */
+export interface GroupCount {
+  group: string;
+  /** Graded tasks that scored 1. */
+  passed: number;
+  failed: number;
+  /** Tasks the domain skipped (e.g. a language whose toolchain is missing). */
+  skipped: number;
+}
+
 /** What `hyperagents domains test` prints with --json. */
 export interface DomainReport {
   domain: string;
@@ -32,6 +42,42 @@ export interface DomainReport {
   results: TaskGrade[];
   skipped: SkippedRow[];
   checks: CheckResult[];
+  /** Per group, when task ids name one (`python/bowling`). */
+  groups?: GroupCount[];
+}
+
+/**
+ * What is graded for a response: for a workspace task, a response `{files}` holds the files written over
+ * the starting ones (gold answers and answers given in a file), so the final workspace is both together.
+ */
+export function finalResponse(task: Task, response: unknown): unknown {
+  if (task.workspace === undefined || typeof response !== 'object' || response === null) return response;
+  const files = (response as { files?: unknown }).files;
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) return response;
+  return { ...response, files: { ...task.workspace.files, ...files } };
+}
+
+const groupOf = (id: string): string | null => (id.includes('/') ? id.slice(0, id.indexOf('/')) : null);
+
+function countGroups(
+  results: readonly TaskGrade[],
+  skipped: readonly SkippedRow[],
+): GroupCount[] | undefined {
+  const groups = new Map<string, GroupCount>();
+  const at = (group: string) => {
+    const found = groups.get(group) ?? { group, passed: 0, failed: 0, skipped: 0 };
+    groups.set(group, found);
+    return found;
+  };
+  for (const r of results) {
+    const group = groupOf(r.id);
+    if (group !== null) at(group)[r.score >= 1 ? 'passed' : 'failed']++;
+  }
+  for (const s of skipped) {
+    const group = s.id === undefined ? null : groupOf(s.id);
+    if (group !== null) at(group).skipped++;
+  }
+  return groups.size === 0 ? undefined : [...groups.values()].sort((a, b) => a.group.localeCompare(b.group));
 }
 
 export interface CheckOptions {
@@ -115,7 +161,7 @@ function structureChecks(first: Loaded, second: Loaded): CheckResult[] {
 function wrongResponse(domain: Domain, task: Task, all: Loaded): unknown {
   const gold = JSON.stringify(domain.goldResponse(task));
   const other = all.map(({ task: t }) => domain.goldResponse(t)).find((r) => JSON.stringify(r) !== gold);
-  return other ?? 'definitely not the answer';
+  return finalResponse(task, other ?? 'definitely not the answer');
 }
 
 /**
@@ -141,8 +187,10 @@ export async function checkDomain(
   const results = await Promise.all(
     graded.map(({ split, task }) =>
       limit(async (): Promise<TaskGrade> => {
-        const response =
-          options.answers === undefined ? domain.goldResponse(task) : options.answers.get(task.id);
+        const response = finalResponse(
+          task,
+          options.answers === undefined ? domain.goldResponse(task) : options.answers.get(task.id),
+        );
         const g = await gradePrediction(domain, task, response, ctx);
         return { id: task.id, split, score: g.score, detail: g.detail ?? g.error };
       }),
@@ -183,5 +231,14 @@ export async function checkDomain(
     );
   }
   const score = results.length === 0 ? 0 : results.reduce((sum, r) => sum + r.score, 0) / results.length;
-  return { domain: domain.name, tasks: loaded.length, score, results, skipped: [...domain.skipped], checks };
+  const groups = countGroups(results, domain.skipped);
+  return {
+    domain: domain.name,
+    tasks: loaded.length,
+    score,
+    results,
+    skipped: [...domain.skipped],
+    checks,
+    ...(groups === undefined ? {} : { groups }),
+  };
 }
