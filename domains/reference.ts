@@ -7,7 +7,9 @@ import { DOMAIN_NAME } from './define-domain.ts';
  * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (CSV or JSONL),
  * or `exercism:DIR` (exercise folders). Any of them may be renamed with `NAME=` in front, e.g.
  * `gsm=dataset:data/gsm8k.jsonl`; otherwise a file or folder gives its own name (its base name in lower
- * case, other characters turned to dashes).
+ * case, other characters turned to dashes). A source may take options after its path, `?key=value&...`
+ * (`SOURCE_OPTIONS`); `exercism:DIR?tests=visible` adds `-tests-visible` to the name, so every stored
+ * score says the tests were visible.
  */
 export type DomainRef =
   | { kind: 'named'; name: string }
