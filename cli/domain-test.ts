@@ -8,7 +8,9 @@ import { resolveSandbox } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run/index.ts';
 import { UsageError } from './usage-error.ts';
 
-const ANSWER_LINE = 'Each line is {"id": ..., "response": ...}, one per task.';
+const ANSWER_LINE =
+  'Each line is {"id": ..., "response": ...}, or {"id": ..., "files": {"path": "content", ...}} for a workspace ' +
+  'task (the files written over its starting ones), one per task.';
 
 /** Reads `{"id", "response"}` lines; a bad line, a repeated id or no answer at all is the user's to fix. */
 function readAnswers(file: string): Map<string, unknown> {
@@ -35,14 +37,21 @@ function readAnswers(file: string): Map<string, unknown> {
     } catch {
       throw new UsageError(`--answers ${file}, line ${i + 1}: not valid JSON. ${ANSWER_LINE}`);
     }
-    const row = value as { id?: unknown; response?: unknown } | null;
+    const row = value as { id?: unknown; response?: unknown; files?: unknown } | null;
     if (
       typeof row !== 'object' ||
       row === null ||
       (typeof row.id !== 'string' && typeof row.id !== 'number') ||
-      !('response' in row)
+      !('response' in row || 'files' in row)
     ) {
-      throw new UsageError(`--answers ${file}, line ${i + 1}: each line needs an "id" and a "response".`);
+      throw new UsageError(
+        `--answers ${file}, line ${i + 1}: each line needs an "id" and a "response" (or "files" for a workspace task).`,
+      );
+    }
+    if ('files' in row && (typeof row.files !== 'object' || row.files === null || Array.isArray(row.files))) {
+      throw new UsageError(
+        `--answers ${file}, line ${i + 1}: "files" is an object of file path → content, e.g. {"bowling.py": "..."}.`,
+      );
     }
     const id = String(row.id);
     const earlier = lineOf.get(id);
@@ -53,7 +62,7 @@ function readAnswers(file: string): Map<string, unknown> {
       );
     }
     lineOf.set(id, i + 1);
-    answers.set(id, row.response);
+    answers.set(id, 'response' in row ? row.response : { files: row.files });
   });
   if (answers.size === 0)
     throw new UsageError(`--answers ${file} holds no answers, so there is nothing to grade. ${ANSWER_LINE}`);
@@ -64,7 +73,10 @@ function printReport(report: DomainReport): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   for (const r of report.results)
     out(`${r.split.padEnd(5)} ${r.id.padEnd(24)} ${r.score.toFixed(2)}${r.detail ? `  ${r.detail}` : ''}`);
-  for (const s of report.skipped) out(`skipped line ${s.line}: ${s.reason}`);
+  for (const s of report.skipped)
+    out(s.line > 0 ? `skipped line ${s.line}: ${s.reason}` : `skipped ${s.reason}`);
+  for (const g of report.groups ?? [])
+    out(`${g.group}: ${g.passed} passed, ${g.failed} failed, ${g.skipped} skipped`);
   for (const c of report.checks) out(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.message}`);
   out(
     `${report.domain}: ${report.tasks} tasks, ${report.results.length} graded, score ${report.score.toFixed(3)}`,

@@ -16,9 +16,10 @@ Lists the benchmark domains, or checks one. REF is ${DOMAIN_REF_HELP}.
 and runs the conformance checks (ids unique and stable, splits disjoint, loading
 deterministic) and looks for misconfiguration (gold in the inputs, worked
 solutions compared whole, echoing the input scores 1, wrong answers score 1);
-with --answers FILE (JSON Lines of {"id", "response"}) it grades those answers,
-and a task without one scores 0. Exit code 1 when a check fails, 2 when the
-answers file cannot be graded (empty, a task answered twice).
+with --answers FILE (JSON Lines of {"id", "response"}, or {"id", "files": {PATH:
+TEXT}} for a workspace task, written over its starting files) it grades those
+answers, and a task without one scores 0. Exit code 1 when a check fails, 2 when
+the answers file cannot be graded (empty, a task answered twice).
 
 "domains show" prints what the TaskAgent receives for a task: its input and the
 format hint (the first task without TASK).`;
@@ -31,7 +32,7 @@ function builder(argv: string[]) {
       .option('answers', {
         type: 'string',
         requiresArg: true,
-        describe: 'JSON Lines of {"id", "response"} to grade',
+        describe: 'JSON Lines of {"id", "response"} (or {"id", "files"}) to grade',
       })
       .option('json', { type: 'boolean', default: false, describe: 'print JSON' })
       .help(false)

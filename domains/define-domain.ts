@@ -47,6 +47,8 @@ export type Grade = number | { score: number; detail: string; log?: string };
 export interface SkippedRow {
   line: number;
   reason: string;
+  /** The id the task would have had, when it is known (an exercise whose toolchain is missing). */
+  id?: string;
 }
 
 export interface DomainSpec<Input = unknown, Answer = unknown, Prediction = unknown> {

@@ -3,7 +3,8 @@ import { datasetDomain } from './dataset.ts';
 import { type DatasetOptions, mergeOptions, readSidecar } from './dataset-options.ts';
 import type { Domain } from './define-domain.ts';
 import { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
-import { exercismDomain, readExercises } from './exercism.ts';
+import { exercismDomain } from './exercism/exercism-domain.ts';
+import { readExercises } from './exercism/read.ts';
 import type { DomainRef } from './reference.ts';
 
 export type OpenedDomain = { ok: true; domain: Domain } | { ok: false; message: string };
@@ -48,16 +49,17 @@ export async function openDomain(
     case 'exercism': {
       if (!existsSync(ref.dir) || !statSync(ref.dir).isDirectory())
         return { ok: false, message: `exercism:${ref.dir}: no such folder.` };
-      const set = readExercises(ref.dir);
+      const testsVisible = ref.tests === 'visible';
+      const set = readExercises(ref.dir, { testsVisible });
       if (set.tasks.length === 0) {
         return {
           ok: false,
           message:
-            `exercism:${ref.dir} holds no exercise: each exercise is a folder with .meta/config.json, ` +
-            `.docs/instructions.md, the spec and the example solution${set.skipped[0] ? ` (${set.skipped[0].reason})` : ''}.`,
+            `exercism:${ref.dir} holds no exercise it can grade: each exercise is a folder with .meta/config.json, ` +
+            `.docs/instructions.md, the tests and the example solution${set.skipped[0] ? ` (${set.skipped[0].reason})` : ''}.`,
         };
       }
-      return { ok: true, domain: exercismDomain(set, { name: ref.name }) as Domain };
+      return { ok: true, domain: exercismDomain(set, { name: ref.name, testsVisible }) as Domain };
     }
   }
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nameFromPath, parseDomainRef, parseDomainRefs } from './reference.ts';
+import { formatDomainRef, nameFromPath, parseDomainRef, parseDomainRefs } from './reference.ts';
 
 describe('parseDomainRef', () => {
   it.each([
@@ -18,6 +18,11 @@ describe('parseDomainRef', () => {
       { kind: 'exercism', name: 'practice', dir: path.resolve('polyglot/javascript/exercises/practice') },
     ],
     ['js-polyglot=exercism:/x/practice', { kind: 'exercism', name: 'js-polyglot', dir: '/x/practice' }],
+    [
+      'exercism:/x/python?tests=visible',
+      { kind: 'exercism', name: 'python-tests-visible', dir: '/x/python', tests: 'visible' },
+    ],
+    ['py=exercism:/x/python?tests=hidden', { kind: 'exercism', name: 'py', dir: '/x/python' }],
   ])('%s', (text, ref) => {
     expect(parseDomainRef(text)).toEqual({ ok: true, ref });
   });
@@ -27,11 +32,23 @@ describe('parseDomainRef', () => {
     ['Big=dataset:a.csv', /cannot name a domain/],
     ['http://example.com/x.csv', /only sources are dataset:FILE and exercism:DIR/],
     ['x=arithmetic', /only dataset:FILE and exercism:DIR can be renamed/],
+    ['exercism:/x?test=visible', /Unknown option "test" \(exercism: takes tests=hidden\|visible\)/],
+    ['exercism:/x?tests=shown', /tests=shown is not one of tests=hidden\|visible/],
+    ['exercism:/x?tests', /"tests" is not an option of the form key=value/],
+    ['dataset:a.csv?tests=visible', /Unknown option "tests" \(dataset: takes no options\)/],
   ])('rejects %s', (text, message) => {
     const parsed = parseDomainRef(text);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.message).toMatch(message);
   });
+});
+
+it('writes a reference with its options out in full, and reads it back the same', () => {
+  const parsed = parseDomainRef('exercism:/x/python?tests=visible');
+  if (!parsed.ok) throw new Error(parsed.message);
+  const text = formatDomainRef(parsed.ref);
+  expect(text).toBe('python-tests-visible=exercism:/x/python?tests=visible');
+  expect(parseDomainRef(text)).toEqual(parsed);
 });
 
 describe('nameFromPath', () => {

@@ -7,16 +7,30 @@ import { DOMAIN_NAME } from './define-domain.ts';
  * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (CSV or JSONL),
  * or `exercism:DIR` (exercise folders). Any of them may be renamed with `NAME=` in front, e.g.
  * `gsm=dataset:data/gsm8k.jsonl`; otherwise a file or folder gives its own name (its base name in lower
- * case, other characters turned to dashes).
+ * case, other characters turned to dashes). A source may take options after its path, `?key=value&...`
+ * (`SOURCE_OPTIONS`); `exercism:DIR?tests=visible` adds `-tests-visible` to the name, so every stored
+ * score says the tests were visible.
  */
 export type DomainRef =
   | { kind: 'named'; name: string }
   | { kind: 'dataset'; name: string; file: string }
-  | { kind: 'exercism'; name: string; dir: string };
+  | { kind: 'exercism'; name: string; dir: string; tests?: 'visible' };
+
+/**
+ * The `?key=value&key=value` options a source takes after its path, by source kind, with the values each
+ * key accepts. A key or value not listed is refused with a message that lists what is.
+ */
+export const SOURCE_OPTIONS: Record<'dataset' | 'exercism', Record<string, readonly string[]>> = {
+  dataset: {},
+  exercism: { tests: ['hidden', 'visible'] },
+};
+
+/** What a domain whose tests are visible gets after its name, so every stored score says so. */
+export const TESTS_VISIBLE_SUFFIX = '-tests-visible';
 
 export const DOMAIN_REF_HELP =
   'NAME (a folder under domains/), dataset:FILE (a .csv or .jsonl file) or exercism:DIR (a folder of exercises in the ' +
-  'Exercism layout), each optionally renamed as NAME=dataset:FILE';
+  'Exercism layout; add ?tests=visible to show the tests in the workspace), each optionally renamed as NAME=dataset:FILE';
 
 /** A domain name from a file or folder name: "GSM8K test.jsonl" → "gsm8k-test". */
 export function nameFromPath(p: string): string {
@@ -27,6 +41,35 @@ export function nameFromPath(p: string): string {
     .replace(/-+/g, '-')
     .replace(/^[^a-z]+|-+$/g, '');
   return name === '' ? 'dataset' : name;
+}
+
+/** Splits `where?key=value&...` into the path and its options; a malformed or unknown option is a message. */
+export function parseSourceOptions(
+  kind: 'dataset' | 'exercism',
+  where: string,
+): { ok: true; where: string; options: Record<string, string> } | { ok: false; message: string } {
+  const at = where.lastIndexOf('?');
+  if (at < 0) return { ok: true, where, options: {} };
+  const known = SOURCE_OPTIONS[kind];
+  const accepted =
+    Object.keys(known).length === 0
+      ? `${kind}: takes no options`
+      : `${kind}: takes ${Object.entries(known)
+          .map(([key, values]) => `${key}=${values.join('|')}`)
+          .join(', ')}`;
+  const options: Record<string, string> = {};
+  for (const pair of where.slice(at + 1).split('&')) {
+    const [key, value, ...rest] = pair.split('=');
+    if (key === undefined || key === '' || value === undefined || value === '' || rest.length > 0)
+      return { ok: false, message: `"${pair}" is not an option of the form key=value (${accepted}).` };
+    const values = known[key];
+    if (values === undefined) return { ok: false, message: `Unknown option "${key}" (${accepted}).` };
+    if (!values.includes(value))
+      return { ok: false, message: `Option ${key}=${value} is not one of ${key}=${values.join('|')}.` };
+    if (key in options) return { ok: false, message: `Option "${key}" is given twice.` };
+    options[key] = value;
+  }
+  return { ok: true, where: where.slice(0, at), options };
 }
 
 /** Parses one reference. Pure: files are not looked at here. */
@@ -42,20 +85,21 @@ export function parseDomainRef(text: string): { ok: true; ref: DomainRef } | { o
   }
   const colon = /^(dataset|exercism):(.*)$/.exec(source);
   if (colon) {
-    const [, kind, where] = colon as unknown as [string, 'dataset' | 'exercism', string];
+    const [, kind, whole] = colon as unknown as [string, 'dataset' | 'exercism', string];
+    const withOptions = parseSourceOptions(kind, whole);
+    if (!withOptions.ok) return { ok: false, message: `"${text}": ${withOptions.message}` };
+    const where = withOptions.where;
     if (where.trim() === '')
       return {
         ok: false,
         message: `"${text}" names no ${kind === 'dataset' ? 'file' : 'folder'} after "${kind}:".`,
       };
-    const name = rename ?? nameFromPath(where);
-    return {
-      ok: true,
-      ref:
-        kind === 'dataset'
-          ? { kind, name, file: path.resolve(where) }
-          : { kind, name, dir: path.resolve(where) },
-    };
+    const base = rename ?? nameFromPath(where);
+    if (kind === 'dataset') return { ok: true, ref: { kind, name: base, file: path.resolve(where) } };
+    if (withOptions.options.tests !== 'visible')
+      return { ok: true, ref: { kind, name: base, dir: path.resolve(where) } };
+    const name = base.endsWith(TESTS_VISIBLE_SUFFIX) ? base : `${base}${TESTS_VISIBLE_SUFFIX}`;
+    return { ok: true, ref: { kind, name, dir: path.resolve(where), tests: 'visible' } };
   }
   if (/^[a-z]+:/i.test(source)) {
     return { ok: false, message: `"${text}": the only sources are dataset:FILE and exercism:DIR.` };
@@ -97,14 +141,19 @@ export function formatDomainRef(ref: DomainRef): string {
     case 'dataset':
       return `${ref.name}=dataset:${ref.file}`;
     case 'exercism':
-      return `${ref.name}=exercism:${ref.dir}`;
+      return `${ref.name}=exercism:${ref.dir}${ref.tests === 'visible' ? '?tests=visible' : ''}`;
   }
 }
 
 export const DomainRefSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('named'), name: z.string() }),
   z.object({ kind: z.literal('dataset'), name: z.string(), file: z.string() }),
-  z.object({ kind: z.literal('exercism'), name: z.string(), dir: z.string() }),
+  z.object({
+    kind: z.literal('exercism'),
+    name: z.string(),
+    dir: z.string(),
+    tests: z.literal('visible').optional(),
+  }),
 ]);
 
 /**

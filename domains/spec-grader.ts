@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Grade } from './define-domain.ts';
-import type { GradeContext } from './grade-context.ts';
+import type { CommandResult, GradeContext } from './grade-context.ts';
 import { JEST_GLOBALS, RESULT_MARK, type SpecOutcome } from './spec-runner/protocol.ts';
 
 const RUNNER_DIR = fileURLToPath(new URL('./spec-runner/', import.meta.url));
@@ -40,6 +40,15 @@ export async function gradeWithSpec(
   exercise: SpecRun,
   limits: SpecLimits,
 ): Promise<Grade> {
+  return (await runSpec(ctx, exercise, limits)).grade;
+}
+
+/** `gradeWithSpec` with the runner's output beside the grade. */
+export async function runSpec(
+  ctx: GradeContext,
+  exercise: SpecRun,
+  limits: SpecLimits,
+): Promise<{ grade: Grade; result: CommandResult }> {
   const token = randomBytes(12).toString('hex');
   const result = await ctx.run({
     stdin: token,
@@ -60,6 +69,10 @@ export async function gradeWithSpec(
     memoryMb: limits.memoryMb + 256,
     maxOutputBytes: MAX_OUTPUT_BYTES,
   });
+  return { grade: judge(result, token, limits), result };
+}
+
+function judge(result: CommandResult, token: string, limits: SpecLimits): Grade {
   if (result.timedOut) return { score: 0, detail: `time limit of ${limits.timeoutMs / 1000} s exceeded` };
   if (result.outputExceeded)
     return { score: 0, detail: `output limit of ${MAX_OUTPUT_BYTES} bytes exceeded` };

@@ -206,11 +206,39 @@ describe('hyperagents domains test', () => {
     expect(bad.code).toBe(1);
     const report = JSON.parse(bad.stdout);
     expect(report.results).toEqual([
-      { id: 'leap-days', split: 'train', score: 0, detail: expect.stringMatching(/^1\/3 tests passed/) },
+      {
+        id: 'javascript/leap-days',
+        split: 'train',
+        score: 0,
+        detail: expect.stringMatching(/^1\/3 tests passed/),
+      },
     ]);
+    expect(report.groups).toEqual([{ group: 'javascript', passed: 0, failed: 1, skipped: 0 }]);
     expect(report.checks.find((c: { name: string }) => c.name === 'gold answers score 1')).toMatchObject({
       ok: false,
     });
+  }, 180_000);
+
+  it('grades workspace answers given as files written over the starting ones', async () => {
+    const answers = path.join(dir, 'exercise-answers.jsonl');
+    const line = (id: string, files: Record<string, string>) => JSON.stringify({ id, files });
+    writeFileSync(
+      answers,
+      `${line('javascript/leap-days', { 'leap-days.js': LEAP_DAYS.example })}\n` +
+        `${line('typescript/initials', { 'notes.md': 'the stub is left as it was' })}\n`,
+    );
+    const result = await runCli(
+      'hyperagents',
+      ['domains', 'test', 'exercism:exercises', '--answers', answers, '--json'],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.results.map((r: { id: string; score: number }) => [r.id, r.score]).sort()).toEqual([
+      ['javascript/leap-days', 1],
+      ['typescript/initials', 0],
+    ]);
   }, 180_000);
 
   it.each([

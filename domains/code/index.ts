@@ -1,4 +1,4 @@
-import { type ExerciseTask, exercismDomain } from '../exercism.ts';
+import { type ExerciseTask, exercismDomain } from '../exercism/spec-domain.ts';
 import type { CodeTask } from './task-spec.ts';
 import { LIST_TASKS } from './tasks-lists.ts';
 import { NUMBER_TASKS } from './tasks-numbers.ts';

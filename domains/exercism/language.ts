@@ -1,4 +1,11 @@
-import type { CommandResult, SandboxedCommand } from '../grade-context.ts';
+import type { Grade } from '../define-domain.ts';
+import type { CommandResult, GradeContext, SandboxedCommand } from '../grade-context.ts';
+
+/** How long and how much memory one grading run of an exercise may take. */
+export interface GradeLimits {
+  timeoutMs: number;
+  memoryMb: number;
+}
 
 /** The languages of the Polyglot benchmark, and TypeScript, as `exercism:` names them in task ids. */
 export const LANGUAGE_NAMES = ['cpp', 'go', 'java', 'javascript', 'python', 'rust', 'typescript'] as const;
@@ -46,4 +53,16 @@ export interface ExercismLanguage {
   ): Omit<SandboxedCommand, 'files' | 'timeoutMs' | 'memoryMb' | 'maxOutputBytes'>;
   /** Passed and total tests read from the runner's output, or null when it did not say. */
   countTests(result: CommandResult): { passed: number; total: number } | null;
+  /** Limits of one grading run, when the domain's defaults (3 min, 2 GiB) do not fit. */
+  limits?: GradeLimits;
+  /**
+   * Grades the final files (hidden tests added) itself, for a runner that is not one plain command
+   * (JavaScript's spec runner, which reads a secret token first). Languages with a command leave it out.
+   */
+  grade?(
+    ctx: GradeContext,
+    files: Record<string, string>,
+    layout: ExerciseLayout,
+    limits: GradeLimits,
+  ): Promise<Grade>;
 }

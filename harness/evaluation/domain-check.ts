@@ -7,7 +7,7 @@ import {
   type Split,
 } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
-import { gradePrediction } from './grading.ts';
+import { finalResponse, gradePrediction } from './grading.ts';
 import {
   type CheckResult,
   check,
@@ -27,6 +27,16 @@ export interface TaskGrade {
   detail: string | null;
 }
 
+/** Counts of one group of tasks, whose ids start with `group/` (an exercism language). */
+export interface GroupCount {
+  group: string;
+  /** Graded tasks that scored 1. */
+  passed: number;
+  failed: number;
+  /** Tasks the domain skipped (e.g. a language whose toolchain is missing). */
+  skipped: number;
+}
+
 /** What `hyperagents domains test` prints with --json. */
 export interface DomainReport {
   domain: string;
@@ -36,6 +46,31 @@ export interface DomainReport {
   results: TaskGrade[];
   skipped: SkippedRow[];
   checks: CheckResult[];
+  /** Per group, when task ids name one (`python/bowling`). */
+  groups?: GroupCount[];
+}
+
+const groupOf = (id: string): string | null => (id.includes('/') ? id.slice(0, id.indexOf('/')) : null);
+
+function countGroups(
+  results: readonly TaskGrade[],
+  skipped: readonly SkippedRow[],
+): GroupCount[] | undefined {
+  const groups = new Map<string, GroupCount>();
+  const at = (group: string) => {
+    const found = groups.get(group) ?? { group, passed: 0, failed: 0, skipped: 0 };
+    groups.set(group, found);
+    return found;
+  };
+  for (const r of results) {
+    const group = groupOf(r.id);
+    if (group !== null) at(group)[r.score >= 1 ? 'passed' : 'failed']++;
+  }
+  for (const s of skipped) {
+    const group = s.id === undefined ? null : groupOf(s.id);
+    if (group !== null) at(group).skipped++;
+  }
+  return groups.size === 0 ? undefined : [...groups.values()].sort((a, b) => a.group.localeCompare(b.group));
 }
 
 export interface CheckOptions {
@@ -127,8 +162,10 @@ export async function checkDomain(
   const results = await Promise.all(
     graded.map(({ split, task }) =>
       limit(async (): Promise<TaskGrade> => {
-        const response =
-          options.answers === undefined ? domain.goldResponse(task) : options.answers.get(task.id);
+        const response = finalResponse(
+          task,
+          options.answers === undefined ? domain.goldResponse(task) : options.answers.get(task.id),
+        );
         const g = await gradePrediction(domain, task, response, ctx);
         return { id: task.id, split, score: g.score, detail: g.detail ?? g.error };
       }),
@@ -166,5 +203,14 @@ export async function checkDomain(
     );
   }
   const score = results.length === 0 ? 0 : results.reduce((sum, r) => sum + r.score, 0) / results.length;
-  return { domain: domain.name, tasks: loaded.length, score, results, skipped: [...domain.skipped], checks };
+  const groups = countGroups(results, domain.skipped);
+  return {
+    domain: domain.name,
+    tasks: loaded.length,
+    score,
+    results,
+    skipped: [...domain.skipped],
+    checks,
+    ...(groups === undefined ? {} : { groups }),
+  };
 }

@@ -141,3 +141,14 @@ export function tally(results: readonly { outcome: TaskOutcome; score: number }[
     errors: count('error'),
   };
 }
+
+/**
+ * What is graded for a response: for a workspace task, a response `{files}` holds the files written over
+ * the starting ones (gold answers and answers given in a file), so the final workspace is both together.
+ */
+export function finalResponse(task: Task, response: unknown): unknown {
+  if (task.workspace === undefined || typeof response !== 'object' || response === null) return response;
+  const files = (response as { files?: unknown }).files;
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) return response;
+  return { ...response, files: { ...task.workspace.files, ...files } };
+}

@@ -3,7 +3,7 @@ import type { Domain, Split, Task } from '../../domains/define-domain.ts';
 import { fieldsHoldingGold } from '../../domains/gold-leaks.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import { parseNumber } from '../../domains/numbers.ts';
-import { gradePrediction } from './grading.ts';
+import { finalResponse, gradePrediction } from './grading.ts';
 
 /** One `domains test` check: passed, or failed with what is wrong named. */
 export interface CheckResult {
@@ -151,7 +151,10 @@ export async function wrongAnswers(
   });
   const graded = await Promise.all(
     tries.map((t) =>
-      limit(async () => ({ ...t, score: (await gradePrediction(domain, t.task, t.response, ctx)).score })),
+      limit(async () => ({
+        ...t,
+        score: (await gradePrediction(domain, t.task, finalResponse(t.task, t.response), ctx)).score,
+      })),
     ),
   );
   const full = graded.filter((g) => g.score >= 1);

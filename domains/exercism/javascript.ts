@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { runSpec } from '../spec-grader.ts';
+import type { ExerciseLayout, ExercismLanguage } from './language.ts';
+
+const SOURCE = /\.(m?[jt]s|json)$/;
+const TOOL_CONFIG = /(^|\/)(package\.json|(babel|jest|eslint)\.config\.[^/]*|tsconfig[^/]*)$/;
+
+/**
+ * JavaScript or TypeScript exercises, graded by the project's own spec runner (a Jest-compatible subset
+ * run on the Node that runs the project, skipped tests included), so no package is needed.
+ */
+function specLanguage(name: 'javascript' | 'typescript'): ExercismLanguage {
+  return {
+    name,
+    packages: [],
+    toolchain: () => ({ ok: true }),
+    referenceTarget: (layout: ExerciseLayout, example: string) => {
+      const at = layout.example.indexOf(example);
+      return layout.solution[at] ?? path.posix.basename(example).replace(/^proof\.ci\./, `${layout.name}.`);
+    },
+    isSupportFile: (rel) => SOURCE.test(rel) && !TOOL_CONFIG.test(rel),
+    enableAllTests: (files) => files,
+    // The spec runner lives in the project, not in the workspace: no command runs the tests there.
+    testCommand: '',
+    gradeCommand: () => {
+      throw new Error('JavaScript and TypeScript exercises are graded by grade(), through the spec runner');
+    },
+    countTests: (result) => {
+      const m = /"passed":(\d+),"total":(\d+)/.exec(result.stdout);
+      return m ? { passed: Number(m[1]), total: Number(m[2]) } : null;
+    },
+    limits: { timeoutMs: 60_000, memoryMb: 512 },
+    async grade(ctx, files, layout, limits) {
+      const solutionFile = layout.solution[0]!;
+      const specFile = layout.test[0]!;
+      const { [solutionFile]: solution = '', [specFile]: spec = '', ...support } = files;
+      const { grade, result } = await runSpec(
+        ctx,
+        { solutionFile, solution, specFile, spec, support },
+        limits,
+      );
+      const log = `${result.stdout}${result.stderr}`;
+      return typeof grade === 'number' ? grade : { ...grade, log: log.slice(-8192) };
+    },
+  };
+}
+
+export const javascript = specLanguage('javascript');
+export const typescript = specLanguage('typescript');

@@ -1,0 +1,45 @@
+import path from 'node:path';
+import type { ExercismLanguage } from './language.ts';
+import { toolchainStatus } from './toolchain.ts';
+
+const PACKAGES = ['python3', 'python3-pytest'] as const;
+
+/** Python exercises, graded by Debian's pytest (`python3 -m pytest`); unittest-style tests run as they are. */
+export const python: ExercismLanguage = {
+  name: 'python',
+  packages: PACKAGES,
+  toolchain: () =>
+    toolchainStatus(PACKAGES, [
+      { what: '/usr/bin/python3', file: '/usr/bin/python3', args: ['--version'] },
+      { what: 'pytest for /usr/bin/python3', file: '/usr/bin/python3', args: ['-c', 'import pytest'] },
+    ]),
+  referenceTarget: (layout, example) => {
+    const at = layout.example.indexOf(example);
+    return layout.solution[at] ?? path.posix.basename(example);
+  },
+  isSupportFile: (rel) => rel.endsWith('.py') && !/(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(rel),
+  enableAllTests: (files) =>
+    Object.fromEntries(
+      Object.entries(files).map(([name, text]) => [
+        name,
+        text.replace(/^[ \t]*@(unittest\.skip|pytest\.mark\.skip)\b.*\n/gm, ''),
+      ]),
+    ),
+  testCommand: 'python3 -m pytest -q',
+  gradeCommand: () => ({
+    file: '/usr/bin/python3',
+    args: ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--color=no', '-o', 'addopts='],
+    env: { PYTHONDONTWRITEBYTECODE: '1', PYTHONHASHSEED: '0' },
+  }),
+  countTests: (result) => {
+    const summary = result.stdout
+      .split('\n')
+      .reverse()
+      .find((line) => /\b(passed|failed|error|errors|no tests ran)\b.* in [\d.]+s/.test(line));
+    if (summary === undefined) return null;
+    const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(summary)?.[1] ?? 0);
+    const passed = count('passed');
+    return { passed, total: passed + count('failed') + count('errors?') + count('skipped') };
+  },
+  limits: { timeoutMs: 120_000, memoryMb: 1024 },
+};
