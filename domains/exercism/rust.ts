@@ -63,7 +63,7 @@ export const rust: ExercismLanguage = {
       ]),
     );
   },
-  testCommand: 'cargo test --offline -- --include-ignored',
+  testCommand: `cargo ${CRATE_SOURCE.map((arg) => (arg.startsWith('--') ? arg : `'${arg}'`)).join(' ')} test --offline -- --include-ignored`,
   gradeCommand() {
     return { file: '/bin/sh', args: ['-c', SCRIPT, CARGO, ...CRATE_SOURCE, ...TEST_ARGS] };
   },
