@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandResult } from '../grade-context.ts';
 import type { ExerciseLayout, ExercismLanguage } from './language.ts';
@@ -7,11 +7,6 @@ import { checkFiles, once } from './toolchain-check.ts';
 const PACKAGES = ['default-jdk-headless', 'junit5', 'libassertj-core-java'];
 const LAUNCHER = '/usr/share/java/junit-platform-console-standalone.jar';
 const ASSERTJ = '/usr/share/java/assertj-core.jar';
-/** Libraries some exercises' build.gradle names, on the class path when Debian's package is installed. */
-const OPTIONAL_JARS = [
-  // org.json (rest-api): the API-compatible rewrite in libandroid-json-java.
-  '/usr/share/java/com.android.json.jar',
-];
 
 /**
  * Compiles the main and test sources in one javac run and runs every test class with JUnit's console
@@ -76,11 +71,10 @@ export const java: ExercismLanguage = {
   },
   testCommand: `mkdir -p build && javac -d build -cp ${LAUNCHER}:${ASSERTJ} $(find src -name '*.java') && java -jar ${LAUNCHER} --class-path build:${ASSERTJ} --scan-classpath build`,
   gradeCommand() {
-    const classPath = [ASSERTJ, ...OPTIONAL_JARS.filter((jar) => existsSync(jar))].join(':');
     const readOnly = jdkConfigDirs();
     return {
       file: '/bin/sh',
-      args: ['-c', SCRIPT, 'sh', `${LAUNCHER}:${classPath}`],
+      args: ['-c', SCRIPT, 'sh', `${LAUNCHER}:${ASSERTJ}`],
       ...(readOnly.length > 0 ? { readOnly } : {}),
     };
   },
