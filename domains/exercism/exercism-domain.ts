@@ -75,7 +75,9 @@ export async function gradeExercise(
   if (language === undefined) throw new Error(`${answer.language} exercises are not graded by this version`);
   const toolchain = language.toolchain();
   if (!toolchain.ok) throw new Error(refusal(language, toolchain));
-  const files = { ...prediction.files, ...answer.tests };
+  // What grading builds once per content (C++: the compiled test main), from the exercise's own files.
+  await language.prepare?.(ctx, answer.support);
+  const files = { ...prediction.files, ...answer.support, ...answer.tests };
   const limits = limitsOverride ?? language.limits ?? DEFAULT_LIMITS;
   if (language.grade !== undefined) return language.grade(ctx, files, answer.layout, limits);
   const result = await ctx.run({

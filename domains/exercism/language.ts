@@ -51,6 +51,13 @@ export interface ExercismLanguage {
   gradeCommand(
     layout: ExerciseLayout,
   ): Omit<SandboxedCommand, 'files' | 'timeoutMs' | 'memoryMb' | 'maxOutputBytes'>;
+  /**
+   * Optional: builds once, for each distinct content, what grading may then read but never write (e.g. a
+   * compiled test main), from the exercise's own support files as its folder holds them (never a
+   * workspace's). Its commands run through `ctx` like grading; a failure leaves grading to build everything
+   * itself. Calls for the same content after the first return at once.
+   */
+  prepare?(ctx: GradeContext, support: Record<string, string>): Promise<void>;
   /** Passed and total tests read from the runner's output, or null when it did not say. */
   countTests(result: CommandResult): { passed: number; total: number } | null;
   /** Limits of one grading run, when the domain's defaults (3 min, 2 GiB) do not fit. */

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import { cpp } from './cpp.ts';
 import { go } from './go.ts';
+import { java } from './java.ts';
 import { javascript, typescript } from './javascript.ts';
 import {
   type ExercismLanguage,
@@ -8,12 +10,16 @@ import {
   type ToolchainStatus,
 } from './language.ts';
 import { python } from './python.ts';
+import { rust } from './rust.ts';
 
 /** The languages this version grades. A language not here is read but skipped with a message. */
 export const LANGUAGES: Partial<Record<LanguageName, ExercismLanguage>> = {
+  cpp,
   go,
+  java,
   javascript,
   python,
+  rust,
   typescript,
 };
 

@@ -22,6 +22,11 @@ export interface ExerciseAnswer {
   tests: Record<string, string>;
   /** The reference solution, on the workspace paths it belongs at (the gold answer). */
   reference: Record<string, string>;
+  /**
+   * The exercise's own support files (build files, test harness headers), as its folder holds them: written
+   * over the final workspace too, so a TaskAgent cannot pass by editing the test harness.
+   */
+  support: Record<string, string>;
 }
 
 export type ExerciseTask = Task<ExerciseInput, ExerciseAnswer>;
@@ -108,7 +113,11 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
   } catch (error) {
     return { error: `.meta/config.json: ${(error as Error).message}` };
   }
-  const { solution, test, example, editor = [] } = config.files;
+  const { solution, test, editor = [] } = config.files;
+  // Rust references that need crates say so in `.meta/Cargo-example.toml`, which config.json does not list.
+  const example = existsSync(path.join(folder, '.meta', 'Cargo-example.toml'))
+    ? [...new Set([...config.files.example, '.meta/Cargo-example.toml'])]
+    : config.files.example;
   const layout: ExerciseLayout = { name, solution, test, example };
   const language = languageOf(folder, solution);
   if (language === null)
@@ -155,6 +164,11 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
     if (text !== null) files[rel] = text;
   }
   for (const rel of solution) files[rel] ??= '';
+  const support = Object.fromEntries(
+    Object.entries(files).filter(
+      ([rel]) => !solution.includes(rel) && !(rel in reference) && grader.isSupportFile(rel),
+    ),
+  );
   const enabled = grader.enableAllTests(tests, layout);
   if (options.testsVisible) Object.assign(files, enabled);
   const testCommand = options.testsVisible && grader.testCommand !== '' ? grader.testCommand : undefined;
@@ -170,7 +184,7 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
           .join('\n\n'),
         files: Object.keys(files).sort(),
       },
-      answer: { language, layout, tests: enabled, reference },
+      answer: { language, layout, tests: enabled, reference, support },
       workspace: { files, language, ...(testCommand === undefined ? {} : { testCommand }) },
     },
   };
