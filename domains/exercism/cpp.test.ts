@@ -10,7 +10,9 @@ import { gradeFolder, readExerciseFolder, supportFiles } from './testing/exercis
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const exercise = (name: string) =>
-  readExerciseFolder(path.join(here, 'fixtures', 'cpp', 'exercises', 'practice', name));
+  readExerciseFolder(
+    path.join(here, '..', '..', 'test', 'fixtures', 'exercism', 'cpp', 'exercises', 'practice', name),
+  );
 const COMPILES_MAIN = /Building CXX object .*tests-main\.cpp\.o/;
 
 describe("reading Catch2's summary", () => {

@@ -8,7 +8,9 @@ import { gradeFolder, readExerciseFolder } from './testing/exercise-folder.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const exercise = (name: string) =>
-  readExerciseFolder(path.join(here, 'fixtures', 'java', 'exercises', 'practice', name));
+  readExerciseFolder(
+    path.join(here, '..', '..', 'test', 'fixtures', 'exercism', 'java', 'exercises', 'practice', name),
+  );
 
 const summary = (found: number, successful: number) =>
   `Test run finished after 120 ms\n[         2 containers found      ]\n[        ${found} tests found           ]\n[         0 tests skipped         ]\n[        ${successful} tests successful      ]\n[         ${found - successful} tests failed          ]\n`;

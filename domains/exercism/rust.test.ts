@@ -8,7 +8,9 @@ import { gradeFolder, readExerciseFolder } from './testing/exercise-folder.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const exercise = (name: string) =>
-  readExerciseFolder(path.join(here, 'fixtures', 'rust', 'exercises', 'practice', name));
+  readExerciseFolder(
+    path.join(here, '..', '..', 'test', 'fixtures', 'exercism', 'rust', 'exercises', 'practice', name),
+  );
 
 describe('reading libtest output', () => {
   const ok = (n: number) =>
