@@ -6,7 +6,7 @@ export default defineConfig({
     // The resume suite kills and resumes many runs, fills their disk, and kills or signals experiments,
     // evaluations and npx to see what they leave: `npm run test:resume`; the scale-out suite runs
     // redis-server and workers: `npm run test:scale`; the setup suite installs every package in a fresh
-    // copy: `npm run test:setup`.
+    // copy: `npm run test:setup`; the Polyglot languages' toolchains compile for minutes: `npm run test:polyglot`.
     exclude: [
       'node_modules/**',
       'runs/**',
@@ -15,6 +15,10 @@ export default defineConfig({
       'test/full-disk.e2e.test.ts',
       'test/scale/**',
       'test/setup/**',
+      'domains/exercism/cpp.test.ts',
+      'domains/exercism/java.test.ts',
+      'domains/exercism/rust.test.ts',
+      'test/polyglot.e2e.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -7,6 +7,7 @@ import { benchGateway } from './gateway.ts';
 import { benchGenerationsPerHour, EVAL_WORKERS } from './generations-per-hour.ts';
 import { benchGrading } from './grading.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
+import { benchPolyglotGrading } from './polyglot-grading.ts';
 import { benchQueueThroughput } from './queue-throughput.ts';
 import { benchSandbox } from './sandbox.ts';
 
@@ -118,6 +119,23 @@ const BENCHES: Record<string, () => Promise<void>> = {
           `${r.perExerciseSeconds.toFixed(2)} s per exercise, ${((r.exercises / r.seconds) * 60).toFixed(1)} exercises/min, ` +
           `${(base.seconds / r.seconds).toFixed(2)}x the 1-grader speed${r.allPassed ? '' : ' (SOME FAILED)'}`,
       );
+    }
+
+    const dir = process.env.POLYGLOT_DIR;
+    console.log(
+      `\nGrading the reference of every exercise in ${dir ?? 'the six-language fixtures'} (POLYGLOT_DIR=a checkout of ` +
+        "the polyglot benchmark for all 225), each with its language's toolchain in the sandbox",
+    );
+    const polyglot = await benchPolyglotGrading([1, 2], dir);
+    for (const r of polyglot) {
+      console.log(
+        `  ${r.graders} grader(s) at once: ${r.seconds.toFixed(1)} s in all, ${(polyglot[0]!.seconds / r.seconds).toFixed(2)}x the 1-grader speed`,
+      );
+      for (const l of r.languages)
+        console.log(
+          `    ${l.language.padEnd(11)} ${String(l.exercises).padStart(3)} exercises, ${l.passed} pass, ` +
+            `median ${l.medianSeconds.toFixed(1)} s, slowest ${l.maxSeconds.toFixed(1)} s per exercise`,
+        );
     }
   },
   'cli-start': async () => {

@@ -52,7 +52,6 @@ describe('exercism: over the six Polyglot languages', () => {
     const graded = JSON.parse(stubs.stdout) as DomainTestReport;
     expect(graded.results).toHaveLength(report.results.length);
     for (const r of graded.results) expect(r.score, r.id).toBe(0);
-    expect(stubs.code).toBe(1);
   }, 900_000);
 
   it('runs the loop offline: the TaskAgent edits its folders with tools, predictions are diffs, and the child MetaAgent reads them', async () => {
@@ -112,7 +111,7 @@ describe('exercism: over the six Polyglot languages', () => {
         "SELECT task_id, outcome, prediction, log FROM task_results WHERE variant_id = 0 AND domain = 'exercism'",
       )
       .all() as { task_id: string; outcome: string; prediction: string; log: string | null }[];
-    const taskCalls = db.prepare("SELECT count(*) AS n FROM model_calls WHERE role = 'task'").get() as {
+    const taskCalls = db.prepare("SELECT count(*) AS n FROM llm_calls WHERE role = 'task'").get() as {
       n: number;
     };
     db.close();
