@@ -57,13 +57,12 @@ describe('exercism: over the six Polyglot languages', () => {
   it('runs the loop offline: the TaskAgent edits its folders with tools, predictions are diffs, and the child MetaAgent reads them', async () => {
     const out = path.join(dir, 'runs');
     const runDir = path.join(out, 'polyglot');
-    // The MetaAgent of generation 1 is scripted to read its evals folder (the rest of the run is the sim).
+    // The MetaAgent of generation 1 (the script's first list) reads its evals folder; the rest is the sim.
     const script = path.join(dir, 'script.json');
     writeFileSync(
       script,
       JSON.stringify({
         meta: [
-          [],
           [
             {
               content: 'I read the train results of my lineage.',
@@ -81,7 +80,7 @@ describe('exercism: over the six Polyglot languages', () => {
                   name: 'editor',
                   input: {
                     command: 'insert',
-                    path: 'agents/task/workspace-prompt.md',
+                    path: `${runDir}/worktrees/variant-1/agents/task/workspace-prompt.md`,
                     insert_line: 0,
                     new_str: 'Run the tests before you answer.',
                   },
