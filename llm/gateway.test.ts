@@ -23,7 +23,7 @@ function call(
   target: string,
   method: string,
   path: string,
-  opts: { token?: string; body?: string | Buffer } = {},
+  opts: { token?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
 ): Promise<Reply> {
   const where = target.startsWith('unix:')
     ? { socketPath: target.slice('unix:'.length) }
@@ -35,6 +35,7 @@ function call(
         method,
         path,
         headers: {
+          ...opts.headers,
           ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
           ...(opts.body !== undefined
             ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(opts.body) }
@@ -492,6 +493,28 @@ describe('gateway ledger details', () => {
     const note = "maxTokens clamped from 50000 to 32000, sim's output limit";
     expect(ChatResponseSchema.parse(reply.body).adapted).toEqual([note]);
     expect(rows[0]!.adapted).toEqual([note]);
+  });
+
+  it('records the task a TaskAgent names for a call, and records a call naming none or a garbled one without', async () => {
+    const gw = await start();
+    const token = gw.issueToken({ runId: 'r', variantId: 2, role: 'task', model: 'sim' });
+    const model = (taskId: string) => createGatewayModel({ url: gw.url, token, taskId });
+    const ask = { messages: [{ role: 'user' as const, content: 'What is 2+2?' }] };
+    const [a, b] = await Promise.all([model('train/7 ü')(ask), model('val-3')(ask)]);
+    expect([a.ok, b.ok]).toEqual([true, true]);
+    await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT });
+    await call(gw.url, 'POST', '/v1/chat', {
+      token,
+      body: CHAT,
+      headers: { 'x-hyperagents-task': '%E0%A4%A' },
+    });
+    await call(gw.url, 'POST', '/v1/chat', {
+      token,
+      body: CHAT,
+      headers: { 'x-hyperagents-task': 'x'.repeat(300) },
+    });
+    expect(rows.map((r) => r.taskId).sort()).toEqual(['train/7 ü', 'val-3', undefined, undefined, undefined]);
+    expect(rows.every((r) => r.status === 'ok')).toBe(true);
   });
 });
 

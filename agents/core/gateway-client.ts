@@ -16,7 +16,16 @@ import {
  * Client for the harness's LLM gateway. `url` is `unix:/abs/path/gateway.sock` or
  * `http://127.0.0.1:PORT`. HTTP and network failures come back as typed errors, never as exceptions.
  */
-export type GatewayConfig = { url: string; token: string; timeoutMs?: number };
+export type GatewayConfig = {
+  url: string;
+  token: string;
+  timeoutMs?: number;
+  /** The task the calls are for (the request line's id): the harness counts their cost in that task's result. */
+  taskId?: string;
+};
+
+/** The gateway's header naming a call's task (contracts: "Wire protocol of the LLM gateway"). */
+const TASK_HEADER = 'x-hyperagents-task';
 
 const DEFAULT_TIMEOUT_MS = 15 * 60_000;
 
@@ -94,6 +103,7 @@ function send(
         timeout: timeoutMs,
         headers: {
           authorization: `Bearer ${config.token}`,
+          ...(config.taskId === undefined ? {} : { [TASK_HEADER]: encodeURIComponent(config.taskId) }),
           ...(payload === undefined
             ? {}
             : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),

@@ -325,7 +325,8 @@ async function evaluateTask(
       task.workspace === undefined
         ? await grade(domain, task, cached.rawOutput)
         : await gradeWorkspace(domain, task, cachedWorkspace(kept), target.grading);
-    return { kind: 'result', result: { ...base, ...record, ...graded, reused: true } };
+    // No model was called for it: it cost nothing now (the cache keeps what the first answer cost).
+    return { kind: 'result', result: { ...base, ...record, ...graded, costUsd: 0, reused: true } };
   }
 
   const reply = await target.pool.run({
@@ -357,7 +358,9 @@ async function evaluateTask(
         (task.workspace === undefined
           ? await grade(domain, task, reply.output)
           : await gradeWorkspace(domain, task, returnedWorkspace(reply.workspace), target.grading)));
-  const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
+  // What the TaskAgent's calls naming this task cost (the gateway ledgered them before answering them).
+  const costUsd = target.archive.taskSpend(target.variantId, task.id).costUsd;
+  const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd };
   if (target.cacheable && reply.error === null)
     target.cache.put(key, reply.workspace === undefined ? result : { ...result, workspace: reply.workspace });
   return { kind: 'result', result: { ...base, ...result, reused: false } };
