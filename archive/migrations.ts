@@ -141,12 +141,13 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
     `,
   },
   {
-    // The task a model call was made for, as the TaskAgent named it (the request line's id); null when it
-    // named none. A task result's cost is the sum of its variant's TaskAgent calls for its task.
+    // The task a model call was made for, as the TaskAgent named it (the request line's domain and id); null
+    // when it named none. A task result's cost is the sum of its variant's TaskAgent calls for its task.
     name: '009-model-call-task',
     sql: `
+      ALTER TABLE llm_calls ADD COLUMN task_domain TEXT;
       ALTER TABLE llm_calls ADD COLUMN task_id TEXT;
-      CREATE INDEX llm_calls_task ON llm_calls (variant_id, task_id);
+      CREATE INDEX llm_calls_task ON llm_calls (variant_id, task_domain, task_id);
     `,
   },
 ];

@@ -5,6 +5,7 @@ import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts
 import {
   type GatewayLedgerRow,
   type GatewayOptions,
+  TASK_DOMAIN_HEADER,
   TASK_HEADER,
   TASK_ID_MAX_CHARS,
   type TokenGrant,
@@ -84,13 +85,13 @@ export async function handle(state: GatewayState, req: IncomingMessage, res: Ser
     };
     return sendJson(res, 200, models);
   }
-  const taskId = taskOf(req);
+  const task = taskOf(req);
   const row: Row = {
     ts: new Date().toISOString(),
     started: Date.now(),
     grant,
     model: grant.model,
-    ...(taskId === undefined ? {} : { taskId }),
+    ...(task === undefined ? {} : { task }),
   };
   const body = await readBody(req);
   if (body.kind === 'aborted') return;
@@ -333,12 +334,19 @@ interface Row {
   started: number;
   grant: TokenGrant;
   model: string;
-  taskId?: string;
+  task?: { domain: string; id: string };
 }
 
-/** The task the caller named (TASK_HEADER, URI-encoded), when it named one in a usable form. */
-function taskOf(req: IncomingMessage): string | undefined {
-  const value = req.headers[TASK_HEADER];
+/** The task the caller named (TASK_HEADER and TASK_DOMAIN_HEADER), when it named one in a usable form. */
+function taskOf(req: IncomingMessage): { domain: string; id: string } | undefined {
+  const id = headerText(req, TASK_HEADER);
+  const domain = headerText(req, TASK_DOMAIN_HEADER);
+  return id === undefined || domain === undefined ? undefined : { domain, id };
+}
+
+/** A URI-encoded header value, decoded; undefined when absent, undecodable, too long or holding control characters. */
+function headerText(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
   if (typeof value !== 'string' || value === '' || value.length > 3 * TASK_ID_MAX_CHARS) return undefined;
   let id: string;
   try {
@@ -364,7 +372,7 @@ function ledgerBase(row: Row) {
     variantId: row.grant.variantId,
     role: row.grant.role,
     model: row.model,
-    ...(row.taskId === undefined ? {} : { taskId: row.taskId }),
+    ...(row.task === undefined ? {} : { task: row.task }),
   };
 }
 

@@ -498,23 +498,36 @@ describe('gateway ledger details', () => {
   it('records the task a TaskAgent names for a call, and records a call naming none or a garbled one without', async () => {
     const gw = await start();
     const token = gw.issueToken({ runId: 'r', variantId: 2, role: 'task', model: 'sim' });
-    const model = (taskId: string) => createGatewayModel({ url: gw.url, token, taskId });
+    const model = (domain: string, id: string) =>
+      createGatewayModel({ url: gw.url, token, task: { domain, id } });
     const ask = { messages: [{ role: 'user' as const, content: 'What is 2+2?' }] };
-    const [a, b] = await Promise.all([model('train/7 ü')(ask), model('val-3')(ask)]);
-    expect([a.ok, b.ok]).toEqual([true, true]);
-    await call(gw.url, 'POST', '/v1/chat', { token, body: CHAT });
-    await call(gw.url, 'POST', '/v1/chat', {
-      token,
-      body: CHAT,
-      headers: { 'x-hyperagents-task': '%E0%A4%A' },
-    });
-    await call(gw.url, 'POST', '/v1/chat', {
-      token,
-      body: CHAT,
-      headers: { 'x-hyperagents-task': 'x'.repeat(300) },
-    });
-    expect(rows.map((r) => r.taskId).sort()).toEqual(['train/7 ü', 'val-3', undefined, undefined, undefined]);
+    const replies = await Promise.all([
+      model('arithmetic', 'train/7 ü')(ask),
+      model('numbers', 'val-3')(ask),
+    ]);
+    expect(replies.map((r) => r.ok)).toEqual([true, true]);
+    const named = (headers: Record<string, string>) =>
+      call(gw.url, 'POST', '/v1/chat', { token, body: CHAT, headers });
+    await named({});
+    await named({ 'x-hyperagents-task': 'val-3' });
+    await named({ 'x-hyperagents-task': '%E0%A4%A', 'x-hyperagents-task-domain': 'numbers' });
+    await named({ 'x-hyperagents-task': 'x'.repeat(300), 'x-hyperagents-task-domain': 'numbers' });
     expect(rows.every((r) => r.status === 'ok')).toBe(true);
+    expect(rows.map((r) => r.task)).toEqual([
+      ...(rows[0]!.task?.domain === 'arithmetic'
+        ? [
+            { domain: 'arithmetic', id: 'train/7 ü' },
+            { domain: 'numbers', id: 'val-3' },
+          ]
+        : [
+            { domain: 'numbers', id: 'val-3' },
+            { domain: 'arithmetic', id: 'train/7 ü' },
+          ]),
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
 

@@ -16,6 +16,7 @@ interface TaskCost {
 }
 
 interface TaskCall {
+  task_domain: string | null;
   task_id: string | null;
   cost_usd: number;
   ts: string;
@@ -46,7 +47,7 @@ describe('task results on the simulated model with a nominal price', () => {
   const taskCalls = (): TaskCall[] =>
     db
       .prepare(
-        "SELECT task_id, cost_usd, ts, latency_ms FROM llm_calls WHERE variant_id = 0 AND role = 'task' ORDER BY id",
+        "SELECT task_domain, task_id, cost_usd, ts, latency_ms FROM llm_calls WHERE variant_id = 0 AND role = 'task' ORDER BY id",
       )
       .all() as TaskCall[];
 
@@ -64,7 +65,11 @@ describe('task results on the simulated model with a nominal price', () => {
 
   it('gives each of two tasks that ran at once in one worker the cost of its own calls', () => {
     const calls = taskCalls();
-    for (const call of calls) expect(call.task_id).not.toBeNull();
+    const results = new Map(taskResults().map((r) => [r.task_id, r.cost_usd]));
+    for (const call of calls) {
+      expect(call.task_domain).toBe('arithmetic');
+      expect(results.has(call.task_id ?? '')).toBe(true);
+    }
     const start = (c: TaskCall) => Date.parse(c.ts);
     const overlapping = calls.flatMap((a, i) =>
       calls
@@ -73,7 +78,6 @@ describe('task results on the simulated model with a nominal price', () => {
         .map((b) => [a, b] as const),
     );
     expect(overlapping.length).toBeGreaterThan(0);
-    const results = new Map(taskResults().map((r) => [r.task_id, r.cost_usd]));
     for (const [a, b] of overlapping) {
       for (const task of [a.task_id!, b.task_id!]) {
         const own = calls.filter((c) => c.task_id === task).reduce((sum, c) => sum + c.cost_usd, 0);

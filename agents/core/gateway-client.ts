@@ -20,12 +20,13 @@ export type GatewayConfig = {
   url: string;
   token: string;
   timeoutMs?: number;
-  /** The task the calls are for (the request line's id): the harness counts their cost in that task's result. */
-  taskId?: string;
+  /** The task the calls are for (the request line's id and domain): the harness counts their cost in its result. */
+  task?: { id: string; domain: string };
 };
 
-/** The gateway's header naming a call's task (contracts: "Wire protocol of the LLM gateway"). */
+/** The gateway's headers naming a call's task (contracts: "Wire protocol of the LLM gateway"). */
 const TASK_HEADER = 'x-hyperagents-task';
+const TASK_DOMAIN_HEADER = 'x-hyperagents-task-domain';
 
 const DEFAULT_TIMEOUT_MS = 15 * 60_000;
 
@@ -103,7 +104,12 @@ function send(
         timeout: timeoutMs,
         headers: {
           authorization: `Bearer ${config.token}`,
-          ...(config.taskId === undefined ? {} : { [TASK_HEADER]: encodeURIComponent(config.taskId) }),
+          ...(config.task === undefined
+            ? {}
+            : {
+                [TASK_HEADER]: encodeURIComponent(config.task.id),
+                [TASK_DOMAIN_HEADER]: encodeURIComponent(config.task.domain),
+              }),
           ...(payload === undefined
             ? {}
             : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),

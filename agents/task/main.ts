@@ -20,10 +20,10 @@ if (process.argv.includes('--check')) process.exit(0);
 
 const log = (message: string) => process.stderr.write(`[task-agent] ${message}\n`);
 
-/** The gateway's model, its calls naming `taskId` when given (so the harness counts them in that task's cost). */
-function gatewayModel(taskId?: string): ModelFn {
+/** The gateway's model, its calls naming `task` when given (so the harness counts them in that task's cost). */
+function gatewayModel(task?: { id: string; domain: string }): ModelFn {
   try {
-    return createGatewayModel({ ...gatewayFromEnv(), ...(taskId === undefined ? {} : { taskId }) });
+    return createGatewayModel({ ...gatewayFromEnv(), ...(task === undefined ? {} : { task }) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log(message);
@@ -47,7 +47,7 @@ function toolProtocol(): Promise<ToolProtocol> {
 
 const config = {
   model: gatewayModel(),
-  modelFor: (taskId: string) => gatewayModel(taskId),
+  modelFor: (task: { id: string; domain: string }) => gatewayModel(task),
   prompt: readFileSync(new URL('./prompt.md', import.meta.url), 'utf8'),
   workspacePrompt: readFileSync(new URL('./workspace-prompt.md', import.meta.url), 'utf8'),
   tools: async (root: string) => [createBashTool({ cwd: root }), createEditorTool({ root })],

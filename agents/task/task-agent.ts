@@ -25,7 +25,7 @@ export type TaskResponse = { id: string; output: string; error?: string };
 export type TaskAgentConfig = {
   model: ModelFn;
   /** The model for one task's calls, naming the task to the gateway (so its cost is counted); default `model`. */
-  modelFor?: (taskId: string) => ModelFn;
+  modelFor?: (task: { id: string; domain: string }) => ModelFn;
   /** The system prompt template (agents/task/prompt.md); may use {{domain}}. */
   prompt: string;
   modelInfo?: Partial<ModelInfo>;
@@ -49,7 +49,9 @@ export function buildTaskUser(request: Pick<TaskRequest, 'domain' | 'input' | 'f
 }
 
 export async function runTask(request: TaskRequest, given: TaskAgentConfig): Promise<TaskResponse> {
-  const config = given.modelFor ? { ...given, model: given.modelFor(request.id) } : given;
+  const config = given.modelFor
+    ? { ...given, model: given.modelFor({ id: request.id, domain: request.domain }) }
+    : given;
   if (request.workspace) {
     const { workspace } = request;
     if (!config.workspacePrompt || !config.tools) {

@@ -359,7 +359,7 @@ async function evaluateTask(
           ? await grade(domain, task, reply.output)
           : await gradeWorkspace(domain, task, returnedWorkspace(reply.workspace), target.grading)));
   // What the TaskAgent's calls naming this task cost (the gateway ledgered them before answering them).
-  const costUsd = target.archive.taskSpend(target.variantId, task.id).costUsd;
+  const costUsd = target.archive.taskSpend(target.variantId, { domain: domain.name, id: task.id }).costUsd;
   const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd };
   if (target.cacheable && reply.error === null)
     target.cache.put(key, reply.workspace === undefined ? result : { ...result, workspace: reply.workspace });
