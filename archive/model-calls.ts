@@ -71,6 +71,12 @@ export interface CallTotals {
   costUsd: number;
 }
 
+/** What one task's model calls came to: calls, spend and tokens. */
+export interface TaskSpend extends CallTotals {
+  inputTokens: number;
+  outputTokens: number;
+}
+
 /** Cumulative spend after each model call, in time order. */
 export interface SpendPoint {
   ts: string;
@@ -159,14 +165,20 @@ export function modelCallQueries(db: Db, decode: Decode) {
      * What one variant's TaskAgent calls for one task cost (every attempt's, failed ones included): the
      * calls the TaskAgent named the task in. Calls naming no task, or another, are not counted.
      */
-    taskSpend(variantId: number, task: { domain: string; id: string }): CallTotals {
+    taskSpend(variantId: number, task: { domain: string; id: string }): TaskSpend {
       const row = db
         .prepare(
-          `SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls
+          `SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input,
+             COALESCE(SUM(output_tokens), 0) AS output FROM llm_calls
            WHERE variant_id = ? AND task_domain = ? AND task_id = ? AND role = 'task'`,
         )
-        .get(variantId, task.domain, task.id) as { calls: number; cost: number };
-      return { calls: row.calls, costUsd: row.cost };
+        .get(variantId, task.domain, task.id) as {
+        calls: number;
+        cost: number;
+        input: number;
+        output: number;
+      };
+      return { calls: row.calls, costUsd: row.cost, inputTokens: row.input, outputTokens: row.output };
     },
     /** When the newest model call was made (ISO time), null before the first. */
     lastCallAt(): string | null {

@@ -61,6 +61,15 @@ describe('task results on the simulated model with a nominal price', () => {
     const stored = results.reduce((sum, r) => sum + r.cost_usd, 0);
     const spent = taskCalls().reduce((sum, c) => sum + c.cost_usd, 0);
     expect(stored).toBeCloseTo(spent, 10);
+    const tokens = (sql: string) => Object.values(db.prepare(sql).get() as Record<string, number>);
+    expect(
+      tokens('SELECT SUM(input_tokens), SUM(output_tokens) FROM task_results WHERE variant_id = 0'),
+    ).toEqual(
+      tokens(
+        "SELECT SUM(input_tokens), SUM(output_tokens) FROM llm_calls WHERE variant_id = 0 AND role = 'task'",
+      ),
+    );
+    expect(tokens('SELECT MIN(input_tokens) FROM task_results WHERE variant_id = 0')[0]).toBeGreaterThan(0);
   });
 
   it('gives each of two tasks that ran at once in one worker the cost of its own calls', () => {

@@ -143,10 +143,13 @@ describe('evaluateStage', () => {
     expect(costs(0).get('train/train-1')?.[0]).toBeCloseTo(0.03, 10);
     expect(costs(0).get('val/val-1')).toEqual([0.05, false]);
     expect(costs(0).get('train/train-2')).toEqual([0, false]);
+    const trainOne = archive.listTaskResults(0).find((r) => r.taskId === 'train-1');
+    expect([trainOne?.inputTokens, trainOne?.outputTokens]).toEqual([20, 10]);
     archive.insertVariant({ id: 1, parentId: 0, step: 'full' });
     await evaluateStage(target({ cacheable: true, variantId: 1 }), domainTasks(), 'full', false);
     expect([...costs(1).values()]).toHaveLength(10);
     for (const [cost, reused] of costs(1).values()) expect([cost, reused]).toEqual([0, true]);
+    for (const r of archive.listTaskResults(1)) expect([r.inputTokens, r.outputTokens]).toEqual([0, 0]);
   });
 
   it('a task that failed for the infrastructure is no result: never a stored 0, and the stage is left for resume', async () => {
