@@ -140,4 +140,17 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE task_results ADD COLUMN log TEXT;
     `,
   },
+  {
+    // The task a model call was made for, as the TaskAgent named it (the request line's domain and id); null
+    // when it named none. A task result's cost and tokens are the sums of its variant's TaskAgent calls for
+    // its task (null tokens: a result stored before they were counted).
+    name: '009-task-costs',
+    sql: `
+      ALTER TABLE task_results ADD COLUMN input_tokens INTEGER;
+      ALTER TABLE task_results ADD COLUMN output_tokens INTEGER;
+      ALTER TABLE llm_calls ADD COLUMN task_domain TEXT;
+      ALTER TABLE llm_calls ADD COLUMN task_id TEXT;
+      CREATE INDEX llm_calls_task ON llm_calls (variant_id, task_domain, task_id);
+    `,
+  },
 ];

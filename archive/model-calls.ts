@@ -21,6 +21,8 @@ export interface LlmCallInput {
   replayed?: boolean | undefined;
   /** What was changed in the request to fit the model. */
   adapted?: string[] | undefined;
+  /** The task the call was made for (its domain and id), as the caller named it (unchecked); absent when it named none. */
+  task?: { domain: string; id: string } | undefined;
 }
 
 /** One model call in the ledger (`llm_calls`), as readers show it. */
@@ -40,6 +42,8 @@ export const LlmCallRow = z
     latency_ms: z.number(),
     status: z.string(),
     error: z.string().nullable(),
+    task_domain: z.string().nullable().optional(),
+    task_id: z.string().nullable().optional(),
   })
   .transform((r) => ({
     id: r.id,
@@ -56,6 +60,8 @@ export const LlmCallRow = z
     latencyMs: r.latency_ms,
     status: r.status,
     error: r.error,
+    taskDomain: r.task_domain ?? null,
+    taskId: r.task_id ?? null,
   }));
 export type LlmCallRow = z.output<typeof LlmCallRow>;
 
@@ -63,6 +69,12 @@ export type LlmCallRow = z.output<typeof LlmCallRow>;
 export interface CallTotals {
   calls: number;
   costUsd: number;
+}
+
+/** What one task's model calls came to: calls, spend and tokens. */
+export interface TaskSpend extends CallTotals {
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /** Cumulative spend after each model call, in time order. */
@@ -149,6 +161,25 @@ export function modelCallQueries(db: Db, decode: Decode) {
         return { generation: r.variant_id, calls: r.calls, costUsd: r.cost, cumulativeUsd: total };
       });
     },
+    /**
+     * What one variant's TaskAgent calls for one task cost (every attempt's, failed ones included): the
+     * calls the TaskAgent named the task in. Calls naming no task, or another, are not counted.
+     */
+    taskSpend(variantId: number, task: { domain: string; id: string }): TaskSpend {
+      const row = db
+        .prepare(
+          `SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input,
+             COALESCE(SUM(output_tokens), 0) AS output FROM llm_calls
+           WHERE variant_id = ? AND task_domain = ? AND task_id = ? AND role = 'task'`,
+        )
+        .get(variantId, task.domain, task.id) as {
+        calls: number;
+        cost: number;
+        input: number;
+        output: number;
+      };
+      return { calls: row.calls, costUsd: row.cost, inputTokens: row.input, outputTokens: row.output };
+    },
     /** When the newest model call was made (ISO time), null before the first. */
     lastCallAt(): string | null {
       const row = db.prepare('SELECT MAX(ts) AS ts FROM llm_calls').get() as { ts: string | null };
@@ -175,8 +206,8 @@ export function modelCallWrites(db: Db, redact: Redactor) {
   const insert =
     db.prepare(`INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
            cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error, attempts, retried, replayed,
-           adapted)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+           adapted, task_domain, task_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return {
     insertLlmCall(c: LlmCallInput): void {
       insert.run(
@@ -197,6 +228,8 @@ export function modelCallWrites(db: Db, redact: Redactor) {
         c.retried === undefined || c.retried.length === 0 ? null : redact(JSON.stringify(c.retried)),
         c.replayed ? 1 : 0,
         c.adapted === undefined || c.adapted.length === 0 ? null : JSON.stringify(c.adapted),
+        c.task?.domain ?? null,
+        c.task?.id ?? null,
       );
     },
   };

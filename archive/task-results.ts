@@ -21,6 +21,9 @@ export interface TaskOutcomeRecord {
 }
 
 export interface TaskResultInput extends TaskOutcomeRecord {
+  /** Tokens of the model calls for the task (see `costUsd`); 0 when reused; unknown (null) when not given. */
+  inputTokens?: number | null | undefined;
+  outputTokens?: number | null | undefined;
   variantId: number;
   domain: string;
   split: string;
@@ -46,6 +49,8 @@ export const TaskResultRow = z
     log: z.string().nullable().optional(),
     latency_ms: z.number().nullable(),
     cost_usd: z.number(),
+    input_tokens: z.number().nullable().optional(),
+    output_tokens: z.number().nullable().optional(),
     reused: flagColumn,
     code_hash: z.string(),
     task_model: z.string(),
@@ -65,6 +70,9 @@ export const TaskResultRow = z
     log: r.log ?? null,
     latencyMs: r.latency_ms,
     costUsd: r.cost_usd,
+    /** Null for a result stored before tokens were counted. */
+    inputTokens: r.input_tokens ?? null,
+    outputTokens: r.output_tokens ?? null,
     reused: r.reused,
     codeHash: r.code_hash,
     taskModel: r.task_model,
@@ -106,9 +114,9 @@ export function taskResultWrites(db: Db, redact: Redactor) {
   const insert = db.prepare(`
     INSERT OR REPLACE INTO task_results
       (variant_id, domain, split, task_id, outcome, prediction, raw_output, score, error, latency_ms,
-       cost_usd, reused, code_hash, task_model, created_at, detail, log)
+       cost_usd, reused, code_hash, task_model, created_at, detail, log, input_tokens, output_tokens)
     VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
-       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail, @log)`);
+       @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail, @log, @inputTokens, @outputTokens)`);
   return {
     putTaskResults: db.transaction((rows: TaskResultInput[]) => {
       for (const r of rows) {
@@ -119,6 +127,8 @@ export function taskResultWrites(db: Db, redact: Redactor) {
           error: redactOrNull(r.error),
           detail: redactOrNull(r.detail),
           log: redactOrNull(r.log),
+          inputTokens: r.inputTokens ?? null,
+          outputTokens: r.outputTokens ?? null,
           reused: r.reused ? 1 : 0,
           createdAt: now(),
         });

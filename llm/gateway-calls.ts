@@ -2,7 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { adaptRequest } from './adapt.ts';
 import { type createBudget, maxCallCost } from './budget.ts';
 import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts';
-import type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
+import {
+  type GatewayLedgerRow,
+  type GatewayOptions,
+  TASK_DOMAIN_HEADER,
+  TASK_HEADER,
+  TASK_ID_MAX_CHARS,
+  type TokenGrant,
+} from './gateway-types.ts';
 import type { ModelProvider, ProviderResult, RetryTrace } from './provider.ts';
 import {
   type Normalizer,
@@ -78,7 +85,14 @@ export async function handle(state: GatewayState, req: IncomingMessage, res: Ser
     };
     return sendJson(res, 200, models);
   }
-  const row: Row = { ts: new Date().toISOString(), started: Date.now(), grant, model: grant.model };
+  const task = taskOf(req);
+  const row: Row = {
+    ts: new Date().toISOString(),
+    started: Date.now(),
+    grant,
+    model: grant.model,
+    ...(task === undefined ? {} : { task }),
+  };
   const body = await readBody(req);
   if (body.kind === 'aborted') return;
   if (body.kind === 'too_large') {
@@ -320,6 +334,28 @@ interface Row {
   started: number;
   grant: TokenGrant;
   model: string;
+  task?: { domain: string; id: string };
+}
+
+/** The task the caller named (TASK_HEADER and TASK_DOMAIN_HEADER), when it named one in a usable form. */
+function taskOf(req: IncomingMessage): { domain: string; id: string } | undefined {
+  const id = headerText(req, TASK_HEADER);
+  const domain = headerText(req, TASK_DOMAIN_HEADER);
+  return id === undefined || domain === undefined ? undefined : { domain, id };
+}
+
+/** A URI-encoded header value, decoded; undefined when absent, undecodable, too long or holding control characters. */
+function headerText(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  if (typeof value !== 'string' || value === '' || value.length > 3 * TASK_ID_MAX_CHARS) return undefined;
+  let id: string;
+  try {
+    id = decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+  if (id.length > TASK_ID_MAX_CHARS || /[\u0000-\u001f\u007f]/.test(id)) return undefined;
+  return id;
 }
 
 /** A parsed chat request, its size in characters (for the cost estimate) and its ledger row. */
@@ -336,6 +372,7 @@ function ledgerBase(row: Row) {
     variantId: row.grant.variantId,
     role: row.grant.role,
     model: row.model,
+    ...(row.task === undefined ? {} : { task: row.task }),
   };
 }
 

@@ -44,7 +44,18 @@ export interface GatewayLedgerRow extends LedgerRow {
   adapted?: string[];
   /** The errors that were retried, as `type: message`. */
   retried?: string[];
+  /** The task the caller said the call is for (TASK_HEADER and TASK_DOMAIN_HEADER), unchecked; absent when it said none. */
+  task?: { domain: string; id: string };
 }
+
+/**
+ * The headers a TaskAgent names the task of a call in (the request line's id and domain, each URI-encoded), so
+ * that the task's result can say what it cost. Without both, or with a value that does not decode to at most
+ * TASK_ID_MAX_CHARS characters without control characters, the call is recorded without a task.
+ */
+export const TASK_HEADER = 'x-hyperagents-task';
+export const TASK_DOMAIN_HEADER = 'x-hyperagents-task-domain';
+export const TASK_ID_MAX_CHARS = 256;
 
 /** What a token may do: it identifies run, variant and role, and names the default model. */
 export interface TokenGrant {

@@ -23,7 +23,7 @@ function call(
   target: string,
   method: string,
   path: string,
-  opts: { token?: string; body?: string | Buffer } = {},
+  opts: { token?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
 ): Promise<Reply> {
   const where = target.startsWith('unix:')
     ? { socketPath: target.slice('unix:'.length) }
@@ -35,6 +35,7 @@ function call(
         method,
         path,
         headers: {
+          ...opts.headers,
           ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
           ...(opts.body !== undefined
             ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(opts.body) }
@@ -492,6 +493,41 @@ describe('gateway ledger details', () => {
     const note = "maxTokens clamped from 50000 to 32000, sim's output limit";
     expect(ChatResponseSchema.parse(reply.body).adapted).toEqual([note]);
     expect(rows[0]!.adapted).toEqual([note]);
+  });
+
+  it('records the task a TaskAgent names for a call, and records a call naming none or a garbled one without', async () => {
+    const gw = await start();
+    const token = gw.issueToken({ runId: 'r', variantId: 2, role: 'task', model: 'sim' });
+    const model = (domain: string, id: string) =>
+      createGatewayModel({ url: gw.url, token, task: { domain, id } });
+    const ask = { messages: [{ role: 'user' as const, content: 'What is 2+2?' }] };
+    const replies = await Promise.all([
+      model('arithmetic', 'train/7 ü')(ask),
+      model('numbers', 'val-3')(ask),
+    ]);
+    expect(replies.map((r) => r.ok)).toEqual([true, true]);
+    const named = (headers: Record<string, string>) =>
+      call(gw.url, 'POST', '/v1/chat', { token, body: CHAT, headers });
+    await named({});
+    await named({ 'x-hyperagents-task': 'val-3' });
+    await named({ 'x-hyperagents-task': '%E0%A4%A', 'x-hyperagents-task-domain': 'numbers' });
+    await named({ 'x-hyperagents-task': 'x'.repeat(300), 'x-hyperagents-task-domain': 'numbers' });
+    expect(rows.every((r) => r.status === 'ok')).toBe(true);
+    expect(rows.map((r) => r.task)).toEqual([
+      ...(rows[0]!.task?.domain === 'arithmetic'
+        ? [
+            { domain: 'arithmetic', id: 'train/7 ü' },
+            { domain: 'numbers', id: 'val-3' },
+          ]
+        : [
+            { domain: 'numbers', id: 'val-3' },
+            { domain: 'arithmetic', id: 'train/7 ü' },
+          ]),
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
 

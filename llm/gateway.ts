@@ -10,6 +10,7 @@ import { clearStaleSocket, closeServer, listen, usableSocketPath } from './unix-
 
 export type { BudgetStop } from './budget.ts';
 export type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
+export { TASK_HEADER } from './gateway-types.ts';
 
 /**
  * How long the gateway keeps an idle connection open: longer than agents' HTTP clients keep one (Node's

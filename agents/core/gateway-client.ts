@@ -16,7 +16,17 @@ import {
  * Client for the harness's LLM gateway. `url` is `unix:/abs/path/gateway.sock` or
  * `http://127.0.0.1:PORT`. HTTP and network failures come back as typed errors, never as exceptions.
  */
-export type GatewayConfig = { url: string; token: string; timeoutMs?: number };
+export type GatewayConfig = {
+  url: string;
+  token: string;
+  timeoutMs?: number;
+  /** The task the calls are for (the request line's id and domain): the harness counts their cost in its result. */
+  task?: { id: string; domain: string };
+};
+
+/** The gateway's headers naming a call's task (contracts: "Wire protocol of the LLM gateway"). */
+const TASK_HEADER = 'x-hyperagents-task';
+const TASK_DOMAIN_HEADER = 'x-hyperagents-task-domain';
 
 const DEFAULT_TIMEOUT_MS = 15 * 60_000;
 
@@ -94,6 +104,12 @@ function send(
         timeout: timeoutMs,
         headers: {
           authorization: `Bearer ${config.token}`,
+          ...(config.task === undefined
+            ? {}
+            : {
+                [TASK_HEADER]: encodeURIComponent(config.task.id),
+                [TASK_DOMAIN_HEADER]: encodeURIComponent(config.task.domain),
+              }),
           ...(payload === undefined
             ? {}
             : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),

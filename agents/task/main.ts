@@ -20,9 +20,10 @@ if (process.argv.includes('--check')) process.exit(0);
 
 const log = (message: string) => process.stderr.write(`[task-agent] ${message}\n`);
 
-function gatewayModel(): ModelFn {
+/** The gateway's model, its calls naming `task` when given (so the harness counts them in that task's cost). */
+function gatewayModel(task?: { id: string; domain: string }): ModelFn {
   try {
-    return createGatewayModel(gatewayFromEnv());
+    return createGatewayModel({ ...gatewayFromEnv(), ...(task === undefined ? {} : { task }) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log(message);
@@ -46,6 +47,7 @@ function toolProtocol(): Promise<ToolProtocol> {
 
 const config = {
   model: gatewayModel(),
+  modelFor: (task: { id: string; domain: string }) => gatewayModel(task),
   prompt: readFileSync(new URL('./prompt.md', import.meta.url), 'utf8'),
   workspacePrompt: readFileSync(new URL('./workspace-prompt.md', import.meta.url), 'utf8'),
   tools: async (root: string) => [createBashTool({ cwd: root }), createEditorTool({ root })],

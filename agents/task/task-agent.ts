@@ -24,6 +24,8 @@ export type TaskResponse = { id: string; output: string; error?: string };
 
 export type TaskAgentConfig = {
   model: ModelFn;
+  /** The model for one task's calls, naming the task to the gateway (so its cost is counted); default `model`. */
+  modelFor?: (task: { id: string; domain: string }) => ModelFn;
   /** The system prompt template (agents/task/prompt.md); may use {{domain}}. */
   prompt: string;
   modelInfo?: Partial<ModelInfo>;
@@ -46,7 +48,10 @@ export function buildTaskUser(request: Pick<TaskRequest, 'domain' | 'input' | 'f
   return `Domain: ${request.domain}\n\nTask input:\n\`\`\`json\n${input}\n\`\`\`${hint}`;
 }
 
-export async function runTask(request: TaskRequest, config: TaskAgentConfig): Promise<TaskResponse> {
+export async function runTask(request: TaskRequest, given: TaskAgentConfig): Promise<TaskResponse> {
+  const config = given.modelFor
+    ? { ...given, model: given.modelFor({ id: request.id, domain: request.domain }) }
+    : given;
   if (request.workspace) {
     const { workspace } = request;
     if (!config.workspacePrompt || !config.tools) {

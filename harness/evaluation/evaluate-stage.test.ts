@@ -130,6 +130,38 @@ describe('evaluateStage', () => {
     ]);
   });
 
+  it("costs each task what the TaskAgent's calls naming it cost; a reused result costs nothing", async () => {
+    const spent = (variantId: number, role: string, costUsd: number, task?: { domain: string; id: string }) =>
+      archive.insertLlmCall({
+        ts: new Date().toISOString(),
+        ...{ variantId, role, model: 'sim', costUsd, latencyMs: 1, status: 'ok', task },
+        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      });
+    spent(0, 'task', 0.01, { domain: 'double', id: 'train-1' });
+    spent(0, 'task', 0.02, { domain: 'double', id: 'train-1' });
+    spent(0, 'task', 0.05, { domain: 'double', id: 'val-1' });
+    // Not this task's: another domain's task of the same id, the MetaAgent, another variant, no task named.
+    spent(0, 'task', 1, { domain: 'other', id: 'train-1' });
+    spent(0, 'meta', 2, { domain: 'double', id: 'train-1' });
+    spent(1, 'task', 4, { domain: 'double', id: 'train-1' });
+    spent(0, 'task', 8);
+    const costs = (variantId: number) =>
+      new Map(
+        archive.listTaskResults(variantId).map((r) => [`${r.split}/${r.taskId}`, [r.costUsd, r.reused]]),
+      );
+    await evaluateStage(target({ cacheable: true }), domainTasks(), 'full', false);
+    expect(costs(0).get('train/train-1')?.[0]).toBeCloseTo(0.03, 10);
+    expect(costs(0).get('val/val-1')).toEqual([0.05, false]);
+    expect(costs(0).get('train/train-2')).toEqual([0, false]);
+    const trainOne = archive.listTaskResults(0).find((r) => r.taskId === 'train-1');
+    expect([trainOne?.inputTokens, trainOne?.outputTokens]).toEqual([20, 10]);
+    archive.insertVariant({ id: 1, parentId: 0, step: 'full' });
+    await evaluateStage(target({ cacheable: true, variantId: 1 }), domainTasks(), 'full', false);
+    expect([...costs(1).values()]).toHaveLength(10);
+    for (const [cost, reused] of costs(1).values()) expect([cost, reused]).toEqual([0, true]);
+    for (const r of archive.listTaskResults(1)) expect([r.inputTokens, r.outputTokens]).toEqual([0, 0]);
+  });
+
   it('a task that failed for the infrastructure is no result: never a stored 0, and the stage is left for resume', async () => {
     const outcome = await evaluateStage(
       target({ pool: machineFailing(['val-1']) }),

@@ -333,7 +333,11 @@ async function evaluateTask(
       task.workspace === undefined
         ? await grade(domain, task, cached.rawOutput)
         : await gradeWorkspace(domain, task, cachedWorkspace(kept), target.grading);
-    return { kind: 'result', result: { ...base, ...record, ...graded, reused: true } };
+    // No model was called for it: it cost nothing now (the cache keeps what the first answer cost).
+    return {
+      kind: 'result',
+      result: { ...base, ...record, ...graded, costUsd: 0, inputTokens: 0, outputTokens: 0, reused: true },
+    };
   }
 
   const reply = await target.pool.run({
@@ -376,10 +380,13 @@ async function evaluateTask(
         (task.workspace === undefined
           ? await grade(domain, task, reply.output)
           : await gradeWorkspace(domain, task, returnedWorkspace(reply.workspace), target.grading)));
-  const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: 0 };
+  // What the TaskAgent's calls naming this task cost (the gateway ledgered them before answering them).
+  const spent = target.archive.taskSpend(target.variantId, { domain: domain.name, id: task.id });
+  const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: spent.costUsd };
   if (target.cacheable && reply.error === null)
     target.cache.put(key, reply.workspace === undefined ? result : { ...result, workspace: reply.workspace });
-  return { kind: 'result', result: { ...base, ...result, reused: false } };
+  const tokens = { inputTokens: spent.inputTokens, outputTokens: spent.outputTokens };
+  return { kind: 'result', result: { ...base, ...result, ...tokens, reused: false } };
 }
 
 /** The workspace a reply brought back; none is the pool's failure to collect it, a refusal with the reason. */
