@@ -314,6 +314,25 @@ describe('the evidence behind a verdict, on a run of the sim', () => {
     expect(res.text.startsWith('[redacted]\n')).toBe(true);
   });
 
+  it("lists a variant's files at its commit and shows one, by a path from that list only", async () => {
+    const list = await get('/api/runs/ev/variants/1/files');
+    expect(list.status).toBe(200);
+    const files = JSON.parse(list.body).files as { path: string; bytes: number }[];
+    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['agents/task/helper.ts']));
+    const file = JSON.parse((await get('/api/runs/ev/variants/1/file?path=agents%2Ftask%2Fhelper.ts')).body);
+    expect(file.text).toContain("export const n5: number = '5';");
+    expect(file.bytes).toBe(files.find((f) => f.path === 'agents/task/helper.ts')!.bytes);
+    for (const bad of ['..%2F..%2F..%2Fsecret.txt', '%2Fetc%2Fpasswd', 'agents', 'agents%2Ftask%2F', '']) {
+      const res = await get(`/api/runs/ev/variants/1/file?path=${bad}`);
+      expect(res.status).toBe(404);
+      expect(res.body).not.toContain('root:');
+      expect(JSON.parse(res.body).error).toBe('the variant has no such file at its commit');
+    }
+    expect(JSON.parse((await get('/api/runs/ev/variants/2/files')).body).error).toBe(
+      'variant 2 has no commit: its code was never recorded',
+    );
+  });
+
   it('names the logs there are when asked for another', async () => {
     const res = await log(1, 'secrets.log');
     expect(res.status).toBe(404);

@@ -7,6 +7,7 @@ import { runFigures } from '../archive/experiment-summary.ts';
 import type { Redactor } from '../archive/redact.ts';
 import { VARIANT_LOGS } from '../archive/run-folder.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
+import { variantFile, variantFiles } from '../archive/variant-files.ts';
 import { isVariantLog, readVariantLog } from '../archive/variant-logs.ts';
 import { contentType, isAsset, readAsset } from './assets.ts';
 import {
@@ -159,6 +160,34 @@ function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined
       return c.body(log.text, 200, { 'Content-Type': 'text/plain; charset=utf-8' });
     }
     return c.json(log);
+  });
+
+  // A variant's code at its commit: its files, and one file named by its path in that list (never opened as
+  // a path), size-capped, redacted like other agent text.
+  const commitOf = (c: Context): { dir: string; commit: string } | Response => {
+    const opened = openRunById(runsDir, c.req.param('run') ?? '');
+    if (!opened.ok) return unknownRun(c, opened);
+    const id = c.req.param('id') ?? '';
+    const variant = withReader(opened, (r) => (VARIANT_ID.test(id) ? r.variant(Number(id)) : null));
+    if (variant === null) return unknownVariant(c, opened.id);
+    if (variant.commit === null)
+      return c.json({ error: `variant ${id} has no commit: its code was never recorded` }, 404);
+    return { dir: opened.dir, commit: variant.commit };
+  };
+  app.get('/api/runs/:run/variants/:id/files', async (c) => {
+    const at = commitOf(c);
+    if (at instanceof Response) return at;
+    const list = await variantFiles(at.dir, at.commit);
+    return list.ok
+      ? c.json({ commit: at.commit, files: list.files, cut: list.cut })
+      : c.json({ error: list.reason }, 500);
+  });
+  app.get('/api/runs/:run/variants/:id/file', async (c) => {
+    const at = commitOf(c);
+    if (at instanceof Response) return at;
+    const file = await variantFile(at.dir, at.commit, c.req.query('path') ?? '');
+    if (!file.ok) return c.json({ error: file.reason }, file.missing ? 404 : 500);
+    return c.json({ ...file, text: file.text === null ? null : redact(file.text) });
   });
 
   app.get('/api/runs/:run/diff/:from/:to', async (c) => {
