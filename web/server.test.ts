@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive/archive.ts';
 import { archiveFile } from '../archive/run-folder.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
+import { variantFile } from '../archive/variant-files.ts';
 import { LOG_CAP_BYTES } from '../archive/variant-logs.ts';
 import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';
@@ -331,6 +332,12 @@ describe('the evidence behind a verdict, on a run of the sim', () => {
     expect(JSON.parse((await get('/api/runs/ev/variants/2/files')).body).error).toBe(
       'variant 2 has no commit: its code was never recorded',
     );
+  });
+
+  it('names a file over the cap with its size instead of showing it', async () => {
+    const commit = JSON.parse((await get('/api/runs/ev/variants/1/files')).body).commit;
+    const file = await variantFile(path.join(runs, 'ev'), commit, 'agents/task/helper.ts', 100);
+    expect(file).toMatchObject({ ok: true, text: null, note: expect.stringMatching(/too large to show/) });
   });
 
   it('names the logs there are when asked for another', async () => {
