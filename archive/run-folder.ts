@@ -24,6 +24,13 @@ export const variantLogDir = (runDir: string, id: number): string =>
 export const META_TRANSCRIPT = 'meta-transcript.json';
 /** The TaskAgent processes' log in a variant's log folder. */
 export const TASK_AGENT_LOG = 'task-agent.log';
+/** The MetaAgent process's output (every step it took), in a variant's log folder. */
+export const META_AGENT_LOG = 'meta-agent.log';
+/** The gate's output (the whole typecheck, the entry points' `--check`), in a variant's log folder. */
+export const GATE_LOG = 'gate.log';
+/** Every log a variant's folder can hold, in the order a reader goes through them. */
+export const VARIANT_LOGS = [META_AGENT_LOG, GATE_LOG, TASK_AGENT_LOG] as const;
+export type VariantLogName = (typeof VARIANT_LOGS)[number];
 /** The git worktrees checked out while the run goes (variants, parent choices, evaluations). */
 export const worktreesDir = (runDir: string): string => path.join(runDir, 'worktrees');
 /** The evals folders shown to MetaAgents. */

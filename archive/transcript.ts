@@ -21,8 +21,13 @@ const Transcript = z.object({
 
 export interface MetaTranscript {
   status: string;
-  /** The MetaAgent's own account of its change: its last message. */
+  /**
+   * The MetaAgent's own account of its change: its final reply, when it finished (`done`). A MetaAgent
+   * stopped at a limit or by an error wrote no account: its last message is only where it stopped.
+   */
   summary: string | null;
+  /** Its last message with text, whatever it was. */
+  lastMessage: string | null;
   toolCalls: number | null;
   costUsd: number | null;
   messages: TranscriptMessage[];
@@ -47,7 +52,8 @@ export function readMetaTranscript(runDir: string, variantId: number): MetaTrans
   const lastAssistant = t.messages.filter((m) => m.role === 'assistant' && m.content.trim() !== '').at(-1);
   return {
     status: t.status,
-    summary: t.finalText ?? lastAssistant?.content ?? null,
+    summary: t.status === 'done' ? (t.finalText ?? lastAssistant?.content ?? null) : null,
+    lastMessage: lastAssistant?.content ?? null,
     toolCalls: t.toolCalls ?? null,
     costUsd: t.costUsd ?? null,
     messages: t.messages,

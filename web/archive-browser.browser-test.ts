@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -197,6 +197,31 @@ describe('the archive browser in headless Chromium', () => {
     await page.waitForSelector('body[data-rendered="variant"]');
     expect(await page.locator('h1').textContent()).toContain('Variant 1');
     await page.close();
+  });
+
+  it("shows the evidence: the generation, the logs, a parse failure's raw output, a log without a transcript", async () => {
+    const page = await open(`${server.url}/runs/sim1/variants/1`);
+    expect(await page.locator('.facts').first().textContent()).toMatch(/^generation 1 · score/);
+    expect(await page.locator('#meta-ended').textContent()).toMatch(/^It finished: \d+ tool call/);
+    await page.click('#log-meta summary');
+    await page.waitForSelector('#log-meta pre');
+    expect(await page.locator('#log-meta pre').textContent()).toContain('[meta-agent] assistant:');
+
+    const { tasks } = (await (await fetch(`${server.url}/api/runs/sim1/variants/0`)).json()) as {
+      tasks: { outcome: string }[];
+    };
+    const page0 = await open(`${server.url}/runs/sim1/variants/0`);
+    expect(await page0.locator('#tasks .raw-output').count()).toBe(
+      tasks.filter((t) => t.outcome === 'parse_failure').length,
+    );
+
+    rmSync(path.join(runs, 'allfailed', 'logs', 'variant-1', 'meta-transcript.json'));
+    const page1 = await open(`${server.url}/runs/allfailed/variants/1`);
+    await page1.waitForSelector('#transcript pre');
+    expect(await page1.locator('#transcript').textContent()).toContain(
+      '[meta-agent] assistant: I changed nothing.',
+    );
+    await shot(page1, 'variant-log-without-transcript');
   });
 
   it('shows a variant: diff against its parent and any other, tasks, transcript as text, model calls', async () => {

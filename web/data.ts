@@ -12,7 +12,15 @@ import {
   type RunView,
   type VariantView,
 } from '../archive/read.ts';
-import { archiveFile, listRunIds, runById, runLockHolder } from '../archive/run-folder.ts';
+import { createRedactor, type Redactor, secretValues } from '../archive/redact.ts';
+import {
+  archiveFile,
+  listRunIds,
+  META_AGENT_LOG,
+  runById,
+  runLockHolder,
+  type VariantLogName,
+} from '../archive/run-folder.ts';
 import {
   bestSoFar,
   bootstrapMedianCI,
@@ -22,6 +30,8 @@ import {
   type RankTest,
 } from '../archive/stats.ts';
 import { type MetaTranscript, readMetaTranscript } from '../archive/transcript.ts';
+import { listVariantLogs, readVariantLog } from '../archive/variant-logs.ts';
+import { type MetaAccount, metaAccount } from './evidence.ts';
 import { HEALTH_EVENTS, type RunHealth, runHealth } from './health.ts';
 
 /** A task's input and expected answer, from its domain; null when the domain cannot say. */
@@ -64,7 +74,17 @@ export interface VariantPage {
   tasks: TaskRow[];
   llmCalls: ReturnType<ArchiveReader['llmCalls']>;
   transcript: MetaTranscript | null;
+  /** What its MetaAgent did (null for the initial agent). */
+  metaAgent: MetaAccount | null;
+  /** The logs in its folder, each served by name (see readVariantLog). */
+  logs: { name: VariantLogName; bytes: number }[];
 }
+
+/**
+ * What agent text the pages show is redacted with: key shapes, and the secret values of the server's own
+ * environment (the run's were redacted when it wrote its logs).
+ */
+export const serverRedactor = (): Redactor => createRedactor(secretValues(process.env));
 
 export type Opened =
   | { ok: true; id: string; dir: string; reader: ArchiveReader }
@@ -159,11 +179,14 @@ export async function variantPage(
   runDir: string,
   id: number,
   tasks?: TaskSource,
+  redact: Redactor = serverRedactor(),
 ): Promise<VariantPage | null> {
   const variant = reader.variant(id);
   if (variant === null) return null;
   const variants = reader.variants();
   const results = reader.taskResults(id);
+  const llmCalls = reader.llmCalls(id);
+  const transcript = readMetaTranscript(runDir, id);
   const sources = new Map<string, ReadonlyMap<string, { input: unknown; answer: unknown }> | null>();
   if (tasks !== undefined) {
     for (const key of new Set(results.map((t) => `${t.domain}\u0000${t.split}`))) {
@@ -185,8 +208,15 @@ export async function variantPage(
         expected: task !== undefined && ANSWER_SPLITS.has(t.split) ? task.answer : null,
       };
     }),
-    llmCalls: reader.llmCalls(id),
-    transcript: readMetaTranscript(runDir, id),
+    llmCalls,
+    transcript,
+    metaAgent: metaAccount(
+      variant,
+      transcript,
+      transcript === null ? (readVariantLog(runDir, id, META_AGENT_LOG, redact)?.text ?? null) : null,
+      llmCalls.filter((c) => c.role === 'meta').length,
+    ),
+    logs: listVariantLogs(runDir, id),
   };
 }
 

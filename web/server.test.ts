@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive/archive.ts';
 import { archiveFile } from '../archive/run-folder.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
+import { variantFile } from '../archive/variant-files.ts';
+import { LOG_CAP_BYTES } from '../archive/variant-logs.ts';
+import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';
 
 let server: RunningServer;
@@ -68,6 +71,9 @@ beforeAll(async () => {
   server = await startServer({ runsDir: runs });
 });
 
+/** A key the redactor knows by its shape. */
+const KEY = `sk-ant-${'x'.repeat(30)}`;
+
 afterAll(() => server.close());
 
 describe('hyperagents serve over real HTTP', () => {
@@ -103,6 +109,15 @@ describe('hyperagents serve over real HTTP', () => {
     '/api/compare?runs=..%2Foutside',
     '/api/runs/linked/mark',
     '/api/runs/linked/update?after=0',
+    '/api/runs/linked/variants/1/logs/gate.log',
+    '/api/runs/good/variants/1/logs/..%2F..%2F..%2F..%2Fsecret.txt',
+    '/api/runs/good/variants/1/logs/..%2Fvariant-1%2Fmeta-transcript.json',
+    '/api/runs/good/variants/1/logs/meta-transcript.json',
+    '/api/runs/good/variants/1/logs/%2e%2e',
+    '/api/runs/good/variants/1/logs/../../../../secret.txt',
+    '/api/runs/good/variants/..%2F1/logs/gate.log',
+    '/api/runs/good/variants/1/logs/%2Fetc%2Fpasswd',
+    '/api/runs/good/variants/99/logs/gate.log',
   ])('%s reads nothing outside the runs folder', async (raw) => {
     const res = await get(raw);
     expect(res.status).toBe(404);
@@ -157,5 +172,179 @@ describe('hyperagents serve over real HTTP', () => {
     const res = await get('/api/runs/nosuch');
     expect(res.status).toBe(404);
     expect(JSON.parse(res.body)).toMatchObject({ known: ['good'] });
+  });
+});
+
+/** The sim, driven by a script: a MetaAgent whose change does not typecheck, then one that times out. */
+const SCRIPT = {
+  meta: [
+    [
+      {
+        content: 'Editing.',
+        toolCalls: [
+          {
+            name: 'editor',
+            input: {
+              command: 'create',
+              path: 'agents/task/helper.ts',
+              file_text: [1, 2, 3, 4, 5].map((n) => `export const n${n}: number = '${n}';\n`).join(''),
+            },
+          },
+        ],
+      },
+      'Added a helper.',
+    ],
+    [{ content: 'Waiting.', toolCalls: [{ name: 'bash', input: { command: 'sleep 100' } }] }, 'Never said.'],
+  ],
+};
+
+describe('the evidence behind a verdict, on a run of the sim', () => {
+  const logs = (id: number) => path.join(runs, 'ev', 'logs', `variant-${id}`);
+  type Page = {
+    variant: { generation: number; failureReason: string };
+    logs: { name: string; bytes: number }[];
+    transcript: unknown;
+    metaAgent: Record<string, unknown> | null;
+    tasks: { outcome: string; rawOutput: string | null }[];
+  };
+  const page = async (id: number): Promise<Page> =>
+    JSON.parse((await get(`/api/runs/ev/variants/${id}`)).body);
+  const log = async (id: number, name: string) => get(`/api/runs/ev/variants/${id}/logs/${name}`);
+
+  beforeAll(async () => {
+    const script = path.join(root, 'script.json');
+    writeFileSync(script, JSON.stringify(SCRIPT));
+    const run = await runCli('generate-loop', [
+      ...['--domains', 'arithmetic', '--model', 'sim', '--sim-script', script, '--generations', '2'],
+      ...['--meta-timeout', '15', '--eval-samples', '6', '--out', runs, '--run-id', 'ev', '--quiet'],
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+  }, 180_000);
+
+  it("serves the gate's log, where the whole typecheck output is, beyond the failure's three errors", async () => {
+    const v = await page(1);
+    expect(v.variant.generation).toBe(1);
+    expect(v.variant.failureReason).toMatch(/^typecheck failed: .*; and 2 more$/);
+    expect(v.logs.map((l) => l.name)).toEqual(['meta-agent.log', 'gate.log']);
+    const gate = await log(1, 'gate.log');
+    expect(gate.status).toBe(200);
+    const body = JSON.parse(gate.body);
+    for (const n of [1, 2, 3, 4, 5]) expect(body.text).toContain(`helper.ts(${n},14): error TS2322`);
+    expect(body.cut).toBe(false);
+    const text = await get('/api/runs/ev/variants/1/logs/gate.log?format=text');
+    expect(text.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(text.body).toBe(body.text);
+  });
+
+  it('tells how a timed-out MetaAgent ended and what it did, from its log, when it left no transcript', async () => {
+    const v = await page(2);
+    expect(v.transcript).toBeNull();
+    expect(v.metaAgent).toMatchObject({
+      ended: 'timed out after 15 s',
+      finished: false,
+      toolCalls: 1,
+      toolCallsFrom: 'log',
+      summary: null,
+      changedFiles: [],
+    });
+    expect(v.metaAgent!.modelCalls).toBeGreaterThan(0);
+    const meta = JSON.parse((await log(2, 'meta-agent.log')).body);
+    expect(meta.text).toContain('assistant: Waiting. [calls bash]');
+  });
+
+  it("gives an aborted MetaAgent's account, not its last message as a summary", async () => {
+    const file = path.join(logs(1), 'meta-transcript.json');
+    const transcript = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...transcript,
+        status: 'max_turns',
+        finalText: 'Halfway through.',
+        messages: [...transcript.messages, { role: 'assistant', content: 'Halfway through.' }],
+      }),
+    );
+    const v = await page(1);
+    expect(v.metaAgent).toMatchObject({
+      ended: 'stopped at its turn limit',
+      finished: false,
+      summary: null,
+      lastMessage: 'Halfway through.',
+      changedFiles: ['agents/task/helper.ts'],
+      toolCallsFrom: 'transcript',
+    });
+    expect(v.metaAgent!.toolCalls).toBe(1);
+  });
+
+  it("keeps a parse failure's raw output for the task list", async () => {
+    const failed = (await page(0)).tasks.filter((t) => t.outcome === 'parse_failure');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const t of failed) expect(t.rawOutput).toMatch(/\S/);
+  });
+
+  it('never follows a log that is a link, nor a log folder that is one', async () => {
+    rmSync(path.join(logs(0), 'task-agent.log'));
+    symlinkSync('/etc/passwd', path.join(logs(0), 'task-agent.log'));
+    expect((await page(0)).logs).toEqual([]);
+    const res = await log(0, 'task-agent.log');
+    expect(res.status).toBe(404);
+    expect(res.body).not.toContain('root:');
+    expect((await get('/api/runs/ev/variants/0/logs/task-agent.log?format=text')).body).not.toContain(
+      'root:',
+    );
+
+    const elsewhere = mkdtempSync(path.join(root, 'elsewhere-'));
+    writeFileSync(path.join(elsewhere, 'gate.log'), 'secret-text');
+    rmSync(logs(2), { recursive: true });
+    symlinkSync(elsewhere, logs(2));
+    expect((await page(2)).logs).toEqual([]);
+    const linked = await log(2, 'gate.log');
+    expect(linked.status).toBe(404);
+    expect(linked.body).not.toContain('secret-text');
+  });
+
+  it('cuts a huge log with a note and redacts the keys in it', async () => {
+    const huge = `${KEY}\n${'a line of a very long log\n'.repeat(200_000)}`;
+    writeFileSync(path.join(logs(1), 'meta-agent.log'), huge);
+    expect((await page(1)).logs[0]).toEqual({ name: 'meta-agent.log', bytes: huge.length });
+    const res = JSON.parse((await log(1, 'meta-agent.log')).body);
+    expect(res).toMatchObject({ cut: true, bytes: huge.length });
+    expect(res.text.length).toBeLessThan(LOG_CAP_BYTES + 200);
+    expect(res.text).toMatch(/\[cut here: the log is \d+ bytes and only its first \d+ are shown\]\n$/);
+    expect(res.text).not.toContain(KEY);
+    expect(res.text.startsWith('[redacted]\n')).toBe(true);
+  });
+
+  it("lists a variant's files at its commit and shows one, by a path from that list only", async () => {
+    const list = await get('/api/runs/ev/variants/1/files');
+    expect(list.status).toBe(200);
+    const files = JSON.parse(list.body).files as { path: string; bytes: number }[];
+    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['agents/task/helper.ts']));
+    const file = JSON.parse((await get('/api/runs/ev/variants/1/file?path=agents%2Ftask%2Fhelper.ts')).body);
+    expect(file.text).toContain("export const n5: number = '5';");
+    expect(file.bytes).toBe(files.find((f) => f.path === 'agents/task/helper.ts')!.bytes);
+    for (const bad of ['..%2F..%2F..%2Fsecret.txt', '%2Fetc%2Fpasswd', 'agents', 'agents%2Ftask%2F', '']) {
+      const res = await get(`/api/runs/ev/variants/1/file?path=${bad}`);
+      expect(res.status).toBe(404);
+      expect(res.body).not.toContain('root:');
+      expect(JSON.parse(res.body).error).toBe('the variant has no such file at its commit');
+    }
+    expect(JSON.parse((await get('/api/runs/ev/variants/2/files')).body).error).toBe(
+      'variant 2 has no commit: its code was never recorded',
+    );
+  });
+
+  it('names a file over the cap with its size instead of showing it', async () => {
+    const commit = JSON.parse((await get('/api/runs/ev/variants/1/files')).body).commit;
+    const file = await variantFile(path.join(runs, 'ev'), commit, 'agents/task/helper.ts', 100);
+    expect(file).toMatchObject({ ok: true, text: null, note: expect.stringMatching(/too large to show/) });
+  });
+
+  it('names the logs there are when asked for another', async () => {
+    const res = await log(1, 'secrets.log');
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body).error).toBe(
+      "no such log: a variant's logs are meta-agent.log, gate.log, task-agent.log",
+    );
   });
 });

@@ -4,7 +4,11 @@ import { type Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
 import { runFigures } from '../archive/experiment-summary.ts';
+import type { Redactor } from '../archive/redact.ts';
+import { VARIANT_LOGS } from '../archive/run-folder.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
+import { variantFile, variantFiles } from '../archive/variant-files.ts';
+import { isVariantLog, readVariantLog } from '../archive/variant-logs.ts';
 import { contentType, isAsset, readAsset } from './assets.ts';
 import {
   compareRuns,
@@ -16,6 +20,7 @@ import {
   runPage,
   runsMark,
   runUpdate,
+  serverRedactor,
   type TaskSource,
   variantPage,
   withReader,
@@ -57,7 +62,7 @@ export function createApp(options: ServerOptions): Hono {
   });
   pageRoutes(app, options.runsDir, options.pollMs ?? 1000);
   runRoutes(app, options.runsDir);
-  variantRoutes(app, options.runsDir, options.tasks);
+  variantRoutes(app, options.runsDir, options.tasks, serverRedactor());
   compareRoute(app, options.runsDir);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => c.json({ error: error.message }, 500));
@@ -120,8 +125,8 @@ function runRoutes(app: Hono, runsDir: string): void {
   });
 }
 
-/** One variant's page, the diff between two variants, and what two variants solve apart. */
-function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined): void {
+/** One variant's page, its logs, the diff between two variants, and what two variants solve apart. */
+function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined, redact: Redactor): void {
   app.get('/api/runs/:run/variants/:id', async (c) => {
     const opened = openRunById(runsDir, c.req.param('run'));
     if (!opened.ok) return unknownRun(c, opened);
@@ -131,11 +136,58 @@ function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined
       return unknownVariant(c, opened.id);
     }
     try {
-      const page = await variantPage(opened.reader, opened.id, opened.dir, Number(id), tasks);
+      const page = await variantPage(opened.reader, opened.id, opened.dir, Number(id), tasks, redact);
       return page === null ? unknownVariant(c, opened.id) : c.json(page);
     } finally {
       opened.reader.close();
     }
+  });
+
+  // A log by its name only (one of VARIANT_LOGS, never a path), read without following links, capped and
+  // redacted: as JSON for the page, or with `?format=text` as plain text to open on its own.
+  app.get('/api/runs/:run/variants/:id/logs/:name', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const [id, name] = [c.req.param('id'), c.req.param('name')];
+    const known = withReader(opened, (r) => VARIANT_ID.test(id) && r.variant(Number(id)) !== null);
+    if (!known) return unknownVariant(c, opened.id);
+    if (!isVariantLog(name)) {
+      return c.json({ error: `no such log: a variant's logs are ${VARIANT_LOGS.join(', ')}` }, 404);
+    }
+    const log = readVariantLog(opened.dir, Number(id), name, redact);
+    if (log === null) return c.json({ error: `variant ${id} has no ${name}` }, 404);
+    if (c.req.query('format') === 'text') {
+      return c.body(log.text, 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    }
+    return c.json(log);
+  });
+
+  // A variant's code at its commit: its files, and one file named by its path in that list (never opened as
+  // a path), size-capped, redacted like other agent text.
+  const commitOf = (c: Context): { dir: string; commit: string } | Response => {
+    const opened = openRunById(runsDir, c.req.param('run') ?? '');
+    if (!opened.ok) return unknownRun(c, opened);
+    const id = c.req.param('id') ?? '';
+    const variant = withReader(opened, (r) => (VARIANT_ID.test(id) ? r.variant(Number(id)) : null));
+    if (variant === null) return unknownVariant(c, opened.id);
+    if (variant.commit === null)
+      return c.json({ error: `variant ${id} has no commit: its code was never recorded` }, 404);
+    return { dir: opened.dir, commit: variant.commit };
+  };
+  app.get('/api/runs/:run/variants/:id/files', async (c) => {
+    const at = commitOf(c);
+    if (at instanceof Response) return at;
+    const list = await variantFiles(at.dir, at.commit);
+    return list.ok
+      ? c.json({ commit: at.commit, files: list.files, cut: list.cut })
+      : c.json({ error: list.reason }, 500);
+  });
+  app.get('/api/runs/:run/variants/:id/file', async (c) => {
+    const at = commitOf(c);
+    if (at instanceof Response) return at;
+    const file = await variantFile(at.dir, at.commit, c.req.query('path') ?? '');
+    if (!file.ok) return c.json({ error: file.reason }, file.missing ? 404 : 500);
+    return c.json({ ...file, text: file.text === null ? null : redact(file.text) });
   });
 
   app.get('/api/runs/:run/diff/:from/:to', async (c) => {

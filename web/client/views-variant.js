@@ -134,6 +134,18 @@
   /** The prediction cell: a workspace task's diff and the test output its grader saw, each folded. */
   const predictionCell = (t) => {
     const diff = workspaceDiff(t.prediction);
+    if (t.outcome === 'parse_failure' && t.rawOutput)
+      return h(
+        'div',
+        { class: 'cell-text' },
+        t.prediction === null ? '–' : t.prediction,
+        h(
+          'details',
+          { class: 'raw-output', open: 'open' },
+          h('summary', {}, 'raw output (no answer could be read from it)'),
+          h('pre', {}, t.rawOutput),
+        ),
+      );
     if (diff === null && (t.log === null || t.log === undefined))
       return h('div', { class: 'cell-text' }, t.prediction === null ? '–' : t.prediction);
     return h(
@@ -184,16 +196,27 @@
     return HA.section('Tasks', h('label', {}, failedOnly, ' only tasks it did not solve'), tasksBox);
   };
 
-  /** The MetaAgent's transcript, every message as text, or why there is none. */
-  const transcriptView = (t, v) =>
+  /** The MetaAgent's transcript, every message as text; when it left none, its log (every step it took). */
+  const transcriptView = (t, v, logs, hasMetaLog) =>
     t === null
-      ? h(
-          'p',
-          { class: 'muted' },
-          v.parent === null
-            ? 'The initial agent was not made by a MetaAgent.'
-            : 'The MetaAgent left no transcript.',
-        )
+      ? v.parent === null
+        ? h('p', { class: 'muted' }, 'The initial agent was not made by a MetaAgent.')
+        : h(
+            'div',
+            { id: 'transcript' },
+            logs.meta
+              ? [
+                  h('p', {}, `The MetaAgent left no transcript; its log holds every step it took:`),
+                  logs.meta.inline(),
+                ]
+              : h(
+                  'p',
+                  { class: 'muted' },
+                  hasMetaLog
+                    ? 'The MetaAgent left no transcript; its log (meta-agent.log) holds every step it took: run hyperagents serve to read it.'
+                    : 'The MetaAgent left no transcript and no log.',
+                ),
+          )
       : h(
           'div',
           { id: 'transcript' },
@@ -209,6 +232,181 @@
             );
           }),
         );
+
+  /** What the MetaAgent did: how it ended, its tool and model calls, the files it changed, its own account. */
+  const metaPanel = (m) => {
+    if (m === null) return h('p', { class: 'muted' }, 'The initial agent was not made by a MetaAgent.');
+    const calls =
+      m.toolCalls === null
+        ? 'its tool calls are not known'
+        : `${m.toolCalls} tool call(s)${m.toolCallsFrom === 'log' ? ' (counted in its log)' : ''}`;
+    const files = m.changedFiles.length === 0 ? 'no file changed' : `changed ${m.changedFiles.join(', ')}`;
+    return h(
+      'div',
+      { id: 'meta-agent' },
+      h('p', { id: 'meta-ended' }, `It ${m.ended}: ${calls}, ${m.modelCalls} model call(s), ${files}.`),
+      m.finished
+        ? h('pre', { class: 'summary', id: 'summary' }, m.summary || '–')
+        : [
+            h('p', { class: 'muted' }, 'It did not finish, so it wrote no summary of its change.'),
+            m.lastMessage
+              ? h(
+                  'details',
+                  { class: 'last-message' },
+                  h('summary', {}, 'its last message, where it stopped'),
+                  h('pre', {}, m.lastMessage),
+                )
+              : null,
+          ],
+    );
+  };
+
+  const size = (n) =>
+    n < 1024
+      ? `${n} bytes`
+      : n < 1048576
+        ? `${(n / 1024).toFixed(1)} KiB`
+        : `${(n / 1048576).toFixed(1)} MiB`;
+
+  const LOG_ROLES = { 'meta-agent.log': 'meta', 'gate.log': 'gate', 'task-agent.log': 'task' };
+
+  /**
+   * The variant's logs, each read when opened (they can be large); `opener` links open one, `inline` shows
+   * one already open elsewhere. A report does not hold logs.
+   */
+  const logPanels = (runId, v, logs) => {
+    const byRole = {};
+    for (const log of logs) {
+      const api = `${variantPath(runId, v.id)}/logs/${encodeURIComponent(log.name)}`;
+      const load = async (box) => {
+        try {
+          const got = await HA.get(api);
+          HA.fill(box, h('pre', { class: 'log-text' }, got.text));
+        } catch (error) {
+          HA.fill(box, h('p', { class: 'error' }, error.message));
+        }
+      };
+      const box = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+      const panel = h(
+        'details',
+        { class: 'log', id: `log-${LOG_ROLES[log.name] || 'other'}` },
+        h('summary', {}, `${log.name} (${size(log.bytes)})`),
+        HA.mode === 'serve'
+          ? h('p', {}, h('a', { href: `/api${api}?format=text` }, 'open as plain text'))
+          : null,
+        box,
+      );
+      let loaded = false;
+      panel.addEventListener('toggle', () => {
+        if (panel.open && !loaded) {
+          loaded = true;
+          load(box);
+        }
+      });
+      byRole[LOG_ROLES[log.name] || log.name] = {
+        panel,
+        opener: (label) =>
+          h(
+            'a',
+            {
+              href: `#log-${LOG_ROLES[log.name]}`,
+              onclick: (e) => {
+                e.preventDefault();
+                panel.open = true;
+                panel.scrollIntoView();
+              },
+            },
+            label,
+          ),
+        inline: () => {
+          const here = h('div', { class: 'log-inline' }, h('p', { class: 'muted' }, 'Loading…'));
+          load(here);
+          return here;
+        },
+      };
+    }
+    const section = HA.section(
+      'Logs',
+      logs.length === 0
+        ? h('p', { class: 'muted' }, 'This variant has no logs.')
+        : HA.mode === 'serve'
+          ? logs.map((log) => byRole[LOG_ROLES[log.name] || log.name].panel)
+          : h(
+              'p',
+              { class: 'muted' },
+              `${logs.map((l) => l.name).join(', ')}: run hyperagents serve to read them.`,
+            ),
+    );
+    section.id = 'logs';
+    return { section, byRole: HA.mode === 'serve' ? byRole : {} };
+  };
+
+  /** The variant's whole code at its commit: its files, listed when opened, one shown when picked. */
+  const filesPanel = (runId, v) => {
+    if (!v.commit) return null;
+    if (HA.mode !== 'serve')
+      return HA.section('Files', h('p', { class: 'muted' }, 'Run hyperagents serve to read its files.'));
+    const api = `${variantPath(runId, v.id)}`;
+    const view = h('div', { id: 'file-view' });
+    const show = async (file) => {
+      try {
+        const got = await HA.get(`${api}/file?path=${encodeURIComponent(file)}`);
+        HA.fill(
+          view,
+          h('p', { class: 'muted' }, `${got.path} (${size(got.bytes)})`),
+          got.text === null ? h('p', {}, got.note) : h('pre', { class: 'file-text' }, got.text),
+        );
+        view.scrollIntoView();
+      } catch (error) {
+        HA.fill(view, h('p', { class: 'error' }, error.message));
+      }
+    };
+    const list = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+    const panel = h(
+      'details',
+      { id: 'files' },
+      h('summary', {}, `Its files at commit ${v.commit.slice(0, 10)}`),
+      list,
+      view,
+    );
+    let loaded = false;
+    panel.addEventListener('toggle', async () => {
+      if (!panel.open || loaded) return;
+      loaded = true;
+      try {
+        const got = await HA.get(`${api}/files`);
+        HA.fill(
+          list,
+          h(
+            'ul',
+            { class: 'file-list' },
+            got.files.map((f) =>
+              h(
+                'li',
+                {},
+                h(
+                  'a',
+                  {
+                    href: '#file-view',
+                    onclick: (e) => {
+                      e.preventDefault();
+                      show(f.path);
+                    },
+                  },
+                  f.path,
+                ),
+                ` ${size(f.bytes)}`,
+              ),
+            ),
+          ),
+          got.cut ? h('p', { class: 'muted' }, 'Only the first files are listed.') : null,
+        );
+      } catch (error) {
+        HA.fill(list, h('p', { class: 'error' }, error.message));
+      }
+    });
+    return HA.section('Files', panel);
+  };
 
   /** The variant's model calls, with their token count in the title. */
   const callsPanel = (llmCalls) => {
@@ -236,7 +434,7 @@
   };
 
   /** The variant's title, the facts under it, and why it was chosen or failed. */
-  const variantHeader = (runId, v, d) => {
+  const variantHeader = (runId, v, d, logs) => {
     const delta =
       v.score !== null && d.parent && d.parent.score !== null
         ? ` (${HA.signed(v.score - d.parent.score)} on its parent)`
@@ -247,14 +445,23 @@
       h(
         'p',
         { class: 'facts' },
-        `score ${HA.score(v.score)}${delta} · parent `,
+        `generation ${v.generation} · score ${HA.score(v.score)}${delta} · parent `,
         v.parent === null
           ? 'none'
           : h('a', { href: HA.href(variantPath(runId, v.parent)) }, String(v.parent)),
         ` · lineage ${d.lineage.join(' → ')} · commit ${v.commit ? v.commit.slice(0, 10) : 'none'} · ${HA.usd(v.costUsd)} in ${v.llmCalls} calls`,
       ),
       v.selectionReason ? h('p', { class: 'muted' }, `Chosen as a parent by: ${v.selectionReason}`) : null,
-      v.failureReason ? h('p', { class: 'error', id: 'failure' }, `Failed: ${v.failureReason}`) : null,
+      v.failureReason
+        ? h(
+            'p',
+            { class: 'error', id: 'failure' },
+            `Failed: ${v.failureReason}`,
+            /^typecheck failed/.test(v.failureReason) && logs.gate
+              ? [' (', logs.gate.opener('the whole typecheck output is in the gate log'), ')']
+              : null,
+          )
+        : null,
     ];
   };
 
@@ -262,17 +469,25 @@
     const d = await HA.get(variantPath(runId, id));
     const v = d.variant;
     const change = changePanel(runId, v, d.others);
+    const logs = logPanels(runId, v, d.logs);
     HA.fill(
       el,
-      ...variantHeader(runId, v, d),
-      HA.section(
-        "The MetaAgent's summary",
-        h('pre', { class: 'summary', id: 'summary' }, d.transcript?.summary ? d.transcript.summary : '–'),
-      ),
+      ...variantHeader(runId, v, d, logs.byRole),
+      HA.section('What the MetaAgent did', metaPanel(d.metaAgent)),
       HA.section('Scores', scoreTable(v)),
       change.panel,
       tasksPanel(d.tasks),
-      HA.section('MetaAgent transcript', transcriptView(d.transcript, v)),
+      HA.section(
+        'MetaAgent transcript',
+        transcriptView(
+          d.transcript,
+          v,
+          logs.byRole,
+          d.logs.some((l) => l.name === 'meta-agent.log'),
+        ),
+      ),
+      logs.section,
+      filesPanel(runId, v),
       callsPanel(d.llmCalls),
     );
     await change.showDiff(v.parent);
