@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,41 @@ describe.runIf(sandbox.kind === 'bwrap')('grading with cmake and make in the san
       expect.stringMatching(/^[0-9a-f]{16}-[0-9a-f]{16}$/),
     ]);
   });
+
+  it('keeps the cache out of reach of the code it grades: a solution that writes into it changes nothing', async () => {
+    const [dir = ''] = caches;
+    const snapshot = () =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .sort()
+        .map((rel) => {
+          const file = path.join(dir, rel);
+          try {
+            return `${rel}:${readFileSync(file).toString('base64').slice(0, 64)}:${readFileSync(file).length}`;
+          } catch {
+            return `${rel}/`;
+          }
+        });
+    const before = snapshot();
+    expect(before.some((entry) => entry.includes('tests-main.o:'))).toBe(true);
+    const folder = exercise('space-age');
+    // Runs when the test binary starts: tries to replace every cached object and to plant a file.
+    const attack = `
+#include <cstdio>
+#include <cstdlib>
+static int planted = [] {
+  std::system("for f in $(find ${dir} -type f); do printf x > \\"$f\\"; done; touch ${dir}/planted; mkdir ${dir}/more");
+  std::FILE* f = std::fopen("${dir}/planted-too", "w");
+  if (f) std::fclose(f);
+  return 0;
+}();
+`;
+    const grade = await gradeFolder(ctx, cached, folder, {
+      'space_age.h': folder.files['.meta/example.h'] ?? '',
+      'space_age.cpp': `${folder.files['.meta/example.cpp'] ?? ''}\n${attack}`,
+    });
+    expect(grade.passed).toBe(true);
+    expect(snapshot()).toEqual(before);
+  }, 300_000);
 
   it('grades a solution that does not compile as failed, with the compiler saying why', async () => {
     const folder = exercise('space-age');
