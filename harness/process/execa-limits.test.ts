@@ -27,7 +27,7 @@ function running(pid: number): boolean {
 }
 
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
 }
 
 /** Starts a background `sleep` that writes its pid to a file, then waits; returns that pid. */
@@ -44,7 +44,8 @@ describe('execa against what the sandbox needs', () => {
       cwd: dir,
       env,
       extendEnv: false,
-      timeout: 300,
+      // Long enough for bash to start its background process on a busy machine before the timeout fires.
+      timeout: 3000,
       detached: true,
     });
     const settled = run.then(
@@ -52,7 +53,7 @@ describe('execa against what the sandbox needs', () => {
       (error: { timedOut: boolean }) => (error.timedOut ? 'timed out' : 'failed'),
     );
     const pid = await backgroundPid();
-    const early = await Promise.race([settled, new Promise((r) => setTimeout(() => r('pending'), 3000))]);
+    const early = await Promise.race([settled, new Promise((r) => setTimeout(() => r('pending'), 6000))]);
     expect(early).toBe('pending');
     expect(running(pid)).toBe(true);
     process.kill(pid, 'SIGKILL');
