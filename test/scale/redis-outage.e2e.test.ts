@@ -1,30 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
+import { describe, expect, it } from 'vitest';
 import { outcome, startCli, stepsOf, waitFor } from '../kill-points.ts';
-import { type Baseline, results, simRunArgs, singleMachineRun, summaryOf } from './run-rows.ts';
-import { workerSet } from './workers.ts';
+import { results, simRunArgs, summaryOf } from './run-rows.ts';
+import { scaleRun } from './scale-run.ts';
 
 /** One generation, whose child reaches the full evaluation. */
 const RUN_ARGS = simRunArgs(1);
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-redis-outage-'));
-let redis: TestRedis;
-let baseline: Baseline;
-const workers = workerSet(() => redis.url);
-
-beforeAll(async () => {
-  redis = await startRedis();
-  baseline = await singleMachineRun(RUN_ARGS, path.join(tmp, 'local'));
-}, 600_000);
-
-afterAll(async () => {
-  await workers.stopAll();
-  await redis?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
+const scale = scaleRun('redis-outage', RUN_ARGS);
+const { tmp, workers } = scale;
 
 /** Resolves once `text()` matches `pattern`, with the match (polled: the text is a process's output so far). */
 async function printed(text: () => string, pattern: RegExp): Promise<RegExpMatchArray> {
@@ -42,7 +26,7 @@ describe('a Redis outage in the middle of a queue run', () => {
     const running = await workers.restart(2);
     const out = path.join(tmp, 'outage');
     const runDir = path.join(out, 'run');
-    const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', redis.url]);
+    const run = startCli([...RUN_ARGS, '--out', out, '--run-id', 'run', '--queue', scale.redis.url]);
     let stderr = '';
     run.child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -51,15 +35,15 @@ describe('a Redis outage in the middle of a queue run', () => {
     expect(child).toHaveLength(1);
     expect(await waitFor(runDir, run, child[0]!)).toBe(true);
 
-    await redis.down();
-    const url = literally(`${redis.url}/0`);
+    await scale.redis.down();
+    const url = literally(`${scale.redis.url}/0`);
     // Reported when noticed, then again while it lasts (every 10 s), by the coordinator and by each worker.
     const waiting = new RegExp(`^waiting for Redis at ${url}, (\\d+) s`, 'gm');
     await printed(() => stderr, new RegExp(`^waiting for Redis at ${url}, 1\\d s`, 'm'));
     for (const worker of running)
       await printed(worker.log, new RegExp(`^worker: waiting for Redis at ${url}`, 'm'));
     expect(stderr).not.toMatch(/answers again/);
-    await redis.up();
+    await scale.redis.up();
 
     const finished = await run.done;
     expect(finished.code, finished.stderr).toBe(0);
@@ -72,7 +56,7 @@ describe('a Redis outage in the middle of a queue run', () => {
     for (const worker of running)
       await printed(worker.log, new RegExp(`^worker: Redis at ${url} answers again`, 'm'));
 
-    expect(outcome(summaryOf(finished.stdout))).toEqual(baseline.outcome);
-    expect(results(runDir)).toEqual(baseline.results);
+    expect(outcome(summaryOf(finished.stdout))).toEqual(scale.baseline.outcome);
+    expect(results(runDir)).toEqual(scale.baseline.results);
   });
 });

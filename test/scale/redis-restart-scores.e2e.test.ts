@@ -1,36 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { prepareLoop } from '../../cli/loop-prepare.ts';
 import type { RemoteTasks } from '../../harness/generation/index.ts';
 import { gatewayFactory, type RunSummary, runGenerations } from '../../harness/run/index.ts';
 import { type Coordinator, openCoordinator } from '../../queue/coordinator.ts';
 import { PROJECT_VERSION } from '../../queue/project-version.ts';
 import { parseRedisUrl } from '../../queue/redis-url.ts';
-import { startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
 import { outcome, readArchive } from '../kill-points.ts';
-import { type Baseline, results, simRunArgs, singleMachineRun } from './run-rows.ts';
-import { workerSet } from './workers.ts';
+import { results, simRunArgs } from './run-rows.ts';
+import { scaleRun } from './scale-run.ts';
 
 /** One generation, whose child passes its gate (one smoke task) and is evaluated staged, then in full. */
 const RUN_ARGS = simRunArgs(1);
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-redis-restart-'));
-let redis: TestRedis;
-let baseline: Baseline;
-const workers = workerSet(() => redis.url);
-
-beforeAll(async () => {
-  redis = await startRedis();
-  baseline = await singleMachineRun(RUN_ARGS, path.join(tmp, 'local'));
-}, 600_000);
-
-afterAll(async () => {
-  await workers.stopAll();
-  await redis?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
+const scale = scaleRun('redis-restart-scores', RUN_ARGS);
+const { tmp, workers } = scale;
 
 /**
  * The coordinator's tasks, with Redis restarted (killed and started again, empty) once: after the child's
@@ -49,7 +33,7 @@ function restartingBefore(coordinator: Coordinator, id: number, nth: number, log
         ...pool,
         async run(request) {
           if (!request.id.startsWith('smoke-') && ++sent === nth) {
-            restarted = redis.restart().then(() => {
+            restarted = scale.redis.restart().then(() => {
               log.push(`Redis restarted before variant ${id}'s task ${request.id}`);
             });
           }
@@ -77,7 +61,7 @@ const stagedTasks = (): number =>
 async function queuedRun(out: string, remote: (c: Coordinator) => RemoteTasks): Promise<RunSummary> {
   const prepared = await prepareLoop([...RUN_ARGS, '--out', out, '--run-id', 'run']);
   if (prepared === 'help' || prepared === 'version') throw new Error('not a run');
-  const parsed = parseRedisUrl(redis.url);
+  const parsed = parseRedisUrl(scale.redis.url);
   if (!parsed.ok) throw new Error(parsed.message);
   const coordinator = await openCoordinator({
     target: parsed.target,
@@ -128,13 +112,13 @@ describe('a Redis restart (without persistence) between publishing a variant and
       expect(log).toHaveLength(1);
       const scores = outcome(summary);
       console.log(
-        `restart before the ${stage} stage: variant scores on one machine ${JSON.stringify(baseline.outcome.map((v) => v.score))}, ` +
+        `restart before the ${stage} stage: variant scores on one machine ${JSON.stringify(scale.baseline.outcome.map((v) => v.score))}, ` +
           `through the restarted Redis ${JSON.stringify(scores.map((v) => v.score))}`,
       );
       // The same scores and task results as the run of the same seed on one machine: none lowered (and no
       // variant failed) by a task whose job failed for want of the gateway's address or the code.
-      expect(scores).toEqual(baseline.outcome);
-      expect(results(path.join(out, 'run'))).toEqual(baseline.results);
+      expect(scores).toEqual(scale.baseline.outcome);
+      expect(results(path.join(out, 'run'))).toEqual(scale.baseline.results);
     },
   );
 });
