@@ -97,7 +97,7 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--budget-usd Infinity', /^--budget-usd must be a positive amount, not Infinity\.$/],
     [
       '--parent-selection greedy',
-      /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, not "greedy"\.$/,
+      /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, lcb, not "greedy"\.$/,
     ],
     ['--sandbox docker', /^--sandbox must be one of auto, bwrap, none, not "docker"\.$/],
     [
