@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CachedResult, type CacheKey, type EvalCache, openEvalCache } from './eval-cache.ts';
 
@@ -28,6 +29,7 @@ const key: CacheKey = {
   graderVersion: '1',
   taskModel: 'sim',
   seed: 0,
+  attempt: 0,
 };
 
 const result: CachedResult = {
@@ -69,6 +71,7 @@ describe('openEvalCache', () => {
     ['another domain', { domain: 'text' }],
     ['another task content under the same id', { taskHash: 'ffff' }],
     ['another grader version', { graderVersion: '2' }],
+    ['another attempt at the task', { attempt: 1 }],
   ])('misses for %s', (_name, change) => {
     cache.put(key, result);
     expect(cache.get({ ...key, ...change })).toBeUndefined();
@@ -90,5 +93,32 @@ describe('openEvalCache', () => {
     cache.close();
     cache = openEvalCache(file);
     expect(cache.get({ ...key, seed: 5 })).toEqual(result);
+  });
+
+  it('keeps each attempt at a task apart', () => {
+    cache.put(key, result);
+    cache.put({ ...key, attempt: 1 }, { ...result, outcome: 'wrong', score: 0, prediction: 12 });
+    expect(cache.get(key)).toEqual(result);
+    expect(cache.get({ ...key, attempt: 1 })).toMatchObject({ outcome: 'wrong', prediction: 12 });
+  });
+
+  it('reads the results of a cache file written before attempts as first attempts', () => {
+    cache.close();
+    const older = path.join(dir, 'older.sqlite');
+    const db = new Database(older);
+    db.exec(`CREATE TABLE results_v2 (
+      code_hash TEXT NOT NULL, domain TEXT NOT NULL, split TEXT NOT NULL, task_id TEXT NOT NULL,
+      task_hash TEXT NOT NULL, grader_version TEXT NOT NULL, task_model TEXT NOT NULL, seed INTEGER NOT NULL,
+      outcome TEXT NOT NULL, prediction TEXT, raw_output TEXT NOT NULL, score REAL NOT NULL, error TEXT,
+      latency_ms INTEGER, cost_usd REAL NOT NULL, created_at TEXT NOT NULL,
+      PRIMARY KEY (code_hash, domain, split, task_id, task_hash, grader_version, task_model, seed))`);
+    db.prepare(
+      `INSERT INTO results_v2 VALUES ('c0ffee', 'arithmetic', 'train', 'train-000', 'a1b2', '1', 'sim', 0,
+        'correct', '"1,200"', 'raw', 1, NULL, 340, 0.002, '2026-01-01')`,
+    ).run();
+    db.close();
+    cache = openEvalCache(older);
+    expect(cache.get(key)).toMatchObject({ outcome: 'correct', prediction: '1,200', rawOutput: 'raw' });
+    expect(cache.get({ ...key, attempt: 1 })).toBeUndefined();
   });
 });

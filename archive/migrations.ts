@@ -153,4 +153,43 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       CREATE INDEX llm_calls_task ON llm_calls (variant_id, task_domain, task_id);
     `,
   },
+  {
+    // Each attempt at a task is kept (`--eval-repeats`, `--noise-floor`): the attempt joins the key. Results
+    // stored before are the first attempt, 0. SQLite cannot change a primary key, so the table is rebuilt.
+    name: '010-task-result-attempts',
+    sql: `
+      CREATE TABLE task_results_new (
+        variant_id INTEGER NOT NULL REFERENCES variants(id),
+        domain TEXT NOT NULL,
+        split TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 0,
+        outcome TEXT NOT NULL,
+        prediction TEXT,
+        raw_output TEXT,
+        score REAL NOT NULL,
+        error TEXT,
+        latency_ms INTEGER,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        reused INTEGER NOT NULL DEFAULT 0,
+        code_hash TEXT NOT NULL,
+        task_model TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        detail TEXT,
+        log TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        PRIMARY KEY (variant_id, domain, split, task_id, attempt)
+      );
+      INSERT INTO task_results_new (variant_id, domain, split, task_id, attempt, outcome, prediction, raw_output,
+        score, error, latency_ms, cost_usd, reused, code_hash, task_model, created_at, detail, log, input_tokens,
+        output_tokens)
+      SELECT variant_id, domain, split, task_id, 0, outcome, prediction, raw_output, score, error, latency_ms,
+        cost_usd, reused, code_hash, task_model, created_at, detail, log, input_tokens, output_tokens
+      FROM task_results;
+      DROP TABLE task_results;
+      ALTER TABLE task_results_new RENAME TO task_results;
+      CREATE INDEX task_results_reuse ON task_results (code_hash, domain, split, task_model);
+    `,
+  },
 ];

@@ -28,6 +28,8 @@ export interface TaskResultInput extends TaskOutcomeRecord {
   domain: string;
   split: string;
   taskId: string;
+  /** Which attempt at the task this is (0 first; default 0). */
+  attempt?: number;
   reused: boolean;
   codeHash: string;
   taskModel: string;
@@ -40,6 +42,7 @@ export const TaskResultRow = z
     domain: z.string(),
     split: z.string(),
     task_id: z.string(),
+    attempt: z.number().optional(),
     outcome: z.enum(TASK_OUTCOMES),
     prediction: z.string().nullable(),
     raw_output: z.string().nullable(),
@@ -61,6 +64,7 @@ export const TaskResultRow = z
     domain: r.domain,
     split: r.split,
     taskId: r.task_id,
+    attempt: r.attempt ?? 0,
     outcome: r.outcome,
     prediction: r.prediction,
     rawOutput: r.raw_output,
@@ -85,6 +89,8 @@ export interface TaskResultFilter {
   split?: string;
   /** Only the results that are not correct. */
   failedOnly?: boolean;
+  /** One attempt's results (default 0, the first: one result per task), or every attempt's. */
+  attempt?: number | 'all';
 }
 
 export function taskResultQueries(db: Db, decode: Decode) {
@@ -93,7 +99,8 @@ export function taskResultQueries(db: Db, decode: Decode) {
       return db
         .prepare(
           `SELECT * FROM task_results WHERE variant_id = ? AND (? IS NULL OR domain = ?) AND (? IS NULL OR split = ?)
-             AND (? = 0 OR outcome != 'correct') ORDER BY domain, split, task_id`,
+             AND (? = 0 OR outcome != 'correct') AND (? IS NULL OR attempt = ?)
+           ORDER BY domain, split, task_id, attempt`,
         )
         .all(
           variantId,
@@ -102,26 +109,32 @@ export function taskResultQueries(db: Db, decode: Decode) {
           filter.split ?? null,
           filter.split ?? null,
           filter.failedOnly ? 1 : 0,
+          attemptOf(filter),
+          attemptOf(filter),
         )
         .map((row) => decode(TaskResultRow, row, `a task result of variant ${variantId}`));
     },
   };
 }
 
+const attemptOf = (filter: TaskResultFilter): number | null =>
+  filter.attempt === 'all' ? null : (filter.attempt ?? 0);
+
 export function taskResultWrites(db: Db, redact: Redactor) {
   const redactOrNull = (text: string | null | undefined): string | null =>
     text === null || text === undefined ? null : redact(text);
   const insert = db.prepare(`
     INSERT OR REPLACE INTO task_results
-      (variant_id, domain, split, task_id, outcome, prediction, raw_output, score, error, latency_ms,
+      (variant_id, domain, split, task_id, attempt, outcome, prediction, raw_output, score, error, latency_ms,
        cost_usd, reused, code_hash, task_model, created_at, detail, log, input_tokens, output_tokens)
-    VALUES (@variantId, @domain, @split, @taskId, @outcome, @prediction, @rawOutput, @score, @error,
+    VALUES (@variantId, @domain, @split, @taskId, @attempt, @outcome, @prediction, @rawOutput, @score, @error,
        @latencyMs, @costUsd, @reused, @codeHash, @taskModel, @createdAt, @detail, @log, @inputTokens, @outputTokens)`);
   return {
     putTaskResults: db.transaction((rows: TaskResultInput[]) => {
       for (const r of rows) {
         insert.run({
           ...r,
+          attempt: r.attempt ?? 0,
           prediction: r.prediction === undefined ? null : redact(JSON.stringify(r.prediction)),
           rawOutput: redactOrNull(r.rawOutput),
           error: redactOrNull(r.error),

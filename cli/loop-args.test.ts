@@ -97,7 +97,7 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--budget-usd Infinity', /^--budget-usd must be a positive amount, not Infinity\.$/],
     [
       '--parent-selection greedy',
-      /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, not "greedy"\.$/,
+      /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, lcb, not "greedy"\.$/,
     ],
     ['--sandbox docker', /^--sandbox must be one of auto, bwrap, none, not "docker"\.$/],
     [
@@ -174,6 +174,18 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
       '--sim-latency-ms 400-100',
       /^--sim-latency-ms: "400-100" is not a latency: the range starts above its end\./,
     ],
+    ['--eval-repeats 0', /^--eval-repeats must be a whole number from 1 to 100, not 0\.$/],
+    ['--eval-repeats 2.5', /^--eval-repeats must be a whole number from 1 to 100, not 2\.5\.$/],
+    [
+      '--eval-repeats many',
+      /^--eval-repeats must be a whole number from 1 to 100, not something that is not a number\.$/,
+    ],
+    [
+      '--sim-noise 1.5',
+      /^--sim-noise must be a level from 0 to 1: the share of task answers .*, not 1\.5\.$/,
+    ],
+    ['--sim-noise -0.2', /^--sim-noise must be a level from 0 to 1/],
+    ['--sim-noise loud', /^--sim-noise must be a level from 0 to 1.* not something that is not a number\.$/],
     ['--sim-price-per-mtok -1', /^--sim-price-per-mtok must be an amount of USD of 0 or more, not -1\.$/],
     [
       '--sim-retry-ms 0.5',
@@ -204,6 +216,7 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--sim-fault-rate 0.1', 'sim-fault-rate'],
     ['--sim-price-per-mtok 3', 'sim-price-per-mtok'],
     ['--sim-retry-ms 5', 'sim-retry-ms'],
+    ['--sim-noise 0.3', 'sim-noise'],
   ])('%j needs the simulated model', async (line, flag) => {
     expect(await usageError(`--domains arithmetic --model big ${line}`, withModels)).toBe(
       `--${flag} sets up the simulated model, which this run does not use: add --model sim, or drop it.`,
@@ -231,6 +244,7 @@ describe('parseLoopArgs accepts good input', () => {
       evalWorkers: 8,
       tasksPerWorker: 8,
       evalSamples: null,
+      evalRepeats: 1,
       stagedSamples: null,
       skipStagedEval: false,
       evalTest: false,
@@ -264,6 +278,7 @@ describe('parseLoopArgs accepts good input', () => {
         faults: ['429', '500', '529', 'timeout', 'truncated', 'malformed'],
         pricePerMTok: 0,
         retryMs: 1000,
+        noise: 0,
       },
       editSelectParent: false,
       resume: null,

@@ -133,6 +133,7 @@ function configInput(parsed: ParsedLoopArgs, defaultModel: string) {
     evalWorkers: parsed['eval-workers'],
     tasksPerWorker: parsed['tasks-per-worker'],
     evalSamples: parsed['eval-samples'] ?? null,
+    evalRepeats: parsed['eval-repeats'],
     stagedSamples: parsed['staged-samples'] ?? null,
     skipStagedEval: parsed['skip-staged-eval'],
     evalTest: parsed['eval-test'],
@@ -234,5 +235,6 @@ function simConfig(parsed: ParsedLoopArgs): SimConfig {
     faults,
     pricePerMTok: parsed['sim-price-per-mtok'],
     retryMs: parsed['sim-retry-ms'],
+    noise: parsed['sim-noise'],
   };
 }

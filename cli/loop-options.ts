@@ -181,6 +181,22 @@ export const LOOP_OPTIONS = {
     describe:
       'simulated model: a nominal price in USD per million tokens, so --budget-usd and costs work offline',
   },
+  'eval-repeats': {
+    type: 'number',
+    requiresArg: true,
+    default: 1,
+    describe:
+      'attempts per task (1 to 100): each is kept, a score is their mean, and archive show gives pass@k. Shows ' +
+      'how much a score moves on a second try',
+  },
+  'sim-noise': {
+    type: 'number',
+    requiresArg: true,
+    default: 0,
+    describe:
+      'simulated model: how noisy its answers are, 0 to 1: the share of task answers drawn afresh on each ' +
+      'attempt, so the same TaskAgent scores differently on a second attempt (see --eval-repeats). Drawn from --seed',
+  },
   'sim-retry-ms': {
     type: 'number',
     requiresArg: true,
@@ -255,6 +271,7 @@ const FIELD_OPTIONS: Record<string, string> = {
   evalWorkers: 'eval-workers',
   tasksPerWorker: 'tasks-per-worker',
   evalSamples: 'eval-samples',
+  evalRepeats: 'eval-repeats',
   stagedSamples: 'staged-samples',
   parentSelection: 'parent-selection',
   budgetUsd: 'budget-usd',
@@ -272,6 +289,7 @@ const FIELD_OPTIONS: Record<string, string> = {
   'sim.faultRate': 'sim-fault-rate',
   'sim.pricePerMTok': 'sim-price-per-mtok',
   'sim.retryMs': 'sim-retry-ms',
+  'sim.noise': 'sim-noise',
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, { field }]) => [`limits.${field}`, flag])),
 };
 

@@ -15,6 +15,7 @@ const OPTION_KEYS: Record<string, readonly (keyof RunConfig)[]> = {
   'eval-workers': ['evalWorkers'],
   'tasks-per-worker': ['tasksPerWorker'],
   'eval-samples': ['evalSamples'],
+  'eval-repeats': ['evalRepeats'],
   'staged-samples': ['stagedSamples'],
   'skip-staged-eval': ['skipStagedEval'],
   'eval-test': ['evalTest'],
@@ -35,6 +36,7 @@ const OPTION_KEYS: Record<string, readonly (keyof RunConfig)[]> = {
   'sim-faults': ['sim'],
   'sim-price-per-mtok': ['sim'],
   'sim-retry-ms': ['sim'],
+  'sim-noise': ['sim'],
 };
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -183,7 +183,12 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
       state.stopping ??
         'the caller went away while the call waited for calls in flight to settle (--budget-usd); no model was called',
     );
-  const ctx: CallContext = { runId: grant.runId, variantId: grant.variantId, role: grant.role };
+  const ctx: CallContext = {
+    runId: grant.runId,
+    variantId: grant.variantId,
+    role: grant.role,
+    ...(grant.attempt === undefined ? {} : { attempt: grant.attempt }),
+  };
   const result = await safeComplete(provider, req, ctx, controller.signal);
   const trace: RetryTrace = result.trace ?? { attempts: 1, retried: [] };
   if (!result.ok) {

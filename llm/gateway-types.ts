@@ -63,4 +63,6 @@ export interface TokenGrant {
   variantId: number | null;
   role: Role;
   model: string;
+  /** The attempt the calls made with this token belong to (see CallContext). */
+  attempt?: number;
 }

@@ -146,6 +146,11 @@ export interface CallContext {
   runId: string;
   variantId: number | null;
   role: Role;
+  /**
+   * Which attempt at its tasks a task-role call is part of (0 first; `--eval-repeats` makes more). A model
+   * may answer a second attempt differently; the sim's noisy landscape does (`--sim-noise`).
+   */
+  attempt?: number;
 }
 
 /** One row per gateway call, successful or not (calls refused before auth have no row). */

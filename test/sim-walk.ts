@@ -19,10 +19,12 @@ import { metaSession, workspace } from '../llm/sim/testing/meta-session.ts';
 export interface WalkOptions {
   seed: number;
   generations: number;
-  domain: { name: string; train: SimTask[]; val: SimTask[]; formatHint?: string };
+  domain: { name: string; train: SimTask[]; val: SimTask[]; test?: SimTask[]; formatHint?: string };
   parentSelection?: ParentSelection;
   freezeMeta?: boolean;
   inheritMeta?: boolean;
+  /** The sim's noise (`--sim-noise`): each variant's val score is then one noisy attempt. */
+  noise?: number;
 }
 
 interface Variant {
@@ -42,11 +44,7 @@ const read = (rel: string) => readFileSync(new URL(rel, ROOT), 'utf8');
 
 /** Best-so-far val score per generation (index 0 = the initial agent). */
 export async function walk(opts: WalkOptions): Promise<{ scores: (number | null)[]; variants: Variant[] }> {
-  const sim = createSimModel({ seed: opts.seed, domains: [opts.domain.name] });
-  sim.registerTasks(opts.domain.name, [
-    ...opts.domain.train.map((t) => ({ ...t, split: 'train' })),
-    ...opts.domain.val.map((t) => ({ ...t, split: 'val' })),
-  ]);
+  const sim = walkSim(opts);
   const initialMeta = read('agents/meta/prompt.md');
   const first = read('agents/task/prompt.md');
   const rootScores = await evaluate(sim, first, opts);
@@ -94,7 +92,56 @@ export async function walk(opts: WalkOptions): Promise<{ scores: (number | null)
   return { scores, variants };
 }
 
-async function evaluate(sim: SimModel, prompt: string, opts: WalkOptions) {
+function walkSim(opts: WalkOptions): SimModel {
+  const sim = createSimModel({ seed: opts.seed, domains: [opts.domain.name], noise: opts.noise ?? 0 });
+  sim.registerTasks(opts.domain.name, [
+    ...opts.domain.train.map((t) => ({ ...t, split: 'train' })),
+    ...opts.domain.val.map((t) => ({ ...t, split: 'val' })),
+    ...(opts.domain.test ?? []).map((t) => ({ ...t, split: 'test' })),
+  ]);
+  return sim;
+}
+
+/**
+ * The run's reported best, plain (the highest val score of one attempt) or confirmed (`confirmTop` K: the top
+ * K by that score get `attempts` fresh attempts on val, and the highest mean over all their attempts is
+ * reported), with its reported val score and its test score (one attempt, never seen by the run).
+ */
+export async function reportedBest(
+  opts: WalkOptions,
+  variants: readonly Variant[],
+  confirm: { top: number; attempts: number } | null,
+): Promise<{ id: number; val: number; test: number }> {
+  const sim = walkSim(opts);
+  const ranked = variants.filter((v) => v.valid).sort((a, b) => b.score - a.score || a.id - b.id);
+  let best = { variant: ranked[0]!, val: ranked[0]!.score };
+  if (confirm !== null) {
+    const confirmed = [];
+    for (const variant of ranked.slice(0, confirm.top)) {
+      let sum = variant.score;
+      for (let a = 1; a <= confirm.attempts; a++)
+        sum += (await evaluate(sim, variant.taskPrompt, opts, a, ['val'])).score;
+      confirmed.push({ variant, val: sum / (confirm.attempts + 1) });
+    }
+    best = confirmed.reduce((x, y) => (y.val > x.val ? y : x));
+  }
+  const test = await evaluate(
+    sim,
+    best.variant.taskPrompt,
+    { ...opts, domain: { ...opts.domain, val: opts.domain.test ?? [] } },
+    0,
+    ['val'],
+  );
+  return { id: best.variant.id, val: best.val, test: test.score };
+}
+
+async function evaluate(
+  sim: SimModel,
+  prompt: string,
+  opts: WalkOptions,
+  attempt = 0,
+  splits: readonly ('train' | 'val')[] = ['train', 'val'],
+) {
   const solved = async (tasks: SimTask[]) => {
     let correct = 0;
     let unparseable = 0;
@@ -112,7 +159,7 @@ async function evaluate(sim: SimModel, prompt: string, opts: WalkOptions) {
             { role: 'user', content: user },
           ],
         },
-        { runId: 'walk', variantId: null, role: 'task' },
+        { runId: 'walk', variantId: null, role: 'task', attempt },
       );
       if (!result.ok) throw new Error(result.error.message);
       const block = [...result.response.message.content.matchAll(/<json>([\s\S]*?)<\/json>/g)].at(-1)?.[1];
@@ -123,7 +170,8 @@ async function evaluate(sim: SimModel, prompt: string, opts: WalkOptions) {
     }
     return { correct, unparseable };
   };
-  const train = await solved(opts.domain.train);
+  const none = { correct: 0, unparseable: 0 };
+  const train = splits.includes('train') ? await solved(opts.domain.train) : none;
   const val = await solved(opts.domain.val);
   return {
     score: val.correct / opts.domain.val.length,

@@ -120,6 +120,73 @@ const stored = () =>
     .map((r) => ({ task: `${r.split}/${r.taskId}`, outcome: r.outcome, error: r.error }));
 
 describe('evaluateStage', () => {
+  it('keeps each attempt at a task (--eval-repeats), scores their mean, and caches each under its attempt', async () => {
+    // Attempt 1's workers answer one more than twice n: every answer of theirs is wrong.
+    const offByOne: TaskPool = {
+      run: async (request) => {
+        const reply = await pool.run(request);
+        if (reply.kind !== 'reply') return reply;
+        const n = (request.input as { n: number }).n;
+        return { ...reply, output: `<json>{"response": ${n * 2 + 1}}</json>` };
+      },
+      warm: () => pool.warm(),
+      close: () => Promise.resolve(),
+    };
+    const asked: number[] = [];
+    const attemptPool = (attempt: number) => {
+      asked.push(attempt);
+      return Promise.resolve(offByOne);
+    };
+    const repeated = target({ cacheable: true, attempts: 2, attemptPool });
+    const outcome = await evaluateStage(repeated, domainTasks(), 'full', false);
+    // val: 3 of 4 right on attempt 0, none on attempt 1 (wrong-val is right there, expecting 1 from n = 0).
+    expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.5]]) });
+    const all = archive.listTaskResults(0, { split: 'val', attempt: 'all' });
+    expect(all.map((r) => `${r.taskId}#${r.attempt}:${r.outcome}`)).toEqual([
+      'val-1#0:correct',
+      'val-1#1:wrong',
+      'val-2#0:correct',
+      'val-2#1:wrong',
+      'val-3#0:correct',
+      'val-3#1:wrong',
+      'wrong-val#0:wrong',
+      'wrong-val#1:correct',
+    ]);
+    expect(archive.listTaskResults(0, { split: 'val' })).toHaveLength(4);
+    expect(archive.listEvaluations(0).find((e) => e.split === 'val')).toMatchObject({
+      nTasks: 4,
+      score: 0.5,
+    });
+    expect(new Set(asked)).toEqual(new Set([1]));
+
+    // Another variant with the same code reuses each attempt's own answer, without asking a model.
+    archive.insertVariant({ id: 1, parentId: 0, step: 'full' });
+    const failing: TaskPool = {
+      run: () => Promise.reject(new Error('no model call expected')),
+      warm: () => undefined,
+      close: () => Promise.resolve(),
+    };
+    await evaluateStage(
+      target({
+        variantId: 1,
+        cacheable: true,
+        attempts: 2,
+        pool: failing,
+        attemptPool: () => Promise.resolve(failing),
+      }),
+      domainTasks(),
+      'full',
+      false,
+    );
+    const reused = archive.listTaskResults(1, { split: 'val', attempt: 'all' });
+    expect(reused.map((r) => `${r.taskId}#${r.attempt}:${r.outcome}:${r.reused}`)).toContain(
+      'val-1#1:wrong:true',
+    );
+    expect(reused.map((r) => `${r.taskId}#${r.attempt}:${r.outcome}`)).toEqual(
+      all.map((r) => `${r.taskId}#${r.attempt}:${r.outcome}`),
+    );
+  });
+
   it('stores every task result and one evaluation row per split, and returns the selection score', async () => {
     const outcome = await evaluateStage(target(), domainTasks(), 'full', false);
     expect(outcome).toEqual({ kind: 'scored', scores: new Map([['double', 0.75]]) });

@@ -36,6 +36,15 @@ export interface EvaluationTarget {
   grading: GradeContext;
   /** Tool calls a TaskAgent may make on a workspace task (sent with the request). Default DEFAULT_MAX_TOOL_CALLS. */
   maxToolCalls?: number;
+  /**
+   * Attempts per task (`--eval-repeats`; default 1). Each is kept as its own result (cached under its own key);
+   * a stage's score is the mean over every attempt.
+   */
+  attempts?: number;
+  /** The workers of attempt `attempt` > 0 (a model told which attempt its calls belong to); default `pool`. */
+  attemptPool?: (attempt: number) => Promise<TaskPool>;
+  /** The sim's noise (`--sim-noise`): answers differ with it, so it is part of the cache key's model. */
+  simNoise?: number;
   onTask?: (done: number, total: number) => void;
 }
 
@@ -96,21 +105,24 @@ export async function evaluateStage(
   evalTest: boolean,
 ): Promise<StageOutcome> {
   const jobs: StageJob[] = [];
-  for (const { domain, splits } of domains) {
-    for (const split of stageSplits(domain, stage, evalTest)) {
-      for (const task of stageTasks(splits[split] ?? [], domain, stage)) jobs.push({ domain, split, task });
+  for (let attempt = 0; attempt < attemptsOf(target); attempt++) {
+    for (const { domain, splits } of domains) {
+      for (const split of stageSplits(domain, stage, evalTest)) {
+        for (const task of stageTasks(splits[split] ?? [], domain, stage))
+          jobs.push({ domain, split, task, attempt });
+      }
     }
   }
   // An infrastructure failure an earlier version stored is no result: its task is run again.
   const existing = new Set(
     target.archive
-      .listTaskResults(target.variantId)
+      .listTaskResults(target.variantId, { attempt: 'all' })
       .filter((r) => !isInfraFailure(r))
-      .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}`),
+      .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}\u0000${r.attempt}`),
   );
   const { infra, agentFaults } = await runStageTasks(
     target,
-    jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}`)),
+    jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}\u0000${j.attempt}`)),
   );
   if (target.signal?.aborted) return { kind: 'interrupted' };
   // No task answered at all (the machine failed, or the TaskAgent failed on every one): the stage says why
@@ -130,6 +142,8 @@ export async function evaluateStage(
  * A stage left unfinished because some of its tasks failed for the infrastructure (see StageOutcome): the run
  * halts as on a harness error, with the generation at its step, so that --resume finishes the stage.
  */
+const attemptsOf = (target: EvaluationTarget): number => Math.max(1, target.attempts ?? 1);
+
 export class StageUnfinishedError extends Error {
   override name = 'StageUnfinishedError';
 }
@@ -139,6 +153,7 @@ interface StageJob {
   domain: Domain;
   split: Split;
   task: Task;
+  attempt: number;
 }
 
 /**
@@ -161,7 +176,7 @@ async function runStageTasks(
       target.limit.run(async () => {
         if (stopped()) return;
         try {
-          const result = await evaluateTask(target, grade, job.domain, job.split, job.task);
+          const result = await evaluateTask(target, grade, job);
           if (result === null || stopped()) return;
           if (result.kind === 'infra') {
             infra.push(result.reason);
@@ -195,13 +210,14 @@ function stageEvaluations(
   for (const { domain, splits } of domains) {
     for (const split of stageSplits(domain, stage, evalTest)) {
       const ids = new Set(stageTasks(splits[split] ?? [], domain, stage).map((t) => t.id));
+      const attempts = attemptsOf(target);
       const rows = target.archive
-        .listTaskResults(target.variantId, { domain: domain.name, split })
-        .filter((r) => ids.has(r.taskId) && !isInfraFailure(r));
-      if (rows.length < ids.size) {
+        .listTaskResults(target.variantId, { domain: domain.name, split, attempt: 'all' })
+        .filter((r) => ids.has(r.taskId) && r.attempt < attempts && !isInfraFailure(r));
+      if (rows.length < ids.size * attempts) {
         throw new Error(
-          `the ${stage} evaluation of variant ${target.variantId} ended with ${ids.size - rows.length} of ` +
-            `${ids.size} ${domain.name} ${split} tasks unanswered`,
+          `the ${stage} evaluation of variant ${target.variantId} ended with ${ids.size * attempts - rows.length} of ` +
+            `${ids.size * attempts} ${domain.name} ${split} ${attempts > 1 ? 'task attempts' : 'tasks'} unanswered`,
         );
       }
       const t = tally(rows);
@@ -211,7 +227,7 @@ function stageEvaluations(
         split,
         stage,
         score: t.score,
-        nTasks: t.n,
+        nTasks: ids.size,
         nTotal: (splits[split] ?? []).length,
         correct: t.correct,
         wrong: t.wrong,
@@ -302,10 +318,9 @@ function cachedWorkspace(value: unknown): CollectedWorkspace {
 async function evaluateTask(
   target: EvaluationTarget,
   grade: Grade,
-  domain: Domain,
-  split: Split,
-  task: Task,
+  job: StageJob,
 ): Promise<Evaluated | null> {
+  const { domain, split, task, attempt } = job;
   const key = {
     codeHash: target.codeHash,
     domain: domain.name,
@@ -313,14 +328,16 @@ async function evaluateTask(
     taskId: task.id,
     taskHash: taskContentHash(task),
     graderVersion: domain.graderVersion,
-    taskModel: resultCacheIdentity(target.taskModel),
+    taskModel: cacheModel(target),
     seed: target.seed,
+    attempt,
   };
   const base = {
     variantId: target.variantId,
     domain: domain.name,
     split,
     taskId: task.id,
+    attempt,
     codeHash: target.codeHash,
     taskModel: target.taskModel,
   };
@@ -340,7 +357,8 @@ async function evaluateTask(
     };
   }
 
-  const reply = await target.pool.run({
+  const pool = attempt === 0 || !target.attemptPool ? target.pool : await target.attemptPool(attempt);
+  const reply = await pool.run({
     id: task.id,
     domain: domain.name,
     input: task.input,
@@ -387,6 +405,12 @@ async function evaluateTask(
     target.cache.put(key, reply.workspace === undefined ? result : { ...result, workspace: reply.workspace });
   const tokens = { inputTokens: spent.inputTokens, outputTokens: spent.outputTokens };
   return { kind: 'result', result: { ...base, ...result, ...tokens, reused: false } };
+}
+
+/** The task model as the cache knows it: its identity, and the sim's noise level when it has one. */
+function cacheModel(target: EvaluationTarget): string {
+  const identity = resultCacheIdentity(target.taskModel);
+  return target.simNoise ? `${identity}+noise=${target.simNoise}` : identity;
 }
 
 /** The workspace a reply brought back; none is the pool's failure to collect it, a refusal with the reason. */

@@ -31,8 +31,10 @@ export interface GenerationSession {
   /**
    * The TaskAgent workers of the checked-out commit, with a task-role gateway token; started once, from the
    * TaskAgent built into one file when it builds (so workers start without compiling), else from source.
+   * Attempt `attempt` > 0 (`--eval-repeats`) has workers of its own, whose token tells the model which attempt
+   * their calls belong to.
    */
-  pool(): Promise<TaskPool>;
+  pool(attempt?: number): Promise<TaskPool>;
   /**
    * An entry point of the checked-out commit built once per checkout (see buildEntry; the gate load-checks
    * it, the TaskAgent workers start from it); the source, with the reason, when it does not build.
@@ -159,6 +161,8 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
   let checkedOut: string | null = null;
   let pool: TaskPool | null = null;
   let token: string | null = null;
+  // Later attempts' workers and tokens, by attempt; closed with the first attempt's.
+  let attemptPools = new Map<number, { pool: Promise<TaskPool>; token: string | null }>();
   let builds = new Map<EntryPoint, Promise<AgentEntry>>();
   const policy = taskPolicy(ctx, worktree);
   const command = (entry: AgentEntry, args: string[], env: Record<string, string>): CommandSpec =>
@@ -179,8 +183,9 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
       await ctx.repo.addWorktree(commit, worktree);
       checkedOut = commit;
     },
-    async pool() {
+    async pool(attempt = 0) {
       if (checkedOut === null) throw new Error(`variant ${id}: no commit is checked out for its workers`);
+      if (attempt > 0) return attemptPool(attempt);
       if (pool !== null) return pool;
       if (ctx.remoteTasks !== undefined) {
         pool = await ctx.remoteTasks.pool(ctx, { id, commit: checkedOut });
@@ -222,7 +227,46 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     },
   };
 
+  /** The workers of a later attempt (see `pool`); local only: queue workers answer every attempt as the first. */
+  function attemptPool(attempt: number): Promise<TaskPool> {
+    const known = attemptPools.get(attempt);
+    if (known !== undefined) return known.pool;
+    if (ctx.remoteTasks !== undefined) {
+      const remote = ctx.remoteTasks.pool(ctx, { id, commit: checkedOut ?? '' });
+      attemptPools.set(attempt, { pool: remote, token: null });
+      return remote;
+    }
+    const grant = { runId: ctx.runId, variantId: id, role: 'task' as const, model: ctx.config.taskModel };
+    const attemptToken = ctx.gateway.issueToken({ ...grant, attempt });
+    const env = agentEnv({ url: ctx.gateway.url, token: attemptToken });
+    const started = built(TASK_ENTRY).then((entry) =>
+      createTaskPool({
+        size: tasksAtOnce(ctx),
+        tasksPerWorker: ctx.config.tasksPerWorker,
+        command: command(entry, [], env),
+        taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
+        ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
+        workspaces: {
+          dir: path.join(workspacesFolder, `attempt-${attempt}`),
+          limits: ctx.config.workspace,
+          command: (mounted) =>
+            entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
+        },
+      }),
+    );
+    attemptPools.set(attempt, { pool: started, token: attemptToken });
+    return started;
+  }
+
   async function closePool(): Promise<void> {
+    const later = [...attemptPools.values()];
+    attemptPools = new Map();
+    await Promise.allSettled(
+      later.map(async (p) => {
+        await (await p.pool).close();
+        if (p.token !== null) ctx.gateway.revokeToken(p.token);
+      }),
+    );
     await pool?.close();
     if (token !== null) ctx.gateway.revokeToken(token);
     pool = null;

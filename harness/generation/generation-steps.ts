@@ -152,6 +152,9 @@ async function evaluate(
     cacheable: ctx.cacheable,
     grading: ctx.grading,
     maxToolCalls: ctx.config.workspace.maxToolCalls,
+    attempts: ctx.config.evalRepeats,
+    attemptPool: (attempt: number) => session.pool(attempt),
+    simNoise: ctx.config.sim.noise,
     limit: ctx.taskLimit,
     signal: ctx.signal,
     onTask: (done: number, total: number) => {

@@ -31,12 +31,26 @@ export function archivedVariants(ctx: Pick<RunContext, 'archive'>): ArchivedVari
 }
 
 /**
+ * The candidates with the graded answers behind each score (for `lcb`): the tasks of its selection splits'
+ * evaluations (the full stage's where it has one), times the attempts per task.
+ */
+function withSamples(ctx: RunContext, pool: Candidate[]): Candidate[] {
+  if (ctx.config.parentSelection !== 'lcb') return pool;
+  return pool.map((c) => {
+    const rows = ctx.archive.listEvaluations(c.id).filter((e) => e.split !== 'train' && e.split !== 'test');
+    const full = rows.filter((e) => e.stage === 'full');
+    const tasks = (full.length > 0 ? full : rows).reduce((sum, e) => sum + e.nTasks, 0);
+    return tasks > 0 ? { ...c, samples: tasks * ctx.config.evalRepeats } : c;
+  });
+}
+
+/**
  * The parent of generation `id`: drawn by the configured strategy from the variants finished up to
  * `id − selectionLag(parallel)`, seeded by the run's seed and `id`. With --edit-select-parent the newest candidate's own
  * `agents/select-parent.ts` chooses instead; if it fails, the strategy does and the reason says why.
  */
 export async function chooseParent(ctx: RunContext, id: number): Promise<Selection> {
-  const pool = selectionPool(archivedVariants(ctx), id, ctx.config.parallel);
+  const pool = withSamples(ctx, selectionPool(archivedVariants(ctx), id, ctx.config.parallel));
   if (pool.length === 0) return { id: 0, reason: 'no valid parent yet: the initial agent' };
   const drawn = (): Selection =>
     selectParent(pool, ctx.config.parentSelection, createRng(`select:${ctx.config.seed}:${id}`));

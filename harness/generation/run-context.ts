@@ -20,6 +20,8 @@ export interface TokenIssuer {
       variantId: number | null;
       role: 'meta' | 'task' | 'select';
       model: string;
+      /** Which attempt at its tasks a task token's calls belong to (see `CallContext.attempt`). */
+      attempt?: number;
     },
     token?: string,
   ): string;

@@ -3,6 +3,7 @@ import { createRng } from '../../domains/rng.ts';
 import {
   type ArchivedVariant,
   type Candidate,
+  lowerBound,
   PARENT_SELECTIONS,
   type ParentSelection,
   selectionLag,
@@ -214,5 +215,29 @@ describe('selectionPool with generations in flight', () => {
     const p = probabilities(pool);
     expect(p[0]).toBeCloseTo(0.1824, 4);
     expect(p[1]).toBeCloseTo(0.8176, 4);
+  });
+});
+
+describe('lcb selection', () => {
+  it.each([
+    ['an exact score is its own bound', { score: 0.6 }, 0.6],
+    ['0.6 from 24 answers', { score: 0.6, samples: 24 }, 0.6 - Math.sqrt(0.24 / 24)],
+    ['0.6 from 96 answers sits closer', { score: 0.6, samples: 96 }, 0.6 - Math.sqrt(0.24 / 96)],
+    ['a perfect score has no spread', { score: 1, samples: 10 }, 1],
+    ['never below 0', { score: 0.01, samples: 1 }, 0],
+  ])('%s', (_name, c, bound) => {
+    expect(lowerBound(c)).toBeCloseTo(bound, 10);
+  });
+
+  it('prefers a score backed by many answers over a slightly higher one from few', () => {
+    const lucky = { id: 1, score: 0.7, children: 0, samples: 5 };
+    const steady = { id: 2, score: 0.66, children: 0, samples: 400 };
+    const byLcb = frequencies([lucky, steady], 'lcb');
+    const byScore = frequencies([lucky, steady], 'score_child_prop');
+    expect(byLcb.get(2)!).toBeGreaterThan(0.6);
+    expect(byScore.get(1)!).toBeGreaterThan(0.52);
+    expect(selectParent([lucky, steady], 'lcb', createRng('x')).reason).toMatch(
+      /^lcb: drawn with p=.*lower bound/,
+    );
   });
 });

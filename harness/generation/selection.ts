@@ -1,6 +1,13 @@
 import type { Rng } from '../../domains/rng.ts';
 
-export const PARENT_SELECTIONS = ['score_child_prop', 'score_prop', 'best', 'latest', 'random'] as const;
+export const PARENT_SELECTIONS = [
+  'score_child_prop',
+  'score_prop',
+  'best',
+  'latest',
+  'random',
+  'lcb',
+] as const;
 export type ParentSelection = (typeof PARENT_SELECTIONS)[number];
 
 export interface Candidate {
@@ -9,6 +16,17 @@ export interface Candidate {
   score: number;
   /** Children so far, failed ones included. */
   children: number;
+  /** Graded answers behind the score (tasks × attempts); unknown: the score is taken as exact. */
+  samples?: number;
+}
+
+/**
+ * A lower confidence bound on a candidate's score: one standard error of a mean of `samples` answers below it
+ * (a binomial's, √(s(1 − s)/n)). A score from few answers, or a lucky one, counts for less. Pure.
+ */
+export function lowerBound(c: Pick<Candidate, 'score' | 'samples'>): number {
+  if (c.samples === undefined || c.samples <= 0) return c.score;
+  return Math.max(0, c.score - Math.sqrt((c.score * (1 - c.score)) / c.samples));
 }
 
 export interface Selection {
@@ -56,6 +74,19 @@ export function selectParent(
       return pick(candidates[candidates.length - 1]!, 'newest valid variant');
     case 'random':
       return pick(candidates[Math.floor(rng.next() * candidates.length)]!, 'uniform draw');
+    case 'lcb': {
+      // score_child_prop on the lower bounds: a variant is preferred for a score that is likely real.
+      const bounds = candidates.map((c) => ({ ...c, score: lowerBound(c) }));
+      const weights = selectionWeights(bounds, true);
+      const total = weights.reduce((sum, w) => sum + w, 0);
+      const i = sampleIndex(weights, rng);
+      const p = total > 0 ? weights[i]! / total : 1 / candidates.length;
+      const c = candidates[i]!;
+      return pick(
+        c,
+        `drawn with p=${p.toFixed(3)} (score ${c.score.toFixed(3)}, lower bound ${bounds[i]!.score.toFixed(3)})`,
+      );
+    }
     case 'score_prop':
     case 'score_child_prop': {
       const weights = selectionWeights(candidates, strategy === 'score_child_prop');

@@ -158,6 +158,7 @@ async function evaluateSplit(
       cacheable: job.cacheable,
       grading: ctx.grading,
       maxToolCalls: job.config.workspace.maxToolCalls,
+      simNoise: job.config.sim.noise,
       limit: ctx.taskLimit,
       signal: ctx.signal,
       onTask: (done, total) => job.status(`variant ${job.variantId}: ${done}/${total} tasks`),

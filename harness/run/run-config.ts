@@ -46,6 +46,8 @@ export const LatencySpecSchema = z.discriminatedUnion('kind', [
 ]);
 
 const FAULT_RATE = 'is the share of calls that fail, from 0 to below 1 (0.1: one call in ten)';
+const NOISE =
+  'must be a level from 0 to 1: the share of task answers drawn afresh on each attempt (0: none, 1: every one)';
 const PRICE = 'must be an amount of USD of 0 or more';
 
 /** The simulated model's knobs (DESIGN §5), for benchmarks, fault tests and offline budgets. */
@@ -62,6 +64,11 @@ export const SimConfigSchema = z.object({
    * never wait longer than the retry policy's longest wait, so a larger value would not be what happens.
    */
   retryMs: wholeNumber(0, DEFAULT_RETRY_POLICY.maxWaitMs, ' of milliseconds', ' (the longest a retry waits)'),
+  /**
+   * The landscape's noise, 0 to 1: the share of task answers drawn afresh on each attempt. A run stored before
+   * it existed had none.
+   */
+  noise: z.number({ error: NOISE }).min(0, { error: NOISE }).max(1, { error: NOISE }).default(0),
 });
 export type SimConfig = z.infer<typeof SimConfigSchema>;
 
@@ -83,6 +90,9 @@ export const DEFAULT_TASKS_PER_WORKER = 8;
  * to such a config when it is read, the one place this is decided; everything after takes the number given.
  */
 const STORED_TASKS_PER_WORKER = 1;
+
+/** More attempts per task than any evaluation needs; a larger number is a typo. */
+export const MAX_REPEATS = 100;
 
 /** More generations than any run could finish; a larger number is a typo (`1e9`). */
 export const MAX_GENERATIONS = 100_000;
@@ -123,6 +133,8 @@ const RunConfigFields = z.object({
    */
   tasksPerWorker: count(1).default(STORED_TASKS_PER_WORKER),
   evalSamples: count(1).nullable(),
+  /** Attempts per task (`--eval-repeats`), each kept; a score is their mean. A run stored before had one. */
+  evalRepeats: wholeNumber(1, MAX_REPEATS).default(1),
   stagedSamples: count(1).nullable(),
   skipStagedEval: z.boolean(),
   evalTest: z.boolean(),
@@ -200,6 +212,7 @@ function simKnobs(sim: RunConfigInput['sim']): (string | number)[][] {
     sim.faultRate > 0 && ['sim', 'faultRate'],
     sim.pricePerMTok > 0 && ['sim', 'pricePerMTok'],
     sim.retryMs !== DEFAULT_SIM_RETRY_MS && ['sim', 'retryMs'],
+    sim.noise > 0 && ['sim', 'noise'],
   ].filter((knob) => knob !== false);
 }
 

@@ -18,6 +18,11 @@ export interface SimModelOptions {
   pricePerMTok?: number;
   /** Fixed delay per call in ms (default 0); honours the abort signal. Shorthand for `knobs.latency`. */
   latencyMs?: number;
+  /**
+   * The landscape's noise (0 to 1, default 0): the share of task answers drawn afresh on each attempt
+   * (CallContext.attempt), so the same prompt scores differently on a second attempt (TaskBook.attemptThreshold).
+   */
+  noise?: number;
   /** Latency distribution and injected faults (DESIGN §5 knobs). */
   knobs?: SimKnobs;
   /** Injected for tests: waits `ms`, resolving false when the signal aborts first. */
@@ -64,7 +69,12 @@ export function createSimModel(opts: SimModelOptions): SimModel {
       case 'task':
         return {
           ok: true,
-          reply: script?.task ? cycle(script.task, 'task') : taskTurn(req, opts.seed, book),
+          reply: script?.task
+            ? cycle(script.task, 'task')
+            : taskTurn(req, opts.seed, book, {
+                attempt: ctx.attempt ?? 0,
+                noise: opts.noise ?? 0,
+              }),
         };
       case 'select':
         return {

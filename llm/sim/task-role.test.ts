@@ -187,3 +187,46 @@ describe('sim task role', () => {
     expect(result.response.stopReason).toBe('end');
   });
 });
+
+describe('the noisy landscape (--sim-noise)', () => {
+  const tasks = arithmeticTasks(60);
+  async function answers(seed: number, noise: number, attempt: number): Promise<unknown[]> {
+    const sim = createSimModel({ seed, domains: ['arithmetic'], noise });
+    sim.registerTasks('arithmetic', tasks);
+    const out: unknown[] = [];
+    for (const task of tasks) {
+      const result = await sim.complete(taskRequest(BASE_PROMPT, 'arithmetic', task.input), {
+        ...ctx,
+        attempt,
+      });
+      if (!result.ok) throw new Error(result.error.message);
+      out.push(prediction(result.response.message.content));
+    }
+    return out;
+  }
+
+  it('answers the same on every attempt without noise', async () => {
+    expect(await answers(4, 0, 1)).toEqual(await answers(4, 0, 0));
+  });
+
+  it('draws a task answer per attempt, fixed by the seed and the attempt number', async () => {
+    const first = await answers(4, 0.6, 0);
+    const second = await answers(4, 0.6, 1);
+    expect(await answers(4, 0.6, 1)).toEqual(second);
+    const changed = first.filter((a, i) => JSON.stringify(a) !== JSON.stringify(second[i])).length;
+    expect(changed).toBeGreaterThan(3);
+    expect(await answers(5, 0.6, 1)).not.toEqual(second);
+  });
+
+  it("keeps every attempt's expected score at P(correct)", async () => {
+    const p = pCorrect(BASE_PROMPT, 'arithmetic');
+    const scores: number[] = [];
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const a = await answers(9, 1, attempt);
+      scores.push(a.filter((x, i) => x === tasks[i]!.answer).length / tasks.length);
+    }
+    const mean = scores.reduce((s, x) => s + x, 0) / scores.length;
+    expect(Math.abs(mean - p)).toBeLessThan(0.08);
+    expect(Math.max(...scores) - Math.min(...scores)).toBeGreaterThan(0.05);
+  });
+});

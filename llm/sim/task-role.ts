@@ -21,6 +21,14 @@ interface Entry {
   leaf: string;
 }
 
+/** Which attempt a task request belongs to, and the landscape's noise level (0 to 1, `--sim-noise`). */
+export interface AttemptDraw {
+  attempt: number;
+  noise: number;
+}
+
+const FIRST_ATTEMPT: AttemptDraw = { attempt: 0, noise: 0 };
+
 /** Shortest string leaf the fallback match trusts; shorter ones would match by accident. */
 const MIN_LEAF = 4;
 
@@ -87,6 +95,20 @@ export class TaskBook {
     return table;
   }
 
+  /**
+   * The threshold a task's answer on attempt `draw.attempt` is compared with. With noise 0 it is the fixed
+   * one (`threshold`), the same on every attempt. With noise L, each attempt redraws it with probability L
+   * (a uniform draw keyed by seed, domain, task and attempt), so the same prompt scores differently on a
+   * second attempt while every attempt still scores P(correct) on average. Noise 1: every attempt is
+   * independent of the others.
+   */
+  attemptThreshold(seed: KeyPart, domain: string, task: SimTask, draw: AttemptDraw): number {
+    const fixed = this.threshold(seed, domain, task);
+    if (draw.noise <= 0) return fixed;
+    if (hash01(seed, domain, task.id, 'noise', draw.attempt) >= draw.noise) return fixed;
+    return hash01(seed, domain, task.id, 'noise-threshold', draw.attempt);
+  }
+
   answers(domain: string): unknown[] {
     return [...(this.byDomain.get(domain)?.values() ?? [])].map((e) => e.task.answer);
   }
@@ -132,11 +154,16 @@ function leafAppears(text: string, leaf: string): boolean {
  * workspace task the reference files are written iff hash01(seed, domain, task) < P(correct), as for
  * JSON answers, with P(correct) read from the system prompt and the task message only.
  */
-export function taskTurn(req: ChatRequest, seed: KeyPart, book: TaskBook): SimTurn {
+export function taskTurn(
+  req: ChatRequest,
+  seed: KeyPart,
+  book: TaskBook,
+  draw: AttemptDraw = FIRST_ATTEMPT,
+): SimTurn {
   const first = req.messages.find((m) => m.role === 'user')?.content ?? '';
   const found = book.find(first, /^Domain:\s*(\S+)/m.exec(first)?.[1]);
   if (found === undefined || !isWorkspaceAnswer(found.task.answer)) {
-    return { content: taskReply(req, seed, book) };
+    return { content: taskReply(req, seed, book, draw) };
   }
   const { domain, task } = found;
   const shown = `${textOf(req.messages, ['system'])}\n${first}`;
@@ -146,15 +173,21 @@ export function taskTurn(req: ChatRequest, seed: KeyPart, book: TaskBook): SimTu
     taskId: task.id,
     gold: found.task.answer,
     ...(task.workspace ? { workspace: task.workspace } : {}),
-    correct: book.threshold(seed, domain, task) < pCorrect(shown, domain, splitKind(task.split)),
+    correct: book.attemptThreshold(seed, domain, task, draw) < pCorrect(shown, domain, splitKind(task.split)),
   });
 }
 
 /**
  * The sim's answer to a task request. Correct iff hash01(seed, domain, task) < P(correct), so adding a
- * helpful phrase never turns a correct task wrong; parse failures are fixed per task the same way.
+ * helpful phrase never turns a correct task wrong; parse failures are fixed per task the same way. Under
+ * noise the threshold is redrawn per attempt (see `attemptThreshold`).
  */
-export function taskReply(req: ChatRequest, seed: KeyPart, book: TaskBook): string {
+export function taskReply(
+  req: ChatRequest,
+  seed: KeyPart,
+  book: TaskBook,
+  draw: AttemptDraw = FIRST_ATTEMPT,
+): string {
   const userText = textOf(req.messages, ['user']);
   const allText = textOf(req.messages, ['system', 'user']);
   const hint = /^Domain:\s*(\S+)/m.exec(userText)?.[1];
@@ -163,7 +196,8 @@ export function taskReply(req: ChatRequest, seed: KeyPart, book: TaskBook): stri
     return 'I could not find a task I recognise in this request, so I have no answer to give. (simulated model)';
   }
   const { domain, task } = found;
-  const correct = book.threshold(seed, domain, task) < pCorrect(allText, domain, splitKind(task.split));
+  const correct =
+    book.attemptThreshold(seed, domain, task, draw) < pCorrect(allText, domain, splitKind(task.split));
   const answer = correct
     ? task.answer
     : wrongAnswer(task.answer, book.answers(domain), [seed, domain, task.id]);
