@@ -264,6 +264,7 @@ describe('parseLoopArgs accepts good input', () => {
         faults: ['429', '500', '529', 'timeout', 'truncated', 'malformed'],
         pricePerMTok: 0,
         retryMs: 1000,
+        landscape: 'default',
       },
       editSelectParent: false,
       resume: null,

@@ -234,5 +234,7 @@ function simConfig(parsed: ParsedLoopArgs): SimConfig {
     faults,
     pricePerMTok: parsed['sim-price-per-mtok'],
     retryMs: parsed['sim-retry-ms'],
+    // The schema refuses a name it does not know, listing the landscapes.
+    landscape: parsed['sim-landscape'] as SimConfig['landscape'],
   };
 }

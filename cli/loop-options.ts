@@ -181,6 +181,14 @@ export const LOOP_OPTIONS = {
     describe:
       'simulated model: a nominal price in USD per million tokens, so --budget-usd and costs work offline',
   },
+  'sim-landscape': {
+    type: 'string',
+    requiresArg: true,
+    default: 'default',
+    describe:
+      'simulated model: the task landscape, default (prompt phrases change how often answers are right, see ' +
+      'docs/simulated-model.md) or inert (no edit changes an answer: a control where evolution cannot gain)',
+  },
   'sim-retry-ms': {
     type: 'number',
     requiresArg: true,
@@ -272,6 +280,7 @@ const FIELD_OPTIONS: Record<string, string> = {
   'sim.faultRate': 'sim-fault-rate',
   'sim.pricePerMTok': 'sim-price-per-mtok',
   'sim.retryMs': 'sim-retry-ms',
+  'sim.landscape': 'sim-landscape',
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, { field }]) => [`limits.${field}`, flag])),
 };
 

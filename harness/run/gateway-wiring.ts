@@ -128,6 +128,7 @@ function simModel(plan: GatewayPlan): SimModel {
     domains: plan.domains.map((d) => d.domain.name),
     ...(plan.script === undefined ? {} : { script: plan.script }),
     pricePerMTok: plan.sim.pricePerMTok,
+    landscape: plan.sim.landscape,
     knobs: {
       ...(plan.sim.latency === null ? {} : { latency: plan.sim.latency }),
       faultRate: plan.sim.faultRate,

@@ -7,6 +7,7 @@ import { DomainRefList } from '../../domains/reference.ts';
 import { resolveModel } from '../../llm/registry.ts';
 import { DEFAULT_RETRY_POLICY } from '../../llm/retry.ts';
 import { FAULT_KINDS } from '../../llm/sim/faults.ts';
+import { SIM_LANDSCAPES } from '../../llm/sim/landscape.ts';
 import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
 import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
@@ -62,6 +63,10 @@ export const SimConfigSchema = z.object({
    * never wait longer than the retry policy's longest wait, so a larger value would not be what happens.
    */
   retryMs: wholeNumber(0, DEFAULT_RETRY_POLICY.maxWaitMs, ' of milliseconds', ' (the longest a retry waits)'),
+  /** The task-side landscape; runs stored before it existed ran on `default`. */
+  landscape: z
+    .enum(SIM_LANDSCAPES, { error: `must be one of ${SIM_LANDSCAPES.join(', ')}` })
+    .default('default'),
 });
 export type SimConfig = z.infer<typeof SimConfigSchema>;
 
@@ -200,6 +205,7 @@ function simKnobs(sim: RunConfigInput['sim']): (string | number)[][] {
     sim.faultRate > 0 && ['sim', 'faultRate'],
     sim.pricePerMTok > 0 && ['sim', 'pricePerMTok'],
     sim.retryMs !== DEFAULT_SIM_RETRY_MS && ['sim', 'retryMs'],
+    sim.landscape !== 'default' && ['sim', 'landscape'],
   ].filter((knob) => knob !== false);
 }
 

@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../types.ts';
-import { pCorrect, splitKind } from './landscape.ts';
-import { hasPhrase, normalizeText, parseFailureRate, STEP_BY_STEP } from './phrases.ts';
+import { pCorrect, type SimLandscape, splitKind } from './landscape.ts';
+import { hasPhrase, normalizeText, PARSE_FAILURE_RATE, parseFailureRate, STEP_BY_STEP } from './phrases.ts';
 import { hash01, hashKey, type KeyPart, pick } from './rng.ts';
 import { canonicalJson, jsonValuesIn, longestStringLeaf, textOf } from './transcript.ts';
 import { isWorkspaceAnswer, type SimTurn, type SimWorkspace, workspaceTurn } from './workspace-role.ts';
@@ -132,11 +132,16 @@ function leafAppears(text: string, leaf: string): boolean {
  * workspace task the reference files are written iff hash01(seed, domain, task) < P(correct), as for
  * JSON answers, with P(correct) read from the system prompt and the task message only.
  */
-export function taskTurn(req: ChatRequest, seed: KeyPart, book: TaskBook): SimTurn {
+export function taskTurn(
+  req: ChatRequest,
+  seed: KeyPart,
+  book: TaskBook,
+  landscape: SimLandscape = 'default',
+): SimTurn {
   const first = req.messages.find((m) => m.role === 'user')?.content ?? '';
   const found = book.find(first, /^Domain:\s*(\S+)/m.exec(first)?.[1]);
   if (found === undefined || !isWorkspaceAnswer(found.task.answer)) {
-    return { content: taskReply(req, seed, book) };
+    return { content: taskReply(req, seed, book, landscape) };
   }
   const { domain, task } = found;
   const shown = `${textOf(req.messages, ['system'])}\n${first}`;
@@ -146,7 +151,7 @@ export function taskTurn(req: ChatRequest, seed: KeyPart, book: TaskBook): SimTu
     taskId: task.id,
     gold: found.task.answer,
     ...(task.workspace ? { workspace: task.workspace } : {}),
-    correct: book.threshold(seed, domain, task) < pCorrect(shown, domain, splitKind(task.split)),
+    correct: book.threshold(seed, domain, task) < pCorrect(shown, domain, splitKind(task.split), landscape),
   });
 }
 
@@ -154,7 +159,12 @@ export function taskTurn(req: ChatRequest, seed: KeyPart, book: TaskBook): SimTu
  * The sim's answer to a task request. Correct iff hash01(seed, domain, task) < P(correct), so adding a
  * helpful phrase never turns a correct task wrong; parse failures are fixed per task the same way.
  */
-export function taskReply(req: ChatRequest, seed: KeyPart, book: TaskBook): string {
+export function taskReply(
+  req: ChatRequest,
+  seed: KeyPart,
+  book: TaskBook,
+  landscape: SimLandscape = 'default',
+): string {
   const userText = textOf(req.messages, ['user']);
   const allText = textOf(req.messages, ['system', 'user']);
   const hint = /^Domain:\s*(\S+)/m.exec(userText)?.[1];
@@ -163,7 +173,8 @@ export function taskReply(req: ChatRequest, seed: KeyPart, book: TaskBook): stri
     return 'I could not find a task I recognise in this request, so I have no answer to give. (simulated model)';
   }
   const { domain, task } = found;
-  const correct = book.threshold(seed, domain, task) < pCorrect(allText, domain, splitKind(task.split));
+  const correct =
+    book.threshold(seed, domain, task) < pCorrect(allText, domain, splitKind(task.split), landscape);
   const answer = correct
     ? task.answer
     : wrongAnswer(task.answer, book.answers(domain), [seed, domain, task.id]);
@@ -174,7 +185,9 @@ export function taskReply(req: ChatRequest, seed: KeyPart, book: TaskBook): stri
       'Step 2: combine them to reach the result.',
     );
   }
-  if (hash01(seed, domain, task.id, 'format') < parseFailureRate(allText)) {
+  // On the inert landscape the prompt's answer-format line does not matter either.
+  const failureRate = landscape === 'inert' ? PARSE_FAILURE_RATE.withFormat : parseFailureRate(allText);
+  if (hash01(seed, domain, task.id, 'format') < failureRate) {
     lines.push(`The answer is probably ${typeof answer === 'string' ? answer : JSON.stringify(answer)}.`);
   } else {
     lines.push(`<json>${JSON.stringify({ response: answer })}</json>`);
