@@ -252,7 +252,12 @@ async function runAll(
   lock: { pid: number; runs: Record<string, number> },
 ): Promise<number> {
   // Seed by seed, so an interrupted experiment has every configuration on the seeds it finished.
-  const wanted = args.seeds.flatMap((seed) => args.configs.map((c) => ({ config: c, seed })));
+  // Baselines after the evolving configurations of their seed, whose spend they match.
+  const ordered = [
+    ...args.configs.filter((c) => baselineOf(c) === null),
+    ...args.configs.filter((c) => baselineOf(c) !== null),
+  ];
+  const wanted = args.seeds.flatMap((seed) => ordered.map((c) => ({ config: c, seed })));
   const limit = pLimit(args.jobs);
   const running = new Map<string, StartedRun>();
   const stops = watchStops({
@@ -282,23 +287,21 @@ async function runAll(
   };
   // A baseline run matches the spend of the reference (the first evolving configuration) on its seed,
   // so it waits for that run outside the limit, which the reference needs to run.
-  const reference = args.configs.find((c) => baselineOf(c) === null)!;
+  const reference = ordered[0]!;
   const referenceDone = new Map<number, Promise<void>>();
-  for (const seed of args.seeds)
-    referenceDone.set(
-      seed,
-      limit(() => runOne(tally, reference, seed)),
-    );
+  const jobs: Promise<void>[] = [];
+  for (const { config, seed } of wanted) {
+    if (baselineOf(config) === null) {
+      const job = limit(() => runOne(tally, config, seed));
+      if (config === reference) referenceDone.set(seed, job);
+      jobs.push(job);
+    } else {
+      const after = referenceDone.get(seed) ?? Promise.resolve();
+      jobs.push(after.then(() => limit(() => runBaselineOne(tally, config, seed, reference))));
+    }
+  }
   try {
-    await Promise.all(
-      wanted.map(({ config, seed }) => {
-        if (config === reference) return referenceDone.get(seed);
-        if (baselineOf(config) === null) return limit(() => runOne(tally, config, seed));
-        return referenceDone
-          .get(seed)!
-          .then(() => limit(() => runBaselineOne(tally, config, seed, reference)));
-      }),
-    );
+    await Promise.all(jobs);
   } finally {
     stops.dispose();
   }
