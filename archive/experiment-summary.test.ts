@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type RunFigures, runFigures, summarizeExperiment, tasksToReach } from './experiment-summary.ts';
+import {
+  type RunFigures,
+  runFigures,
+  summarizeConfig,
+  summarizeExperiment,
+  tasksToReach,
+} from './experiment-summary.ts';
 
 const run = (
   id: string,
@@ -93,32 +99,44 @@ describe('summarizeExperiment', () => {
 });
 
 describe('runFigures', () => {
-  it('reads scores by generation and counts each task once per run and task code', () => {
+  it('reads scores by generation, counts each task once per run and task code, test tasks apart', () => {
     const source = {
       run: () => ({ id: 'r1', seed: 4, costUsd: 0.5 }),
       variants: () => [
-        { id: 0, generation: 0, score: 0.4 },
+        { id: 0, generation: 0, score: 0.4, scores: { d: { val: { score: 0.4 }, test: { score: 0.3 } } } },
         { id: 1, generation: 1, score: null },
-        { id: 2, generation: 2, score: 0.6 },
+        { id: 2, generation: 2, score: 0.6, scores: { d: { val: { score: 0.6 }, test: { score: 0.35 } } } },
       ],
       // Variant 2 keeps t1's task code (counted once) and changes t2's (counted again).
       taskResults: (id: number) => {
-        const r = (code: string, task: string) => ({
+        const r = (code: string, task: string, split = 'val') => ({
           codeHash: code,
           domain: 'd',
-          split: 'val',
+          split,
           taskId: task,
         });
-        return id === 0 ? [r('c0', 't1'), r('c0', 't2')] : id === 2 ? [r('c0', 't1'), r('c2', 't2')] : [];
+        return id === 0
+          ? [r('c0', 't1'), r('c0', 't2'), r('c0', 'x1', 'test')]
+          : id === 2
+            ? [r('c0', 't1'), r('c2', 't2'), r('c2', 'x1', 'test')]
+            : [];
       },
     };
-    expect(runFigures(source)).toEqual({
+    const figures = runFigures(source);
+    expect(figures).toEqual({
       id: 'r1',
       seed: 4,
       scores: [0.4, null, 0.6],
       tasksByGeneration: [2, 0, 1],
       costUsd: 0.5,
+      heldOut: { best: 0.35, initial: 0.3 },
     });
+    const summary = summarizeConfig('c', [
+      figures!,
+      { ...figures!, id: 'r2', heldOut: { best: 0.5, initial: null } },
+    ]);
+    expect(summary.heldOut.map((g) => g?.toFixed(2) ?? null)).toEqual(['0.05', null]);
+    expect(summary.heldOutGain).toBeCloseTo(0.05);
     expect(runFigures({ ...source, run: () => null })).toBeNull();
   });
 });

@@ -21,10 +21,17 @@ export interface RunFigures {
   /** Tasks evaluated per generation, same index (see runFigures for what counts). */
   tasksByGeneration: readonly number[];
   costUsd: number;
+  /**
+   * Test-split scores (the mean over the run's domains) of the run's reported best and of variant 0,
+   * null where not evaluated: whether an improvement transfers to tasks selection never saw.
+   */
+  heldOut?: { best: number | null; initial: number | null };
 }
 
 export interface ConfigSummary {
   name: string;
+  /** Set for a budget-matched baseline (e.g. `best-of-k`): not evolution, compared like it. */
+  baseline?: string;
   runs: string[];
   /** Best score per run (the end of its best-so-far curve), aligned with `runs`; null if never scored. */
   best: (number | null)[];
@@ -38,6 +45,10 @@ export interface ConfigSummary {
   costUsd: number[];
   /** With a target: per run, tasks evaluated until the best score first reached it (null: never). */
   tasksToTarget?: (number | null)[];
+  /** Per run: the best's test score minus variant 0's (null where either is missing), aligned with `runs`. */
+  heldOut: (number | null)[];
+  /** Median of `heldOut` over the runs that have it. */
+  heldOutGain: number | null;
 }
 
 /**
@@ -97,8 +108,15 @@ export function summarizeConfig(name: string, runs: readonly RunFigures[], targe
     aucMedian: median(areas),
     tasksEvaluated: runs.map((r) => sum(r.tasksByGeneration)),
     costUsd: runs.map((r) => r.costUsd),
+    heldOut: runs.map(heldOutGainOf),
+    heldOutGain: median(numbers(runs.map(heldOutGainOf))),
     ...(target === undefined ? {} : { tasksToTarget: runs.map((r) => tasksToReach(r, target)) }),
   };
+}
+
+function heldOutGainOf(run: RunFigures): number | null {
+  const { best = null, initial = null } = run.heldOut ?? {};
+  return best === null || initial === null ? null : best - initial;
 }
 
 interface RunPoint {
@@ -184,14 +202,44 @@ export function summarizeExperiment(
 /** What `runFigures` reads; the archive reader satisfies it. */
 export interface FiguresSource {
   run(): { id: string; seed: number; costUsd: number } | null;
-  variants(): readonly { id: number; generation: number; score: number | null }[];
+  variants(): readonly {
+    id: number;
+    generation: number;
+    score: number | null;
+    scores?: Readonly<Record<string, Readonly<Record<string, { score: number } | undefined>>>>;
+  }[];
   taskResults(
     variantId: number,
   ): readonly { codeHash: string; domain: string; split: string; taskId: string }[];
 }
 
+/** The mean test score over a variant's domains; null unless every domain has one. */
+export function testScore(scores: FiguresVariant['scores']): number | null {
+  const domains = Object.values(scores ?? {});
+  const tests = domains.map((d) => d.test?.score);
+  if (tests.length === 0 || tests.some((t) => t === undefined)) return null;
+  return (tests as number[]).reduce((s, x) => s + x, 0) / tests.length;
+}
+
+type FiguresVariant = ReturnType<FiguresSource['variants']>[number];
+
+/** Test scores of a run's reported best (highest selection score, the earliest on a tie) and of variant 0. */
+export function heldOutOf(variants: readonly FiguresVariant[]): {
+  best: number | null;
+  initial: number | null;
+} {
+  let best: FiguresVariant | undefined;
+  for (const v of variants) if (v.score !== null && (best === undefined || v.score > best.score!)) best = v;
+  const initial = variants.find((v) => v.id === 0);
+  return {
+    best: best === undefined ? null : testScore(best.scores),
+    initial: initial === undefined ? null : testScore(initial.scores),
+  };
+}
+
 /**
- * A stored run's figures: scores and evaluated tasks per generation. A task counts once per run and
+ * A stored run's figures: scores and evaluated tasks per generation. Test-split tasks do not count: they
+ * measure the run (see heldOut), they are not what its search spent. A task counts once per run and
  * task code: a child whose task code is unchanged reuses its parent's results, which costs nothing,
  * while a result another run put in the shared evaluation cache still counts, as this run needed it.
  * Null for an empty archive.
@@ -207,11 +255,19 @@ export function runFigures(source: FiguresSource): RunFigures | null {
   for (const v of [...variants].sort((a, b) => a.generation - b.generation)) {
     scores[v.generation] = v.score;
     for (const t of source.taskResults(v.id)) {
+      if (t.split === 'test') continue;
       const key = [t.codeHash, t.domain, t.split, t.taskId].join('\u0000');
       if (seen.has(key)) continue;
       seen.add(key);
       tasks[v.generation]! += 1;
     }
   }
-  return { id: run.id, seed: run.seed, scores, tasksByGeneration: tasks, costUsd: run.costUsd };
+  return {
+    id: run.id,
+    seed: run.seed,
+    scores,
+    tasksByGeneration: tasks,
+    costUsd: run.costUsd,
+    heldOut: heldOutOf(variants),
+  };
 }

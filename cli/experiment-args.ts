@@ -1,3 +1,4 @@
+import { baselineOf } from './experiment-baseline.ts';
 import { UsageError } from './usage-error.ts';
 
 /** One configuration of an experiment: a name and the generate-loop options it adds. */
@@ -28,8 +29,10 @@ Runs every configuration with every seed (one generate-loop run each, several
 at once), then compares the configurations: best score per run, its median with
 a bootstrap 95% interval, the area under the best-so-far curve, evaluated tasks
 and cost, and per pair the difference with a one-sided Mann-Whitney U test. A
-finished run is not run again; an unfinished one is resumed. "report" re-reads
-finished runs.
+finished run is not run again; an unfinished one is resumed. Each finished
+run's best and variant 0 are then evaluated on the test split, which no agent
+or selection sees: HELD-OUT is the best's test score minus variant 0's.
+"report" re-reads finished runs.
 
 Options:
   --seeds LIST        seeds, as 1-8 or 1,2,5 or 1-4,9 (default 1-4)
@@ -37,7 +40,11 @@ Options:
                       adds, e.g. --config full= --config frozen=--freeze-meta
                       --config no-archive="--parent-selection latest"
                       (repeatable; the first is the reference; default: full,
-                      frozen and no-archive as in these examples)
+                      frozen and no-archive as in these examples). Instead of
+                      options, a baseline: --config baseline=best-of-k spends
+                      what the first evolving configuration's run of the same
+                      seed spent (tasks on the sim, else USD) on attempts of
+                      variant 0 alone, and keeps the best
   --out DIR           the experiment folder (default ./experiment): runs/,
                       logs/, experiment.json
   --jobs N            runs at once (default: half the CPU cores, at least 1)
@@ -92,6 +99,7 @@ export function parseConfig(text: string): ExperimentConfig {
     .split(/\s+/)
     .filter((a) => a.length > 0);
   refuseManaged(args, `--config ${name}`);
+  baselineOf({ name, args });
   return { name, args };
 }
 

@@ -18,12 +18,14 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     'TASKS MEDIAN',
     ...(withTarget ? [`TASKS TO ${target} MEDIAN (reached)`] : []),
     'COST',
+    'HELD-OUT MEDIAN',
     'BEST PER RUN',
+    'HELD-OUT PER RUN',
   ];
   const rows = summary.configs.map((c) => {
     const reached = (c.tasksToTarget ?? []).filter((t): t is number => t !== null);
     return [
-      c.name,
+      c.baseline === undefined ? c.name : `${c.name} (${c.baseline})`,
       String(c.runs.length),
       fmtScore(c.medianBest),
       c.ci95 === null ? '-' : `[${fmtScore(c.ci95[0])}, ${fmtScore(c.ci95[1])}]`,
@@ -31,7 +33,9 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
       fmtCount(median(c.tasksEvaluated)),
       ...(withTarget ? [`${fmtCount(median(reached))} (${reached.length}/${c.runs.length})`] : []),
       fmtUsd(c.costUsd.reduce((s, x) => s + x, 0)),
+      fmtDelta(c.heldOutGain),
       c.best.map(fmtScore).join(' '),
+      c.heldOut.map(fmtDelta).join(' '),
     ];
   });
   const tests = summary.comparisons.map((t) => [
@@ -64,6 +68,11 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
   parts.push(
     '',
     'Best: the highest selection score of a run. AUC: the mean of its best-so-far curve over generations. ' +
+      "Held-out: the best's test-split score minus variant 0's (a gain that does not transfer is near 0). " +
+      (summary.configs.some((c) => c.baseline !== undefined)
+        ? 'best-of-k: attempts of variant 0 alone for the spend of the reference run of the same seed, ' +
+          'one per "generation". '
+        : '') +
       'p: one-sided, is the first configuration higher? (paired by seed where both have the seed)' +
       (withTarget
         ? ` Tasks to ${target}: evaluated tasks until a run's best first reached it, over the runs that did.`

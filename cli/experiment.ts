@@ -13,6 +13,8 @@ import { openArchiveReader, type RunState } from '../archive/read.ts';
 import { archiveFile } from '../archive/run-folder.ts';
 import { runHolder } from '../harness/run/index.ts';
 import { EXPERIMENT_USAGE, type ExperimentConfig, parseExperimentArgs, runIdOf } from './experiment-args.ts';
+import { baselineFigures, baselineOf, readBaseline, runBaseline } from './experiment-baseline.ts';
+import { evaluateHeldOut } from './experiment-held-out.ts';
 import { bestOf, formatDuration, watchRun } from './experiment-progress.ts';
 import {
   experimentHolder,
@@ -124,13 +126,24 @@ function summarize(
   const groups = manifest.configs.map((c: ExperimentConfig) => ({
     name: c.name,
     runs: manifest.seeds.flatMap((seed) => {
-      const runDir = path.join(dir, 'runs', runIdOf(c.name, seed));
-      const figures = runState(runDir) === 'done' ? figuresOf(runDir) : null;
-      if (figures === null) missing.push(runIdOf(c.name, seed));
+      const id = runIdOf(c.name, seed);
+      const runDir = path.join(dir, 'runs', id);
+      const figures =
+        baselineOf(c) !== null
+          ? baselineFigures(runDir, id, seed)
+          : runState(runDir) === 'done'
+            ? figuresOf(runDir)
+            : null;
+      if (figures === null) missing.push(id);
       return figures === null ? [] : [figures];
     }),
   }));
-  return { summary: summarizeExperiment(groups, target), missing };
+  const summary = summarizeExperiment(groups, target);
+  for (const [i, c] of summary.configs.entries()) {
+    const baseline = baselineOf(manifest.configs[i]!);
+    if (baseline !== null) c.baseline = baseline;
+  }
+  return { summary, missing };
 }
 
 function print(summary: ExperimentSummary, json: boolean, target: number | undefined): void {
@@ -157,7 +170,14 @@ export async function experimentCommand(argv: string[]): Promise<number> {
     return 0;
   }
   assertWritableDir(dir, '--out');
-  for (const config of args.configs) {
+  const evolving = args.configs.filter((c) => baselineOf(c) === null);
+  if (evolving.length === 0) {
+    throw new UsageError(
+      'A baseline configuration matches the spend of an evolving one: add one with generate-loop options, ' +
+        'e.g. --config full= --config baseline=best-of-k.',
+    );
+  }
+  for (const config of evolving) {
     try {
       await checkLoopArgs([...args.loopArgs, ...config.args, '--seed', String(args.seeds[0] ?? 1)]);
     } catch (error) {
@@ -232,7 +252,12 @@ async function runAll(
   lock: { pid: number; runs: Record<string, number> },
 ): Promise<number> {
   // Seed by seed, so an interrupted experiment has every configuration on the seeds it finished.
-  const wanted = args.seeds.flatMap((seed) => args.configs.map((c) => ({ config: c, seed })));
+  // Baselines after the evolving configurations of their seed, whose spend they match.
+  const ordered = [
+    ...args.configs.filter((c) => baselineOf(c) === null),
+    ...args.configs.filter((c) => baselineOf(c) !== null),
+  ];
+  const wanted = args.seeds.flatMap((seed) => ordered.map((c) => ({ config: c, seed })));
   const limit = pLimit(args.jobs);
   const running = new Map<string, StartedRun>();
   const stops = watchStops({
@@ -260,8 +285,23 @@ async function runAll(
     failed: [],
     stopped: [],
   };
+  // A baseline run matches the spend of the reference (the first evolving configuration) on its seed,
+  // so it waits for that run outside the limit, which the reference needs to run.
+  const reference = ordered[0]!;
+  const referenceDone = new Map<number, Promise<void>>();
+  const jobs: Promise<void>[] = [];
+  for (const { config, seed } of wanted) {
+    if (baselineOf(config) === null) {
+      const job = limit(() => runOne(tally, config, seed));
+      if (config === reference) referenceDone.set(seed, job);
+      jobs.push(job);
+    } else {
+      const after = referenceDone.get(seed) ?? Promise.resolve();
+      jobs.push(after.then(() => limit(() => runBaselineOne(tally, config, seed, reference))));
+    }
+  }
   try {
-    await Promise.all(wanted.map(({ config, seed }) => limit(() => runOne(tally, config, seed))));
+    await Promise.all(jobs);
   } finally {
     stops.dispose();
   }
@@ -293,7 +333,8 @@ async function runOne(tally: Tally, config: RunArgs['configs'][number], seed: nu
   const state = runState(runDir);
   const count = (): string => `[${++tally.finished}/${tally.wanted}]`;
   if (state === 'done') {
-    log(`${count()} ${id}: already finished`);
+    if (await heldOut(tally, id)) log(`${count()} ${id}: already finished`);
+    else log(`${count()} ${id}: finished, but its held-out evaluation did not`);
     return;
   }
   const holder = runHolder(runDir);
@@ -325,7 +366,7 @@ async function runOne(tally: Tally, config: RunArgs['configs'][number], seed: nu
   delete lock.runs[id];
   writeExperimentLock(dir, lock);
   const took = formatDuration(Date.now() - startedAt);
-  const ok = code === 0 && runState(runDir) === 'done';
+  const ok = code === 0 && runState(runDir) === 'done' && (await heldOut(tally, id));
   const where = path.join(dir, 'logs', `${id}.log`);
   if (ok) log(`${count()} ${id}: done in ${took}, ${bestOf(runDir)}`);
   else if (tally.signal.aborted) {
@@ -334,5 +375,71 @@ async function runOne(tally: Tally, config: RunArgs['configs'][number], seed: nu
   } else {
     tally.failed.push(id);
     log(`${count()} ${id}: failed after ${took} (exit ${code}; see ${where})`);
+  }
+}
+
+/** Evaluates a finished run's best and variant 0 on the test split where missing; false (noted) on failure. */
+async function heldOut(tally: Tally, id: string): Promise<boolean> {
+  const runDir = path.join(tally.dir, 'runs', id);
+  const failure = await evaluateHeldOut(runDir, path.join(tally.dir, 'logs', id), tally.signal);
+  if (failure === null) return true;
+  if (!tally.signal.aborted) {
+    tally.failed.push(id);
+    log(`${id}: ${failure}; see ${path.join(tally.dir, 'logs', `${id}.held-out.log`)}`);
+  }
+  return false;
+}
+
+/** One baseline configuration with one seed, once the reference run of that seed has finished. */
+async function runBaselineOne(
+  tally: Tally,
+  config: RunArgs['configs'][number],
+  seed: number,
+  reference: RunArgs['configs'][number],
+): Promise<void> {
+  if (tally.signal.aborted) return;
+  const { dir } = tally;
+  const id = runIdOf(config.name, seed);
+  const runDir = path.join(dir, 'runs', id);
+  const count = (): string => `[${++tally.finished}/${tally.wanted}]`;
+  if (readBaseline(runDir)?.done === true) {
+    log(`${count()} ${id}: already finished`);
+    return;
+  }
+  const referenceId = runIdOf(reference.name, seed);
+  const referenceDir = path.join(dir, 'runs', referenceId);
+  if (runState(referenceDir) !== 'done') {
+    tally.failed.push(id);
+    log(`${count()} ${id}: not run: it matches the spend of ${referenceId}, which has not finished.`);
+    return;
+  }
+  log(
+    `${id}: ${existsSync(runDir) ? 'resuming' : 'starting'} (${config.args.join(' ')}, the spend of ${referenceId})`,
+  );
+  const startedAt = Date.now();
+  const ok = await runBaseline({
+    runDir,
+    referenceDir,
+    seed,
+    loopArgs: tally.args.loopArgs,
+    logBase: path.join(dir, 'logs', id),
+    log,
+    started(run) {
+      if (run === null) tally.running.delete(id);
+      else tally.running.set(id, run);
+    },
+    signal: tally.signal,
+  });
+  const took = formatDuration(Date.now() - startedAt);
+  const where = path.join(dir, 'logs', `${id}.log`);
+  if (ok) {
+    const record = readBaseline(runDir);
+    log(`${count()} ${id}: done in ${took}, ${record?.attempts.length ?? 0} attempt(s)`);
+  } else if (tally.signal.aborted) {
+    tally.stopped.push(id);
+    log(`${id}: stopped after ${took} (finished attempts are kept; see ${where})`);
+  } else {
+    tally.failed.push(id);
+    log(`${count()} ${id}: an attempt failed after ${took} (see ${where})`);
   }
 }

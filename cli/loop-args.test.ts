@@ -279,6 +279,7 @@ describe('parseLoopArgs accepts good input', () => {
         pricePerMTok: 0,
         retryMs: 1000,
         noise: 0,
+        landscape: 'default',
       },
       editSelectParent: false,
       resume: null,

@@ -236,5 +236,7 @@ function simConfig(parsed: ParsedLoopArgs): SimConfig {
     pricePerMTok: parsed['sim-price-per-mtok'],
     retryMs: parsed['sim-retry-ms'],
     noise: parsed['sim-noise'],
+    // The schema refuses a name it does not know, listing the landscapes.
+    landscape: parsed['sim-landscape'] as SimConfig['landscape'],
   };
 }

@@ -197,6 +197,14 @@ export const LOOP_OPTIONS = {
       'simulated model: how noisy its answers are, 0 to 1: the share of task answers drawn afresh on each ' +
       'attempt, so the same TaskAgent scores differently on a second attempt (see --eval-repeats). Drawn from --seed',
   },
+  'sim-landscape': {
+    type: 'string',
+    requiresArg: true,
+    default: 'default',
+    describe:
+      'simulated model: the task landscape, default (prompt phrases change how often answers are right, see ' +
+      'docs/simulated-model.md) or inert (no edit changes an answer: a control where evolution cannot gain)',
+  },
   'sim-retry-ms': {
     type: 'number',
     requiresArg: true,
@@ -290,6 +298,7 @@ const FIELD_OPTIONS: Record<string, string> = {
   'sim.pricePerMTok': 'sim-price-per-mtok',
   'sim.retryMs': 'sim-retry-ms',
   'sim.noise': 'sim-noise',
+  'sim.landscape': 'sim-landscape',
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, { field }]) => [`limits.${field}`, flag])),
 };
 

@@ -37,6 +37,7 @@ const OPTION_KEYS: Record<string, readonly (keyof RunConfig)[]> = {
   'sim-price-per-mtok': ['sim'],
   'sim-retry-ms': ['sim'],
   'sim-noise': ['sim'],
+  'sim-landscape': ['sim'],
 };
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -129,6 +129,7 @@ function simModel(plan: GatewayPlan): SimModel {
     ...(plan.script === undefined ? {} : { script: plan.script }),
     pricePerMTok: plan.sim.pricePerMTok,
     noise: plan.sim.noise,
+    landscape: plan.sim.landscape,
     knobs: {
       ...(plan.sim.latency === null ? {} : { latency: plan.sim.latency }),
       faultRate: plan.sim.faultRate,

@@ -7,6 +7,7 @@ import { DomainRefList } from '../../domains/reference.ts';
 import { resolveModel } from '../../llm/registry.ts';
 import { DEFAULT_RETRY_POLICY } from '../../llm/retry.ts';
 import { FAULT_KINDS } from '../../llm/sim/faults.ts';
+import { SIM_LANDSCAPES } from '../../llm/sim/landscape.ts';
 import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
 import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
@@ -69,6 +70,10 @@ export const SimConfigSchema = z.object({
    * it existed had none.
    */
   noise: z.number({ error: NOISE }).min(0, { error: NOISE }).max(1, { error: NOISE }).default(0),
+  /** The task-side landscape; runs stored before it existed ran on `default`. */
+  landscape: z
+    .enum(SIM_LANDSCAPES, { error: `must be one of ${SIM_LANDSCAPES.join(', ')}` })
+    .default('default'),
 });
 export type SimConfig = z.infer<typeof SimConfigSchema>;
 
@@ -213,6 +218,7 @@ function simKnobs(sim: RunConfigInput['sim']): (string | number)[][] {
     sim.pricePerMTok > 0 && ['sim', 'pricePerMTok'],
     sim.retryMs !== DEFAULT_SIM_RETRY_MS && ['sim', 'retryMs'],
     sim.noise > 0 && ['sim', 'noise'],
+    sim.landscape !== 'default' && ['sim', 'landscape'],
   ].filter((knob) => knob !== false);
 }
 

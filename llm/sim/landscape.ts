@@ -19,6 +19,14 @@ import { hash01 } from './rng.ts';
  * the optimum is.
  */
 
+/**
+ * The task-side landscapes a run can choose (`--sim-landscape`): `default` is the one described below;
+ * on `inert` no edit changes a TaskAgent's answers, so only chance can move a score (a control for
+ * experiments: evolution should not beat spending its budget on the initial agent there).
+ */
+export const SIM_LANDSCAPES = ['default', 'inert'] as const;
+export type SimLandscape = (typeof SIM_LANDSCAPES)[number];
+
 /** The strategy phrases (TASK_PHRASES names) present in a text. */
 export function phrasesIn(text: string): Set<string> {
   const normalized = normalizeText(text);
@@ -66,8 +74,13 @@ export function pCorrectOf(
   return P_CORRECT_FLOOR + (P_CORRECT_CEILING - P_CORRECT_FLOOR) / (1 + Math.exp(-z));
 }
 
-export function pCorrect(text: string, domain: string, split: SplitKind = 'heldOut'): number {
-  return pCorrectOf(phrasesIn(text), domain, split);
+export function pCorrect(
+  text: string,
+  domain: string,
+  split: SplitKind = 'heldOut',
+  landscape: SimLandscape = 'default',
+): number {
+  return pCorrectOf(landscape === 'inert' ? new Set() : phrasesIn(text), domain, split);
 }
 
 /**

@@ -2,6 +2,7 @@ import { type ModelProvider, type ProviderResult, providerError } from '../provi
 import { costUsd, type ModelRecord, resolveModel } from '../registry.ts';
 import type { CallContext, ChatRequest, StopReason, ToolCall } from '../types.ts';
 import { createCallPlanner, type SimKnobs } from './faults.ts';
+import type { SimLandscape } from './landscape.ts';
 import { metaAction } from './meta-role.ts';
 import { type ParsedSimReply, type ParsedSimScript, parseSimScript, type SimScript } from './script.ts';
 import { type SimTask, TaskBook, taskTurn } from './task-role.ts';
@@ -25,6 +26,8 @@ export interface SimModelOptions {
   noise?: number;
   /** Latency distribution and injected faults (DESIGN §5 knobs). */
   knobs?: SimKnobs;
+  /** The task-side landscape (default: `default`); see landscape.ts. */
+  landscape?: SimLandscape;
   /** Injected for tests: waits `ms`, resolving false when the signal aborts first. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<boolean>;
 }
@@ -71,10 +74,13 @@ export function createSimModel(opts: SimModelOptions): SimModel {
           ok: true,
           reply: script?.task
             ? cycle(script.task, 'task')
-            : taskTurn(req, opts.seed, book, {
-                attempt: ctx.attempt ?? 0,
-                noise: opts.noise ?? 0,
-              }),
+            : taskTurn(
+                req,
+                opts.seed,
+                book,
+                { attempt: ctx.attempt ?? 0, noise: opts.noise ?? 0 },
+                opts.landscape,
+              ),
         };
       case 'select':
         return {

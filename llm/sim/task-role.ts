@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../types.ts';
-import { pCorrect, splitKind } from './landscape.ts';
-import { hasPhrase, normalizeText, parseFailureRate, STEP_BY_STEP } from './phrases.ts';
+import { pCorrect, type SimLandscape, splitKind } from './landscape.ts';
+import { hasPhrase, normalizeText, PARSE_FAILURE_RATE, parseFailureRate, STEP_BY_STEP } from './phrases.ts';
 import { hash01, hashKey, type KeyPart, pick } from './rng.ts';
 import { canonicalJson, jsonValuesIn, longestStringLeaf, textOf } from './transcript.ts';
 import { isWorkspaceAnswer, type SimTurn, type SimWorkspace, workspaceTurn } from './workspace-role.ts';
@@ -159,11 +159,12 @@ export function taskTurn(
   seed: KeyPart,
   book: TaskBook,
   draw: AttemptDraw = FIRST_ATTEMPT,
+  landscape: SimLandscape = 'default',
 ): SimTurn {
   const first = req.messages.find((m) => m.role === 'user')?.content ?? '';
   const found = book.find(first, /^Domain:\s*(\S+)/m.exec(first)?.[1]);
   if (found === undefined || !isWorkspaceAnswer(found.task.answer)) {
-    return { content: taskReply(req, seed, book, draw) };
+    return { content: taskReply(req, seed, book, draw, landscape) };
   }
   const { domain, task } = found;
   const shown = `${textOf(req.messages, ['system'])}\n${first}`;
@@ -173,7 +174,9 @@ export function taskTurn(
     taskId: task.id,
     gold: found.task.answer,
     ...(task.workspace ? { workspace: task.workspace } : {}),
-    correct: book.attemptThreshold(seed, domain, task, draw) < pCorrect(shown, domain, splitKind(task.split)),
+    correct:
+      book.attemptThreshold(seed, domain, task, draw) <
+      pCorrect(shown, domain, splitKind(task.split), landscape),
   });
 }
 
@@ -187,6 +190,7 @@ export function taskReply(
   seed: KeyPart,
   book: TaskBook,
   draw: AttemptDraw = FIRST_ATTEMPT,
+  landscape: SimLandscape = 'default',
 ): string {
   const userText = textOf(req.messages, ['user']);
   const allText = textOf(req.messages, ['system', 'user']);
@@ -197,7 +201,8 @@ export function taskReply(
   }
   const { domain, task } = found;
   const correct =
-    book.attemptThreshold(seed, domain, task, draw) < pCorrect(allText, domain, splitKind(task.split));
+    book.attemptThreshold(seed, domain, task, draw) <
+    pCorrect(allText, domain, splitKind(task.split), landscape);
   const answer = correct
     ? task.answer
     : wrongAnswer(task.answer, book.answers(domain), [seed, domain, task.id]);
@@ -208,7 +213,9 @@ export function taskReply(
       'Step 2: combine them to reach the result.',
     );
   }
-  if (hash01(seed, domain, task.id, 'format') < parseFailureRate(allText)) {
+  // On the inert landscape the prompt's answer-format line does not matter either.
+  const failureRate = landscape === 'inert' ? PARSE_FAILURE_RATE.withFormat : parseFailureRate(allText);
+  if (hash01(seed, domain, task.id, 'format') < failureRate) {
     lines.push(`The answer is probably ${typeof answer === 'string' ? answer : JSON.stringify(answer)}.`);
   } else {
     lines.push(`<json>${JSON.stringify({ response: answer })}</json>`);
