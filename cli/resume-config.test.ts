@@ -49,6 +49,8 @@ describe('resumeConfig', () => {
     ['--resume r --model openai/gpt-5-mini', '--model'],
     ['--resume r --task-model other', '--task-model'],
     ['--resume r --eval-samples 3', '--eval-samples'],
+    ['--resume r --sim-noise 0.5', '--sim-noise'],
+    ['--resume r --eval-repeats 3', '--eval-repeats'],
   ])('%s is refused, naming the option', async (line, option) => {
     let message = '';
     try {
@@ -58,6 +60,17 @@ describe('resumeConfig', () => {
       message = (error as Error).message;
     }
     expect(message.startsWith(`${option} differs from the run being resumed`)).toBe(true);
+  });
+
+  it('carries the noise level and the attempts per task across --resume', async () => {
+    const noisy = RunConfigSchema.parse(
+      storedConfig({
+        ...runConfigOf(await parse('--domains arithmetic --model sim --sim-noise 0.7 --eval-repeats 3')),
+        from: null,
+      }),
+    );
+    const resumed = resumeConfig(await parse('--resume r --generations 40'), noisy, '/runs/r');
+    expect([resumed.sim.noise, resumed.evalRepeats]).toEqual([0.7, 3]);
   });
 
   it('refuses --from with --resume', async () => {
