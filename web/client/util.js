@@ -26,6 +26,37 @@ window.HA = window.HA || {};
   };
   HA.reportRuns = () => (reportData ? reportData.runs : []);
 
+  /**
+   * The controls of a running run (pause, resume, stop-after, budget, note): on when the server has a
+   * control token. The token comes once in the address `hyperagents serve` printed (#token=...); the page
+   * keeps it in this browser and takes it out of the address bar.
+   */
+  HA.controlsOn = mode === 'serve' && document.body.dataset.controls === 'on';
+  const TOKEN_KEY = 'hyperagents-control-token';
+  if (HA.controlsOn) {
+    const given = /(?:^#|&)token=([\w-]+)/.exec(location.hash);
+    if (given) {
+      localStorage.setItem(TOKEN_KEY, given[1]);
+      history.replaceState(history.state, '', location.pathname + location.search);
+    }
+  }
+  HA.controlToken = () => (HA.controlsOn ? localStorage.getItem(TOKEN_KEY) : null);
+  /** Sends a control for a run; resolves to the server's answer, or throws with its message. */
+  HA.sendControl = async (runId, control) => {
+    const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/control`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-control-token': HA.controlToken() || '',
+      },
+      body: JSON.stringify(control),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    return body;
+  };
+
   /** A link to a page, as a path in served mode and as a #fragment in a report. */
   HA.href = (pagePath) => (mode === 'report' ? `#${pagePath}` : pagePath);
   HA.route = () => {
