@@ -475,7 +475,7 @@
 
   const legendText = (series) => {
     const [low, high] = series.scoreRange;
-    return `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.`;
+    return `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Point at a variant to preview it, click it to open it; drag to pan, the wheel or + and − to zoom.`;
   };
 
   const isLive = (data) => data.run.state === 'running';
@@ -543,15 +543,12 @@
       const series = scoreSeries(variants, scoreOf);
       dom.scorePlot.setData(scoreData(series));
       HA.patch(dom.legend, legendText(series));
-      const { scrollLeft, scrollTop } = dom.tree;
       HA.tree(dom.tree, variants, {
         runId: run.id,
         scoreOf,
         bestLineage: series.bestLineage,
         range: series.scoreRange,
       });
-      dom.tree.scrollLeft = scrollLeft;
-      dom.tree.scrollTop = scrollTop;
       patchTable(page, changed);
     }
     if (dom.spendPlot) dom.spendPlot.setData(spendData(spend));
