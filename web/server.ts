@@ -90,9 +90,10 @@ function pageRoutes(app: Hono, runsDir: string, pollMs: number, controls: boolea
   const shell = shellOf(pollMs, controls);
   app.get('/', shell);
   app.get('/compare', shell);
+  // An unknown run is a page too (404), which says so and names the runs there, not raw JSON.
   const runShell = (c: Context) => {
     const opened = openRunById(runsDir, c.req.param('run') ?? '');
-    if (!opened.ok) return unknownRun(c, opened);
+    if (!opened.ok) return c.html(renderShell({ mode: 'serve', pollMs, controls }), 404);
     opened.reader.close();
     return shell(c);
   };
