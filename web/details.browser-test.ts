@@ -106,4 +106,23 @@ describe('the pages on a phone and for the eye, in headless Chromium', () => {
     ).toBeLessThanOrEqual(0);
     await page.close();
   });
+
+  it("keeps a variant page's diff choice in its address, through a reload and a shared link", async () => {
+    const page = await open(`${server.url}/runs/alpha/variants/7`);
+    await page.selectOption('#diff-against', '3');
+    await page.selectOption('#diff-layout', 'side');
+    expect(new URL(page.url()).search).toBe('?against=3&diff=side');
+    await page.reload();
+    await page.waitForSelector('body[data-rendered="variant"]');
+    expect(await page.inputValue('#diff-against')).toBe('3');
+    expect(await page.inputValue('#diff-layout')).toBe('side');
+    // Back to the parent and one column: the address is plain again.
+    const parent = await page.evaluate(
+      `[...document.querySelectorAll('#diff-against option')].find((o) => o.textContent.endsWith('parent')).value`,
+    );
+    await page.selectOption('#diff-against', String(parent));
+    await page.selectOption('#diff-layout', 'line');
+    expect(new URL(page.url()).search).toBe('');
+    await page.close();
+  });
 });

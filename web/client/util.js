@@ -67,6 +67,19 @@ window.HA = window.HA || {};
     return location.pathname + location.search;
   };
 
+  /** The view state in the page's address (`?diff=side&against=3`): kept across a reload and in a shared link. */
+  HA.queryParams = () => new URLSearchParams(HA.route().split('?')[1] || '');
+  /** Sets (or, with null, removes) one piece of view state in the address, without a new history entry. */
+  HA.setQuery = (key, value) => {
+    const [pathname, query = ''] = HA.route().split('?');
+    const params = new URLSearchParams(query);
+    if (value === null || value === undefined || value === '') params.delete(key);
+    else params.set(key, String(value));
+    const next = params.toString() === '' ? pathname : `${pathname}?${params}`;
+    if (mode === 'report') history.replaceState(history.state, '', `#${next}`);
+    else history.replaceState(history.state, '', next + location.hash);
+  };
+
   /** Makes an element. Children: nodes, strings (as text), arrays, null/false (skipped). */
   HA.h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
   HA.s = (tag, attrs, ...children) =>
