@@ -125,4 +125,29 @@ describe('the pages on a phone and for the eye, in headless Chromium', () => {
     expect(new URL(page.url()).search).toBe('');
     await page.close();
   });
+
+  it('marks failed generations on the score chart, and a click on a point opens its variant', async () => {
+    const page = await open(`${server.url}/runs/alpha`);
+    expect(await page.textContent('#score-chart .u-legend')).toContain('failed or rejected');
+    const data = (await (await fetch(`${server.url}/api/runs/alpha`)).json()) as {
+      variants: { id: number; generation: number; outcome: string }[];
+    };
+    const last = Math.max(...data.variants.map((v) => v.generation));
+    const failed = data.variants.find(
+      (v) => v.generation > 0 && (v.outcome === 'failed' || v.outcome === 'rejected'),
+    );
+    expect(failed, 'the synthetic run has a failure').toBeDefined();
+    await page.locator('#score-chart').scrollIntoViewIfNeeded();
+    const over = (await page.evaluate(`(() => {
+      const r = document.querySelector('#score-chart .u-over').getBoundingClientRect();
+      return { left: r.left, top: r.top, width: r.width, height: r.height };
+    })()`)) as { left: number; top: number; width: number; height: number };
+    const x = over.left + (failed!.generation / last) * over.width;
+    await page.mouse.move(x, over.top + over.height - 4);
+    await Promise.all([
+      page.waitForURL(`**/runs/alpha/variants/${failed!.id}`),
+      page.mouse.click(x, over.top + over.height - 4),
+    ]);
+    await page.close();
+  });
 });

@@ -145,7 +145,22 @@
     const scoreRange = scored.length === 0 ? [0, 1] : [Math.min(...scored), Math.max(...scored)];
     const onLineage = new Set(bestLineage);
     const lineageValues = gens.map((g) => (onLineage.has(g) ? perGen[g] : null));
-    return { gens, perGen, best: HA.bestSoFar(perGen), bestLineage, scoreRange, lineageValues };
+    // A failed or rejected generation is marked at the foot of the chart, so failures are seen too.
+    const failedValues = gens.map((g) => {
+      const v = byGen.get(g);
+      return v && (v.outcome === 'failed' || v.outcome === 'rejected') ? 0 : null;
+    });
+    const ids = gens.map((g) => (byGen.has(g) ? byGen.get(g).id : null));
+    return {
+      gens,
+      perGen,
+      best: HA.bestSoFar(perGen),
+      bestLineage,
+      scoreRange,
+      lineageValues,
+      failedValues,
+      ids,
+    };
   };
 
   const select = (name, options, value, onchange) =>
@@ -428,10 +443,18 @@
       run.best === null ? '–' : HA.score(run.best.score)
     } · run ${run.id}`;
 
-  const scoreData = (series) => [series.gens, series.perGen, series.best, series.lineageValues];
+  const scoreData = (series) => [
+    series.gens,
+    series.perGen,
+    series.best,
+    series.lineageValues,
+    series.failedValues,
+  ];
 
-  const drawScores = (chart, series) =>
-    HA.chart(chart, {
+  /** The score chart; a click on it opens the variant of the generation under the pointer. */
+  const drawScores = (chart, series, runId) => {
+    chart.__ids = series.ids;
+    const plot = HA.chart(chart, {
       x: series.gens,
       xLabel: 'generation',
       integerX: true,
@@ -441,8 +464,17 @@
         { label: 'variant', values: series.perGen, color: '#888', kind: 'points' },
         { label: 'best so far', values: series.best, color: '#2ca02c', kind: 'step' },
         { label: 'lineage of the best', values: series.lineageValues, color: '#d4a017', width: 2 },
+        { label: 'failed or rejected', values: series.failedValues, color: '#c62828', kind: 'points' },
       ],
     });
+    plot.over.style.cursor = 'pointer';
+    plot.over.addEventListener('click', () => {
+      const id =
+        plot.cursor.idx === null || plot.cursor.idx === undefined ? null : chart.__ids[plot.cursor.idx];
+      if (id !== null && id !== undefined) location.assign(HA.href(variantPath(runId, id)));
+    });
+    return plot;
+  };
 
   /** The run's spend so far after each generation (one point a generation), or why there is none. */
   const spendData = (spend) => {
@@ -512,7 +544,7 @@
       HA.section('Spend per generation', dom.spendChart),
       HA.section('Variants', dom.table),
     );
-    dom.scorePlot = drawScores(dom.scoreChart, series);
+    dom.scorePlot = drawScores(dom.scoreChart, series, run.id);
     dom.spendPlot = drawSpend(dom.spendChart, run, spend);
     HA.tree(dom.tree, variants, {
       runId: run.id,
@@ -542,6 +574,7 @@
       const scoreOf = (v) => HA.pickScore(v, page.filter);
       const series = scoreSeries(variants, scoreOf);
       dom.scorePlot.setData(scoreData(series));
+      dom.scoreChart.__ids = series.ids;
       HA.patch(dom.legend, legendText(series));
       HA.tree(dom.tree, variants, {
         runId: run.id,
