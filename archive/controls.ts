@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Archive } from './archive.ts';
 import type { EventRow } from './events.ts';
 
 /** The event type every control of a run is recorded under; its data is a Control. */
@@ -30,4 +31,41 @@ export function notesOf(events: readonly EventRow[]): { ts: string; text: string
     if (parsed.success && parsed.data.action === 'note') notes.push({ ts: e.ts, text: parsed.data.value });
   }
   return notes;
+}
+
+/**
+ * Records a control in the run's archive, where the process running it reads it (the CLI's
+ * `hyperagents control` and the browser's buttons both write it here).
+ */
+export function recordControl(archive: Pick<Archive, 'logEvent'>, control: Control): void {
+  archive.logEvent(null, CONTROL_EVENT, control);
+}
+
+/** The controls among a run's events, oldest first, each after the `resumed` events before it. */
+function controlsOf(events: readonly EventRow[]): (Control | 'resumed')[] {
+  const out: (Control | 'resumed')[] = [];
+  for (const e of events) {
+    if (e.type === 'resumed') out.push('resumed');
+    if (e.type !== CONTROL_EVENT) continue;
+    const parsed = Control.safeParse(e.data);
+    if (parsed.success) out.push(parsed.data);
+  }
+  return out;
+}
+
+/**
+ * What the controls a run was given before a resume leave in force for the resumed process: a pause (the run
+ * stays paused until `resume`) and a budget set by `budget`. A `stop-after` is done once the run stopped:
+ * `--resume` is the ask to go on, so it does not carry over. Pure.
+ */
+export function carriedControls(events: readonly EventRow[]): { paused: boolean; budgetUsd: number | null } {
+  let paused = false;
+  let budgetUsd: number | null = null;
+  for (const c of controlsOf(events)) {
+    if (c === 'resumed') continue;
+    if (c.action === 'pause') paused = true;
+    if (c.action === 'resume') paused = false;
+    if (c.action === 'budget') budgetUsd = c.value;
+  }
+  return { paused, budgetUsd };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import yargs from 'yargs';
 import { startServer } from '../web/server.ts';
@@ -10,8 +11,13 @@ import { UsageError } from './usage-error.ts';
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
 
 The archive browser: every run under --runs (a folder that exists), live while
-a run is going. Reads the archives only. --host is an address of this machine:
-127.0.0.1 (the default), ::1, or 0.0.0.0 for every interface.`;
+a run is going. --host is an address of this machine: 127.0.0.1 (the default),
+::1, or 0.0.0.0 for every interface.
+
+A running run's page has controls (pause, resume, stop-after, budget, note),
+as hyperagents control has. They need the control token this command makes and
+prints, in the address it prints (#token=...): open that address once and the
+browser keeps it. Without the token the page only reads.`;
 
 /** getaddrinfo's answers for a name that does not resolve (now or at all). */
 const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
@@ -43,8 +49,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const runsDir = path.resolve(args.runs);
   assertRunsFolder(runsDir, '--runs');
   let server: Awaited<ReturnType<typeof startServer>>;
+  const controlToken = randomBytes(18).toString('base64url');
   try {
-    server = await startServer({ runsDir, port: args.port, host: args.host, tasks: domainTasks() });
+    server = await startServer({
+      runsDir,
+      port: args.port,
+      host: args.host,
+      tasks: domainTasks(),
+      controlToken,
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`Port ${args.port} is in use. Pick another with --port.`);
@@ -65,7 +78,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
       `warning: serving on ${args.host}: anyone who can reach it can read these archives.\n`,
     );
   }
-  process.stdout.write(`Archive browser for ${runsDir} at ${server.url}/ (Ctrl-C to stop)\n`);
+  process.stdout.write(
+    `Archive browser for ${runsDir} at ${server.url}/ (Ctrl-C to stop)\n` +
+      `To pause, stop or steer runs from the page, open it once at: ${server.url}/#token=${controlToken}\n`,
+  );
   await untilStopped();
   await server.close();
   return 0;

@@ -35,6 +35,8 @@ export interface RunHealth {
   /** What is left at the current pace; null when the run is done or no generation has ended yet. */
   estimate: { generations: number; hours: number; costUsd: number } | null;
   lastActivityAt: string | null;
+  /** Whether a `pause` control holds (it carries over a resume; see carriedControls). */
+  paused: boolean;
   /** The controls the run was given (pause, budget, note ...), oldest first. */
   controls: { ts: string; action: string; value: string | null }[];
 }
@@ -98,7 +100,12 @@ export function runHealth(input: HealthInput): RunHealth {
   const since = events.slice(events.findLastIndex((e) => e.type === 'resumed') + 1);
   const last = (type: string) => since.findLast((e) => e.type === type);
   const resume = `hyperagents generate-loop --resume ${word(input.runDir)}`;
+  const actions = events
+    .filter((e) => e.type === 'control')
+    .map((e) => (e.data as { action?: unknown } | null)?.action);
+  const paused = actions.lastIndexOf('pause') > actions.lastIndexOf('resume');
   const base = {
+    paused,
     resume: null as string | null,
     finished: ended.length,
     failed: failedOnes.length,
@@ -126,6 +133,13 @@ export function runHealth(input: HealthInput): RunHealth {
 
   switch (run.state) {
     case 'running': {
+      if (paused)
+        return {
+          ...base,
+          state: 'running',
+          level: 'warning',
+          why: 'paused: the generations under way finish, and no new one starts until it is resumed',
+        };
       const quiet = now - Date.parse(input.lastActivityAt ?? run.createdAt);
       const pace = perHour === null ? 0 : (3 * 3_600_000) / perHour;
       if (quiet > Math.max(STALL_MS, pace)) {

@@ -15,7 +15,9 @@ const inlineScript = (code: string): string =>
   code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
 /** Served pages poll for changes every `pollMs`; a report is a snapshot. */
-export type PageMode = { mode: 'serve'; pollMs: number } | { mode: 'report'; data: unknown };
+export type PageMode =
+  | { mode: 'serve'; pollMs: number; controls?: boolean }
+  | { mode: 'report'; data: unknown };
 
 /**
  * The one HTML shell every page shares; the client code draws the page from the route and the data.
@@ -28,7 +30,7 @@ export function renderShell(page: PageMode): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <title>${title}</title>
 ${STYLES.map((s) => `<link rel="stylesheet" href="/assets/${s}">`).join('\n')}
-</head><body data-mode="serve" data-poll-ms="${Math.max(50, Math.round(page.pollMs))}"><main id="app">Loading…</main>
+</head><body data-mode="serve" data-poll-ms="${Math.max(50, Math.round(page.pollMs))}"${page.controls === true ? ' data-controls="on"' : ''}><main id="app">Loading…</main>
 ${SCRIPTS.map((s) => `<script src="/assets/${s}"></script>`).join('\n')}
 </body></html>`;
   }

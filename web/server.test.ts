@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive/archive.ts';
-import { archiveFile } from '../archive/run-folder.ts';
+import { archiveFile, runLockFile } from '../archive/run-folder.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { variantFile } from '../archive/variant-files.ts';
 import { LOG_CAP_BYTES } from '../archive/variant-logs.ts';
@@ -172,6 +172,86 @@ describe('hyperagents serve over real HTTP', () => {
     const res = await get('/api/runs/nosuch');
     expect(res.status).toBe(404);
     expect(JSON.parse(res.body)).toMatchObject({ known: ['good'] });
+  });
+});
+
+describe("a run's controls over HTTP", () => {
+  const TOKEN = 'test-token-0123456789';
+  let steer: RunningServer;
+  const controlsOf = () => {
+    const archive = openArchive(archiveFile(path.join(runs, 'steer')));
+    try {
+      return archive
+        .listEvents(0)
+        .filter((e) => e.type === 'control')
+        .map((e) => e.data);
+    } finally {
+      archive.close();
+    }
+  };
+  const post = (run: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${steer.url}/api/runs/${run}/control`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as { error?: string; message?: string },
+    }));
+
+  beforeAll(async () => {
+    writeSyntheticRun(runs, { id: 'steer', variants: 3 });
+    // This process stands for the one running the run: the lock names a live pid.
+    writeFileSync(runLockFile(path.join(runs, 'steer')), `${process.pid}\n`);
+    steer = await startServer({ runsDir: runs, controlToken: TOKEN });
+  });
+  afterAll(async () => {
+    rmSync(runLockFile(path.join(runs, 'steer')), { force: true });
+    await steer.close();
+  });
+
+  it('refuses a control without the token, with a wrong one, or from another site, and records nothing', async () => {
+    const none = await post('steer', { action: 'pause' });
+    expect(none.status).toBe(403);
+    expect(none.body.error).toContain('#token=');
+    expect((await post('steer', { action: 'pause' }, { 'x-control-token': 'guess' })).status).toBe(403);
+    const cross = await post(
+      'steer',
+      { action: 'pause' },
+      { 'x-control-token': TOKEN, origin: 'http://evil.example' },
+    );
+    expect(cross.status).toBe(403);
+    expect(cross.body.error).toContain('another site');
+    // A server started without a token has its controls off.
+    const off = await fetch(`${server.url}/api/runs/steer/control`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-control-token': TOKEN },
+      body: '{"action":"pause"}',
+    });
+    expect(off.status).toBe(403);
+    expect(controlsOf()).toEqual([]);
+  });
+
+  it('records a control with the token, as hyperagents control does, and says what a bad one lacks', async () => {
+    const token = { 'x-control-token': TOKEN, origin: new URL(steer.url).origin };
+    const paused = await post('steer', { action: 'pause' }, token);
+    expect(paused.status).toBe(200);
+    expect(paused.body.message).toContain('paused');
+    expect((await post('steer', { action: 'budget', value: 2.5 }, token)).status).toBe(200);
+    const bad = await post('steer', { action: 'budget', value: -1 }, token);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toContain('{"action": "budget", "value": USD, 0 or more}');
+    expect((await post('nosuch', { action: 'pause' }, token)).status).toBe(404);
+    expect(controlsOf()).toEqual([{ action: 'pause' }, { action: 'budget', value: 2.5 }]);
+    const page = (await (await fetch(`${steer.url}/api/runs/steer`)).json()) as {
+      health: { paused: boolean };
+    };
+    expect(page.health.paused).toBe(true);
+    // A run no process holds has nothing to pause; a note is still kept for when it is resumed.
+    const idle = await post('good', { action: 'pause' }, token);
+    expect(idle.status).toBe(409);
+    expect(idle.body.error).toContain('is not running');
+    expect((await post('good', { action: 'note', value: 'try smaller edits' }, token)).status).toBe(200);
   });
 });
 

@@ -1,11 +1,14 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
+import { openArchive } from '../archive/archive.ts';
+import { Control, recordControl } from '../archive/controls.ts';
 import { runFigures } from '../archive/experiment-summary.ts';
 import type { Redactor } from '../archive/redact.ts';
-import { VARIANT_LOGS } from '../archive/run-folder.ts';
+import { archiveFile, runLockHolder, VARIANT_LOGS } from '../archive/run-folder.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { variantFile, variantFiles } from '../archive/variant-files.ts';
 import { isVariantLog, readVariantLog } from '../archive/variant-logs.ts';
@@ -32,7 +35,15 @@ export interface ServerOptions {
   tasks?: TaskSource;
   /** How often a live page checks its run (or the list of runs) for changes, in ms. */
   pollMs?: number;
+  /**
+   * The secret the page's controls (pause, resume, stop-after, budget, note) must send in the
+   * `X-Control-Token` header; without one the controls are off. `serve` makes one and prints it.
+   */
+  controlToken?: string;
 }
+
+/** The header a control's POST carries its token in: a page on another site cannot send it unasked. */
+export const CONTROL_TOKEN_HEADER = 'x-control-token';
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
@@ -42,7 +53,8 @@ const VARIANT_ID = /^\d{1,9}$/;
 const unknownRun = (c: Context, opened: Extract<Opened, { ok: false }>) =>
   c.json({ error: `no such run; runs: ${opened.known.join(', ') || 'none'}`, known: opened.known }, 404);
 const unknownVariant = (c: Context, run: string) => c.json({ error: `run ${run} has no such variant` }, 404);
-const shellOf = (pollMs: number) => (c: Context) => c.html(renderShell({ mode: 'serve', pollMs }));
+const shellOf = (pollMs: number, controls: boolean) => (c: Context) =>
+  c.html(renderShell({ mode: 'serve', pollMs, controls }));
 
 /**
  * The archive browser's routes. Reads run archives only. Every path parameter is checked before use:
@@ -60,8 +72,9 @@ export function createApp(options: ServerOptions): Hono {
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
   });
-  pageRoutes(app, options.runsDir, options.pollMs ?? 1000);
+  pageRoutes(app, options.runsDir, options.pollMs ?? 1000, options.controlToken !== undefined);
   runRoutes(app, options.runsDir);
+  controlRoute(app, options.runsDir, options.controlToken);
   variantRoutes(app, options.runsDir, options.tasks, serverRedactor());
   compareRoute(app, options.runsDir);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
@@ -73,13 +86,14 @@ export function createApp(options: ServerOptions): Hono {
  * The pages (one shell; the client draws each) and their assets. An asset is revalidated on each load and
  * answered 304 when the page has it already (ETag).
  */
-function pageRoutes(app: Hono, runsDir: string, pollMs: number): void {
-  const shell = shellOf(pollMs);
+function pageRoutes(app: Hono, runsDir: string, pollMs: number, controls: boolean): void {
+  const shell = shellOf(pollMs, controls);
   app.get('/', shell);
   app.get('/compare', shell);
+  // An unknown run is a page too (404), which says so and names the runs there, not raw JSON.
   const runShell = (c: Context) => {
     const opened = openRunById(runsDir, c.req.param('run') ?? '');
-    if (!opened.ok) return unknownRun(c, opened);
+    if (!opened.ok) return c.html(renderShell({ mode: 'serve', pollMs, controls }), 404);
     opened.reader.close();
     return shell(c);
   };
@@ -123,6 +137,85 @@ function runRoutes(app: Hono, runsDir: string): void {
     const page = withReader(opened, runPage);
     return page === null ? c.json({ error: 'the run has not started writing yet' }, 404) : c.json(page);
   });
+}
+
+/** Whether `given` is the token, compared in constant time. */
+function tokenMatches(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(token)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * A control from the page (`POST /api/runs/RUN/control`, a JSON Control): recorded in the run's archive as
+ * `hyperagents control` records it, where the process running the run reads it. Only with the token serve
+ * printed, sent in the X-Control-Token header (a form or a page on another origin cannot send that header,
+ * and without CORS its answer stays unread); a request that says it came from another origin is refused too.
+ */
+function controlRoute(app: Hono, runsDir: string, token: string | undefined): void {
+  app.post('/api/runs/:run/control', async (c) => {
+    if (token === undefined)
+      return c.json({ error: 'controls are off: this server was started without a control token' }, 403);
+    const origin = c.req.header('origin');
+    if (origin !== undefined && origin !== new URL(c.req.url).origin)
+      return c.json({ error: `controls are refused from another site (${origin})` }, 403);
+    if (!tokenMatches(c.req.header(CONTROL_TOKEN_HEADER), token))
+      return c.json(
+        {
+          error:
+            'controls need the control token: open the page at the address hyperagents serve printed (it ends ' +
+            'in #token=...)',
+        },
+        403,
+      );
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    opened.reader.close();
+    const body: unknown = await c.req.json().catch(() => null);
+    const parsed = Control.safeParse(body);
+    if (!parsed.success)
+      return c.json(
+        {
+          error:
+            'a control is JSON: {"action": "pause" | "resume" | "stop-after"}, {"action": "budget", "value": ' +
+            'USD, 0 or more}, or {"action": "note", "value": "text"}',
+        },
+        400,
+      );
+    const control = parsed.data;
+    if (control.action === 'note' && control.value.trim() === '')
+      return c.json({ error: 'a note needs some text' }, 400);
+    if (control.action !== 'note' && runLockHolder(opened.dir) === null)
+      return c.json(
+        {
+          error: `run ${opened.id} is not running: no process holds it, so there is nothing to ${control.action}. Continue it with generate-loop --resume.`,
+        },
+        409,
+      );
+    const archive = openArchive(archiveFile(opened.dir));
+    try {
+      recordControl(archive, control);
+    } finally {
+      archive.close();
+    }
+    return c.json({ ok: true, control, message: controlMessage(opened.id, control) });
+  });
+}
+
+/** What the run does with a control, said back to the page. */
+function controlMessage(id: string, control: Control): string {
+  switch (control.action) {
+    case 'pause':
+      return `run ${id}: paused; the generations under way finish and no new one starts until Resume`;
+    case 'resume':
+      return `run ${id}: resumed; generations start again`;
+    case 'stop-after':
+      return `run ${id}: the generations under way finish, then the run stops (it can be resumed)`;
+    case 'budget':
+      return `run ${id}: the budget is now $${control.value.toFixed(4)} for the whole run`;
+    case 'note':
+      return `run ${id}: note recorded; the next MetaAgent reads it in notes.md`;
+  }
 }
 
 /** One variant's page, its logs, the diff between two variants, and what two variants solve apart. */

@@ -1,12 +1,7 @@
 import type { Archive } from '../../archive/archive.ts';
 import { CONTROL_EVENT, Control } from '../../archive/controls.ts';
 
-export { CONTROL_ACTIONS, CONTROL_EVENT, Control } from '../../archive/controls.ts';
-
-/** Records a control in the run's archive, where the process running it reads it. */
-export function recordControl(archive: Pick<Archive, 'logEvent'>, control: Control): void {
-  archive.logEvent(null, CONTROL_EVENT, control);
-}
+export { CONTROL_ACTIONS, CONTROL_EVENT, Control, recordControl } from '../../archive/controls.ts';
 
 /** Where the controls a run was given since it (re)started leave it. */
 export interface ControlState {
@@ -40,18 +35,21 @@ export function applyControls(state: ControlState, controls: readonly Control[])
   return next;
 }
 
+export const NO_CONTROLS: ControlState = { paused: false, stopAfter: false, budgetUsd: null };
+
 /**
  * The controls of a running run, read from its archive: those recorded after event `afterId` (the run's
- * start, or its resume) count. `poll` reads what came since the last poll and calls `onBudget` when a
- * `budget` control changed the budget.
+ * start, or its resume) apply to `initial` (what a resumed run carries over, see carriedControls). `poll`
+ * reads what came since the last poll and calls `onBudget` when a `budget` control changed the budget.
  */
 export function watchControls(
   archive: Pick<Archive, 'listEvents'>,
   afterId: number,
   onBudget: (usd: number) => void,
+  initial: ControlState = NO_CONTROLS,
 ) {
   let last = afterId;
-  let state: ControlState = { paused: false, stopAfter: false, budgetUsd: null };
+  let state: ControlState = initial;
   return {
     poll(): ControlState {
       const events = archive.listEvents(last);

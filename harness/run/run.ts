@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
+import { carriedControls } from '../../archive/controls.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
 import { archiveFile, TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
 import { ALL_SPLITS } from '../../domains/define-domain.ts';
@@ -39,7 +40,7 @@ import { ModelUnreachableError } from './first-contact.ts';
 import { ledgerWriter } from './ledger-writer.ts';
 import { HARNESS_VERSION, type RunConfig, storedConfig } from './run-config.ts';
 import { NODE_MODULES, openRunContext } from './run-context-open.ts';
-import { type ControlWatch, watchControls } from './run-controls.ts';
+import { type ControlState, type ControlWatch, NO_CONTROLS, watchControls } from './run-controls.ts';
 import { observeArchive, type RunEvent } from './run-events.ts';
 import { takeRunFolder, unlockRun } from './run-lock.ts';
 import {
@@ -135,15 +136,23 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
         config: storedConfig(config),
       });
       archive.recordSandbox({ ...deps.sandbox, ...describeEnforcement(config.limits) });
-    } else {
-      archive.reopenRun(storedConfig(config));
-      archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore });
     }
-    // Controls recorded from here on reach this process (hyperagents control).
-    const controls = watchControls(archive, archive.listEvents(0).at(-1)?.id ?? 0, (usd) => {
+    const carried = plan.mode === 'new' ? NO_CONTROLS : carriedOver(archive, config.budgetUsd);
+    if (plan.mode !== 'new') {
+      archive.reopenRun(storedConfig(config));
+      archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore, carried });
+    }
+    // Controls recorded from here on reach this process (hyperagents control, the browser's buttons).
+    const onBudget = (usd: number): void => {
       deps.progress(`control: the budget is now $${usd.toFixed(4)} for the whole run`);
       gateway?.setBudgetUsd?.(usd - spentBefore);
-    });
+    };
+    const controls = watchControls(archive, archive.listEvents(0).at(-1)?.id ?? 0, onBudget, carried);
+    if (carried.budgetUsd !== null) onBudget(carried.budgetUsd);
+    if (carried.paused)
+      deps.progress(
+        'the run was paused before it stopped and stays paused: `hyperagents control RUN resume` starts it again',
+      );
     emit({ type: 'run_started', generations: config.generations });
     const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
     const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
@@ -304,6 +313,21 @@ async function schedule(
     harnessError(null, error);
   }
   await Promise.all(running.values());
+}
+
+/**
+ * What a resumed run keeps of the controls it was given before: a pause, and a `budget` control's budget
+ * unless this resume's --budget-usd changed the run's budget (the newer word wins). A `stop-after` is done.
+ */
+function carriedOver(archive: ReturnType<typeof openArchive>, budgetUsd: number | null): ControlState {
+  const stored = (archive.getRun()?.config as { budgetUsd?: unknown } | undefined)?.budgetUsd ?? null;
+  const carried = carriedControls(archive.listEvents(0));
+  const flagChanged = budgetUsd !== stored;
+  return {
+    paused: carried.paused,
+    stopAfter: false,
+    budgetUsd: flagChanged ? null : carried.budgetUsd,
+  };
 }
 
 /** A `budget` control set the budget at or below what the run has spent: it stops as at the budget. */

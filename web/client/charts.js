@@ -10,7 +10,8 @@
    * `bands`: [[upperIndex, lowerIndex, fill]] (series indexes, 1-based as uPlot counts them).
    */
   HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange, integerX, legend }) => {
-    const width = Math.max(320, el.clientWidth || 720);
+    const widthOf = () => Math.max(240, el.clientWidth || 720);
+    const width = widthOf();
     const uSeries = [{ label: xLabel }];
     for (const s of series) {
       const base = { label: s.label, stroke: s.color, width: s.width || 2, spanGaps: s.spanGaps !== false };
@@ -42,6 +43,14 @@
     };
     if (bands) opts.bands = bands.map(([hi, lo, fill]) => ({ series: [hi, lo], fill }));
     HA.fill(el);
-    return new uPlot(opts, [x, ...series.map((s) => s.values)], el);
+    const plot = new uPlot(opts, [x, ...series.map((s) => s.values)], el);
+    // The chart follows its box's width (a resized window, a phone turned).
+    if (el.__resize) el.__resize.disconnect();
+    el.__resize = new ResizeObserver(() => {
+      const next = widthOf();
+      if (next !== plot.width) plot.setSize({ width: next, height: plot.height });
+    });
+    el.__resize.observe(el);
+    return plot;
   };
 })();

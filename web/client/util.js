@@ -26,6 +26,37 @@ window.HA = window.HA || {};
   };
   HA.reportRuns = () => (reportData ? reportData.runs : []);
 
+  /**
+   * The controls of a running run (pause, resume, stop-after, budget, note): on when the server has a
+   * control token. The token comes once in the address `hyperagents serve` printed (#token=...); the page
+   * keeps it in this browser and takes it out of the address bar.
+   */
+  HA.controlsOn = mode === 'serve' && document.body.dataset.controls === 'on';
+  const TOKEN_KEY = 'hyperagents-control-token';
+  if (HA.controlsOn) {
+    const given = /(?:^#|&)token=([\w-]+)/.exec(location.hash);
+    if (given) {
+      localStorage.setItem(TOKEN_KEY, given[1]);
+      history.replaceState(history.state, '', location.pathname + location.search);
+    }
+  }
+  HA.controlToken = () => (HA.controlsOn ? localStorage.getItem(TOKEN_KEY) : null);
+  /** Sends a control for a run; resolves to the server's answer, or throws with its message. */
+  HA.sendControl = async (runId, control) => {
+    const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/control`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-control-token': HA.controlToken() || '',
+      },
+      body: JSON.stringify(control),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    return body;
+  };
+
   /** A link to a page, as a path in served mode and as a #fragment in a report. */
   HA.href = (pagePath) => (mode === 'report' ? `#${pagePath}` : pagePath);
   HA.route = () => {
@@ -34,6 +65,19 @@ window.HA = window.HA || {};
       return hash === '' ? '/' : hash;
     }
     return location.pathname + location.search;
+  };
+
+  /** The view state in the page's address (`?diff=side&against=3`): kept across a reload and in a shared link. */
+  HA.queryParams = () => new URLSearchParams(HA.route().split('?')[1] || '');
+  /** Sets (or, with null, removes) one piece of view state in the address, without a new history entry. */
+  HA.setQuery = (key, value) => {
+    const [pathname, query = ''] = HA.route().split('?');
+    const params = new URLSearchParams(query);
+    if (value === null || value === undefined || value === '') params.delete(key);
+    else params.set(key, String(value));
+    const next = params.toString() === '' ? pathname : `${pathname}?${params}`;
+    if (mode === 'report') history.replaceState(history.state, '', `#${next}`);
+    else history.replaceState(history.state, '', next + location.hash);
   };
 
   /** Makes an element. Children: nodes, strings (as text), arrays, null/false (skipped). */

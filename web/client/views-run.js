@@ -145,7 +145,22 @@
     const scoreRange = scored.length === 0 ? [0, 1] : [Math.min(...scored), Math.max(...scored)];
     const onLineage = new Set(bestLineage);
     const lineageValues = gens.map((g) => (onLineage.has(g) ? perGen[g] : null));
-    return { gens, perGen, best: HA.bestSoFar(perGen), bestLineage, scoreRange, lineageValues };
+    // A failed or rejected generation is marked at the foot of the chart, so failures are seen too.
+    const failedValues = gens.map((g) => {
+      const v = byGen.get(g);
+      return v && (v.outcome === 'failed' || v.outcome === 'rejected') ? 0 : null;
+    });
+    const ids = gens.map((g) => (byGen.has(g) ? byGen.get(g).id : null));
+    return {
+      gens,
+      perGen,
+      best: HA.bestSoFar(perGen),
+      bestLineage,
+      scoreRange,
+      lineageValues,
+      failedValues,
+      ids,
+    };
   };
 
   const select = (name, options, value, onchange) =>
@@ -303,16 +318,143 @@
     );
   };
 
+  /**
+   * The controls of a running run, as `hyperagents control` gives them: Pause / Resume, Stop after those under
+   * way, a budget and a note. Drawn once (a live update only turns Pause and Resume on and off, so what is
+   * typed stays); without the token the box says where to get it.
+   */
+  const controlBox = (run, health) => {
+    if (!HA.controlsOn) return null;
+    const box = h('section', { id: 'run-controls', class: 'run-controls' }, h('h2', {}, 'Steer the run'));
+    if (!HA.controlToken()) {
+      box.appendChild(
+        h(
+          'p',
+          { class: 'muted', id: 'control-token-missing' },
+          'To steer this run from here, open the address hyperagents serve printed (it ends in #token=…) once; ' +
+            'or use hyperagents control on the terminal.',
+        ),
+      );
+      return box;
+    }
+    const result = h('p', { id: 'control-result', role: 'status', 'aria-live': 'polite' });
+    const send = async (control, done) => {
+      result.className = '';
+      result.textContent = 'sending…';
+      try {
+        const answer = await HA.sendControl(run.id, control);
+        result.textContent = answer.message;
+        if (done) done();
+        if (control.action === 'pause' || control.action === 'resume')
+          setPaused(box, control.action === 'pause');
+      } catch (error) {
+        result.className = 'error';
+        result.textContent = error.message;
+      }
+    };
+    const button = (id, label, control, title) =>
+      h('button', { type: 'button', id, title, onclick: () => send(control) }, label);
+    const budget = h('input', {
+      type: 'number',
+      id: 'control-budget',
+      min: '0',
+      step: '0.01',
+      placeholder: health && health.budgetUsd !== null ? health.budgetUsd.toFixed(2) : 'USD',
+      'aria-label': 'budget in US dollars for the whole run',
+    });
+    const note = h('input', {
+      type: 'text',
+      id: 'control-note',
+      placeholder: 'a note for the next MetaAgent',
+      'aria-label': 'note for the next MetaAgent',
+    });
+    box.append(
+      h(
+        'div',
+        { class: 'control-row' },
+        button('control-pause', 'Pause', { action: 'pause' }, 'start no new generation until Resume'),
+        button('control-resume', 'Resume', { action: 'resume' }, 'start generations again'),
+        button(
+          'control-stop-after',
+          'Stop after those under way',
+          { action: 'stop-after' },
+          'let the generations under way finish, start no more, and stop (it can be resumed)',
+        ),
+      ),
+      h(
+        'form',
+        {
+          class: 'control-row',
+          id: 'control-budget-form',
+          onsubmit: (e) => {
+            e.preventDefault();
+            const value = Number(budget.value);
+            if (budget.value.trim() === '' || !Number.isFinite(value) || value < 0) {
+              result.className = 'error';
+              result.textContent = 'Give the budget in US dollars, 0 or more (e.g. 5 or 2.50).';
+              return;
+            }
+            send({ action: 'budget', value }, () => {
+              budget.value = '';
+            });
+          },
+        },
+        h('label', {}, 'Budget $ ', budget),
+        h('button', { type: 'submit', id: 'control-budget-set' }, 'Set budget'),
+      ),
+      h(
+        'form',
+        {
+          class: 'control-row',
+          id: 'control-note-form',
+          onsubmit: (e) => {
+            e.preventDefault();
+            const text = note.value.trim();
+            if (text === '') {
+              result.className = 'error';
+              result.textContent = 'Write the note first.';
+              return;
+            }
+            send({ action: 'note', value: text }, () => {
+              note.value = '';
+            });
+          },
+        },
+        note,
+        h('button', { type: 'submit', id: 'control-note-add' }, 'Add note'),
+      ),
+      result,
+    );
+    setPaused(box, health ? health.paused : false);
+    return box;
+  };
+
+  /** Turns Pause off while paused and Resume off while not. */
+  const setPaused = (box, paused) => {
+    const pause = box.querySelector('#control-pause');
+    const resume = box.querySelector('#control-resume');
+    if (pause) pause.disabled = paused;
+    if (resume) resume.disabled = !paused;
+  };
+
   /** The tab's title: the run's state and best score, readable from another tab. */
   const tabTitle = (run, health) =>
     `${health ? health.state : run.state}${run.generationsPlanned === null ? '' : ` ${run.generations}/${run.generationsPlanned}`} · best ${
       run.best === null ? '–' : HA.score(run.best.score)
     } · run ${run.id}`;
 
-  const scoreData = (series) => [series.gens, series.perGen, series.best, series.lineageValues];
+  const scoreData = (series) => [
+    series.gens,
+    series.perGen,
+    series.best,
+    series.lineageValues,
+    series.failedValues,
+  ];
 
-  const drawScores = (chart, series) =>
-    HA.chart(chart, {
+  /** The score chart; a click on it opens the variant of the generation under the pointer. */
+  const drawScores = (chart, series, runId) => {
+    chart.__ids = series.ids;
+    const plot = HA.chart(chart, {
       x: series.gens,
       xLabel: 'generation',
       integerX: true,
@@ -322,8 +464,17 @@
         { label: 'variant', values: series.perGen, color: '#888', kind: 'points' },
         { label: 'best so far', values: series.best, color: '#2ca02c', kind: 'step' },
         { label: 'lineage of the best', values: series.lineageValues, color: '#d4a017', width: 2 },
+        { label: 'failed or rejected', values: series.failedValues, color: '#c62828', kind: 'points' },
       ],
     });
+    plot.over.style.cursor = 'pointer';
+    plot.over.addEventListener('click', () => {
+      const id =
+        plot.cursor.idx === null || plot.cursor.idx === undefined ? null : chart.__ids[plot.cursor.idx];
+      if (id !== null && id !== undefined) location.assign(HA.href(variantPath(runId, id)));
+    });
+    return plot;
+  };
 
   /** The run's spend so far after each generation (one point a generation), or why there is none. */
   const spendData = (spend) => {
@@ -356,7 +507,7 @@
 
   const legendText = (series) => {
     const [low, high] = series.scoreRange;
-    return `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Click a variant to open it.`;
+    return `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Point at a variant to preview it, click it to open it; drag to pan, the wheel or + and − to zoom.`;
   };
 
   const isLive = (data) => data.run.state === 'running';
@@ -374,6 +525,7 @@
     const dom = {
       header: h('div', { id: 'run-header' }, ...runHeader(run, health)),
       health: h('section', { id: 'health' }, healthBox(run, health)),
+      controls: isLive(page.data) ? controlBox(run, health) : null,
       scoreChart: h('div', { class: 'chart', id: 'score-chart' }),
       spendChart: h('div', { class: 'chart', id: 'spend-chart' }),
       legend: h('p', { class: 'muted' }, legendText(series)),
@@ -385,13 +537,14 @@
       el,
       dom.header,
       dom.health,
+      dom.controls,
       filterBar(run.domains, splits, filter, () => draw(el, page)),
       HA.section('Score per generation', dom.scoreChart),
       HA.section('Lineage', dom.legend, dom.tree),
       HA.section('Spend per generation', dom.spendChart),
       HA.section('Variants', dom.table),
     );
-    dom.scorePlot = drawScores(dom.scoreChart, series);
+    dom.scorePlot = drawScores(dom.scoreChart, series, run.id);
     dom.spendPlot = drawSpend(dom.spendChart, run, spend);
     HA.tree(dom.tree, variants, {
       runId: run.id,
@@ -412,21 +565,23 @@
     const dom = page.dom;
     HA.patch(dom.header, ...runHeader(run, health));
     HA.patch(dom.health, healthBox(run, health));
+    if (dom.controls && !isLive(page.data)) {
+      dom.controls.remove();
+      dom.controls = null;
+    } else if (dom.controls && health) setPaused(dom.controls, health.paused);
     document.title = tabTitle(run, health);
     if (changed.length > 0) {
       const scoreOf = (v) => HA.pickScore(v, page.filter);
       const series = scoreSeries(variants, scoreOf);
       dom.scorePlot.setData(scoreData(series));
+      dom.scoreChart.__ids = series.ids;
       HA.patch(dom.legend, legendText(series));
-      const { scrollLeft, scrollTop } = dom.tree;
       HA.tree(dom.tree, variants, {
         runId: run.id,
         scoreOf,
         bestLineage: series.bestLineage,
         range: series.scoreRange,
       });
-      dom.tree.scrollLeft = scrollLeft;
-      dom.tree.scrollTop = scrollTop;
       patchTable(page, changed);
     }
     if (dom.spendPlot) dom.spendPlot.setData(spendData(spend));

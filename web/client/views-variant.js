@@ -4,6 +4,9 @@
   const HA = window.HA;
   const { h, runPath, variantPath, crumbs } = HA;
 
+  /** How a diff is laid out: `line` (one column) or `side` (side by side); in the address as ?diff=. */
+  const diffLayout = () => (HA.queryParams().get('diff') === 'side' ? 'side' : 'line');
+
   const diffView = (patch) => {
     const box = h('div', { class: 'diff', id: 'diff' });
     if (patch === '') box.appendChild(h('p', {}, 'No change.'));
@@ -11,7 +14,7 @@
     else
       box.innerHTML = Diff2Html.html(patch, {
         drawFileList: true,
-        outputFormat: 'line-by-line',
+        outputFormat: diffLayout() === 'side' ? 'side-by-side' : 'line-by-line',
         matching: 'lines',
       });
     return box;
@@ -20,7 +23,9 @@
   /** The diff against another variant (its parent first), and the link comparing their tasks. */
   const changePanel = (runId, v, others) => {
     const diffBox = h('div', {}, h('p', { class: 'muted' }, 'Loading the diff…'));
+    let shown = null;
     const showDiff = async (from) => {
+      shown = from;
       try {
         const fromVariant = others.find((o) => o.id === from);
         if (from === null || !v.commit) {
@@ -53,7 +58,14 @@
     const rest = others.filter((o) => o.id !== v.id);
     const picker = h(
       'select',
-      { id: 'diff-against', onchange: (e) => showDiff(Number(e.target.value)) },
+      {
+        id: 'diff-against',
+        onchange: (e) => {
+          const from = Number(e.target.value);
+          HA.setQuery('against', from === v.parent ? null : from);
+          showDiff(from);
+        },
+      },
       rest.map((o) =>
         h(
           'option',
@@ -62,6 +74,23 @@
         ),
       ),
     );
+    const layoutPick = h(
+      'select',
+      {
+        id: 'diff-layout',
+        'aria-label': 'diff layout',
+        onchange: (e) => {
+          HA.setQuery('diff', e.target.value === 'side' ? 'side' : null);
+          showDiff(shown);
+        },
+      },
+      h('option', { value: 'line', selected: diffLayout() === 'line' ? 'selected' : null }, 'line by line'),
+      h('option', { value: 'side', selected: diffLayout() === 'side' ? 'selected' : null }, 'side by side'),
+    );
+    // The variant the address names (?against=), if it is one of this run's; else the parent.
+    const asked = Number(HA.queryParams().get('against'));
+    const against = rest.some((o) => o.id === asked) ? asked : v.parent;
+    picker.value = against === null ? picker.value : String(against);
     const comparePick = h(
       'select',
       { id: 'compare-with' },
@@ -76,10 +105,10 @@
     setCompare();
     const panel = HA.section(
       'Change',
-      h('p', {}, 'Diff against ', picker, ' · ', comparePick, ' ', compareLink),
+      h('p', {}, 'Diff against ', picker, ' ', layoutPick, ' · ', comparePick, ' ', compareLink),
       diffBox,
     );
-    return { panel, showDiff };
+    return { panel, showDiff, against };
   };
 
   /** The variant's score per domain and split. */
@@ -490,7 +519,7 @@
       filesPanel(runId, v),
       callsPanel(d.llmCalls),
     );
-    await change.showDiff(v.parent);
+    await change.showDiff(change.against);
   };
 
   HA.views.compareVariants = async (el, { run: runId, a, b }) => {

@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningCli, readArchive, startCli, waitFor } from '../test/kill-points.ts';
+import { type RunningServer, startServer } from './server.ts';
+import { launchChromium } from './testing/chromium.ts';
+
+const runs = mkdtempSync(path.join(tmpdir(), 'browser-controls-'));
+const runDir = path.join(runs, 'steered');
+const TOKEN = 'browser-test-token_0123456789';
+
+let server: RunningServer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+/** The little of the page's globals the predicates below read (this project compiles without the DOM types). */
+interface PageGlobals {
+  document: { getElementById(id: string): { textContent: string | null } | null };
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const variants = () =>
+  readArchive(runDir, (db: Database.Database) =>
+    db.prepare('SELECT id, step FROM variants ORDER BY id').all(),
+  ) as { id: number; step: string }[];
+const ended = (v: { step: string }) => v.step === 'done' || v.step === 'failed';
+const events = (type: string) =>
+  (
+    readArchive(runDir, (db: Database.Database) =>
+      db.prepare('SELECT data FROM events WHERE type = ? ORDER BY id').all(type),
+    ) as { data: string }[]
+  ).map((e) => JSON.parse(e.data));
+
+async function until(what: () => boolean, timeoutMs = 240_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!what()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(100);
+  }
+}
+
+async function open(url: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector('body[data-rendered="run"]');
+  expect(errors).toEqual([]);
+  return page;
+}
+
+/** Waits until the page's control answer says `text`. */
+const answered = (page: Page, text: string) =>
+  page.waitForFunction(
+    (t) =>
+      (
+        (globalThis as unknown as PageGlobals).document.getElementById('control-result')?.textContent ?? ''
+      ).includes(t),
+    text,
+  );
+
+const simRun = (...extra: string[]): RunningCli =>
+  startCli([
+    ...['--domains', 'arithmetic', '--model', 'sim', '--generations', '30', '--seed', '4'],
+    ...['--eval-samples', '6', '--out', runs, '--quiet', ...extra],
+  ]);
+
+beforeAll(async () => {
+  server = await startServer({ runsDir: runs, pollMs: 200, controlToken: TOKEN });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(runs, { recursive: true, force: true });
+});
+
+describe("a running run's controls on its page, in headless Chromium", () => {
+  it('pauses, takes a budget and a note, keeps them across a kill and --resume, resumes and stops', async () => {
+    let run = simRun('--run-id', 'steered');
+    expect(await waitFor(runDir, run, { variant: 1, step: 'selected' })).toBe(true);
+
+    // Without the token the page only says where to get it; the server refuses a forged control.
+    const bare = await open(`${server.url}/runs/steered`);
+    expect(await bare.locator('#control-token-missing').count()).toBe(1);
+    expect(await bare.locator('#control-pause').count()).toBe(0);
+    const forged = await bare.evaluate(async () => {
+      const r = await fetch('/api/runs/steered/control', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-control-token': 'guess' },
+        body: '{"action":"pause"}',
+      });
+      return r.status;
+    });
+    expect(forged).toBe(403);
+    await bare.close();
+    expect(events('control')).toEqual([]);
+
+    // The address serve prints carries the token; the page keeps it and takes it out of the address bar.
+    const page = await open(`${server.url}/runs/steered#token=${TOKEN}`);
+    expect(page.url()).not.toContain(TOKEN);
+    expect(await page.locator('#control-resume').isDisabled()).toBe(true);
+    await page.click('#control-pause');
+    await answered(page, 'paused');
+    expect(await page.locator('#control-pause').isDisabled()).toBe(true);
+    // What was under way ends; nothing new starts while paused, and the health box says so.
+    await until(() => variants().every(ended));
+    const atPause = variants().length;
+    await sleep(3000);
+    expect(variants().length).toBe(atPause);
+    await page.waitForFunction(() =>
+      (
+        (globalThis as unknown as PageGlobals).document.getElementById('health-why')?.textContent ?? ''
+      ).startsWith('paused'),
+    );
+
+    await page.click('#control-budget-set');
+    await answered(page, 'Give the budget in US dollars');
+    await page.fill('#control-budget', '100');
+    await page.click('#control-budget-set');
+    await answered(page, 'the budget is now $100.0000');
+    await page.fill('#control-note', 'try smaller edits');
+    await page.press('#control-note', 'Enter');
+    await answered(page, 'note recorded');
+    expect(await page.inputValue('#control-note')).toBe('');
+
+    // The run is killed while paused and continued: the pause and the budget still hold.
+    run.child.kill('SIGKILL');
+    await run.done;
+    run = startCli(['--resume', 'steered', '--out', runs, '--quiet']);
+    await until(() => events('resumed').length === 1);
+    expect(events('resumed')[0].carried).toEqual({ paused: true, stopAfter: false, budgetUsd: 100 });
+    await sleep(3000);
+    expect(variants().filter((v) => !ended(v))).toEqual([]);
+    expect(variants().length).toBe(atPause);
+
+    await page.reload();
+    await page.waitForSelector('#control-resume:not([disabled])');
+    await page.click('#control-resume');
+    await answered(page, 'resumed');
+    await until(() => variants().length > atPause);
+    await page.click('#control-stop-after');
+    await answered(page, 'the generations under way finish, then the run stops');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('stopped when asked (stop-after)');
+    expect(variants().length).toBeLessThan(31);
+    expect(events('control')).toEqual([
+      { action: 'pause' },
+      { action: 'budget', value: 100 },
+      { action: 'note', value: 'try smaller edits' },
+      { action: 'resume' },
+      { action: 'stop-after' },
+    ]);
+    // The run ended: its page has no controls left.
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageGlobals).document.getElementById('run-controls') === null,
+    );
+  }, 600_000);
+});
