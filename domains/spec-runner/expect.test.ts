@@ -81,4 +81,16 @@ describe('expect', () => {
     const asymmetric = (expect as unknown as Record<string, () => unknown>).toBeEven!();
     expect({ n: 2 }).toEqual({ n: asymmetric });
   });
+  it("checks a mock function's calls (jest.fn records them in mock.calls)", () => {
+    const calls: unknown[][] = [
+      [1, 'a'],
+      [2, 'b'],
+    ];
+    const mock = Object.assign(() => {}, { mock: { calls } });
+    expect(mock).toHaveBeenCalledTimes(2);
+    expect(mock).toHaveBeenCalledWith(1, 'a');
+    expect(mock).toHaveBeenLastCalledWith(2, 'b');
+    vexpect(() => expect(mock).not.toHaveBeenCalled()).toThrow(/^not: expected the mock to be called/);
+    vexpect(() => expect(() => {}).toHaveBeenCalled()).toThrow(/expected a mock function/);
+  });
 });

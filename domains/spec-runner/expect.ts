@@ -119,6 +119,39 @@ function thrownCheck(a: unknown, e: unknown): { pass: boolean; message: string }
 
 const lengthOf = (v: unknown): unknown => (v as { length?: unknown } | null)?.length;
 
+/** The calls a mock function (`jest.fn()`, `jest.spyOn`) recorded, or null for anything else. */
+const callsOf = (v: unknown): unknown[][] | null =>
+  (typeof v === 'function' && (v as { mock?: { calls?: unknown[][] } }).mock?.calls) || null;
+const notMock = (a: unknown) => ({ pass: false, message: `expected a mock function, got ${show(a)}` });
+const called: Check = (a) => {
+  const calls = callsOf(a);
+  return calls ? { pass: calls.length > 0, message: `expected the mock to be called` } : notMock(a);
+};
+const calledTimes: Check = (a, n) => {
+  const calls = callsOf(a);
+  return calls
+    ? { pass: calls.length === n, message: `expected ${show(n)} calls, got ${calls.length}` }
+    : notMock(a);
+};
+const calledWith: Check = (a, ...args) => {
+  const calls = callsOf(a);
+  return calls
+    ? {
+        pass: calls.some((c) => equals(c, args)),
+        message: `expected a call with ${show(args)}, got ${show(calls)}`,
+      }
+    : notMock(a);
+};
+const lastCalledWith: Check = (a, ...args) => {
+  const calls = callsOf(a);
+  return calls
+    ? {
+        pass: calls.length > 0 && equals(calls.at(-1), args),
+        message: `expected the last call with ${show(args)}, got ${show(calls.at(-1))}`,
+      }
+    : notMock(a);
+};
+
 const CHECKS = {
   toBe: (a, e) => ({ pass: Object.is(a, e), message: `expected ${show(a)} to be ${show(e)}` }),
   toEqual: (a, e) => ({ pass: equals(a, e), message: `expected ${show(a)} to equal ${show(e)}` }),
@@ -181,6 +214,14 @@ const CHECKS = {
     const pass = found.found && (rest.length === 0 || equals(found.value, rest[0]));
     return { pass, message: `expected ${show(a)} to have property ${show(path)}` };
   },
+  toHaveBeenCalled: called,
+  toBeCalled: called,
+  toHaveBeenCalledTimes: calledTimes,
+  toBeCalledTimes: calledTimes,
+  toHaveBeenCalledWith: calledWith,
+  toBeCalledWith: calledWith,
+  toHaveBeenLastCalledWith: lastCalledWith,
+  lastCalledWith,
   toThrow: (a: unknown, e?: unknown) => thrownCheck(a, e),
   toThrowError: (a: unknown, e?: unknown) => thrownCheck(a, e),
 } satisfies Record<string, Check>;

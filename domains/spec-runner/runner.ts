@@ -101,15 +101,67 @@ const hook = (list: keyof Pick<Block, 'beforeAll' | 'afterAll' | 'beforeEach' | 
 const testFn = variants(test);
 Object.assign(testFn, { todo: (_name: string) => {} });
 const describeFn = variants(describe);
+type Mock = ((...args: unknown[]) => unknown) & { mockReset(): Mock; mockClear(): Mock };
+const mocks: Mock[] = [];
+
+/** A mock function as Jest makes one: it records its calls, and its implementation can be set or reset. */
+function mockFn(impl?: (...args: unknown[]) => unknown): Mock {
+  let current = impl;
+  const calls: unknown[][] = [];
+  const results: { type: 'return' | 'throw'; value: unknown }[] = [];
+  const mock = function (this: unknown, ...args: unknown[]) {
+    calls.push(args);
+    try {
+      const value = current?.apply(this, args);
+      results.push({ type: 'return', value });
+      return value;
+    } catch (error) {
+      results.push({ type: 'throw', value: error });
+      throw error;
+    }
+  } as Mock;
+  Object.assign(mock, {
+    _isMockFunction: true,
+    mock: { calls, results },
+    mockImplementation: (f: (...args: unknown[]) => unknown) => {
+      current = f;
+      return mock;
+    },
+    mockReturnValue: (v: unknown) => {
+      current = () => v;
+      return mock;
+    },
+    mockClear: () => {
+      calls.length = 0;
+      results.length = 0;
+      return mock;
+    },
+    mockReset: () => {
+      current = undefined;
+      return mock.mockClear();
+    },
+  });
+  mocks.push(mock);
+  return mock;
+}
+
 const jest = {
-  fn: (impl?: (...args: unknown[]) => unknown) => {
-    const calls: unknown[][] = [];
-    const mock = (...args: unknown[]) => {
-      calls.push(args);
-      return impl?.(...args);
-    };
-    return Object.assign(mock, { mock: { calls } });
+  fn: mockFn,
+  spyOn: (object: Record<string, unknown>, key: string) => {
+    const original = object[key] as (...args: unknown[]) => unknown;
+    const spy = mockFn(function (this: unknown, ...args: unknown[]) {
+      return original.apply(this, args);
+    });
+    object[key] = Object.assign(spy, { mockRestore: () => (object[key] = original) });
+    return spy;
   },
+  clearAllMocks: () => {
+    for (const m of mocks) m.mockClear();
+  },
+  resetAllMocks: () => {
+    for (const m of mocks) m.mockReset();
+  },
+  restoreAllMocks: () => {},
   setTimeout: () => {},
 };
 
