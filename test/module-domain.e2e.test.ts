@@ -8,11 +8,16 @@ import { PROJECT_ROOT, runCli } from './run-cli.ts';
 /** The README's HumanEval module with 4 HumanEval problems (MIT, see the LICENSE beside them). */
 const FIXTURE = path.join(PROJECT_ROOT, 'test', 'fixtures', 'humaneval');
 const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-const commands = [
-  ...section(readme, '## A code-graded domain from anywhere').matchAll(/```bash\n([\s\S]*?)```/g),
-]
+/** The README's domain-module commands, as written (their comment cut off). */
+const commands = [...section(readme, '## Plug in a domain').matchAll(/```bash\n([\s\S]*?)```/g)]
   .flatMap((m) => m[1]!.trim().split('\n'))
-  .map((line) => line.replace(/^npx /, '').split(' '));
+  .filter((line) => line.includes('module:'))
+  .map((line) =>
+    line
+      .replace(/\s+#.*$/, '')
+      .replace(/^npx /, '')
+      .split(' '),
+  );
 
 /** A folder outside the checkout, as a user's own would be. */
 let dir: string;
