@@ -43,7 +43,10 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ],
     ['--domains arithmetic,nope', /^Unknown domain "nope"/],
     ['--domains dataset:x/qa.csv,dataset:y/qa.csv', /^--domains: Two domains would be named "qa"/],
-    ['--domains ftp:x', /^--domains: "ftp:x": the only sources are dataset:FILE and exercism:DIR\./],
+    [
+      '--domains ftp:x',
+      /^--domains: "ftp:x": the only sources are dataset:FILE, exercism:DIR and module:FILE\./,
+    ],
     [
       '--domains arithmetic --metric median',
       /^--metric must be one of exact, numeric, choice, f1, truthful, not "median"\./,

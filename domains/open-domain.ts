@@ -5,6 +5,7 @@ import type { Domain } from './define-domain.ts';
 import { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
 import { exercismDomain } from './exercism/exercism-domain.ts';
 import { readExercises } from './exercism/read.ts';
+import { openModuleDomain } from './module-domain.ts';
 import type { DomainRef } from './reference.ts';
 
 export type OpenedDomain = { ok: true; domain: Domain } | { ok: false; message: string };
@@ -61,5 +62,7 @@ export async function openDomain(
       }
       return { ok: true, domain: exercismDomain(set, { name: ref.name, testsVisible }) as Domain };
     }
+    case 'module':
+      return openModuleDomain(ref.file, ref.name);
   }
 }

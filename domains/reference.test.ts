@@ -23,6 +23,11 @@ describe('parseDomainRef', () => {
       { kind: 'exercism', name: 'python-tests-visible', dir: '/x/python', tests: 'visible' },
     ],
     ['py=exercism:/x/python?tests=hidden', { kind: 'exercism', name: 'py', dir: '/x/python' }],
+    [
+      'module:../evals/HumanEval.ts',
+      { kind: 'module', name: 'humaneval', file: path.resolve('../evals/HumanEval.ts') },
+    ],
+    ['he=module:/x/humaneval.mjs', { kind: 'module', name: 'he', file: '/x/humaneval.mjs' }],
   ])('%s', (text, ref) => {
     expect(parseDomainRef(text)).toEqual({ ok: true, ref });
   });
@@ -30,8 +35,8 @@ describe('parseDomainRef', () => {
   it.each([
     ['dataset:', /names no file/],
     ['Big=dataset:a.csv', /cannot name a domain/],
-    ['http://example.com/x.csv', /only sources are dataset:FILE and exercism:DIR/],
-    ['x=arithmetic', /only dataset:FILE and exercism:DIR can be renamed/],
+    ['http://example.com/x.csv', /only sources are dataset:FILE, exercism:DIR and module:FILE/],
+    ['x=arithmetic', /only dataset:FILE, exercism:DIR and module:FILE can be renamed/],
     ['exercism:/x?test=visible', /Unknown option "test" \(exercism: takes tests=hidden\|visible\)/],
     ['exercism:/x?tests=shown', /tests=shown is not one of tests=hidden\|visible/],
     ['exercism:/x?tests', /"tests" is not an option of the form key=value/],
@@ -49,6 +54,13 @@ it('writes a reference with its options out in full, and reads it back the same'
   const text = formatDomainRef(parsed.ref);
   expect(text).toBe('python-tests-visible=exercism:/x/python?tests=visible');
   expect(parseDomainRef(text)).toEqual(parsed);
+});
+
+it('writes a module reference out with its name, so a resumed run opens the same file', () => {
+  const parsed = parseDomainRef('module:/x/humaneval.ts');
+  if (!parsed.ok) throw new Error(parsed.message);
+  expect(formatDomainRef(parsed.ref)).toBe('humaneval=module:/x/humaneval.ts');
+  expect(parseDomainRef(formatDomainRef(parsed.ref))).toEqual(parsed);
 });
 
 describe('nameFromPath', () => {

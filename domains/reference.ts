@@ -14,23 +14,26 @@ import { DOMAIN_NAME } from './define-domain.ts';
 export type DomainRef =
   | { kind: 'named'; name: string }
   | { kind: 'dataset'; name: string; file: string }
-  | { kind: 'exercism'; name: string; dir: string; tests?: 'visible' };
+  | { kind: 'exercism'; name: string; dir: string; tests?: 'visible' }
+  | { kind: 'module'; name: string; file: string };
 
 /**
  * The `?key=value&key=value` options a source takes after its path, by source kind, with the values each
  * key accepts. A key or value not listed is refused with a message that lists what is.
  */
-export const SOURCE_OPTIONS: Record<'dataset' | 'exercism', Record<string, readonly string[]>> = {
+export const SOURCE_OPTIONS: Record<'dataset' | 'exercism' | 'module', Record<string, readonly string[]>> = {
   dataset: {},
   exercism: { tests: ['hidden', 'visible'] },
+  module: {},
 };
 
 /** What a domain whose tests are visible gets after its name, so every stored score says so. */
 export const TESTS_VISIBLE_SUFFIX = '-tests-visible';
 
 export const DOMAIN_REF_HELP =
-  'NAME (a folder under domains/), dataset:FILE (a .csv or .jsonl file) or exercism:DIR (a folder of exercises in the ' +
-  'Exercism layout; add ?tests=visible to show the tests in the workspace), each optionally renamed as NAME=dataset:FILE';
+  'NAME (a folder under domains/), dataset:FILE (a .csv or .jsonl file), exercism:DIR (a folder of exercises in the ' +
+  'Exercism layout; add ?tests=visible to show the tests in the workspace) or module:FILE (a domain module, .ts or .js, ' +
+  'anywhere), each optionally renamed as NAME=dataset:FILE';
 
 /** A domain name from a file or folder name: "GSM8K test.jsonl" → "gsm8k-test". */
 export function nameFromPath(p: string): string {
@@ -45,7 +48,7 @@ export function nameFromPath(p: string): string {
 
 /** Splits `where?key=value&...` into the path and its options; a malformed or unknown option is a message. */
 export function parseSourceOptions(
-  kind: 'dataset' | 'exercism',
+  kind: 'dataset' | 'exercism' | 'module',
   where: string,
 ): { ok: true; where: string; options: Record<string, string> } | { ok: false; message: string } {
   const at = where.lastIndexOf('?');
@@ -83,29 +86,36 @@ export function parseDomainRef(text: string): { ok: true; ref: DomainRef } | { o
       message: `"${rename}" cannot name a domain: use lower-case letters, digits and dashes, starting with a letter.`,
     };
   }
-  const colon = /^(dataset|exercism):(.*)$/.exec(source);
+  const colon = /^(dataset|exercism|module):(.*)$/.exec(source);
   if (colon) {
-    const [, kind, whole] = colon as unknown as [string, 'dataset' | 'exercism', string];
+    const [, kind, whole] = colon as unknown as [string, 'dataset' | 'exercism' | 'module', string];
     const withOptions = parseSourceOptions(kind, whole);
     if (!withOptions.ok) return { ok: false, message: `"${text}": ${withOptions.message}` };
     const where = withOptions.where;
     if (where.trim() === '')
       return {
         ok: false,
-        message: `"${text}" names no ${kind === 'dataset' ? 'file' : 'folder'} after "${kind}:".`,
+        message: `"${text}" names no ${kind === 'exercism' ? 'folder' : 'file'} after "${kind}:".`,
       };
     const base = rename ?? nameFromPath(where);
-    if (kind === 'dataset') return { ok: true, ref: { kind, name: base, file: path.resolve(where) } };
+    if (kind === 'dataset' || kind === 'module')
+      return { ok: true, ref: { kind, name: base, file: path.resolve(where) } };
     if (withOptions.options.tests !== 'visible')
       return { ok: true, ref: { kind, name: base, dir: path.resolve(where) } };
     const name = base.endsWith(TESTS_VISIBLE_SUFFIX) ? base : `${base}${TESTS_VISIBLE_SUFFIX}`;
     return { ok: true, ref: { kind, name, dir: path.resolve(where), tests: 'visible' } };
   }
   if (/^[a-z]+:/i.test(source)) {
-    return { ok: false, message: `"${text}": the only sources are dataset:FILE and exercism:DIR.` };
+    return {
+      ok: false,
+      message: `"${text}": the only sources are dataset:FILE, exercism:DIR and module:FILE.`,
+    };
   }
   if (rename !== undefined)
-    return { ok: false, message: `"${text}": only dataset:FILE and exercism:DIR can be renamed.` };
+    return {
+      ok: false,
+      message: `"${text}": only dataset:FILE, exercism:DIR and module:FILE can be renamed.`,
+    };
   return { ok: true, ref: { kind: 'named', name: source } };
 }
 
@@ -142,6 +152,8 @@ export function formatDomainRef(ref: DomainRef): string {
       return `${ref.name}=dataset:${ref.file}`;
     case 'exercism':
       return `${ref.name}=exercism:${ref.dir}${ref.tests === 'visible' ? '?tests=visible' : ''}`;
+    case 'module':
+      return `${ref.name}=module:${ref.file}`;
   }
 }
 
@@ -154,6 +166,7 @@ export const DomainRefSchema = z.discriminatedUnion('kind', [
     dir: z.string(),
     tests: z.literal('visible').optional(),
   }),
+  z.object({ kind: z.literal('module'), name: z.string(), file: z.string() }),
 ]);
 
 /**

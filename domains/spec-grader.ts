@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Grade } from './define-domain.ts';
 import type { CommandResult, GradeContext } from './grade-context.ts';
@@ -6,7 +7,16 @@ import { JEST_GLOBALS, RESULT_MARK, type SpecOutcome } from './spec-runner/proto
 
 const RUNNER_DIR = fileURLToPath(new URL('./spec-runner/', import.meta.url));
 const RUNNER = fileURLToPath(new URL('./spec-runner/runner.ts', import.meta.url));
-const TSX_LOADER = import.meta.resolve('tsx/esm');
+/** tsx's full loader: TypeScript, and ES module syntax inside CommonJS files (as babel-jest allows). */
+const TSX_LOADER = import.meta.resolve('tsx');
+/** `@types/node` when the project has it, so a type check knows Node's modules (it is a development package). */
+const NODE_TYPES = (() => {
+  try {
+    return path.dirname(fileURLToPath(import.meta.resolve('@types/node/package.json')));
+  } catch {
+    return null;
+  }
+})();
 
 export interface SpecLimits {
   /** Wall-clock limit for the whole spec, loading included. */
@@ -26,10 +36,36 @@ export interface SpecRun {
   spec: string;
   /** Other files of the exercise the spec may import (relative path → text). */
   support: Record<string, string>;
+  /**
+   * Check the TypeScript files' types first, as the TypeScript track's runner does (`tsc --noEmit`): a type
+   * error fails the spec, with the errors in the output. A `tsconfig.json` among the files sets the options.
+   */
+  typecheck?: boolean;
 }
 
-/** An ES module `@jest/globals` whose exports are the runner's globals. */
-const JEST_GLOBALS_MODULE = `${JEST_GLOBALS.map((name) => `export const ${name} = globalThis.${name};`).join('\n')}\n`;
+/** Code that loads or exports through CommonJS: `require(…)`, `module.exports`, `exports.name =`. */
+const COMMONJS = /\brequire\s*\(|\bmodule\.exports\b|(^|[^.\w$])exports\.[\w$]+\s*=/m;
+
+/**
+ * Whether an exercise runs as CommonJS: when any of its files uses CommonJS. Exercism's CI compiles every
+ * file with babel-jest to CommonJS, so a spec may `import` a solution that sets `module.exports`, and a
+ * spec may `require`; tsx gives the same interop. Others run as ES modules, which also allows top-level
+ * `await`.
+ */
+export function isCommonJs(texts: Iterable<string>): boolean {
+  for (const text of texts) if (COMMONJS.test(text)) return true;
+  return false;
+}
+
+/** A `@jest/globals` whose exports are the runner's globals (CommonJS, so either module kind imports it). */
+const JEST_GLOBALS_MODULE = `${JEST_GLOBALS.map((name) => `exports.${name} = globalThis.${name};`).join('\n')}\n`;
+/** Its types for a type check: loose, as a spec's own use of Jest is not what is graded. */
+const JEST_GLOBALS_TYPES = `${JEST_GLOBALS.map((name) => `export declare const ${name}: any;`).join('\n')}\n`;
+/** Jest's `expect` package as specs name it for types (`MatcherFunction`, matcher declarations), loosely. */
+const EXPECT_TYPES = `export type MatcherFunction<T extends unknown[] = unknown[]> = (this: any, received: unknown, ...expected: T) => { pass: boolean; message: () => string };
+export interface AsymmetricMatchers {}
+export interface Matchers<R> { _r?: R }
+`;
 
 /**
  * Runs the spec against the solution in the sandbox. Score 1 when every test passes (skipped ones
@@ -50,20 +86,39 @@ export async function runSpec(
   limits: SpecLimits,
 ): Promise<{ grade: Grade; result: CommandResult }> {
   const token = randomBytes(12).toString('hex');
+  const files = {
+    ...exercise.support,
+    [exercise.specFile]: exercise.spec,
+    [exercise.solutionFile]: exercise.solution,
+  };
+  const commonJs = isCommonJs(Object.values(files));
+  const typecheck = exercise.typecheck === true;
   const result = await ctx.run({
     stdin: token,
     file: process.execPath,
-    args: [`--max-old-space-size=${limits.memoryMb}`, '--import', TSX_LOADER, RUNNER, exercise.specFile],
+    args: [
+      `--max-old-space-size=${limits.memoryMb}`,
+      '--import',
+      TSX_LOADER,
+      RUNNER,
+      exercise.specFile,
+      ...(typecheck ? ['--typecheck', ...(NODE_TYPES === null ? [] : [NODE_TYPES])] : []),
+    ],
     files: {
-      ...exercise.support,
-      'package.json': '{ "type": "module" }\n',
+      ...files,
+      'package.json': commonJs ? '{ "type": "commonjs" }\n' : '{ "type": "module" }\n',
       'node_modules/@jest/globals/package.json':
-        '{ "name": "@jest/globals", "type": "module", "main": "index.js" }\n',
+        '{ "name": "@jest/globals", "main": "index.js", "types": "index.d.ts" }\n',
       'node_modules/@jest/globals/index.js': JEST_GLOBALS_MODULE,
-      [exercise.specFile]: exercise.spec,
-      [exercise.solutionFile]: exercise.solution,
+      'node_modules/@jest/globals/index.d.ts': JEST_GLOBALS_TYPES,
+      ...(typecheck
+        ? {
+            'node_modules/expect/package.json': '{ "name": "expect", "types": "index.d.ts" }\n',
+            'node_modules/expect/index.d.ts': EXPECT_TYPES,
+          }
+        : {}),
     },
-    readOnly: [RUNNER_DIR],
+    readOnly: [RUNNER_DIR, ...(typecheck && NODE_TYPES !== null ? [NODE_TYPES] : [])],
     env: { TSX_DISABLE_CACHE: '1', NODE_ENV: 'test' },
     timeoutMs: limits.timeoutMs,
     memoryMb: limits.memoryMb + 256,

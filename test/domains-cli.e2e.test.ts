@@ -477,7 +477,9 @@ describe('the docs\' "Add a domain" section', () => {
     const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
     const example = [...section(readme, '## Plug in a domain').matchAll(/```bash\n([\s\S]*?)```/g)]
       .flatMap((m) => m[1]!.trim().split('\n'))
-      .map((line) => line.replace(/\s+#.*$/, ''));
+      .map((line) => line.replace(/\s+#.*$/, ''))
+      // The domain module's commands are run by test/module-domain.e2e.test.ts.
+      .filter((line) => !line.includes('module:'));
     expect(example.length).toBeGreaterThan(0);
     for (const command of example) expect(lines).toContain(command);
   });

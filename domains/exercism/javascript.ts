@@ -4,10 +4,13 @@ import type { ExerciseLayout, ExercismLanguage } from './language.ts';
 
 const SOURCE = /\.(m?[jt]s|json)$/;
 const TOOL_CONFIG = /(^|\/)(package\.json|(babel|jest|eslint)\.config\.[^/]*|tsconfig[^/]*)$/;
+/** tstyche's type tests, which need tstyche: kept in the folder but never the spec that runs. */
+const TYPE_TEST = /\.tst\.[jt]sx?$/;
 
 /**
  * JavaScript or TypeScript exercises, graded by the project's own spec runner (a Jest-compatible subset
- * run on the Node that runs the project, skipped tests included), so no package is needed.
+ * run on the Node that runs the project) the way the tracks' CI runs them: `xtest` enabled, `.skip` kept
+ * skipped, CommonJS where the files use it, and for TypeScript a type check first. No package is needed.
  */
 function specLanguage(name: 'javascript' | 'typescript'): ExercismLanguage {
   return {
@@ -18,7 +21,14 @@ function specLanguage(name: 'javascript' | 'typescript'): ExercismLanguage {
       const at = layout.example.indexOf(example);
       return layout.solution[at] ?? path.posix.basename(example).replace(/^proof\.ci\./, `${layout.name}.`);
     },
-    isSupportFile: (rel) => SOURCE.test(rel) && !TOOL_CONFIG.test(rel),
+    // The tracks' CI copies `.meta/` references beside the tests with `from '../` made `from './`.
+    referenceText: (text) => text.replaceAll("from '../", "from './"),
+    // TypeScript's compiler options are the exercise's own tsconfig.json, as its type check reads them.
+    // `data/` holds files the tests read (grep's texts), which the tracks' CI copies too.
+    isSupportFile: (rel) =>
+      (SOURCE.test(rel) && !TOOL_CONFIG.test(rel)) ||
+      rel.startsWith('data/') ||
+      (name === 'typescript' && rel === 'tsconfig.json'),
     enableAllTests: (files) => files,
     // The spec runner lives in the project, not in the workspace: no command runs the tests there.
     testCommand: '',
@@ -32,11 +42,11 @@ function specLanguage(name: 'javascript' | 'typescript'): ExercismLanguage {
     limits: { timeoutMs: 60_000, memoryMb: 512 },
     async grade(ctx, files, layout, limits) {
       const solutionFile = layout.solution[0]!;
-      const specFile = layout.test[0]!;
+      const specFile = layout.test.find((f) => !TYPE_TEST.test(f)) ?? layout.test[0]!;
       const { [solutionFile]: solution = '', [specFile]: spec = '', ...support } = files;
       const { grade, result } = await runSpec(
         ctx,
-        { solutionFile, solution, specFile, spec, support },
+        { solutionFile, solution, specFile, spec, support, typecheck: name === 'typescript' },
         limits,
       );
       const log = `${result.stdout}${result.stderr}`;

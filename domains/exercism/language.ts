@@ -41,6 +41,8 @@ export interface ExercismLanguage {
    * `bowling.py`, `.meta/src/reference/java/Bowling.java` → `src/main/java/Bowling.java`.
    */
   referenceTarget(layout: ExerciseLayout, example: string): string;
+  /** Optional: the reference file's text as the track's CI uses it (JavaScript: `../` imports made `./`). */
+  referenceText?(text: string): string;
   /** Files of the exercise folder beside the solution that the workspace holds (build files, headers). */
   isSupportFile(relPath: string): boolean;
   /** The test files as grading runs them: every test enabled (skips, `@Disabled`, `#[ignore]` lifted). */

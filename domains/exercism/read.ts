@@ -47,7 +47,9 @@ const Config = z.object({
   files: z.object({
     solution: z.array(z.string()).min(1),
     test: z.array(z.string()).min(1),
-    example: z.array(z.string()).min(1),
+    // Practice exercises have an example solution; concept exercises an exemplar.
+    example: z.array(z.string()).min(1).optional(),
+    exemplar: z.array(z.string()).min(1).optional(),
     editor: z.array(z.string()).optional(),
   }),
 });
@@ -107,17 +109,19 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
     const parsed = Config.safeParse(
       JSON.parse(readFileSync(path.join(folder, '.meta', 'config.json'), 'utf8')),
     );
-    if (!parsed.success)
-      return { error: '.meta/config.json lacks files.solution, files.test or files.example' };
+    if (!parsed.success) return { error: '.meta/config.json lacks files.solution or files.test' };
     config = parsed.data;
   } catch (error) {
     return { error: `.meta/config.json: ${(error as Error).message}` };
   }
   const { solution, test, editor = [] } = config.files;
+  const listed = config.files.example ?? config.files.exemplar;
+  if (listed === undefined)
+    return { error: '.meta/config.json lists neither files.example nor files.exemplar' };
   // Rust references that need crates say so in `.meta/Cargo-example.toml`, which config.json does not list.
   const example = existsSync(path.join(folder, '.meta', 'Cargo-example.toml'))
-    ? [...new Set([...config.files.example, '.meta/Cargo-example.toml'])]
-    : config.files.example;
+    ? [...new Set([...listed, '.meta/Cargo-example.toml'])]
+    : listed;
   const layout: ExerciseLayout = { name, solution, test, example };
   const language = languageOf(folder, solution);
   if (language === null)
@@ -152,7 +156,10 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
   const examples = readFiles(folder, example);
   if (typeof examples === 'string') return { id, error: `the example solution ${examples} is missing` };
   const reference = Object.fromEntries(
-    Object.entries(examples).map(([rel, text]) => [grader.referenceTarget(layout, rel), text]),
+    Object.entries(examples).map(([rel, text]) => [
+      grader.referenceTarget(layout, rel),
+      grader.referenceText?.(text) ?? text,
+    ]),
   );
 
   const hidden = new Set([...testFiles, ...example]);

@@ -54,4 +54,43 @@ describe('expect', () => {
       /expected the promise to reject/,
     );
   });
+  it('matches a thrown error against an asymmetric matcher, as Exercism specs do', () => {
+    const throwsType = () => {
+      throw new TypeError('Input must be a string');
+    };
+    expect(throwsType).toThrow(
+      expect.objectContaining({ name: 'TypeError', message: expect.stringMatching(/.+/) }),
+    );
+    vexpect(() => expect(throwsType).toThrow(expect.objectContaining({ name: 'RangeError' }))).toThrow(
+      /expected a throw matching/,
+    );
+  });
+
+  it('runs matchers added with expect.extend, negated and as asymmetric matchers', () => {
+    expect.extend({
+      toBeEven(this: { utils: { printReceived(v: unknown): string } }, received: unknown) {
+        const pass = typeof received === 'number' && received % 2 === 0;
+        return { pass, message: () => `expected ${this.utils.printReceived(received)} to be even` };
+      },
+    });
+    const even = expect(4) as unknown as Record<string, (...args: unknown[]) => unknown>;
+    even.toBeEven!();
+    const odd = expect(3) as unknown as Record<string, (...args: unknown[]) => unknown>;
+    vexpect(() => odd.toBeEven!()).toThrow(/expected 3 to be even/);
+    (odd.not as unknown as Record<string, () => unknown>).toBeEven!();
+    const asymmetric = (expect as unknown as Record<string, () => unknown>).toBeEven!();
+    expect({ n: 2 }).toEqual({ n: asymmetric });
+  });
+  it("checks a mock function's calls (jest.fn records them in mock.calls)", () => {
+    const calls: unknown[][] = [
+      [1, 'a'],
+      [2, 'b'],
+    ];
+    const mock = Object.assign(() => {}, { mock: { calls } });
+    expect(mock).toHaveBeenCalledTimes(2);
+    expect(mock).toHaveBeenCalledWith(1, 'a');
+    expect(mock).toHaveBeenLastCalledWith(2, 'b');
+    vexpect(() => expect(mock).not.toHaveBeenCalled()).toThrow(/^not: expected the mock to be called/);
+    vexpect(() => expect(() => {}).toHaveBeenCalled()).toThrow(/expected a mock function/);
+  });
 });

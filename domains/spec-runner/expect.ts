@@ -73,6 +73,7 @@ function matchesObject(actual: unknown, expected: unknown): boolean {
 
 function thrownMatches(error: unknown, expected: unknown): boolean {
   if (expected === undefined) return true;
+  if (isMatcher(expected)) return expected.asymmetricMatch(error);
   const message = error instanceof Error ? error.message : String(error);
   if (typeof expected === 'string') return message.includes(expected);
   if (expected instanceof RegExp) return expected.test(message);
@@ -117,6 +118,39 @@ function thrownCheck(a: unknown, e: unknown): { pass: boolean; message: string }
 }
 
 const lengthOf = (v: unknown): unknown => (v as { length?: unknown } | null)?.length;
+
+/** The calls a mock function (`jest.fn()`, `jest.spyOn`) recorded, or null for anything else. */
+const callsOf = (v: unknown): unknown[][] | null =>
+  (typeof v === 'function' && (v as { mock?: { calls?: unknown[][] } }).mock?.calls) || null;
+const notMock = (a: unknown) => ({ pass: false, message: `expected a mock function, got ${show(a)}` });
+const called: Check = (a) => {
+  const calls = callsOf(a);
+  return calls ? { pass: calls.length > 0, message: `expected the mock to be called` } : notMock(a);
+};
+const calledTimes: Check = (a, n) => {
+  const calls = callsOf(a);
+  return calls
+    ? { pass: calls.length === n, message: `expected ${show(n)} calls, got ${calls.length}` }
+    : notMock(a);
+};
+const calledWith: Check = (a, ...args) => {
+  const calls = callsOf(a);
+  return calls
+    ? {
+        pass: calls.some((c) => equals(c, args)),
+        message: `expected a call with ${show(args)}, got ${show(calls)}`,
+      }
+    : notMock(a);
+};
+const lastCalledWith: Check = (a, ...args) => {
+  const calls = callsOf(a);
+  return calls
+    ? {
+        pass: calls.length > 0 && equals(calls.at(-1), args),
+        message: `expected the last call with ${show(args)}, got ${show(calls.at(-1))}`,
+      }
+    : notMock(a);
+};
 
 const CHECKS = {
   toBe: (a, e) => ({ pass: Object.is(a, e), message: `expected ${show(a)} to be ${show(e)}` }),
@@ -180,6 +214,14 @@ const CHECKS = {
     const pass = found.found && (rest.length === 0 || equals(found.value, rest[0]));
     return { pass, message: `expected ${show(a)} to have property ${show(path)}` };
   },
+  toHaveBeenCalled: called,
+  toBeCalled: called,
+  toHaveBeenCalledTimes: calledTimes,
+  toBeCalledTimes: calledTimes,
+  toHaveBeenCalledWith: calledWith,
+  toBeCalledWith: calledWith,
+  toHaveBeenLastCalledWith: lastCalledWith,
+  lastCalledWith,
   toThrow: (a: unknown, e?: unknown) => thrownCheck(a, e),
   toThrowError: (a: unknown, e?: unknown) => thrownCheck(a, e),
 } satisfies Record<string, Check>;
@@ -191,9 +233,13 @@ const thrower = (value: unknown) => () => {
 
 type Assertions = Record<keyof typeof CHECKS, (...args: unknown[]) => unknown>;
 
+/** Matchers a spec adds with `expect.extend`, beside the built-in ones. */
+const extended: Record<string, Check> = {};
+const allChecks = (): [string, Check][] => [...Object.entries(CHECKS), ...Object.entries(extended)];
+
 function assertions(actual: unknown, negate: boolean, wrap?: (check: () => void) => unknown): Assertions {
   const out = {} as Assertions;
-  for (const [name, check] of Object.entries(CHECKS) as [keyof typeof CHECKS, Check][]) {
+  for (const [name, check] of allChecks() as [keyof typeof CHECKS, Check][]) {
     out[name] = (...args: unknown[]) => {
       const run = (value: unknown): void => {
         const result = check(value, ...args);
@@ -208,7 +254,7 @@ function assertions(actual: unknown, negate: boolean, wrap?: (check: () => void)
 
 function settled(actual: unknown, want: 'resolves' | 'rejects', negate: boolean): Assertions {
   const out = {} as Assertions;
-  for (const name of Object.keys(CHECKS) as (keyof typeof CHECKS)[]) {
+  for (const [name] of allChecks() as [keyof typeof CHECKS, Check][]) {
     out[name] = async (...args: unknown[]) => {
       let value: unknown;
       try {
@@ -257,3 +303,35 @@ expect.stringMatching = (re: RegExp | string) =>
   matcher('StringMatching', (other) => typeof other === 'string' && new RegExp(re).test(other));
 expect.assertions = (_n: number): void => {};
 expect.hasAssertions = (): void => {};
+
+/** What a custom matcher gets as `this`, as in Jest (the parts exercise specs use). */
+const matcherContext = (isNot: boolean) => ({
+  isNot,
+  promise: '',
+  equals: (a: unknown, b: unknown) => equals(a, b),
+  utils: {
+    printReceived: show,
+    printExpected: show,
+    stringify: show,
+    matcherHint: (name: string) => `expect(received).${isNot ? 'not.' : ''}${name}(expected)`,
+  },
+});
+
+type CustomMatcher = (
+  this: ReturnType<typeof matcherContext>,
+  received: unknown,
+  ...args: unknown[]
+) => { pass: boolean; message?: (() => string) | string };
+
+/** Adds matchers, usable as `expect(x).name(...)`, `.not.name(...)` and `expect.name(...)` inside others. */
+expect.extend = (matchers: Record<string, CustomMatcher>): void => {
+  for (const [name, fn] of Object.entries(matchers)) {
+    extended[name] = (actual, ...args) => {
+      const result = fn.call(matcherContext(false), actual, ...args);
+      const text = typeof result.message === 'function' ? result.message() : result.message;
+      return { pass: Boolean(result.pass), message: text ?? `expected ${show(actual)} to pass ${name}` };
+    };
+    (expect as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
+      matcher(name, (other) => Boolean(fn.call(matcherContext(false), other, ...args).pass));
+  }
+};

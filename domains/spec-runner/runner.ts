@@ -1,12 +1,15 @@
 /**
  * A small Jest-compatible runner for exercise specs, run inside the grading sandbox as
- * `node --import tsx/esm runner.ts SPEC`, with a one-time token on standard input. Every test runs,
- * including those marked `xtest`, `xit`, `.skip` or `.only`, because a grade counts all of them. Prints
+ * `node --import tsx runner.ts SPEC`, with a one-time token on standard input. Tests run the way
+ * Exercism's track CI runs them: `xtest`, `xit` and `xdescribe` are enabled (the CI rewrites them to
+ * `test` and `describe`), while `test.skip`, `it.skip`, `describe.skip` and `test.todo` stay skipped and
+ * are not counted; `.only` runs like a plain test. With `--typecheck`, the TypeScript files are checked
+ * first (the `typescript` package, the track's compiler options) and a type error fails the spec. Prints
  * one line `RESULT_MARK` + token + JSON `{passed, total, failures: [{name, message}]}` on stdout after
  * the spec's own output. The token is read before the spec (and the solution it imports) is loaded, and
  * the globals cannot be reassigned, so a solution cannot print or fake a passing result.
  */
-import { readFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from './expect.ts';
@@ -78,13 +81,16 @@ const each =
       register(format(name, row, index), () => (Array.isArray(row) ? fn(...row) : fn(row)));
     });
 
-/** Every variant of `test` and `describe` registers normally: skipped and focused tests count too. */
+/** A test or block marked `.skip`: registered nowhere, so it neither runs nor counts. */
+const skip = (_name: string, _fn?: unknown): void => {};
+Object.assign(skip, { each: () => skip });
+
+/** `test` or `describe` with its variants: `.only` registers normally, `.skip` is left out. */
 function variants<T extends (name: string, fn: Fn) => void>(register: T) {
   const f = register as T & Record<string, unknown>;
   const eachOf = each(register);
-  Object.assign(f, { skip: register, only: register, each: eachOf, concurrent: register, failing: register });
-  Object.assign(f.skip as object, { each: eachOf });
-  Object.assign(f.only as object, { each: eachOf });
+  const only = Object.assign((name: string, fn: Fn) => register(name, fn), { each: eachOf });
+  Object.assign(f, { skip, only, each: eachOf, concurrent: register, failing: register });
   return f;
 }
 
@@ -95,15 +101,67 @@ const hook = (list: keyof Pick<Block, 'beforeAll' | 'afterAll' | 'beforeEach' | 
 const testFn = variants(test);
 Object.assign(testFn, { todo: (_name: string) => {} });
 const describeFn = variants(describe);
+type Mock = ((...args: unknown[]) => unknown) & { mockReset(): Mock; mockClear(): Mock };
+const mocks: Mock[] = [];
+
+/** A mock function as Jest makes one: it records its calls, and its implementation can be set or reset. */
+function mockFn(impl?: (...args: unknown[]) => unknown): Mock {
+  let current = impl;
+  const calls: unknown[][] = [];
+  const results: { type: 'return' | 'throw'; value: unknown }[] = [];
+  const mock = function (this: unknown, ...args: unknown[]) {
+    calls.push(args);
+    try {
+      const value = current?.apply(this, args);
+      results.push({ type: 'return', value });
+      return value;
+    } catch (error) {
+      results.push({ type: 'throw', value: error });
+      throw error;
+    }
+  } as Mock;
+  Object.assign(mock, {
+    _isMockFunction: true,
+    mock: { calls, results },
+    mockImplementation: (f: (...args: unknown[]) => unknown) => {
+      current = f;
+      return mock;
+    },
+    mockReturnValue: (v: unknown) => {
+      current = () => v;
+      return mock;
+    },
+    mockClear: () => {
+      calls.length = 0;
+      results.length = 0;
+      return mock;
+    },
+    mockReset: () => {
+      current = undefined;
+      return mock.mockClear();
+    },
+  });
+  mocks.push(mock);
+  return mock;
+}
+
 const jest = {
-  fn: (impl?: (...args: unknown[]) => unknown) => {
-    const calls: unknown[][] = [];
-    const mock = (...args: unknown[]) => {
-      calls.push(args);
-      return impl?.(...args);
-    };
-    return Object.assign(mock, { mock: { calls } });
+  fn: mockFn,
+  spyOn: (object: Record<string, unknown>, key: string) => {
+    const original = object[key] as (...args: unknown[]) => unknown;
+    const spy = mockFn(function (this: unknown, ...args: unknown[]) {
+      return original.apply(this, args);
+    });
+    object[key] = Object.assign(spy, { mockRestore: () => (object[key] = original) });
+    return spy;
   },
+  clearAllMocks: () => {
+    for (const m of mocks) m.mockClear();
+  },
+  resetAllMocks: () => {
+    for (const m of mocks) m.mockReset();
+  },
+  restoreAllMocks: () => {},
   setTimeout: () => {},
 };
 
@@ -181,8 +239,65 @@ async function run(
   for (const fn of b.afterAll) await timed(fn).catch(() => {});
 }
 
-async function main(specFile: string): Promise<void> {
+/** The TypeScript track's compiler options (its exercises' tsconfig.json), for folders without one. */
+const TRACK_OPTIONS = {
+  lib: ['ES2020', 'dom'],
+  module: 'Node16',
+  target: 'ES2020',
+  strict: true,
+  esModuleInterop: true,
+  skipLibCheck: true,
+  forceConsistentCasingInFileNames: true,
+  allowImportingTsExtensions: true,
+  noEmit: true,
+  isolatedModules: true,
+};
+
+/**
+ * Type errors in the folder's TypeScript files, as `tsc --noEmit -p .` reports them: with the folder's
+ * `tsconfig.json` when it has one, else the track's options. `nodeTypes` is `@types/node`'s folder, if any.
+ */
+async function typeErrors(nodeTypes: string | undefined): Promise<string[]> {
+  const ts = (await import('typescript')).default;
+  const dir = process.cwd();
+  const read = existsSync('tsconfig.json') ? ts.readConfigFile('tsconfig.json', ts.sys.readFile) : null;
+  const json = (read?.config ?? {
+    compilerOptions: TRACK_OPTIONS,
+    include: ['**/*.ts', '**/*.tsx'],
+    exclude: ['node_modules'],
+  }) as { compilerOptions?: Record<string, unknown>; exclude?: string[] };
+  // tstyche's type tests (`*.tst.ts`) need tstyche, which the sandbox does not have.
+  json.exclude = [...(json.exclude ?? []), 'node_modules', '**/*.tst.ts'];
+  json.compilerOptions = {
+    ...json.compilerOptions,
+    noEmit: true,
+    ...(nodeTypes ? { typeRoots: [path.dirname(nodeTypes)], types: ['node'] } : { types: [] }),
+  };
+  const config = ts.parseJsonConfigFileContent(json, ts.sys, dir);
+  const program = ts.createProgram(config.fileNames, config.options);
+  const host = {
+    getCanonicalFileName: (f: string) => f,
+    getCurrentDirectory: () => dir,
+    getNewLine: () => '\n',
+  };
+  return [...config.errors, ...ts.getPreEmitDiagnostics(program)].map((d) =>
+    ts.formatDiagnostic(d, host).trim(),
+  );
+}
+
+async function main(specFile: string, typecheck: boolean, nodeTypes: string | undefined): Promise<void> {
   const token = readFileSync(0, 'utf8').trim();
+  if (typecheck) {
+    const errors = await typeErrors(nodeTypes).catch((error: unknown) => [
+      `the type check did not run: ${message(error)}`,
+    ]);
+    if (errors.length > 0) {
+      writeSync(1, `${errors.join('\n')}\n`);
+      const failures = [{ name: '(type check)', message: `${errors.length} type error(s); ${errors[0]}` }];
+      writeSync(1, `\n${RESULT_MARK}${token}${stringify({ passed: 0, total: 1, failures })}\n`);
+      process.exit(0);
+    }
+  }
   for (const [name, value] of Object.entries(globals)) {
     Object.defineProperty(globalThis, name, { value, writable: false, configurable: false });
   }
@@ -200,4 +315,5 @@ async function main(specFile: string): Promise<void> {
 
 const started =
   process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
-if (started && process.argv[2] !== undefined) await main(process.argv[2]);
+if (started && process.argv[2] !== undefined)
+  await main(process.argv[2], process.argv[3] === '--typecheck', process.argv[4]);

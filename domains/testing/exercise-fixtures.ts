@@ -51,7 +51,7 @@ export const INITIALS: ExerciseFixture = {
   specFile: 'initials.test.ts',
   spec: [
     "import { describe, expect, it, xit } from '@jest/globals';",
-    "import { initials } from './initials';",
+    "import { initials } from './initials.ts';",
     '',
     "describe('initials', () => {",
     "  it('two words', () => {",
