@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { answerReadings } from './answer-extraction.ts';
+import { SPLIT_NAMES } from './dataset-files.ts';
 import type { DatasetOptions } from './dataset-options.ts';
-import { type Row, readRows } from './dataset-rows.ts';
+import { type ReadRows, type Row, readRows } from './dataset-rows.ts';
 import { type Domain, defineDomain, type SkippedRow, type Split, type Task } from './define-domain.ts';
 import { holdsGold } from './gold-leaks.ts';
 import { groupBySplit, hashSplit } from './hash-split.ts';
@@ -36,17 +37,6 @@ export type DatasetTask = Task<Record<string, unknown>, DatasetAnswer>;
 export type Opened =
   | { ok: true; domain: Domain<Record<string, unknown>, DatasetAnswer, string | number> }
   | { ok: false; message: string };
-
-const SPLIT_NAMES: Record<string, Split> = {
-  train: 'train',
-  training: 'train',
-  val: 'val',
-  valid: 'val',
-  validation: 'val',
-  dev: 'val',
-  test: 'test',
-  testing: 'test',
-};
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -104,10 +94,11 @@ function toTask(
     else if (nested === undefined) input[root] = own.shown;
     else input[root] = { ...(input[root] as object), [nested]: own.shown };
   } else if (metric === 'choice' && o.choices && !('choices' in input)) input.choices = o.choices;
-  const id = o.idField === undefined ? String(row.line) : text(row.values[o.idField] ?? '').trim();
+  const id =
+    o.idField === undefined ? (row.lineId ?? String(row.line)) : text(row.values[o.idField] ?? '').trim();
   if (id === '') return { reason: `no id in field "${o.idField}"` };
-  let split: Split | null = null;
-  if (o.splitField !== undefined) {
+  let split: Split | null = row.split ?? null;
+  if (split === null && o.splitField !== undefined) {
     const name = text(row.values[o.splitField] ?? '')
       .trim()
       .toLowerCase();
@@ -141,18 +132,27 @@ type Refused = { ok: false; message: string };
 /** The options with the fields resolved against the file's: which holds the answer, the id, the question. */
 type ResolvedOptions = Required<Pick<DatasetOptions, 'inputFields' | 'answerField'>> & DatasetOptions;
 
-/** A domain from a CSV or JSONL file. Configuration mistakes are a message; bad rows are skipped by line. */
-export function datasetDomain(file: string, name: string, options: DatasetOptions): Opened {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (error) {
-    return {
-      ok: false,
-      message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    };
+/**
+ * A domain from a dataset's rows: read here from a CSV or JSONL file, or given already read (any format,
+ * a folder of split files: see dataset-files.ts). Configuration mistakes are a message; bad rows are
+ * skipped by line.
+ */
+export function datasetDomain(file: string, name: string, options: DatasetOptions, given?: ReadRows): Opened {
+  let read: ReadRows;
+  if (given !== undefined) read = given;
+  else {
+    let content: string;
+    try {
+      content = readFileSync(file, 'utf8');
+    } catch (error) {
+      return {
+        ok: false,
+        message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      };
+    }
+    read = readRows(file, content, options.header, options.answerField);
   }
-  const { rows, errors, fields, fatal } = readRows(file, content, options.header, options.answerField);
+  const { rows, errors, fields, fatal } = read;
   if (fatal !== undefined)
     return {
       ok: false,

@@ -4,7 +4,7 @@ import { closeMatches } from '../llm/close-matches.ts';
 import { DOMAIN_NAME } from './define-domain.ts';
 
 /**
- * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (CSV or JSONL),
+ * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (a data file or a folder of split files),
  * or `exercism:DIR` (exercise folders). Any of them may be renamed with `NAME=` in front, e.g.
  * `gsm=dataset:data/gsm8k.jsonl`; otherwise a file or folder gives its own name (its base name in lower
  * case, other characters turned to dashes). A source may take options after its path, `?key=value&...`
@@ -29,7 +29,7 @@ export const SOURCE_OPTIONS: Record<'dataset' | 'exercism', Record<string, reado
 export const TESTS_VISIBLE_SUFFIX = '-tests-visible';
 
 export const DOMAIN_REF_HELP =
-  'NAME (a folder under domains/), dataset:FILE (a .csv or .jsonl file) or exercism:DIR (a folder of exercises in the ' +
+  'NAME (a folder under domains/), dataset:FILE (.jsonl, .json, .csv, .tsv, .gz of those, .parquet, or a folder of split files) or exercism:DIR (a folder of exercises in the ' +
   'Exercism layout; add ?tests=visible to show the tests in the workspace), each optionally renamed as NAME=dataset:FILE';
 
 /** A domain name from a file or folder name: "GSM8K test.jsonl" → "gsm8k-test". */

@@ -243,10 +243,10 @@ describe('hyperagents domains test', () => {
 
   it.each([
     [['domains', 'test'], /takes one REF/],
-    [['domains', 'test', 'dataset:missing.csv'], /dataset:.*missing\.csv: no such file\./],
+    [['domains', 'test', 'dataset:missing.csv'], /dataset:.*missing\.csv: no such file or folder\./],
     [
       ['domains', 'test', 'dataset:exercises'],
-      /dataset:.*exercises is a folder: give a \.csv or \.jsonl file/,
+      /dataset:.*exercises is a folder of exercises: name it exercism:/,
     ],
     [
       ['domains', 'test', 'dataset:capitals.csv', '--answer-field', 'nope'],

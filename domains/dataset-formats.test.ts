@@ -1,0 +1,211 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDomain } from '../harness/evaluation/index.ts';
+import type { DatasetAnswer } from './dataset.ts';
+import type { DatasetOptions } from './dataset-options.ts';
+import type { Domain, Task } from './define-domain.ts';
+import type { GradeContext } from './grade-context.ts';
+import { openDomain } from './open-domain.ts';
+
+/** Files shaped like public benchmark files (see testing/datasets/README.md). */
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'testing', 'datasets');
+const ctx: GradeContext = { run: () => Promise.reject(new Error('datasets run no commands')) };
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'dataset-formats-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const where = (file: string) => (path.isAbsolute(file) ? file : path.join(FIXTURES, file));
+
+async function open(file: string, flags: DatasetOptions = {}): Promise<Domain> {
+  const opened = await openDomain({ kind: 'dataset', name: 'd', file: where(file) }, flags);
+  if (!opened.ok) throw new Error(opened.message);
+  return opened.domain;
+}
+
+async function refused(file: string, flags: DatasetOptions = {}): Promise<string> {
+  const opened = await openDomain({ kind: 'dataset', name: 'd', file: where(file) }, flags);
+  if (opened.ok) throw new Error('opened');
+  return opened.message;
+}
+
+type Loaded = Task<Record<string, unknown>, DatasetAnswer> & { split: string };
+
+async function tasks(domain: Domain): Promise<Loaded[]> {
+  const out: Loaded[] = [];
+  for (const split of domain.splits)
+    for (const t of await domain.load(split)) out.push({ ...(t as Loaded), split });
+  return out;
+}
+
+const failed = async (domain: Domain) =>
+  (await checkDomain(domain, ctx, {})).checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`);
+
+const GSM: DatasetOptions = { answerPattern: '#### (.+)$', metric: 'numeric' };
+
+/** A scratch file with the given content. */
+function scratch(name: string, content: string | Buffer): string {
+  const file = path.join(dir, name);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content);
+  return file;
+}
+
+describe('file formats', () => {
+  it('reads GSM8K as JSON lines, gzipped JSON lines, a JSON array and Parquet, to the same tasks', async () => {
+    const lines = readFileSync(where('gsm8k.jsonl'), 'utf8').trim().split('\n');
+    const array = scratch('gsm8k.json', `[\n${lines.join(',\n')}\n]\n`);
+    const questions = async (file: string) =>
+      (await tasks(await open(file, GSM))).map((t) => [t.input.question, t.answer.accepted[0]]).sort();
+    const expected = await questions('gsm8k.jsonl');
+    expect(expected).toHaveLength(6);
+    expect(await questions('gsm8k.jsonl.gz')).toEqual(expected);
+    expect(await questions(array)).toEqual(expected);
+    expect(await questions('hf-gsm8k/data/test-00000-of-00001.parquet')).toEqual(
+      expected.filter(([q]) => /sprints|chicken/.test(String(q))),
+    );
+  });
+
+  it('reads a .json file that holds JSON lines, as many exports name them', async () => {
+    const file = scratch('lines.json', `${readFileSync(where('gsm8k.jsonl'), 'utf8')}`);
+    expect(await tasks(await open(file, GSM))).toHaveLength(6);
+  });
+
+  it('reads TruthfulQA as TSV like its CSV, quotes taken as they are', async () => {
+    const options: DatasetOptions = {
+      answerField: 'Best Answer',
+      metric: 'truthful',
+      correctField: 'Correct Answers',
+      incorrectField: 'Incorrect Answers',
+    };
+    const fromTsv = await tasks(await open('truthfulqa.tsv', options));
+    const fromCsv = await tasks(await open('truthfulqa.csv', options));
+    expect(fromTsv.map((t) => [t.id, t.input, t.answer])).toEqual(
+      fromCsv.map((t) => [t.id, t.input, t.answer]),
+    );
+    const quoted = scratch('quoted.tsv', 'question\tanswer\nWhat did she say? She said "hi"\thi\n');
+    expect((await tasks(await open(quoted))).map((t) => t.input.question)).toEqual([
+      'What did she say? She said "hi"',
+    ]);
+  });
+
+  it.each([
+    [
+      'a corrupt gzip',
+      'broken.jsonl.gz',
+      Buffer.from('not gzip at all'),
+      /broken\.jsonl\.gz is not a whole gzip file .*download it again, or, if it is not compressed, rename it without \.gz/,
+    ],
+    [
+      'a truncated gzip',
+      'cut.jsonl.gz',
+      () => readFileSync(where('gsm8k.jsonl.gz')).subarray(0, 60),
+      /cut\.jsonl\.gz is not a whole gzip file/,
+    ],
+    [
+      'a bad Parquet file',
+      'bad.parquet',
+      Buffer.from('PAR1 this is not parquet'),
+      /bad\.parquet is not a Parquet file that can be read .*download it again, or convert it to \.jsonl/,
+    ],
+    [
+      'a JSON object instead of an array',
+      'object.json',
+      Buffer.from('{"rows": []}'),
+      /object\.json holds a JSON object, not an array of rows/,
+    ],
+    [
+      'broken JSON',
+      'broken.json',
+      Buffer.from('[{"question": "a",'),
+      /broken\.json is not valid JSON .*an array of objects, or one object per line/,
+    ],
+    [
+      'an unknown extension',
+      'data.xlsx',
+      Buffer.from('x'),
+      /data\.xlsx: a dataset is a \.jsonl, \.json .*\.parquet file, or a folder of split files/,
+    ],
+  ])('refuses %s by name, with what to do and no stack trace', async (_what, name, content, message) => {
+    const file = scratch(name, typeof content === 'function' ? content() : content);
+    const said = await refused(file, GSM);
+    expect(said).toMatch(message);
+    expect(said).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('a folder of split files, as Hugging Face ships them', () => {
+  it('reads data/train-00000-of-00001.parquet and data/test-… into their splits, ids naming the split', async () => {
+    const domain = await open('hf-gsm8k', GSM);
+    expect(domain.splits).toEqual(['train', 'test']);
+    const all = await tasks(domain);
+    expect(all.map((t) => [t.split, t.id])).toEqual([
+      ['train', 'train-1'],
+      ['train', 'train-2'],
+      ['train', 'train-3'],
+      ['train', 'train-4'],
+      ['test', 'test-1'],
+      ['test', 'test-2'],
+    ]);
+    expect(await failed(domain)).toEqual([]);
+  });
+
+  it('reads train.jsonl, validation.jsonl and test.jsonl of an ARC-shaped folder, with its own choices', async () => {
+    const domain = await open('hf-arc', { answerField: 'answerKey', metric: 'choice' });
+    expect(domain.splits).toEqual(['train', 'val', 'test']);
+    expect((await tasks(domain)).map((t) => [t.split, t.id])).toEqual([
+      ['train', '7-980'],
+      ['train', '7-584'],
+      ['train', expect.any(String)],
+      ['val', expect.any(String)],
+      ['val', expect.any(String)],
+      ['test', expect.any(String)],
+    ]);
+    expect(await failed(domain)).toEqual([]);
+  });
+
+  it('reads .csv and .json split files too, and gzipped ones', async () => {
+    const folder = path.join(dir, 'csv-splits');
+    scratch('csv-splits/train.csv', 'question,answer\nWhat is 2+2?,4\nWhat is 3+3?,6\n');
+    scratch('csv-splits/validation.json', '[{"question": "What is 4+4?", "answer": "8"}]');
+    copyFileSync(where('gsm8k.jsonl.gz'), scratch('csv-splits/test.jsonl.gz', ''));
+    const domain = await open(folder, {});
+    expect((await tasks(domain)).map((t) => [t.split, t.id])).toEqual([
+      ['train', 'train-2'],
+      ['train', 'train-3'],
+      ['val', 'val-1'],
+      ...[1, 2, 3, 4, 5, 6].map((i) => ['test', `test-${i}`]),
+    ]);
+  });
+
+  it('refuses a folder with no split file, or two configurations, saying which folder to give', async () => {
+    mkdirSync(path.join(dir, 'empty'), { recursive: true });
+    scratch('empty/notes.txt', 'x');
+    expect(await refused(path.join(dir, 'empty'))).toMatch(
+      /empty holds no split files: a dataset folder has train, validation and\/or test files .* such as train\.jsonl or data\/test-00000-of-00001\.parquet/,
+    );
+    scratch('configs/main/test.jsonl', '{"question":"a","answer":"b"}\n');
+    scratch('configs/socratic/test.jsonl', '{"question":"a","answer":"b"}\n');
+    expect(await refused(path.join(dir, 'configs'))).toMatch(
+      /configs holds split files in 2 folders \(main, socratic\), which are different configurations of the data: give one of those folders/,
+    );
+  });
+
+  it('names the split file whose rows are broken, and a corrupt split file by its path', async () => {
+    scratch('broken-splits/train.jsonl', '{"question":"a","answer":"b"}\n{"question":\n');
+    scratch('broken-splits/test.jsonl.gz', 'not gzip');
+    expect(await refused(path.join(dir, 'broken-splits'))).toMatch(
+      /broken-splits\/test\.jsonl\.gz is not a whole gzip file/,
+    );
+    rmSync(path.join(dir, 'broken-splits', 'test.jsonl.gz'));
+    const domain = await open(path.join(dir, 'broken-splits'));
+    expect(domain.skipped).toEqual([
+      { line: 2, reason: expect.stringMatching(/^not valid JSON .*\(in train\.jsonl\)$/) },
+    ]);
+  });
+});
