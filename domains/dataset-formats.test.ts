@@ -209,3 +209,86 @@ describe('a folder of split files, as Hugging Face ships them', () => {
     ]);
   });
 });
+
+describe('nested fields', () => {
+  it('takes question.stem from an OpenBookQA row as the input, its nested choices shown beside it', async () => {
+    const domain = await open('openbookqa.jsonl', {
+      answerField: 'answerKey',
+      inputFields: ['question.stem'],
+    });
+    const first = (await tasks(domain)).find((t) => t.id === '7-980');
+    expect(first!.input).toEqual({
+      'question.stem': 'The sun is responsible for',
+      choices: expect.arrayContaining([{ text: 'plants sprouting, blooming and wilting', label: 'D' }]),
+    });
+    expect(await failed(domain)).toEqual([]);
+  });
+
+  it('refuses a nested field no row has, listing the nested paths there are', async () => {
+    expect(
+      await refused('openbookqa.jsonl', { answerField: 'answerKey', inputFields: ['question.stm'] }),
+    ).toMatch(
+      /--input-fields names "question\.stm", which is not a field; the fields are id, question \(question\.stem, question\.choices\), answerKey/,
+    );
+  });
+
+  it('skips, by line, a row that lacks a nested field the others have', async () => {
+    const file = scratch(
+      'nested.jsonl',
+      '{"q":{"stem":"2+2?"},"answer":"4"}\n{"q":{"text":"3+3?"},"answer":"6"}\n{"q":{"stem":"4+4?"},"answer":"8"}\n',
+    );
+    const domain = await open(file, { inputFields: ['q.stem'] });
+    expect(domain.skipped).toEqual([{ line: 2, reason: 'no input field "q.stem" in this row' }]);
+  });
+});
+
+describe('an answer index into the choices', () => {
+  it('maps an MMLU-shaped JSON array, answer 0-3 into a list of choices, to A-D in index order, with no flags', async () => {
+    const domain = await open('mmlu.json');
+    expect(domain.metric).toBe('choice');
+    const all = await tasks(domain);
+    expect(all.map((t) => [t.input.question, t.answer.accepted])).toEqual(
+      expect.arrayContaining([
+        ['Which gas do plants take in to make sugar?', ['C']],
+        ['What is 7 times 8?', ['B']],
+        ['Which planet is closest to the sun?', ['A']],
+        ['Which of these is a prime number?', ['D']],
+      ]),
+    );
+    const gas = all.find((t) => String(t.input.question).startsWith('Which gas'))!;
+    expect(gas.input.choices).toEqual([
+      { label: 'A', text: 'Oxygen' },
+      { label: 'B', text: 'Nitrogen' },
+      { label: 'C', text: 'Carbon dioxide' },
+      { label: 'D', text: 'Helium' },
+    ]);
+    expect(await domain.score('C', gas, ctx)).toBe(1);
+    expect(await domain.score('2', gas, ctx)).toBe(0);
+    expect(domain.formatHint).toMatch(/A, B, C, D/);
+    expect(await failed(domain)).toEqual([]);
+  });
+
+  it('keeps labels that are digits as labels (ARC\'s "1"-"4"), and skips an index past the choices', async () => {
+    const file = scratch(
+      'digits.jsonl',
+      [
+        '{"id":"a","question":"?","choices":{"text":["x","y","z"],"label":["1","2","3"]},"answerKey":"3"}',
+        '{"id":"b","question":"?","choices":{"text":["x","y","z"],"label":["1","2","3"]},"answerKey":"1"}',
+      ].join('\n'),
+    );
+    const domain = await open(file, { answerField: 'answerKey' });
+    expect((await tasks(domain)).map((t) => [t.id, t.answer.accepted]).sort()).toEqual([
+      ['a', ['3']],
+      ['b', ['1']],
+    ]);
+    const indexed = await open(
+      scratch(
+        'far.jsonl',
+        '{"id":"b","question":"?","choices":["x","y"],"answer":7}\n{"id":"c","question":"?","choices":["x","y"],"answer":1}\n',
+      ),
+    );
+    expect(indexed.skipped).toEqual([
+      { line: 1, reason: 'the answer 7 reads as an index into the choices, but there are only 2 (A, B)' },
+    ]);
+  });
+});

@@ -46,6 +46,40 @@ function answerList(value: unknown): string[] {
   return items.map((a) => a.trim()).filter((a) => a !== '');
 }
 
+/**
+ * A field's value in a row: the field of that name, else a path into nested objects ("question.stem",
+ * "choices.text"); undefined where the row has none.
+ */
+export function fieldValue(values: Record<string, unknown>, field: string): unknown {
+  if (field in values) return values[field];
+  let at: unknown = values;
+  for (const part of field.split('.')) {
+    if (typeof at !== 'object' || at === null || Array.isArray(at) || !(part in at)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
+}
+
+/** "question (question.stem, question.choices)" for an object field, so a user sees the paths to name. */
+function withNested(field: string, rows: readonly Row[]): string {
+  const value = rows.find((r) => r.values[field] !== undefined)?.values[field];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return field;
+  return `${field} (${Object.keys(value)
+    .map((k) => `${field}.${k}`)
+    .join(', ')})`;
+}
+
+/**
+ * The index an answer gives into the row's choices, where the answer is a whole number and not itself one
+ * of the labels (ARC's labels "1".."4" are labels; MMLU's 2 is an index); null otherwise.
+ */
+function indexAnswer(raw: unknown, answer: string, labels: readonly string[] | undefined): number | null {
+  if (labels?.some((l) => l.toLowerCase() === answer.toLowerCase())) return null;
+  if (typeof raw === 'number' ? !Number.isInteger(raw) : !/^\d+$/.test(answer)) return null;
+  if (typeof raw !== 'number' && typeof raw !== 'string') return null;
+  return Number(answer);
+}
+
 /** Turns one row into a task, or says why the row is skipped. */
 function toTask(
   row: Row,
@@ -53,7 +87,7 @@ function toTask(
   metric: Metric,
   pattern: RegExp | null,
 ): { task: DatasetTask; split: Split | null; ownLabels: string[] | null } | { reason: string } {
-  const rawAnswer = row.values[o.answerField];
+  const rawAnswer = fieldValue(row.values, o.answerField);
   if (rawAnswer === undefined || rawAnswer === null || rawAnswer === '')
     return { reason: `no answer in field "${o.answerField}"` };
   const listed: unknown[] = Array.isArray(rawAnswer) ? rawAnswer : [rawAnswer];
@@ -73,19 +107,31 @@ function toTask(
     return { reason: `the answer "${accepted[0]}" is not a number` };
   const own = metric === 'choice' ? rowChoices(row.values, o.choices) : null;
   const labels = own?.labels ?? o.choices;
+  // An answer index into the row's choices (MMLU's 2, HellaSwag's "2") is the label at that index.
+  const index =
+    metric === 'choice' && labels !== undefined ? indexAnswer(listed[0], accepted[0]!, labels) : null;
+  if (index !== null && labels !== undefined) {
+    if (index >= labels.length)
+      return {
+        reason: `the answer ${accepted[0]} reads as an index into the choices, but there are only ${labels.length} (${labels.join(', ')})`,
+      };
+    accepted = [labels[index]!];
+  }
   if (metric === 'choice' && labels && !labels.some((c) => c.toLowerCase() === accepted[0]!.toLowerCase())) {
     return {
       reason: `the answer "${accepted[0]}" is not one of the ${own ? `row's choices (${own.path})` : 'choices'} ${labels.join(', ')}`,
     };
   }
-  const correct = o.correctField === undefined ? [] : answerList(row.values[o.correctField]);
-  const incorrect = o.incorrectField === undefined ? [] : answerList(row.values[o.incorrectField]);
+  const correct = o.correctField === undefined ? [] : answerList(fieldValue(row.values, o.correctField));
+  const incorrect =
+    o.incorrectField === undefined ? [] : answerList(fieldValue(row.values, o.incorrectField));
   if (metric === 'truthful' && incorrect.length === 0)
     return { reason: `no incorrect answers in field "${o.incorrectField}"` };
   const input: Record<string, unknown> = {};
   for (const field of o.inputFields) {
-    if (!(field in row.values)) return { reason: `no input field "${field}"` };
-    input[field] = row.values[field];
+    const value = fieldValue(row.values, field);
+    if (value === undefined) return { reason: `no input field "${field}" in this row` };
+    input[field] = value;
   }
   if (own !== null) {
     // The data's own choices are kept; plain texts are shown with the labels they are graded by.
@@ -95,11 +141,13 @@ function toTask(
     else input[root] = { ...(input[root] as object), [nested]: own.shown };
   } else if (metric === 'choice' && o.choices && !('choices' in input)) input.choices = o.choices;
   const id =
-    o.idField === undefined ? (row.lineId ?? String(row.line)) : text(row.values[o.idField] ?? '').trim();
+    o.idField === undefined
+      ? (row.lineId ?? String(row.line))
+      : text(fieldValue(row.values, o.idField) ?? '').trim();
   if (id === '') return { reason: `no id in field "${o.idField}"` };
   let split: Split | null = row.split ?? null;
   if (split === null && o.splitField !== undefined) {
-    const name = text(row.values[o.splitField] ?? '')
+    const name = text(fieldValue(row.values, o.splitField) ?? '')
       .trim()
       .toLowerCase();
     split = SPLIT_NAMES[name] ?? null;
@@ -158,7 +206,10 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       ok: false,
       message: `${file}, line ${fatal.line}: ${fatal.reason}. The first row gives the fields, so it must be read whole: fix it.`,
     };
-  const metric = options.metric ?? 'exact';
+  // Rows with their own choices are graded by the label chosen, unless a metric is named.
+  const metric =
+    options.metric ??
+    (rows.length > 0 && rows.every((r) => rowChoices(r.values) !== null) ? 'choice' : 'exact');
   if (metric === 'truthful' && options.incorrectField === undefined)
     return {
       ok: false,
@@ -211,12 +262,15 @@ function resolveFields(
   rows: readonly Row[],
 ): { ok: true; options: ResolvedOptions } | Refused {
   const anyRows = rows.length > 0;
+  // A nested field ("question.stem") is known when some row holds it.
+  const has = (field: string) =>
+    fields.includes(field) || rows.some((r) => fieldValue(r.values, field) !== undefined);
   const numbered = fields.length > 0 && fields.every((f, i) => f === String(i + 1));
   const fieldList = numbered
     ? `the file has no header row, so the fields are its columns ${fields.join(', ')} (if its first row names them, set "header": true in ${path.basename(file, path.extname(file))}.domain.json)`
-    : `the fields are ${fields.join(', ') || '(none)'}`;
+    : `the fields are ${fields.map((f) => withNested(f, rows)).join(', ') || '(none)'}`;
   const answerField = options.answerField ?? (fields.includes('answer') ? 'answer' : undefined);
-  if (answerField === undefined || (anyRows && !fields.includes(answerField))) {
+  if (answerField === undefined || (anyRows && !has(answerField))) {
     return {
       ok: false,
       message: `${file}: say which field holds the answer with --answer-field (or "answerField" in ${path.basename(file, path.extname(file))}.domain.json); ${fieldList}.`,
@@ -231,7 +285,7 @@ function resolveFields(
     ['--incorrect-field', options.incorrectField],
     ...(options.inputFields ?? []).map((f) => ['--input-fields', f]),
   ] as const) {
-    if (field !== undefined && anyRows && !fields.includes(field))
+    if (field !== undefined && anyRows && !has(field))
       return { ok: false, message: `${file}: ${flag} names "${field}", which is not a field; ${fieldList}.` };
   }
   for (const [role, field] of [
