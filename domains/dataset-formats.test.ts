@@ -9,6 +9,7 @@ import type { DatasetOptions } from './dataset-options.ts';
 import type { Domain, Task } from './define-domain.ts';
 import type { GradeContext } from './grade-context.ts';
 import { openDomain } from './open-domain.ts';
+import { parseDomainRefs } from './reference.ts';
 
 /** Files shaped like public benchmark files (see testing/datasets/README.md). */
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'testing', 'datasets');
@@ -290,5 +291,36 @@ describe('an answer index into the choices', () => {
     expect(indexed.skipped).toEqual([
       { line: 1, reason: 'the answer 7 reads as an index into the choices, but there are only 2 (A, B)' },
     ]);
+  });
+});
+
+describe('options in the reference', () => {
+  it('lets two datasets with different options share one run, the command line flags applying to neither', async () => {
+    const refs = parseDomainRefs([
+      `gsm=dataset:${where('gsm8k.jsonl')}?answer-pattern=%23%23%23%23 (.%2B)$&metric=numeric`,
+      `dataset:${where('truthfulqa.csv')}?answer-field=Best Answer&metric=truthful&correct-field=Correct Answers&incorrect-field=Incorrect Answers`,
+    ]);
+    if (!refs.ok) throw new Error(refs.message);
+    expect(refs.refs.map((r) => r.name)).toEqual([
+      'gsm',
+      'truthfulqa-best-answer-truthful-correct-answers-inc',
+    ]);
+    const flags: DatasetOptions = { answerField: 'nope', metric: 'f1' };
+    const gsm = await openDomain(refs.refs[0]!, flags);
+    const truthful = await openDomain(refs.refs[1]!, flags);
+    if (!gsm.ok || !truthful.ok) throw new Error('not opened');
+    expect(gsm.domain.metric).toMatch(/^numeric/);
+    expect(truthful.domain.metric).toBe('truthful');
+    expect(await failed(gsm.domain)).toEqual([]);
+    expect(await failed(truthful.domain)).toEqual([]);
+  });
+
+  it('names the file and the field when a reference option names a field the file lacks', async () => {
+    const refs = parseDomainRefs([`dataset:${where('gsm8k.jsonl')}?answer-field=solution`]);
+    if (!refs.ok) throw new Error(refs.message);
+    const opened = await openDomain(refs.refs[0]!, {});
+    expect(opened.ok ? '' : opened.message).toMatch(
+      /gsm8k\.jsonl: say which field holds the answer .*; the fields are question, answer/,
+    );
   });
 });

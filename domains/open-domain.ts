@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { datasetDomain } from './dataset.ts';
 import { datasetFormat, FORMATS_HELP, readDatasetSource } from './dataset-files.ts';
-import { type DatasetOptions, mergeOptions, readSidecar } from './dataset-options.ts';
+import { type DatasetOptions, mergeOptions, optionsFromRef, readSidecar } from './dataset-options.ts';
 import type { Domain } from './define-domain.ts';
 import { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
 import { exercismDomain } from './exercism/exercism-domain.ts';
@@ -49,7 +49,10 @@ export async function openDomain(
         };
       const sidecar = readSidecar(ref.file);
       if (!sidecar.ok) return sidecar;
-      const options = mergeOptions(sidecar.options, flags);
+      // Options in the reference replace the command line's dataset flags for this domain.
+      const own = ref.options === undefined ? null : optionsFromRef(ref.options);
+      if (own !== null && !own.ok) return { ok: false, message: `dataset:${ref.file}: ${own.message}` };
+      const options = mergeOptions(sidecar.options, own === null ? flags : own.options);
       const read = await readDatasetSource(ref.file, options.header, options.answerField);
       if (!read.ok) return { ok: false, message: `dataset:${read.message}` };
       const opened = datasetDomain(ref.file, ref.name, options, read.read);
