@@ -324,3 +324,51 @@ describe('options in the reference', () => {
     );
   });
 });
+
+describe("inspect's samples", () => {
+  it('are read without flags: input (text or chat messages) and choices shown, target graded, metadata kept back', async () => {
+    const domain = await open('inspect.jsonl');
+    expect(domain.metric).toBe('choice');
+    const all = await tasks(domain);
+    const boil = all.find((t) => t.id === 'boil')!;
+    expect(boil.input).toEqual({
+      input: [
+        { role: 'system', content: 'Answer with the letter of one choice.' },
+        { role: 'user', content: 'At sea level, water boils at how many degrees Celsius?' },
+      ],
+      choices: [
+        { label: 'A', text: '90' },
+        { label: 'B', text: '100' },
+        { label: 'C', text: '110' },
+      ],
+    });
+    const planet = all.find((t) => t.id === 'red-planet')!;
+    expect(Object.keys(planet.input)).toEqual(['input', 'choices']);
+    expect(await domain.score('B', planet, ctx)).toBe(1);
+    expect(await domain.score('Mars', planet, ctx)).toBe(0);
+    expect(await failed(domain)).toEqual([]);
+  });
+
+  it('grade a free-text target, a list of targets any of which is right', async () => {
+    const file = scratch(
+      'inspect-text.jsonl',
+      [
+        '{"id":"fr","input":"What is the capital of France?","target":"Paris"}',
+        '{"id":"it","input":"What is the capital of Italy?","target":["Rome","Roma"]}',
+      ].join('\n'),
+    );
+    const domain = await open(file);
+    const it = (await tasks(domain)).find((t) => t.id === 'it')!;
+    expect(it.input).toEqual({ input: 'What is the capital of Italy?' });
+    expect(await domain.score('roma', it, ctx)).toBe(1);
+    expect(await domain.score('Paris', it, ctx)).toBe(0);
+  });
+
+  it('refuse samples that need a sandbox, by the field', async () => {
+    const file = scratch(
+      'inspect-sandbox.jsonl',
+      '{"id":"a","input":"ls","target":"x","sandbox":"docker"}\n',
+    );
+    expect(await refused(file)).toMatch(/its inspect samples use "sandbox", which needs inspect's sandbox/);
+  });
+});

@@ -185,7 +185,13 @@ type ResolvedOptions = Required<Pick<DatasetOptions, 'inputFields' | 'answerFiel
  * a folder of split files: see dataset-files.ts). Configuration mistakes are a message; bad rows are
  * skipped by line.
  */
-export function datasetDomain(file: string, name: string, options: DatasetOptions, given?: ReadRows): Opened {
+export function datasetDomain(
+  file: string,
+  name: string,
+  requested: DatasetOptions,
+  given?: ReadRows,
+): Opened {
+  let options = requested;
   let read: ReadRows;
   if (given !== undefined) read = given;
   else {
@@ -206,6 +212,9 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       ok: false,
       message: `${file}, line ${fatal.line}: ${fatal.reason}. The first row gives the fields, so it must be read whole: fix it.`,
     };
+  const inspect = inspectSamples(file, fields, rows, options);
+  if (inspect !== null && !inspect.ok) return inspect;
+  if (inspect !== null) options = inspect.options;
   // Rows with their own choices are graded by the label chosen, unless a metric is named.
   const metric =
     options.metric ??
@@ -236,6 +245,37 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       placed,
       skipped,
     ),
+  };
+}
+
+/**
+ * inspect's samples (`input`, `target`, and optionally `choices`, `id`, `metadata`), recognised without
+ * flags: the input is shown (text or chat messages), the target graded, metadata kept from the agent.
+ * Samples that need a sandbox or files (`sandbox`, `files`, `setup`) are refused: they are not rows.
+ */
+function inspectSamples(
+  file: string,
+  fields: readonly string[],
+  rows: readonly Row[],
+  options: DatasetOptions,
+): { ok: true; options: DatasetOptions } | Refused | null {
+  if (options.answerField !== undefined || !fields.includes('input') || !fields.includes('target'))
+    return null;
+  if (fields.includes('answer')) return null;
+  for (const field of ['sandbox', 'files', 'setup'])
+    if (rows.some((r) => r.values[field] !== undefined && r.values[field] !== null))
+      return {
+        ok: false,
+        message: `${file}: its inspect samples use "${field}", which needs inspect's sandbox; only samples answered in text are graded here. Leave "${field}" out, or run them with inspect.`,
+      };
+  return {
+    ok: true,
+    options: {
+      ...options,
+      answerField: 'target',
+      inputFields: options.inputFields ?? ['input', ...(fields.includes('choices') ? ['choices'] : [])],
+      ...(options.idField === undefined && fields.includes('id') ? { idField: 'id' } : {}),
+    },
   };
 }
 
