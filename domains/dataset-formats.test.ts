@@ -372,3 +372,73 @@ describe("inspect's samples", () => {
     expect(await refused(file)).toMatch(/its inspect samples use "sandbox", which needs inspect's sandbox/);
   });
 });
+
+describe('a prompt template with few-shot examples', () => {
+  const ARC = { answerField: 'answerKey' };
+  // Not "Answer:": a reply that echoes the prompt would read as stating the last example's answer.
+  const TEMPLATE = 'Question: {question}\n{choices}\nRight choice:';
+
+  it('writes each ARC task from the template, the choices as labelled lines, after train examples with their answers', async () => {
+    const domain = await open('hf-arc', { ...ARC, promptTemplate: TEMPLATE, fewShot: 2 });
+    const all = await tasks(domain);
+    const questionOf = (t: Loaded) => String(t.input.prompt).split('\n\n').at(-1)!;
+    const examplesOf = (t: Loaded) => String(t.input.prompt).split('\n\n').slice(0, -1);
+    const [train1, train2, train3] = all.filter((t) => t.split === 'train');
+    const test = all.find((t) => t.split === 'test')!;
+    expect(Object.keys(test.input)).toEqual(['prompt']);
+    expect(examplesOf(test)).toEqual([
+      `${questionOf(train1!)} D`,
+      `${questionOf(train2!)} ${train2!.answer.accepted[0]}`,
+    ]);
+    expect(examplesOf(test)[0]).toBe(
+      'Question: The sun is responsible for\nA. puppies learning new tricks\nB. children growing up and getting old\nC. flowers wilting in a vase\nD. plants sprouting, blooming and wilting\nRight choice: D',
+    );
+    expect(questionOf(test)).toMatch(/^Question: .*\nA\. .*\nRight choice:$/s);
+    // A train task's examples are the other train tasks: never itself, never a val or test row.
+    expect(examplesOf(train1!)).toEqual([
+      `${questionOf(train2!)} ${train2!.answer.accepted[0]}`,
+      `${questionOf(train3!)} ${train3!.answer.accepted[0]}`,
+    ]);
+    for (const t of all)
+      for (const example of examplesOf(t))
+        expect(all.filter((o) => o.split !== 'train').map(questionOf)).not.toContain(
+          example.replace(/ [A-D]$/, ''),
+        );
+    expect(await failed(domain)).toEqual([]);
+  });
+
+  it('reads the template from a file, and shows GSM8K examples with their worked answers', async () => {
+    const template = scratch('gsm.txt', 'Question: {question}\nAnswer:');
+    const domain = await open('hf-gsm8k', { ...GSM, promptTemplate: template, fewShot: 1 });
+    const test = (await tasks(domain)).find((t) => t.split === 'test')!;
+    expect(String(test.input.prompt)).toMatch(
+      /^Question: Mia has 16 eggs\..*\nAnswer: She has 16 - 3 - 4 = .*#### 18\n\nQuestion: .*\nAnswer:$/s,
+    );
+  });
+
+  it.each<[string, DatasetOptions, RegExp]>([
+    [
+      'a placeholder naming no field',
+      { promptTemplate: 'Q: {questoin}' },
+      /--prompt-template: the placeholder \{questoin\} names no field; the fields are question, answer\. Write a literal brace as \{\{ or \}\}/,
+    ],
+    [
+      'a template with no placeholder',
+      { promptTemplate: 'prompt.txt' },
+      /--prompt-template has no \{field\} placeholder.*Or is it a file that does not exist/,
+    ],
+    [
+      'the answer in the template',
+      { promptTemplate: '{question} {answer}' },
+      /--prompt-template shows \{answer\}, the answer, in every task/,
+    ],
+    ['few-shot with no template', { fewShot: 2 }, /--few-shot needs --prompt-template/],
+    [
+      'more examples than train rows',
+      { promptTemplate: '{question}', fewShot: 4 },
+      /--few-shot 4 takes its examples from the train split, which has 4 tasks; use --few-shot 3 or fewer/,
+    ],
+  ])('refuses %s, saying what to do', async (_what, options, message) => {
+    expect(await refused('hf-gsm8k', { ...GSM, ...options })).toMatch(message);
+  });
+});

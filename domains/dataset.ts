@@ -20,6 +20,7 @@ import {
   truthfulScore,
 } from './metrics.ts';
 import { parseNumber } from './numbers.ts';
+import { type PromptTemplate, readTemplate, renderTemplate } from './prompt-template.ts';
 import { rowChoices } from './row-choices.ts';
 
 /** What grading a dataset task needs: the gold answer(s) as text, and the number for `numeric`. */
@@ -86,7 +87,9 @@ function toTask(
   o: ResolvedOptions,
   metric: Metric,
   pattern: RegExp | null,
-): { task: DatasetTask; split: Split | null; ownLabels: string[] | null } | { reason: string } {
+):
+  | { task: DatasetTask; split: Split | null; ownLabels: string[] | null; example?: string }
+  | { reason: string } {
   const rawAnswer = fieldValue(row.values, o.answerField);
   if (rawAnswer === undefined || rawAnswer === null || rawAnswer === '')
     return { reason: `no answer in field "${o.answerField}"` };
@@ -160,7 +163,61 @@ function toTask(
     correct: [...new Set([...accepted, ...correct])],
     incorrect,
   };
+  if (o.template !== undefined) {
+    const rendered = renderTemplate(o.template, (field) => {
+      if (own !== null && field === own.path) return choiceLines(own);
+      const value = fieldValue(row.values, field);
+      return value === undefined || value === null ? undefined : text(value);
+    });
+    if (!rendered.ok) return { reason: `no field "${rendered.field}" for the prompt template in this row` };
+    const shown = metric === 'choice' ? accepted[0]! : text(rawAnswer).trim();
+    return {
+      task: { id, input: { prompt: rendered.text }, answer },
+      split,
+      ownLabels: own?.labels ?? null,
+      example: `${rendered.text} ${shown}`,
+    };
+  }
   return { task: { id, input, answer }, split, ownLabels: own?.labels ?? null };
+}
+
+/** A row's own choices as the lines "A. text", for a prompt template's placeholder of the choices field. */
+function choiceLines(own: NonNullable<ReturnType<typeof rowChoices>>): string {
+  const shown = own.shown as unknown;
+  const texts: unknown[] = Array.isArray(shown)
+    ? shown.map((c) =>
+        typeof c === 'object' && c !== null && 'text' in c ? (c as { text: unknown }).text : c,
+      )
+    : Array.isArray((shown as { text?: unknown }).text)
+      ? ((shown as { text: unknown[] }).text as unknown[])
+      : [];
+  return own.labels.map((label, i) => `${label}. ${text(texts[i] ?? '')}`).join('\n');
+}
+
+/**
+ * Each task's prompt after `n` solved examples from the train split, the first ones in file order that
+ * are not the task itself; val and test rows are never examples. Too few train rows is a message.
+ */
+function withFewShot(
+  file: string,
+  placed: { task: DatasetTask; split: Split; example?: string }[],
+  n: number,
+): Refused | null {
+  if (n === 0) return null;
+  const train = placed.filter((p) => p.split === 'train');
+  if (train.length < n + 1)
+    return {
+      ok: false,
+      message: `${file}: --few-shot ${n} takes its examples from the train split, which has ${train.length} task${train.length === 1 ? '' : 's'}; ${train.length <= 1 ? 'give a train split (a split field, or a train file in the folder)' : `use --few-shot ${train.length - 1} or fewer`}.`,
+    };
+  for (const p of placed) {
+    const examples = train
+      .filter((t) => t.task.id !== p.task.id)
+      .slice(0, n)
+      .map((t) => t.example!);
+    p.task.input = { prompt: [...examples, String(p.task.input.prompt)].join('\n\n') };
+  }
+  return null;
 }
 
 const FORMAT_HINTS: Record<Metric, (choices: readonly string[] | undefined, own: boolean) => string> = {
@@ -178,7 +235,8 @@ const FORMAT_HINTS: Record<Metric, (choices: readonly string[] | undefined, own:
 type Refused = { ok: false; message: string };
 
 /** The options with the fields resolved against the file's: which holds the answer, the id, the question. */
-type ResolvedOptions = Required<Pick<DatasetOptions, 'inputFields' | 'answerField'>> & DatasetOptions;
+type ResolvedOptions = Required<Pick<DatasetOptions, 'inputFields' | 'answerField'>> &
+  DatasetOptions & { template?: PromptTemplate };
 
 /**
  * A domain from a dataset's rows: read here from a CSV or JSONL file, or given already read (any format,
@@ -235,6 +293,13 @@ export function datasetDomain(
       ok: false,
       message: `${file}: no usable rows${skipped[0] ? ` (line ${skipped[0].line}: ${skipped[0].reason})` : ''}.`,
     };
+  if (options.fewShot !== undefined && options.fewShot > 0 && resolved.options.template === undefined)
+    return {
+      ok: false,
+      message: `${file}: --few-shot needs --prompt-template, which says how each example and task is written.`,
+    };
+  const fewShot = withFewShot(file, placed, options.fewShot ?? 0);
+  if (fewShot !== null) return fewShot;
   return {
     ok: true,
     domain: placedDomain(
@@ -347,10 +412,23 @@ function resolveFields(
       ok: false,
       message: `${file}: no field is left for the question${leaking.length > 0 ? ` (${leaking.join(', ')} hold the answer)` : ''}; name the input fields with --input-fields.`,
     };
+  let template: PromptTemplate | undefined;
+  if (options.promptTemplate !== undefined) {
+    const read = readTemplate(options.promptTemplate, (f) => !anyRows || has(f), fieldList);
+    if (!read.ok) return { ok: false, message: `${file}: ${read.message}` };
+    template = read.template;
+    for (const field of template.fields)
+      if (field === answerField || field === splitField)
+        return {
+          ok: false,
+          message: `${file}: --prompt-template shows {${field}}, ${field === answerField ? 'the answer' : 'the split'}, in every task: leave it out (few-shot examples get their answers anyway).`,
+        };
+  }
   return {
     ok: true,
     options: {
       ...options,
+      ...(template === undefined ? {} : { template }),
       answerField,
       inputFields,
       ...(idField === undefined ? {} : { idField }),
@@ -386,9 +464,13 @@ function placeRows(
   o: ResolvedOptions,
   metric: Metric,
   pattern: RegExp | null,
-): { placed: { task: DatasetTask; split: Split }[]; skipped: SkippedRow[]; problems: string[] } {
+): {
+  placed: { task: DatasetTask; split: Split; example?: string }[];
+  skipped: SkippedRow[];
+  problems: string[];
+} {
   const skipped: SkippedRow[] = [...errors];
-  const placed: { task: DatasetTask; split: Split }[] = [];
+  const placed: { task: DatasetTask; split: Split; example?: string }[] = [];
   const problems: string[] = [];
   const ids = new Set<string>();
   for (const row of rows) {
@@ -398,7 +480,11 @@ function placeRows(
       skipped.push({ line: row.line, reason: `id "${made.task.id}" was used by an earlier row` });
     else {
       ids.add(made.task.id);
-      placed.push({ task: made.task, split: made.split ?? hashSplit(made.task.id) });
+      placed.push({
+        task: made.task,
+        split: made.split ?? hashSplit(made.task.id),
+        ...(made.example === undefined ? {} : { example: made.example }),
+      });
       const own = made.ownLabels;
       if (problems.length === 0 && own && o.choices && own.some((l) => !o.choices!.includes(l)))
         problems.push(
