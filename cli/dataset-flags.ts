@@ -56,6 +56,18 @@ export function withDatasetFlags<T>(parser: Argv<T>) {
       describe:
         'dataset:FILE field with incorrect answers (a list, or text separated by ";"): graded against by --metric truthful, and tried as wrong answers',
     })
+    .option('prompt-template', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'dataset:FILE prompt for each task, or a file holding it, with {field} placeholders, e.g. "Question: {question}\\nAnswer:"',
+    })
+    .option('few-shot', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'dataset:FILE solved examples from the train split put before each prompt (needs --prompt-template; never the task itself, never val or test rows)',
+    })
     .option('answer-pattern', {
       type: 'string',
       requiresArg: true,
@@ -75,6 +87,8 @@ export interface DatasetFlagValues {
   tolerance?: string | undefined;
   'correct-field'?: string | undefined;
   'incorrect-field'?: string | undefined;
+  'prompt-template'?: string | undefined;
+  'few-shot'?: string | undefined;
 }
 
 const list = (value: string): string[] =>
@@ -112,6 +126,12 @@ export function datasetFlags(parsed: DatasetFlagValues): DatasetOptions {
         `--choices needs at least two labels, comma-separated (e.g. A,B,C,D), not "${parsed.choices}".`,
       );
     out.choices = labels;
+  }
+  if (parsed['prompt-template'] !== undefined) out.promptTemplate = parsed['prompt-template'];
+  if (parsed['few-shot'] !== undefined) {
+    if (!/^\d+$/.test(parsed['few-shot']) || Number(parsed['few-shot']) > 64)
+      throw new UsageError(`--few-shot is a number of examples from 0 to 64, not "${parsed['few-shot']}".`);
+    out.fewShot = Number(parsed['few-shot']);
   }
   if (parsed['answer-pattern'] !== undefined) {
     try {

@@ -107,6 +107,8 @@ export async function domains(argv: string[]): Promise<number> {
       'tolerance',
       'correct-field',
       'incorrect-field',
+      'prompt-template',
+      'few-shot',
     ]) {
       if ((parsed as Record<string, unknown>)[flag] !== undefined)
         throw new UsageError(

@@ -29,6 +29,10 @@ export const DatasetOptions = z
     incorrectField: z.string().min(1).optional(),
     /** Whether a CSV's first row names the fields; default: judged by its shape against the rows below. */
     header: z.boolean().optional(),
+    /** A prompt for each task: the template's text, or a file holding it, with `{field}` placeholders. */
+    promptTemplate: z.string().min(1).optional(),
+    /** How many solved train-split examples go before each task's prompt (with a prompt template). */
+    fewShot: z.number().int().min(0).max(64).optional(),
     description: z.string().min(1).optional(),
     stagedSamples: z.number().int().min(1).optional(),
   })
@@ -64,4 +68,61 @@ export function mergeOptions(sidecar: DatasetOptions, flags: DatasetOptions): Da
   for (const [key, value] of Object.entries(flags))
     if (value !== undefined) Object.assign(out, { [key]: value });
   return out;
+}
+
+/**
+ * The options a `dataset:FILE?key=value&...` reference takes, as the command line's dataset flags name
+ * them, and the option each sets. Values are URL-decoded (`%26` for "&"); lists are comma-separated.
+ */
+export const REF_OPTION_KEYS = {
+  'input-fields': 'inputFields',
+  'answer-field': 'answerField',
+  'id-field': 'idField',
+  'split-field': 'splitField',
+  metric: 'metric',
+  choices: 'choices',
+  tolerance: 'tolerance',
+  'correct-field': 'correctField',
+  'incorrect-field': 'incorrectField',
+  'answer-pattern': 'answerPattern',
+  header: 'header',
+  'prompt-template': 'promptTemplate',
+  'few-shot': 'fewShot',
+} as const satisfies Record<string, keyof DatasetOptions>;
+
+const LIST_KEYS = new Set(['input-fields', 'choices']);
+
+/** A reference's options as dataset options; a key not accepted or a value not valid is a message. */
+export function optionsFromRef(
+  pairs: Readonly<Record<string, string>>,
+): { ok: true; options: DatasetOptions } | { ok: false; message: string } {
+  const raw: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(pairs)) {
+    const name = REF_OPTION_KEYS[key as keyof typeof REF_OPTION_KEYS];
+    if (name === undefined)
+      return {
+        ok: false,
+        message: `Unknown option "${key}" (dataset: takes ${Object.keys(REF_OPTION_KEYS).join(', ')}).`,
+      };
+    raw[name] = LIST_KEYS.has(key)
+      ? value
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean)
+      : key === 'header'
+        ? value === 'true'
+          ? true
+          : value === 'false'
+            ? false
+            : value
+        : key === 'few-shot' && /^\d+$/.test(value)
+          ? Number(value)
+          : value;
+  }
+  const parsed = DatasetOptions.safeParse(raw);
+  if (parsed.success) return { ok: true, options: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const key =
+    Object.entries(REF_OPTION_KEYS).find(([, n]) => n === issue.path[0])?.[0] ?? String(issue.path[0]);
+  return { ok: false, message: `Option ${key}=${pairs[key] ?? ''} is not valid: ${issue.message}.` };
 }

@@ -1,11 +1,16 @@
-import { parseCsv } from './csv.ts';
-import type { SkippedRow } from './define-domain.ts';
+import { type CsvRecord, parseCsv } from './csv.ts';
+import type { SkippedRow, Split } from './define-domain.ts';
 import { parseNumber } from './numbers.ts';
 
 /** A row as named fields, and the 1-based line it starts on. */
 export interface Row {
   line: number;
   values: Record<string, unknown>;
+  /** The split its file names, in a folder of split files; it wins over a split field. */
+  split?: Split;
+  /** Its file within a folder of split files, and the id it gets without an id field ("test-3"). */
+  file?: string;
+  lineId?: string;
 }
 
 export interface ReadRows {
@@ -63,7 +68,29 @@ function readJsonl(text: string): ReadRows {
 }
 
 /**
- * The rows of a JSONL or CSV file. A CSV's first row is a header when `header` says so, when it holds the
+ * Tab-separated values as IANA's text/tab-separated-values has them: one record a line, fields split by
+ * tabs, quotes taken as they are (a TSV has no quoting). A NUL byte leaves its record out.
+ */
+export function parseTsv(text: string): { records: CsvRecord[]; errors: SkippedRow[] } {
+  const records: CsvRecord[] = [];
+  const errors: SkippedRow[] = [];
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      if (line.includes('\0'))
+        errors.push({
+          line: i + 1,
+          reason: 'a NUL byte (is the file binary, or text in an encoding other than UTF-8?)',
+        });
+      else records.push({ line: i + 1, fields: line.split('\t') });
+    });
+  return { records, errors };
+}
+
+/**
+ * The rows of a JSONL, CSV or TSV file. A CSV's first row is a header when `header` says so, when it holds the
  * answer field's name, or when its shape says so (`looksLikeHeader`); else fields are column numbers.
  */
 export function readRows(
@@ -73,7 +100,7 @@ export function readRows(
   answerField: string | undefined,
 ): ReadRows {
   if (/\.jsonl?$/i.test(file)) return readJsonl(text);
-  const { records, errors } = parseCsv(text);
+  const { records, errors } = /\.tsv$/i.test(file) ? parseTsv(text) : parseCsv(text);
   const first = records[0];
   // The first record decides the fields (a header, or the first task's columns): a broken one is fatal.
   const broken = errors[0];

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { answerReadings } from './answer-extraction.ts';
+import { SPLIT_NAMES } from './dataset-files.ts';
 import type { DatasetOptions } from './dataset-options.ts';
-import { type Row, readRows } from './dataset-rows.ts';
+import { type ReadRows, type Row, readRows } from './dataset-rows.ts';
 import { type Domain, defineDomain, type SkippedRow, type Split, type Task } from './define-domain.ts';
 import { holdsGold } from './gold-leaks.ts';
 import { groupBySplit, hashSplit } from './hash-split.ts';
@@ -19,6 +20,7 @@ import {
   truthfulScore,
 } from './metrics.ts';
 import { parseNumber } from './numbers.ts';
+import { type PromptTemplate, readTemplate, renderTemplate } from './prompt-template.ts';
 import { rowChoices } from './row-choices.ts';
 
 /** What grading a dataset task needs: the gold answer(s) as text, and the number for `numeric`. */
@@ -37,17 +39,6 @@ export type Opened =
   | { ok: true; domain: Domain<Record<string, unknown>, DatasetAnswer, string | number> }
   | { ok: false; message: string };
 
-const SPLIT_NAMES: Record<string, Split> = {
-  train: 'train',
-  training: 'train',
-  val: 'val',
-  valid: 'val',
-  validation: 'val',
-  dev: 'val',
-  test: 'test',
-  testing: 'test',
-};
-
 const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** A list of answers: a JSON list, or text separated by ";" (TruthfulQA's CSV). */
@@ -56,14 +47,50 @@ function answerList(value: unknown): string[] {
   return items.map((a) => a.trim()).filter((a) => a !== '');
 }
 
+/**
+ * A field's value in a row: the field of that name, else a path into nested objects ("question.stem",
+ * "choices.text"); undefined where the row has none.
+ */
+export function fieldValue(values: Record<string, unknown>, field: string): unknown {
+  if (field in values) return values[field];
+  let at: unknown = values;
+  for (const part of field.split('.')) {
+    if (typeof at !== 'object' || at === null || Array.isArray(at) || !(part in at)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
+}
+
+/** "question (question.stem, question.choices)" for an object field, so a user sees the paths to name. */
+function withNested(field: string, rows: readonly Row[]): string {
+  const value = rows.find((r) => r.values[field] !== undefined)?.values[field];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return field;
+  return `${field} (${Object.keys(value)
+    .map((k) => `${field}.${k}`)
+    .join(', ')})`;
+}
+
+/**
+ * The index an answer gives into the row's choices, where the answer is a whole number and not itself one
+ * of the labels (ARC's labels "1".."4" are labels; MMLU's 2 is an index); null otherwise.
+ */
+function indexAnswer(raw: unknown, answer: string, labels: readonly string[] | undefined): number | null {
+  if (labels?.some((l) => l.toLowerCase() === answer.toLowerCase())) return null;
+  if (typeof raw === 'number' ? !Number.isInteger(raw) : !/^\d+$/.test(answer)) return null;
+  if (typeof raw !== 'number' && typeof raw !== 'string') return null;
+  return Number(answer);
+}
+
 /** Turns one row into a task, or says why the row is skipped. */
 function toTask(
   row: Row,
   o: ResolvedOptions,
   metric: Metric,
   pattern: RegExp | null,
-): { task: DatasetTask; split: Split | null; ownLabels: string[] | null } | { reason: string } {
-  const rawAnswer = row.values[o.answerField];
+):
+  | { task: DatasetTask; split: Split | null; ownLabels: string[] | null; example?: string }
+  | { reason: string } {
+  const rawAnswer = fieldValue(row.values, o.answerField);
   if (rawAnswer === undefined || rawAnswer === null || rawAnswer === '')
     return { reason: `no answer in field "${o.answerField}"` };
   const listed: unknown[] = Array.isArray(rawAnswer) ? rawAnswer : [rawAnswer];
@@ -83,19 +110,31 @@ function toTask(
     return { reason: `the answer "${accepted[0]}" is not a number` };
   const own = metric === 'choice' ? rowChoices(row.values, o.choices) : null;
   const labels = own?.labels ?? o.choices;
+  // An answer index into the row's choices (MMLU's 2, HellaSwag's "2") is the label at that index.
+  const index =
+    metric === 'choice' && labels !== undefined ? indexAnswer(listed[0], accepted[0]!, labels) : null;
+  if (index !== null && labels !== undefined) {
+    if (index >= labels.length)
+      return {
+        reason: `the answer ${accepted[0]} reads as an index into the choices, but there are only ${labels.length} (${labels.join(', ')})`,
+      };
+    accepted = [labels[index]!];
+  }
   if (metric === 'choice' && labels && !labels.some((c) => c.toLowerCase() === accepted[0]!.toLowerCase())) {
     return {
       reason: `the answer "${accepted[0]}" is not one of the ${own ? `row's choices (${own.path})` : 'choices'} ${labels.join(', ')}`,
     };
   }
-  const correct = o.correctField === undefined ? [] : answerList(row.values[o.correctField]);
-  const incorrect = o.incorrectField === undefined ? [] : answerList(row.values[o.incorrectField]);
+  const correct = o.correctField === undefined ? [] : answerList(fieldValue(row.values, o.correctField));
+  const incorrect =
+    o.incorrectField === undefined ? [] : answerList(fieldValue(row.values, o.incorrectField));
   if (metric === 'truthful' && incorrect.length === 0)
     return { reason: `no incorrect answers in field "${o.incorrectField}"` };
   const input: Record<string, unknown> = {};
   for (const field of o.inputFields) {
-    if (!(field in row.values)) return { reason: `no input field "${field}"` };
-    input[field] = row.values[field];
+    const value = fieldValue(row.values, field);
+    if (value === undefined) return { reason: `no input field "${field}" in this row` };
+    input[field] = value;
   }
   if (own !== null) {
     // The data's own choices are kept; plain texts are shown with the labels they are graded by.
@@ -104,11 +143,14 @@ function toTask(
     else if (nested === undefined) input[root] = own.shown;
     else input[root] = { ...(input[root] as object), [nested]: own.shown };
   } else if (metric === 'choice' && o.choices && !('choices' in input)) input.choices = o.choices;
-  const id = o.idField === undefined ? String(row.line) : text(row.values[o.idField] ?? '').trim();
+  const id =
+    o.idField === undefined
+      ? (row.lineId ?? String(row.line))
+      : text(fieldValue(row.values, o.idField) ?? '').trim();
   if (id === '') return { reason: `no id in field "${o.idField}"` };
-  let split: Split | null = null;
-  if (o.splitField !== undefined) {
-    const name = text(row.values[o.splitField] ?? '')
+  let split: Split | null = row.split ?? null;
+  if (split === null && o.splitField !== undefined) {
+    const name = text(fieldValue(row.values, o.splitField) ?? '')
       .trim()
       .toLowerCase();
     split = SPLIT_NAMES[name] ?? null;
@@ -121,7 +163,61 @@ function toTask(
     correct: [...new Set([...accepted, ...correct])],
     incorrect,
   };
+  if (o.template !== undefined) {
+    const rendered = renderTemplate(o.template, (field) => {
+      if (own !== null && field === own.path) return choiceLines(own);
+      const value = fieldValue(row.values, field);
+      return value === undefined || value === null ? undefined : text(value);
+    });
+    if (!rendered.ok) return { reason: `no field "${rendered.field}" for the prompt template in this row` };
+    const shown = metric === 'choice' ? accepted[0]! : text(rawAnswer).trim();
+    return {
+      task: { id, input: { prompt: rendered.text }, answer },
+      split,
+      ownLabels: own?.labels ?? null,
+      example: `${rendered.text} ${shown}`,
+    };
+  }
   return { task: { id, input, answer }, split, ownLabels: own?.labels ?? null };
+}
+
+/** A row's own choices as the lines "A. text", for a prompt template's placeholder of the choices field. */
+function choiceLines(own: NonNullable<ReturnType<typeof rowChoices>>): string {
+  const shown = own.shown as unknown;
+  const texts: unknown[] = Array.isArray(shown)
+    ? shown.map((c) =>
+        typeof c === 'object' && c !== null && 'text' in c ? (c as { text: unknown }).text : c,
+      )
+    : Array.isArray((shown as { text?: unknown }).text)
+      ? ((shown as { text: unknown[] }).text as unknown[])
+      : [];
+  return own.labels.map((label, i) => `${label}. ${text(texts[i] ?? '')}`).join('\n');
+}
+
+/**
+ * Each task's prompt after `n` solved examples from the train split, the first ones in file order that
+ * are not the task itself; val and test rows are never examples. Too few train rows is a message.
+ */
+function withFewShot(
+  file: string,
+  placed: { task: DatasetTask; split: Split; example?: string }[],
+  n: number,
+): Refused | null {
+  if (n === 0) return null;
+  const train = placed.filter((p) => p.split === 'train');
+  if (train.length < n + 1)
+    return {
+      ok: false,
+      message: `${file}: --few-shot ${n} takes its examples from the train split, which has ${train.length} task${train.length === 1 ? '' : 's'}; ${train.length <= 1 ? 'give a train split (a split field, or a train file in the folder)' : `use --few-shot ${train.length - 1} or fewer`}.`,
+    };
+  for (const p of placed) {
+    const examples = train
+      .filter((t) => t.task.id !== p.task.id)
+      .slice(0, n)
+      .map((t) => t.example!);
+    p.task.input = { prompt: [...examples, String(p.task.input.prompt)].join('\n\n') };
+  }
+  return null;
 }
 
 const FORMAT_HINTS: Record<Metric, (choices: readonly string[] | undefined, own: boolean) => string> = {
@@ -139,26 +235,48 @@ const FORMAT_HINTS: Record<Metric, (choices: readonly string[] | undefined, own:
 type Refused = { ok: false; message: string };
 
 /** The options with the fields resolved against the file's: which holds the answer, the id, the question. */
-type ResolvedOptions = Required<Pick<DatasetOptions, 'inputFields' | 'answerField'>> & DatasetOptions;
+type ResolvedOptions = Required<Pick<DatasetOptions, 'inputFields' | 'answerField'>> &
+  DatasetOptions & { template?: PromptTemplate };
 
-/** A domain from a CSV or JSONL file. Configuration mistakes are a message; bad rows are skipped by line. */
-export function datasetDomain(file: string, name: string, options: DatasetOptions): Opened {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (error) {
-    return {
-      ok: false,
-      message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    };
+/**
+ * A domain from a dataset's rows: read here from a CSV or JSONL file, or given already read (any format,
+ * a folder of split files: see dataset-files.ts). Configuration mistakes are a message; bad rows are
+ * skipped by line.
+ */
+export function datasetDomain(
+  file: string,
+  name: string,
+  requested: DatasetOptions,
+  given?: ReadRows,
+): Opened {
+  let options = requested;
+  let read: ReadRows;
+  if (given !== undefined) read = given;
+  else {
+    let content: string;
+    try {
+      content = readFileSync(file, 'utf8');
+    } catch (error) {
+      return {
+        ok: false,
+        message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      };
+    }
+    read = readRows(file, content, options.header, options.answerField);
   }
-  const { rows, errors, fields, fatal } = readRows(file, content, options.header, options.answerField);
+  const { rows, errors, fields, fatal } = read;
   if (fatal !== undefined)
     return {
       ok: false,
       message: `${file}, line ${fatal.line}: ${fatal.reason}. The first row gives the fields, so it must be read whole: fix it.`,
     };
-  const metric = options.metric ?? 'exact';
+  const inspect = inspectSamples(file, fields, rows, options);
+  if (inspect !== null && !inspect.ok) return inspect;
+  if (inspect !== null) options = inspect.options;
+  // Rows with their own choices are graded by the label chosen, unless a metric is named.
+  const metric =
+    options.metric ??
+    (rows.length > 0 && rows.every((r) => rowChoices(r.values) !== null) ? 'choice' : 'exact');
   if (metric === 'truthful' && options.incorrectField === undefined)
     return {
       ok: false,
@@ -175,6 +293,13 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       ok: false,
       message: `${file}: no usable rows${skipped[0] ? ` (line ${skipped[0].line}: ${skipped[0].reason})` : ''}.`,
     };
+  if (options.fewShot !== undefined && options.fewShot > 0 && resolved.options.template === undefined)
+    return {
+      ok: false,
+      message: `${file}: --few-shot needs --prompt-template, which says how each example and task is written.`,
+    };
+  const fewShot = withFewShot(file, placed, options.fewShot ?? 0);
+  if (fewShot !== null) return fewShot;
   return {
     ok: true,
     domain: placedDomain(
@@ -185,6 +310,37 @@ export function datasetDomain(file: string, name: string, options: DatasetOption
       placed,
       skipped,
     ),
+  };
+}
+
+/**
+ * inspect's samples (`input`, `target`, and optionally `choices`, `id`, `metadata`), recognised without
+ * flags: the input is shown (text or chat messages), the target graded, metadata kept from the agent.
+ * Samples that need a sandbox or files (`sandbox`, `files`, `setup`) are refused: they are not rows.
+ */
+function inspectSamples(
+  file: string,
+  fields: readonly string[],
+  rows: readonly Row[],
+  options: DatasetOptions,
+): { ok: true; options: DatasetOptions } | Refused | null {
+  if (options.answerField !== undefined || !fields.includes('input') || !fields.includes('target'))
+    return null;
+  if (fields.includes('answer')) return null;
+  for (const field of ['sandbox', 'files', 'setup'])
+    if (rows.some((r) => r.values[field] !== undefined && r.values[field] !== null))
+      return {
+        ok: false,
+        message: `${file}: its inspect samples use "${field}", which needs inspect's sandbox; only samples answered in text are graded here. Leave "${field}" out, or run them with inspect.`,
+      };
+  return {
+    ok: true,
+    options: {
+      ...options,
+      answerField: 'target',
+      inputFields: options.inputFields ?? ['input', ...(fields.includes('choices') ? ['choices'] : [])],
+      ...(options.idField === undefined && fields.includes('id') ? { idField: 'id' } : {}),
+    },
   };
 }
 
@@ -211,12 +367,15 @@ function resolveFields(
   rows: readonly Row[],
 ): { ok: true; options: ResolvedOptions } | Refused {
   const anyRows = rows.length > 0;
+  // A nested field ("question.stem") is known when some row holds it.
+  const has = (field: string) =>
+    fields.includes(field) || rows.some((r) => fieldValue(r.values, field) !== undefined);
   const numbered = fields.length > 0 && fields.every((f, i) => f === String(i + 1));
   const fieldList = numbered
     ? `the file has no header row, so the fields are its columns ${fields.join(', ')} (if its first row names them, set "header": true in ${path.basename(file, path.extname(file))}.domain.json)`
-    : `the fields are ${fields.join(', ') || '(none)'}`;
+    : `the fields are ${fields.map((f) => withNested(f, rows)).join(', ') || '(none)'}`;
   const answerField = options.answerField ?? (fields.includes('answer') ? 'answer' : undefined);
-  if (answerField === undefined || (anyRows && !fields.includes(answerField))) {
+  if (answerField === undefined || (anyRows && !has(answerField))) {
     return {
       ok: false,
       message: `${file}: say which field holds the answer with --answer-field (or "answerField" in ${path.basename(file, path.extname(file))}.domain.json); ${fieldList}.`,
@@ -231,7 +390,7 @@ function resolveFields(
     ['--incorrect-field', options.incorrectField],
     ...(options.inputFields ?? []).map((f) => ['--input-fields', f]),
   ] as const) {
-    if (field !== undefined && anyRows && !fields.includes(field))
+    if (field !== undefined && anyRows && !has(field))
       return { ok: false, message: `${file}: ${flag} names "${field}", which is not a field; ${fieldList}.` };
   }
   for (const [role, field] of [
@@ -253,10 +412,23 @@ function resolveFields(
       ok: false,
       message: `${file}: no field is left for the question${leaking.length > 0 ? ` (${leaking.join(', ')} hold the answer)` : ''}; name the input fields with --input-fields.`,
     };
+  let template: PromptTemplate | undefined;
+  if (options.promptTemplate !== undefined) {
+    const read = readTemplate(options.promptTemplate, (f) => !anyRows || has(f), fieldList);
+    if (!read.ok) return { ok: false, message: `${file}: ${read.message}` };
+    template = read.template;
+    for (const field of template.fields)
+      if (field === answerField || field === splitField)
+        return {
+          ok: false,
+          message: `${file}: --prompt-template shows {${field}}, ${field === answerField ? 'the answer' : 'the split'}, in every task: leave it out (few-shot examples get their answers anyway).`,
+        };
+  }
   return {
     ok: true,
     options: {
       ...options,
+      ...(template === undefined ? {} : { template }),
       answerField,
       inputFields,
       ...(idField === undefined ? {} : { idField }),
@@ -292,9 +464,13 @@ function placeRows(
   o: ResolvedOptions,
   metric: Metric,
   pattern: RegExp | null,
-): { placed: { task: DatasetTask; split: Split }[]; skipped: SkippedRow[]; problems: string[] } {
+): {
+  placed: { task: DatasetTask; split: Split; example?: string }[];
+  skipped: SkippedRow[];
+  problems: string[];
+} {
   const skipped: SkippedRow[] = [...errors];
-  const placed: { task: DatasetTask; split: Split }[] = [];
+  const placed: { task: DatasetTask; split: Split; example?: string }[] = [];
   const problems: string[] = [];
   const ids = new Set<string>();
   for (const row of rows) {
@@ -304,7 +480,11 @@ function placeRows(
       skipped.push({ line: row.line, reason: `id "${made.task.id}" was used by an earlier row` });
     else {
       ids.add(made.task.id);
-      placed.push({ task: made.task, split: made.split ?? hashSplit(made.task.id) });
+      placed.push({
+        task: made.task,
+        split: made.split ?? hashSplit(made.task.id),
+        ...(made.example === undefined ? {} : { example: made.example }),
+      });
       const own = made.ownLabels;
       if (problems.length === 0 && own && o.choices && own.some((l) => !o.choices!.includes(l)))
         problems.push(

@@ -1,6 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { datasetDomain } from './dataset.ts';
-import { type DatasetOptions, mergeOptions, readSidecar } from './dataset-options.ts';
+import { datasetFormat, FORMATS_HELP, readDatasetSource } from './dataset-files.ts';
+import { type DatasetOptions, mergeOptions, optionsFromRef, readSidecar } from './dataset-options.ts';
 import type { Domain } from './define-domain.ts';
 import { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
 import { exercismDomain } from './exercism/exercism-domain.ts';
@@ -33,18 +35,28 @@ export async function openDomain(
       return { ok: true, domain: await loadDomain(ref.name, dir) };
     }
     case 'dataset': {
-      if (!existsSync(ref.file)) return { ok: false, message: `dataset:${ref.file}: no such file.` };
-      if (!statSync(ref.file).isFile())
+      if (!existsSync(ref.file))
+        return { ok: false, message: `dataset:${ref.file}: no such file or folder.` };
+      const isDir = statSync(ref.file).isDirectory();
+      if (isDir && looksLikeExercises(ref.file))
         return {
           ok: false,
-          message: `dataset:${ref.file} is a folder: give a .csv or .jsonl file (a folder of exercises is exercism:DIR).`,
+          message: `dataset:${ref.file} is a folder of exercises: name it exercism:${ref.file}.`,
         };
-      if (!/\.(csv|jsonl?)$/i.test(ref.file)) {
-        return { ok: false, message: `dataset:${ref.file}: a dataset is a .csv or .jsonl file.` };
-      }
+      if (!isDir && datasetFormat(ref.file) === null)
+        return {
+          ok: false,
+          message: `dataset:${ref.file}: a dataset is a ${FORMATS_HELP} file, or a folder of split files.`,
+        };
       const sidecar = readSidecar(ref.file);
       if (!sidecar.ok) return sidecar;
-      const opened = datasetDomain(ref.file, ref.name, mergeOptions(sidecar.options, flags));
+      // Options in the reference replace the command line's dataset flags for this domain.
+      const own = ref.options === undefined ? null : optionsFromRef(ref.options);
+      if (own !== null && !own.ok) return { ok: false, message: `dataset:${ref.file}: ${own.message}` };
+      const options = mergeOptions(sidecar.options, own === null ? flags : own.options);
+      const read = await readDatasetSource(ref.file, options.header, options.answerField);
+      if (!read.ok) return { ok: false, message: `dataset:${read.message}` };
+      const opened = datasetDomain(ref.file, ref.name, options, read.read);
       return opened.ok ? { ok: true, domain: opened.domain as Domain } : opened;
     }
     case 'exercism': {
@@ -65,4 +77,12 @@ export async function openDomain(
     case 'module':
       return openModuleDomain(ref.file, ref.name);
   }
+}
+
+/** A folder whose subfolders (or itself) hold `.meta/config.json`: exercises, not a dataset. */
+function looksLikeExercises(dir: string): boolean {
+  if (existsSync(path.join(dir, '.meta', 'config.json'))) return true;
+  return readdirSync(dir, { withFileTypes: true }).some(
+    (e) => e.isDirectory() && existsSync(path.join(dir, e.name, '.meta', 'config.json')),
+  );
 }

@@ -28,6 +28,24 @@ describe('parseDomainRef', () => {
       { kind: 'module', name: 'humaneval', file: path.resolve('../evals/HumanEval.ts') },
     ],
     ['he=module:/x/humaneval.mjs', { kind: 'module', name: 'he', file: '/x/humaneval.mjs' }],
+    [
+      'gsm=dataset:/d/gsm8k.jsonl?answer-field=answer&metric=numeric',
+      {
+        kind: 'dataset',
+        name: 'gsm',
+        file: '/d/gsm8k.jsonl',
+        options: { 'answer-field': 'answer', metric: 'numeric' },
+      },
+    ],
+    [
+      'dataset:/d/gsm8k.jsonl?metric=numeric&answer-pattern=%23%23%23%23%20(.%2B)%24',
+      {
+        kind: 'dataset',
+        name: 'gsm8k-numeric',
+        file: '/d/gsm8k.jsonl',
+        options: { metric: 'numeric', 'answer-pattern': '#### (.+)$' },
+      },
+    ],
   ])('%s', (text, ref) => {
     expect(parseDomainRef(text)).toEqual({ ok: true, ref });
   });
@@ -40,7 +58,17 @@ describe('parseDomainRef', () => {
     ['exercism:/x?test=visible', /Unknown option "test" \(exercism: takes tests=hidden\|visible\)/],
     ['exercism:/x?tests=shown', /tests=shown is not one of tests=hidden\|visible/],
     ['exercism:/x?tests', /"tests" is not an option of the form key=value/],
-    ['dataset:a.csv?tests=visible', /Unknown option "tests" \(dataset: takes no options\)/],
+    [
+      'dataset:a.csv?tests=visible',
+      /Unknown option "tests" \(dataset: takes input-fields, answer-field, id-field, split-field, metric, choices, tolerance, correct-field, incorrect-field, answer-pattern, header, prompt-template, few-shot\)/,
+    ],
+    [
+      'dataset:a.csv?metric=fuzzy',
+      /Option metric=fuzzy is not valid: Invalid option: expected one of "exact"/,
+    ],
+    ['dataset:a.csv?metric', /"metric" is not an option of the form key=value/],
+    ['dataset:a.csv?metric=exact&metric=f1', /Option "metric" is given twice/],
+    ['dataset:a.csv?few-shot=many', /Option few-shot=many is not valid/],
   ])('rejects %s', (text, message) => {
     const parsed = parseDomainRef(text);
     expect(parsed.ok).toBe(false);
@@ -54,6 +82,9 @@ it('writes a reference with its options out in full, and reads it back the same'
   const text = formatDomainRef(parsed.ref);
   expect(text).toBe('python-tests-visible=exercism:/x/python?tests=visible');
   expect(parseDomainRef(text)).toEqual(parsed);
+  const dataset = parseDomainRef('dataset:/d/gsm.jsonl?answer-pattern=%23%23%23%23 (.%2B)$&metric=numeric');
+  if (!dataset.ok) throw new Error(dataset.message);
+  expect(parseDomainRef(formatDomainRef(dataset.ref))).toEqual(dataset);
 });
 
 it('writes a module reference out with its name, so a resumed run opens the same file', () => {

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { closeMatches } from '../llm/close-matches.ts';
+import { optionsFromRef, REF_OPTION_KEYS } from './dataset-options.ts';
 import { DOMAIN_NAME } from './define-domain.ts';
 
 /**
- * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (CSV or JSONL),
+ * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (a data file or a folder of split files),
  * or `exercism:DIR` (exercise folders). Any of them may be renamed with `NAME=` in front, e.g.
  * `gsm=dataset:data/gsm8k.jsonl`; otherwise a file or folder gives its own name (its base name in lower
  * case, other characters turned to dashes). A source may take options after its path, `?key=value&...`
@@ -13,7 +14,7 @@ import { DOMAIN_NAME } from './define-domain.ts';
  */
 export type DomainRef =
   | { kind: 'named'; name: string }
-  | { kind: 'dataset'; name: string; file: string }
+  | { kind: 'dataset'; name: string; file: string; options?: Record<string, string> }
   | { kind: 'exercism'; name: string; dir: string; tests?: 'visible' }
   | { kind: 'module'; name: string; file: string };
 
@@ -21,8 +22,7 @@ export type DomainRef =
  * The `?key=value&key=value` options a source takes after its path, by source kind, with the values each
  * key accepts. A key or value not listed is refused with a message that lists what is.
  */
-export const SOURCE_OPTIONS: Record<'dataset' | 'exercism' | 'module', Record<string, readonly string[]>> = {
-  dataset: {},
+export const SOURCE_OPTIONS: Record<'exercism' | 'module', Record<string, readonly string[]>> = {
   exercism: { tests: ['hidden', 'visible'] },
   module: {},
 };
@@ -31,9 +31,9 @@ export const SOURCE_OPTIONS: Record<'dataset' | 'exercism' | 'module', Record<st
 export const TESTS_VISIBLE_SUFFIX = '-tests-visible';
 
 export const DOMAIN_REF_HELP =
-  'NAME (a folder under domains/), dataset:FILE (a .csv or .jsonl file), exercism:DIR (a folder of exercises in the ' +
-  'Exercism layout; add ?tests=visible to show the tests in the workspace) or module:FILE (a domain module, .ts or .js, ' +
-  'anywhere), each optionally renamed as NAME=dataset:FILE';
+  'NAME (a folder under domains/), dataset:FILE (.jsonl, .json, .csv, .tsv, .gz of those, .parquet, or a folder ' +
+  'of split files), exercism:DIR (a folder of exercises in the Exercism layout; add ?tests=visible to show the tests ' +
+  'in the workspace) or module:FILE (a domain module, .ts or .js, anywhere), each optionally renamed as NAME=dataset:FILE';
 
 /** A domain name from a file or folder name: "GSM8K test.jsonl" → "gsm8k-test". */
 export function nameFromPath(p: string): string {
@@ -51,6 +51,7 @@ export function parseSourceOptions(
   kind: 'dataset' | 'exercism' | 'module',
   where: string,
 ): { ok: true; where: string; options: Record<string, string> } | { ok: false; message: string } {
+  if (kind === 'dataset') return datasetSourceOptions(where);
   const at = where.lastIndexOf('?');
   if (at < 0) return { ok: true, where, options: {} };
   const known = SOURCE_OPTIONS[kind];
@@ -73,6 +74,54 @@ export function parseSourceOptions(
     options[key] = value;
   }
   return { ok: true, where: where.slice(0, at), options };
+}
+
+/**
+ * A dataset's `?key=value&...`: after the first "?" (a pattern may hold more), values URL-decoded, keys and
+ * values checked as the dataset flags are (dataset-options.ts).
+ */
+function datasetSourceOptions(
+  where: string,
+): { ok: true; where: string; options: Record<string, string> } | { ok: false; message: string } {
+  const at = where.indexOf('?');
+  if (at < 0) return { ok: true, where, options: {} };
+  const options: Record<string, string> = {};
+  for (const pair of where.slice(at + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    let value: string;
+    try {
+      value = eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1));
+    } catch {
+      return { ok: false, message: `"${pair}": a value with % must be URL-encoded (%25 for %, %26 for &).` };
+    }
+    if (key === '' || value === '')
+      return {
+        ok: false,
+        message: `"${pair}" is not an option of the form key=value (dataset: takes ${Object.keys(REF_OPTION_KEYS).join(', ')}).`,
+      };
+    if (key in options) return { ok: false, message: `Option "${key}" is given twice.` };
+    options[key] = value;
+  }
+  const checked = optionsFromRef(options);
+  if (!checked.ok) return checked;
+  return { ok: true, where: where.slice(0, at), options };
+}
+
+/** The option values as a name's suffix: `?metric=numeric&answer-field=answer` → "-numeric-answer". */
+function optionsSuffix(options: Readonly<Record<string, string>>): string {
+  const slug = Object.values(options)
+    .map((v) =>
+      v
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, ''),
+    )
+    .filter(Boolean)
+    .join('-')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug === '' ? '' : `-${slug}`;
 }
 
 /** Parses one reference. Pure: files are not looked at here. */
@@ -98,8 +147,15 @@ export function parseDomainRef(text: string): { ok: true; ref: DomainRef } | { o
         message: `"${text}" names no ${kind === 'exercism' ? 'folder' : 'file'} after "${kind}:".`,
       };
     const base = rename ?? nameFromPath(where);
-    if (kind === 'dataset' || kind === 'module')
-      return { ok: true, ref: { kind, name: base, file: path.resolve(where) } };
+    if (kind === 'module') return { ok: true, ref: { kind, name: base, file: path.resolve(where) } };
+    if (kind === 'dataset') {
+      const options = withOptions.options;
+      if (Object.keys(options).length === 0)
+        return { ok: true, ref: { kind, name: base, file: path.resolve(where) } };
+      // Options are part of the name (unless the user named the domain), so every stored score shows them.
+      const name = rename ?? `${base}${optionsSuffix(options)}`;
+      return { ok: true, ref: { kind, name, file: path.resolve(where), options } };
+    }
     if (withOptions.options.tests !== 'visible')
       return { ok: true, ref: { kind, name: base, dir: path.resolve(where) } };
     const name = base.endsWith(TESTS_VISIBLE_SUFFIX) ? base : `${base}${TESTS_VISIBLE_SUFFIX}`;
@@ -149,7 +205,13 @@ export function formatDomainRef(ref: DomainRef): string {
     case 'named':
       return ref.name;
     case 'dataset':
-      return `${ref.name}=dataset:${ref.file}`;
+      return `${ref.name}=dataset:${ref.file}${
+        ref.options === undefined
+          ? ''
+          : `?${Object.entries(ref.options)
+              .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+              .join('&')}`
+      }`;
     case 'exercism':
       return `${ref.name}=exercism:${ref.dir}${ref.tests === 'visible' ? '?tests=visible' : ''}`;
     case 'module':
@@ -159,7 +221,12 @@ export function formatDomainRef(ref: DomainRef): string {
 
 export const DomainRefSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('named'), name: z.string() }),
-  z.object({ kind: z.literal('dataset'), name: z.string(), file: z.string() }),
+  z.object({
+    kind: z.literal('dataset'),
+    name: z.string(),
+    file: z.string(),
+    options: z.record(z.string(), z.string()).optional(),
+  }),
   z.object({
     kind: z.literal('exercism'),
     name: z.string(),

@@ -243,10 +243,10 @@ describe('hyperagents domains test', () => {
 
   it.each([
     [['domains', 'test'], /takes one REF/],
-    [['domains', 'test', 'dataset:missing.csv'], /dataset:.*missing\.csv: no such file\./],
+    [['domains', 'test', 'dataset:missing.csv'], /dataset:.*missing\.csv: no such file or folder\./],
     [
       ['domains', 'test', 'dataset:exercises'],
-      /dataset:.*exercises is a folder: give a \.csv or \.jsonl file/,
+      /dataset:.*exercises is a folder of exercises: name it exercism:/,
     ],
     [
       ['domains', 'test', 'dataset:capitals.csv', '--answer-field', 'nope'],
@@ -588,4 +588,42 @@ describe('generate-loop over a shipped domain, an exercise folder and a dataset 
       expect(r.detail).toMatch(/^\d+\/\d+ tests passed|limit/);
     }
   }, 600_000);
+});
+
+/** Shell words as the README writes them: single quotes keep spaces and `$`; nothing else is special. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+}
+
+describe("the README's dataset examples", () => {
+  const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const commands = [...section(readme, '## Plug in a domain').matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((m) => m[1]!.trim().split('\n'))
+    .map(shellWords)
+    .map((words) => (words[0] === 'npx' ? words.slice(1) : words));
+
+  it('show GSM8K, an ARC-style file, TruthfulQA, a Hugging Face folder and inspect samples', () => {
+    expect(commands.map((c) => c[3]!.replace(/^dataset:domains\/testing\/datasets\//, ''))).toEqual([
+      'gsm8k.jsonl',
+      'openbookqa.jsonl',
+      'truthfulqa.csv',
+      'hf-gsm8k',
+      'inspect.jsonl',
+    ]);
+  });
+
+  it.each([0, 1, 2, 3, 4])(
+    'example %i passes domains test as written, from the clone, every gold answer scoring 1',
+    async (i) => {
+      const [bin, ...args] = commands[i]!;
+      const result = await runCli(bin as 'hyperagents', [...args, '--json'], {}, PROJECT_ROOT);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report.tasks).toBe(6);
+      expect(report.score).toBe(1);
+      expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+    },
+    120_000,
+  );
 });
