@@ -1,6 +1,10 @@
+import { openArchive } from '../archive/archive.ts';
 import { secretValues } from '../archive/redact.ts';
+import { archiveFile } from '../archive/run-folder.ts';
+import { isFinalStep } from '../archive/variants.ts';
 import { formatDomainRef } from '../domains/reference.ts';
 import { InitialAgentError } from '../harness/process/index.ts';
+import { runEstimateLines } from '../harness/run/estimate.ts';
 import {
   gatewayFactory,
   HARNESS_VERSION,
@@ -139,6 +143,8 @@ async function announce(
       `${config.domains.map(formatDomainRef).join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
       `parallel ${config.parallel}, output ${runDir}`,
   );
+  // A replayed run calls no model: there is nothing to estimate.
+  if (replay === null) for (const line of estimate(prepared)) progress(line);
   if (queued !== null) {
     const { coordinator, queue } = queued;
     const connected = await coordinator.workers();
@@ -146,6 +152,19 @@ async function announce(
       `Coordinator: evaluation tasks${queue.remoteGenerations ? ' and MetaAgent runs' : ''} go to the ` +
         `workers of ${queue.queue} (${connected} connected now; start more with: hyperagents worker --queue ${queue.queue}).`,
     );
+  }
+}
+
+/** The expected calls, cost and time of the generations still to run (see harness/run/estimate.ts). */
+function estimate(prepared: PreparedRun): string[] {
+  const { config, domains, mode, runDir } = prepared;
+  if (mode === 'new') return runEstimateLines(config, domains, null);
+  const archive = openArchive(archiveFile(runDir));
+  try {
+    const done = archive.listVariants().filter((v) => v.id > 0 && isFinalStep(v.step)).length;
+    return runEstimateLines(config, domains, { done, spentUsd: archive.llmTotals().costUsd });
+  } finally {
+    archive.close();
   }
 }
 

@@ -6,6 +6,8 @@ export {
   type Stage,
   StageUnfinishedError,
   stageSize,
+  stageSplits,
+  stageTasks,
 } from './evaluate.ts';
 export { finishedVariants } from './finished-variants.ts';
 export { createGradeContext } from './grade-context.ts';

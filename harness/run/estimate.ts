@@ -1,0 +1,280 @@
+import { resolveModel } from '../../llm/registry.ts';
+import { type DomainTasks, stageSplits, stageTasks } from '../evaluation/index.ts';
+import type { RunConfig, SimConfig } from './run-config.ts';
+
+/**
+ * What a run is expected to spend and take before it starts: a range from the prices, the task counts and the
+ * limits, with the assumptions named. Not a measurement: the token counts per call and the seconds per call
+ * are assumptions (below), and the MetaAgent decides how many calls it makes.
+ */
+
+/** A low–high range. */
+export interface Range {
+  low: number;
+  high: number;
+}
+
+/** Model calls of one MetaAgent: a few at least; its tool-call limit (40) plus the final answer at most. */
+export const META_CALLS: Range = { low: 3, high: 41 };
+/** Tokens per MetaAgent call: its conversation grows with every step. */
+export const META_TOKENS = { input: { low: 4_000, high: 40_000 }, output: { low: 300, high: 2_000 } };
+/** Tokens per call of a TaskAgent answering one plain task (one call per task). */
+export const TASK_TOKENS = { input: { low: 300, high: 2_000 }, output: { low: 50, high: 1_000 } };
+/** Tokens per call of a TaskAgent on a workspace task (its conversation grows with each tool call). */
+export const WORKSPACE_TOKENS = { input: { low: 2_000, high: 20_000 }, output: { low: 200, high: 2_000 } };
+/** Seconds one call of a real model takes. */
+export const REAL_CALL_SEC: Range = { low: 1, high: 20 };
+/** Seconds a generation spends outside model calls: git, the gate's checks, starting agent processes. */
+export const OVERHEAD_SEC: Range = { low: 1, high: 20 };
+
+/** $ per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
+}
+
+/** Tasks of each evaluation stage, plain and workspace, over every domain. */
+export interface StageCounts {
+  staged: { plain: number; workspace: number };
+  full: { plain: number; workspace: number };
+}
+
+export interface EstimateInput {
+  /** Generations still to run (all of them for a new run). */
+  generations: number;
+  parallel: number;
+  evalWorkers: number;
+  evalRepeats: number;
+  skipStagedEval: boolean;
+  tasks: StageCounts;
+  /** Tool calls a TaskAgent may make on one workspace task. */
+  maxToolCalls: number;
+  metaTimeoutSec: number;
+  metaPrice: Price;
+  taskPrice: Price;
+  /** Seconds per model call (the sim's latency, or REAL_CALL_SEC). */
+  callSec: Range;
+  budgetUsd: number | null;
+  /** Spent before this process (a resumed run); 0 for a new run. */
+  spentUsd: number;
+  /** A new run evaluates variant 0 on the full stage first: counted in the high end (a cached result is free). */
+  initialEval: boolean;
+}
+
+export interface Estimate {
+  calls: Range;
+  usd: Range;
+  seconds: Range;
+  /** The budget left for this process, or null without a budget. */
+  budgetLeftUsd: number | null;
+  /** `high`: the upper end exceeds the budget left; `low`: even the lower end does; null: it fits or no budget. */
+  overBudget: 'low' | 'high' | null;
+}
+
+/** The plain and workspace tasks of each stage, as the evaluation picks them. */
+export function stageCounts(domains: readonly DomainTasks[], evalTest: boolean): StageCounts {
+  const counts: StageCounts = { staged: { plain: 0, workspace: 0 }, full: { plain: 0, workspace: 0 } };
+  for (const stage of ['staged', 'full'] as const) {
+    for (const { domain, splits } of domains) {
+      for (const split of stageSplits(domain, stage, evalTest)) {
+        for (const task of stageTasks(splits[split] ?? [], domain, stage)) {
+          counts[stage][task.workspace === undefined ? 'plain' : 'workspace']++;
+        }
+      }
+    }
+  }
+  return counts;
+}
+
+const cost = (calls: number, tokens: { input: number; output: number }, price: Price): number =>
+  (calls * (tokens.input * price.input + tokens.output * price.output)) / 1_000_000;
+
+/**
+ * Low end: every generation's MetaAgent makes a few calls and its child is evaluated on the staged sample
+ * only, each workspace task in two calls. High end: every MetaAgent uses its whole tool-call limit and every
+ * child goes on to the full evaluation, each workspace task using every tool call. Pure.
+ */
+export function estimateRun(input: EstimateInput): Estimate {
+  const { tasks, evalRepeats: repeats } = input;
+  const first = input.skipStagedEval ? tasks.full : tasks.staged;
+  const taskCalls = { low: first.plain * repeats, high: tasks.full.plain * repeats };
+  const workspaceCalls = {
+    low: first.workspace * repeats * 2,
+    high: tasks.full.workspace * repeats * (input.maxToolCalls + 1),
+  };
+  const per = (end: 'low' | 'high') => {
+    const calls = META_CALLS[end] + taskCalls[end] + workspaceCalls[end];
+    const usd =
+      cost(
+        META_CALLS[end],
+        { input: META_TOKENS.input[end], output: META_TOKENS.output[end] },
+        input.metaPrice,
+      ) +
+      cost(
+        taskCalls[end],
+        { input: TASK_TOKENS.input[end], output: TASK_TOKENS.output[end] },
+        input.taskPrice,
+      ) +
+      cost(
+        workspaceCalls[end],
+        { input: WORKSPACE_TOKENS.input[end], output: WORKSPACE_TOKENS.output[end] },
+        input.taskPrice,
+      );
+    const metaSec = Math.min(META_CALLS[end] * input.callSec[end], input.metaTimeoutSec);
+    // Tasks run evalWorkers at once; a workspace task's calls follow one another.
+    const taskSec =
+      (Math.ceil(taskCalls[end] / input.evalWorkers) + Math.ceil(workspaceCalls[end] / input.evalWorkers)) *
+      input.callSec[end];
+    return { calls, usd, seconds: OVERHEAD_SEC[end] + metaSec + taskSec };
+  };
+  const low = per('low');
+  const high = per('high');
+  const n = input.generations;
+  const rounds = Math.ceil(n / input.parallel);
+  const zero = input.initialEval ? initialEvaluation(input) : { calls: 0, usd: 0, seconds: 0 };
+  const usd = { low: low.usd * n, high: high.usd * n + zero.usd };
+  const budgetLeftUsd = input.budgetUsd === null ? null : Math.max(0, input.budgetUsd - input.spentUsd);
+  const overBudget =
+    budgetLeftUsd === null
+      ? null
+      : usd.low > budgetLeftUsd
+        ? 'low'
+        : usd.high > budgetLeftUsd
+          ? 'high'
+          : null;
+  return {
+    calls: { low: low.calls * n, high: high.calls * n + zero.calls },
+    usd,
+    seconds: { low: low.seconds * rounds, high: high.seconds * rounds + zero.seconds },
+    budgetLeftUsd,
+    overBudget,
+  };
+}
+
+/** Variant 0's full evaluation at the high end's assumptions. */
+function initialEvaluation(input: EstimateInput): { calls: number; usd: number; seconds: number } {
+  const { full } = input.tasks;
+  const plain = full.plain * input.evalRepeats;
+  const workspace = full.workspace * input.evalRepeats * (input.maxToolCalls + 1);
+  const usd =
+    cost(plain, { input: TASK_TOKENS.input.high, output: TASK_TOKENS.output.high }, input.taskPrice) +
+    cost(
+      workspace,
+      { input: WORKSPACE_TOKENS.input.high, output: WORKSPACE_TOKENS.output.high },
+      input.taskPrice,
+    );
+  const seconds =
+    (Math.ceil(plain / input.evalWorkers) + Math.ceil(workspace / input.evalWorkers)) * input.callSec.high;
+  return { calls: plain + workspace, usd, seconds };
+}
+
+const usd = (x: number): string => (x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`);
+
+/** `45 s`, `12 min`, `3.5 h`. */
+export function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+/** How the price reads: the sim's is nominal (`--sim-price-per-mtok`) or $0. */
+export type PriceNote = { kind: 'real' } | { kind: 'sim'; pricePerMTok: number };
+
+/**
+ * The lines printed before the first generation: the range, then the assumptions, then (when the budget is
+ * under the range) a warning that the run will likely stop on the budget.
+ */
+export function estimateLines(
+  input: EstimateInput,
+  estimate: Estimate,
+  note: PriceNote,
+  resumed: boolean,
+): string[] {
+  const { calls, usd: money, seconds } = estimate;
+  const what = `${resumed ? 'the remaining ' : ''}${input.generations} generation${input.generations === 1 ? '' : 's'}`;
+  const price =
+    note.kind === 'real'
+      ? ''
+      : note.pricePerMTok === 0
+        ? ' (sim: $0)'
+        : ` (sim: nominal $${note.pricePerMTok}/Mtok from --sim-price-per-mtok)`;
+  const lines = [
+    `Estimate for ${what}: ${calls.low}–${calls.high} model calls, ${usd(money.low)}–${usd(money.high)}${price}, ` +
+      `about ${duration(seconds.low)}–${duration(seconds.high)}.`,
+    `  Assumed per generation: a MetaAgent of ${META_CALLS.low}–${META_CALLS.high} calls; the child evaluated on ` +
+      `${input.skipStagedEval ? 'the full' : 'the staged sample'} (low) up to the full evaluation (high) of ` +
+      `${input.tasks.full.plain + input.tasks.full.workspace} task(s) × ${input.evalRepeats} attempt(s)` +
+      `${input.tasks.full.workspace > 0 ? `, workspace tasks 2–${input.maxToolCalls + 1} calls each` : ''}; ` +
+      `${input.callSec.low}–${input.callSec.high} s per call; ${input.parallel} generation(s) at once. Gate ` +
+      'rejections and failures cost less.' +
+      (input.initialEval
+        ? " The high end includes variant 0's evaluation (free when its results are cached)."
+        : ''),
+  ];
+  const left = estimate.budgetLeftUsd;
+  if (left !== null && estimate.overBudget !== null) {
+    lines.push(
+      estimate.overBudget === 'low'
+        ? `  Even the low end is over the budget left (${usd(left)} of --budget-usd): the run will stop on the budget.`
+        : `  The high end is over the budget left (${usd(left)} of --budget-usd): the run will likely stop on the budget.`,
+    );
+  }
+  return lines;
+}
+
+/** Seconds per call of the simulated model: its latency setting, or next to none. */
+export function simCallSec(latency: SimConfig['latency']): Range {
+  if (latency === null) return { low: 0, high: 0.1 };
+  switch (latency.kind) {
+    case 'fixed':
+      return { low: latency.ms / 1000, high: latency.ms / 1000 };
+    case 'uniform':
+      return { low: latency.minMs / 1000, high: latency.maxMs / 1000 };
+    case 'lognormal':
+      return { low: latency.medianMs / 1000, high: (latency.medianMs * Math.exp(2 * latency.sigma)) / 1000 };
+  }
+}
+
+/** A model's price; the sim's is its nominal `--sim-price-per-mtok`, for input and output alike. */
+function priceOf(id: string, sim: SimConfig): { price: Price; simulated: boolean } {
+  const resolved = resolveModel(id);
+  if (!resolved.ok) return { price: { input: 0, output: 0 }, simulated: false };
+  const { model } = resolved;
+  if (model.simulated)
+    return { price: { input: sim.pricePerMTok, output: sim.pricePerMTok }, simulated: true };
+  return { price: { input: model.price.input, output: model.price.output }, simulated: false };
+}
+
+/**
+ * The estimate's lines for a run about to start: `done` generations already finished and `spentUsd` spent
+ * (a resumed run; 0 and 0 for a new one).
+ */
+export function runEstimateLines(
+  config: RunConfig,
+  domains: readonly DomainTasks[],
+  resumed: { done: number; spentUsd: number } | null,
+): string[] {
+  const meta = priceOf(config.metaModel, config.sim);
+  const task = priceOf(config.taskModel, config.sim);
+  const simulated = meta.simulated || task.simulated;
+  const input: EstimateInput = {
+    generations: Math.max(0, config.generations - (resumed?.done ?? 0)),
+    parallel: config.parallel,
+    evalWorkers: config.evalWorkers,
+    evalRepeats: config.evalRepeats,
+    skipStagedEval: config.skipStagedEval,
+    tasks: stageCounts(domains, config.evalTest),
+    maxToolCalls: config.workspace.maxToolCalls,
+    metaTimeoutSec: config.metaTimeoutSec,
+    metaPrice: meta.price,
+    taskPrice: task.price,
+    callSec: simulated ? simCallSec(config.sim.latency) : REAL_CALL_SEC,
+    budgetUsd: config.budgetUsd,
+    spentUsd: resumed?.spentUsd ?? 0,
+    initialEval: resumed === null,
+  };
+  const note: PriceNote = simulated
+    ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }
+    : { kind: 'real' };
+  return estimateLines(input, estimateRun(input), note, resumed !== null);
+}
