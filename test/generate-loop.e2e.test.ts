@@ -252,3 +252,35 @@ describe('results of an unchanged TaskAgent are reused', () => {
     expect(rows).toEqual({ n: 80, reused: 80 });
   });
 });
+
+describe('an estimate before the first generation', () => {
+  it('names the calls, the nominal sim price and the budget, keeps --json whole, and is left out with --quiet', async () => {
+    const args = ['--domains', 'arithmetic', '--model', 'sim', '--generations', '1', '--json'];
+    const priced = ['--sim-price-per-mtok', '10', '--budget-usd', '5'];
+    const shown = await runCli('generate-loop', [...args, ...priced, '--out', path.join(tmp, 'estimate')]);
+    const quiet = await runCli('generate-loop', [
+      ...args,
+      '--quiet',
+      '--out',
+      path.join(tmp, 'estimate-quiet'),
+    ]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const line = shown.stderr.split('\n').find((l) => l.startsWith('Estimate for 1 generation:'));
+    expect(line, shown.stderr).toMatch(
+      /^Estimate for 1 generation: (\d+)–(\d+) model calls, \$[\d.]+–\$([\d.]+) \(sim: nominal \$10\/Mtok from --sim-price-per-mtok\), about /,
+    );
+    expect(shown.stderr).toMatch(
+      /high end is over the budget left \(\$5\.00 of --budget-usd\): the run will likely stop/,
+    );
+    // Printed before the first generation starts; the run's calls and spend fall inside the range.
+    expect(shown.stderr.indexOf('Estimate for')).toBeLessThan(shown.stderr.indexOf('variant 1:'));
+    const [, low, high, highUsd] = line!.match(/(\d+)–(\d+) model calls, \$[\d.]+–\$([\d.]+)/)!;
+    const summary = JSON.parse(shown.stdout) as RunSummary;
+    expect(summary.llmCalls).toBeGreaterThanOrEqual(Number(low));
+    expect(summary.llmCalls).toBeLessThanOrEqual(Number(high));
+    expect(summary.costUsd).toBeLessThanOrEqual(Number(highUsd));
+    expect(quiet.stderr).not.toContain('Estimate');
+    expect((JSON.parse(quiet.stdout) as RunSummary).variants).toHaveLength(2);
+  }, 300_000);
+});
