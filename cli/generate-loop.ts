@@ -4,7 +4,6 @@ import { archiveFile } from '../archive/run-folder.ts';
 import { isFinalStep } from '../archive/variants.ts';
 import { formatDomainRef } from '../domains/reference.ts';
 import { InitialAgentError } from '../harness/process/index.ts';
-import { runEstimateLines } from '../harness/run/estimate.ts';
 import {
   gatewayFactory,
   HARNESS_VERSION,
@@ -12,6 +11,7 @@ import {
   type RetryNotice,
   type RunDeps,
   type RunSummary,
+  runEstimateLines,
   runGenerations,
   STOPPED_AFTER,
 } from '../harness/run/index.ts';

@@ -1,4 +1,5 @@
 export { loadDomainTasks } from './domain-tasks.ts';
+export { runEstimateLines } from './estimate.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
