@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../web/server.ts';
 import { PROJECT_ROOT, runCli } from './run-cli.ts';
 
 // A multiple-choice dataset with two canary rows (test/fixtures/canary-quiz): runs on the sim, with the
@@ -67,6 +68,16 @@ describe('flags for reward hacking', () => {
     // The canaries scored 1, yet the score counts only the 8 real tasks of each split, all wrong.
     expect(text).toMatch(/score 0\.000/);
     expect(text).toMatch(/8\/8/);
+    // The archive browser's variant page carries the same flag.
+    const server = await startServer({ runsDir: path.join(dir, 'runs') });
+    try {
+      const page = (await (await fetch(`${server.url}/api/runs/canary/variants/0`)).json()) as {
+        flags: { kind: string }[];
+      };
+      expect(page.flags).toEqual(flags);
+    } finally {
+      await server.close();
+    }
   }, 120_000);
 
   it('flags nothing on an honest run of a few generations', async () => {
