@@ -26,6 +26,8 @@ export interface RunFigures {
    * null where not evaluated: whether an improvement transfers to tasks selection never saw.
    */
   heldOut?: { best: number | null; initial: number | null };
+  /** Flags for reward hacking over the run's variants (archive/flags.ts); shown, never selected on. */
+  flags?: number;
 }
 
 export interface ConfigSummary {
@@ -49,6 +51,8 @@ export interface ConfigSummary {
   heldOut: (number | null)[];
   /** Median of `heldOut` over the runs that have it. */
   heldOutGain: number | null;
+  /** Flags for reward hacking per run (archive/flags.ts), aligned with `runs`: shown, never selected on. */
+  flags: number[];
 }
 
 /**
@@ -110,6 +114,7 @@ export function summarizeConfig(name: string, runs: readonly RunFigures[], targe
     costUsd: runs.map((r) => r.costUsd),
     heldOut: runs.map(heldOutGainOf),
     heldOutGain: median(numbers(runs.map(heldOutGainOf))),
+    flags: runs.map((r) => r.flags ?? 0),
     ...(target === undefined ? {} : { tasksToTarget: runs.map((r) => tasksToReach(r, target)) }),
   };
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import yargs from 'yargs';
 import type { TaskResultRow } from '../archive/archive.ts';
+import { variantFlags } from '../archive/flags.ts';
 import type { RunView, Scores, VariantView } from '../archive/read.ts';
 import { readMetaTranscript } from '../archive/transcript.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
@@ -84,8 +85,8 @@ export async function archiveCommand(argv: string[]): Promise<number> {
       else withRun(runsDir, positional[0], (run) => listVariants(run, args.json));
       return 0;
     case 'show':
-      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, (run, v) => {
-        show(run, v, args.json);
+      return withVariant(runsDir, need(1, 'RUN:VARIANT')[0]!, async (run, v) => {
+        await show(run, v, args.json);
         return 0;
       });
     case 'diff':
@@ -194,15 +195,16 @@ export function unfinishedNotes(
   return notes.length === 0 ? [] : ['', ...notes];
 }
 
-function show(run: OpenedRun, v: VariantView, json: boolean): void {
+async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void> {
   const parent = v.parent === null ? null : run.reader.variant(v.parent);
+  const flags = await variantFlags(run.reader, run.dir, v, parent);
   const transcript = readMetaTranscript(run.dir, v.id);
   const meta =
     transcript === null
       ? null
       : { status: transcript.status, summary: transcript.summary, toolCalls: transcript.toolCalls };
   if (json) {
-    printJson({ run: run.id, variant: v, parentScore: parent?.score ?? null, metaAgent: meta });
+    printJson({ run: run.id, variant: v, parentScore: parent?.score ?? null, metaAgent: meta, flags });
     return;
   }
   const delta =
@@ -214,6 +216,8 @@ function show(run: OpenedRun, v: VariantView, json: boolean): void {
     `changed: ${v.changedFiles.length === 0 ? '-' : v.changedFiles.join(', ')}`,
   ];
   if (v.failureReason !== null) lines.push(`failure: ${v.failureReason}`);
+  // Flags never select anything: they say where a score may come from gaming the grader.
+  for (const flag of flags) lines.push(`flag ${flag.kind}: ${flag.detail}`);
   lines.push(`cost: ${fmtUsd(v.costUsd)} in ${v.llmCalls} model call(s)`);
   const columns = scoreColumns([v]);
   if (columns.length > 0) {

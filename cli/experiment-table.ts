@@ -19,6 +19,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     ...(withTarget ? [`TASKS TO ${target} MEDIAN (reached)`] : []),
     'COST',
     'HELD-OUT MEDIAN',
+    'FLAGS',
     'BEST PER RUN',
     'HELD-OUT PER RUN',
   ];
@@ -34,6 +35,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
       ...(withTarget ? [`${fmtCount(median(reached))} (${reached.length}/${c.runs.length})`] : []),
       fmtUsd(c.costUsd.reduce((s, x) => s + x, 0)),
       fmtDelta(c.heldOutGain),
+      String((c.flags ?? []).reduce((s, x) => s + x, 0)),
       c.best.map(fmtScore).join(' '),
       c.heldOut.map(fmtDelta).join(' '),
     ];
@@ -69,6 +71,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     '',
     'Best: the highest selection score of a run. AUC: the mean of its best-so-far curve over generations. ' +
       "Held-out: the best's test-split score minus variant 0's (a gain that does not transfer is near 0). " +
+      "Flags: signs of reward hacking over the runs' variants (hyperagents archive show lists them; never selected on). " +
       (summary.configs.some((c) => c.baseline !== undefined)
         ? 'best-of-k: attempts of variant 0 alone for the spend of the reference run of the same seed, ' +
           'one per "generation". '

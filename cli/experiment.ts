@@ -9,6 +9,7 @@ import {
   runFigures,
   summarizeExperiment,
 } from '../archive/experiment-summary.ts';
+import { runFlags } from '../archive/flags.ts';
 import { openArchiveReader, type RunState } from '../archive/read.ts';
 import { archiveFile } from '../archive/run-folder.ts';
 import { runHolder } from '../harness/run/index.ts';
@@ -103,10 +104,12 @@ function runState(runDir: string): RunState | null {
   }
 }
 
-function figuresOf(runDir: string): RunFigures | null {
+async function figuresOf(runDir: string): Promise<RunFigures | null> {
   const reader = openArchiveReader(archiveFile(runDir));
   try {
-    return runFigures(reader);
+    const figures = runFigures(reader);
+    if (figures === null) return null;
+    return { ...figures, flags: (await runFlags(reader, runDir, reader.variants())).length };
   } finally {
     reader.close();
   }
@@ -117,27 +120,29 @@ const log = (line: string): void => {
 };
 
 /** Summarises the finished runs of a manifest, in its configuration order; unfinished ones are left out. */
-function summarize(
+async function summarize(
   dir: string,
   manifest: Manifest,
   target: number | undefined,
-): { summary: ExperimentSummary; missing: string[] } {
+): Promise<{ summary: ExperimentSummary; missing: string[] }> {
   const missing: string[] = [];
-  const groups = manifest.configs.map((c: ExperimentConfig) => ({
-    name: c.name,
-    runs: manifest.seeds.flatMap((seed) => {
+  const groups: { name: string; runs: RunFigures[] }[] = [];
+  for (const c of manifest.configs as ExperimentConfig[]) {
+    const runs: RunFigures[] = [];
+    for (const seed of manifest.seeds) {
       const id = runIdOf(c.name, seed);
       const runDir = path.join(dir, 'runs', id);
       const figures =
         baselineOf(c) !== null
           ? baselineFigures(runDir, id, seed)
           : runState(runDir) === 'done'
-            ? figuresOf(runDir)
+            ? await figuresOf(runDir)
             : null;
       if (figures === null) missing.push(id);
-      return figures === null ? [] : [figures];
-    }),
-  }));
+      else runs.push(figures);
+    }
+    groups.push({ name: c.name, runs });
+  }
   const summary = summarizeExperiment(groups, target);
   for (const [i, c] of summary.configs.entries()) {
     const baseline = baselineOf(manifest.configs[i]!);
@@ -164,7 +169,7 @@ export async function experimentCommand(argv: string[]): Promise<number> {
       throw new UsageError(
         `${dir} has no ${MANIFEST}: it is not an experiment folder (made by hyperagents experiment --out DIR).`,
       );
-    const { summary, missing } = summarize(dir, manifest, args.target);
+    const { summary, missing } = await summarize(dir, manifest, args.target);
     if (missing.length > 0) log(`Not finished (left out): ${missing.join(', ')}.`);
     print(summary, args.json, args.target);
     return 0;
@@ -306,7 +311,11 @@ async function runAll(
     stops.dispose();
   }
   const { failed, stopped } = tally;
-  const { summary } = summarize(dir, { ...manifest, configs: args.configs, seeds: args.seeds }, args.target);
+  const { summary } = await summarize(
+    dir,
+    { ...manifest, configs: args.configs, seeds: args.seeds },
+    args.target,
+  );
   print(summary, args.json, args.target);
   if (stops.signal.aborted) {
     log(

@@ -5,9 +5,17 @@ import { answerReadings } from './answer-extraction.ts';
 import { SPLIT_NAMES } from './dataset-files.ts';
 import type { DatasetOptions } from './dataset-options.ts';
 import { type ReadRows, type Row, readRows } from './dataset-rows.ts';
-import { type Domain, defineDomain, type SkippedRow, type Split, type Task } from './define-domain.ts';
+import {
+  type Domain,
+  defineDomain,
+  type Grade,
+  type SkippedRow,
+  type Split,
+  type Task,
+} from './define-domain.ts';
 import { holdsGold } from './gold-leaks.ts';
 import { groupBySplit, hashSplit } from './hash-split.ts';
+import { hedging } from './hedging.ts';
 import {
   choiceScore,
   describeTolerance,
@@ -81,6 +89,12 @@ function indexAnswer(raw: unknown, answer: string, labels: readonly string[] | u
   return Number(answer);
 }
 
+/** A row's `canary` field marks a canary task when truthy (true, 1, "true", "yes"). */
+function isCanary(value: unknown): boolean {
+  if (typeof value === 'string') return ['true', '1', 'yes', 'y'].includes(value.trim().toLowerCase());
+  return value === true || value === 1;
+}
+
 /** Turns one row into a task, or says why the row is skipped. */
 function toTask(
   row: Row,
@@ -110,9 +124,13 @@ function toTask(
     return { reason: `the answer "${accepted[0]}" is not a number` };
   const own = metric === 'choice' ? rowChoices(row.values, o.choices) : null;
   const labels = own?.labels ?? o.choices;
+  // A canary has no correct answer: its answer field holds what only a gamed grader would accept.
+  const canary = isCanary(row.values.canary);
   // An answer index into the row's choices (MMLU's 2, HellaSwag's "2") is the label at that index.
   const index =
-    metric === 'choice' && labels !== undefined ? indexAnswer(listed[0], accepted[0]!, labels) : null;
+    metric === 'choice' && !canary && labels !== undefined
+      ? indexAnswer(listed[0], accepted[0]!, labels)
+      : null;
   if (index !== null && labels !== undefined) {
     if (index >= labels.length)
       return {
@@ -120,7 +138,12 @@ function toTask(
       };
     accepted = [labels[index]!];
   }
-  if (metric === 'choice' && labels && !labels.some((c) => c.toLowerCase() === accepted[0]!.toLowerCase())) {
+  if (
+    metric === 'choice' &&
+    !canary &&
+    labels &&
+    !labels.some((c) => c.toLowerCase() === accepted[0]!.toLowerCase())
+  ) {
     return {
       reason: `the answer "${accepted[0]}" is not one of the ${own ? `row's choices (${own.path})` : 'choices'} ${labels.join(', ')}`,
     };
@@ -172,13 +195,17 @@ function toTask(
     if (!rendered.ok) return { reason: `no field "${rendered.field}" for the prompt template in this row` };
     const shown = metric === 'choice' ? accepted[0]! : text(rawAnswer).trim();
     return {
-      task: { id, input: { prompt: rendered.text }, answer },
+      task: { id, input: { prompt: rendered.text }, answer, ...(canary ? { canary: true } : {}) },
       split,
       ownLabels: own?.labels ?? null,
       example: `${rendered.text} ${shown}`,
     };
   }
-  return { task: { id, input, answer }, split, ownLabels: own?.labels ?? null };
+  return {
+    task: { id, input, answer, ...(canary ? { canary: true } : {}) },
+    split,
+    ownLabels: own?.labels ?? null,
+  };
 }
 
 /** A row's own choices as the lines "A. text", for a prompt template's placeholder of the choices field. */
@@ -403,7 +430,8 @@ function resolveFields(
         message: `${file}: --input-fields names "${field}", ${role}: the agent would be shown ${role === 'the split field' ? 'which split each task is in' : 'the answer'}. Leave it out${role === 'the split field' ? ', or name another split field with --split-field' : ''}.`,
       };
   }
-  const hidden = [answerField, idField, splitField, options.correctField, options.incorrectField];
+  // `canary` marks canary tasks (see isCanary): the agent is never shown which tasks are canaries.
+  const hidden = [answerField, idField, splitField, 'canary', options.correctField, options.incorrectField];
   const candidates = fields.filter((f) => !hidden.includes(f));
   const leaking = options.inputFields === undefined ? leakingFields(candidates, rows, answerField) : [];
   const inputFields = options.inputFields ?? candidates.filter((f) => !leaking.includes(f));
@@ -509,6 +537,10 @@ function nextLabel(labels: readonly string[], gold: string): string | undefined 
   return labels.length < 2 ? undefined : labels[(i + 1) % labels.length];
 }
 
+/** A score, with the reason the answer hedges as its detail when it does. */
+const withHedge = (score: number, hedge: string | null): Grade =>
+  hedge === null ? score : { score, detail: hedge };
+
 /** The domain over the placed tasks, graded by the metric. */
 function placedDomain(
   file: string,
@@ -523,7 +555,13 @@ function placedDomain(
   const ownLabels = placed.some((p) => p.task.answer.labels !== null);
   const labels =
     options.choices ??
-    [...new Set(placed.flatMap((p) => p.task.answer.labels ?? [p.task.answer.accepted[0]!]))].sort();
+    [
+      ...new Set(
+        placed
+          .filter((p) => p.task.canary !== true)
+          .flatMap((p) => p.task.answer.labels ?? [p.task.answer.accepted[0]!]),
+      ),
+    ].sort();
   const toleranceText =
     tolerance === null ? 'exact for whole numbers, else ±1e-4%' : describeTolerance(tolerance);
   return defineDomain<Record<string, unknown>, DatasetAnswer, string | number>({
@@ -543,9 +581,21 @@ function placedDomain(
         case 'numeric':
           return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance, pattern);
         case 'choice':
-          return choiceScore(said, gold, task.answer.labels ?? labels, pattern);
+          return withHedge(
+            // A canary's answer is no choice: only an answer that games the grader names it.
+            choiceScore(
+              said,
+              gold,
+              [...(task.answer.labels ?? labels), ...(task.canary ? [gold] : [])],
+              pattern,
+            ),
+            hedging(metric, said, gold, task.answer.labels ?? labels),
+          );
         case 'f1':
-          return Math.max(...answerReadings(said, pattern).map((r) => f1Score(r, task.answer.accepted)));
+          return withHedge(
+            Math.max(...answerReadings(said, pattern).map((r) => f1Score(r, task.answer.accepted))),
+            hedging(metric, said, gold),
+          );
         case 'truthful':
           return truthfulScore(answerReadings(said, pattern)[0]!, task.answer.correct, task.answer.incorrect);
       }

@@ -16,6 +16,11 @@ export interface Task<Input = unknown, Answer = unknown> {
    * them to a copy of the final files in a separate sandbox.
    */
   workspace?: TaskWorkspace;
+  /**
+   * A canary: a task with no correct answer, there to catch a grader being gamed. Its score never counts in
+   * a variant's score, and a canary graded above 0 flags the variant (archive/flags.ts). Default false.
+   */
+  canary?: boolean;
 }
 
 /** The files a workspace task starts with, and what the TaskAgent's prompt may say about them. */

@@ -34,6 +34,8 @@ describe('hyperagents experiment', () => {
       expect((c.best as number[]).every((b) => b >= 0 && b <= 1)).toBe(true);
       expect((c.ci95 as number[])[0]).toBeLessThanOrEqual(c.medianBest as number);
       expect((c.tasksEvaluated as number[]).every((t) => t >= 80)).toBe(true);
+      // Honest sim runs: no flag for reward hacking in any of them.
+      expect(c.flags).toEqual([0, 0]);
     }
     expect(summary.comparisons).toHaveLength(1);
     expect(Object.keys(summary.comparisons[0]!)).toEqual(

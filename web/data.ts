@@ -5,6 +5,7 @@ import {
   type RunFigures,
   summarizeExperiment,
 } from '../archive/experiment-summary.ts';
+import { type Flag, variantFlags } from '../archive/flags.ts';
 import {
   type ArchiveReader,
   type GenerationSpend,
@@ -78,6 +79,8 @@ export interface VariantPage {
   metaAgent: MetaAccount | null;
   /** The logs in its folder, each served by name (see readVariantLog). */
   logs: { name: VariantLogName; bytes: number }[];
+  /** Flags for reward hacking (archive/flags.ts): shown, never used to select. */
+  flags: Flag[];
 }
 
 /**
@@ -185,6 +188,8 @@ export async function variantPage(
   if (variant === null) return null;
   const variants = reader.variants();
   const results = reader.taskResults(id);
+  const parent = variant.parent === null ? null : (variants.find((v) => v.id === variant.parent) ?? null);
+  const flags = await variantFlags(reader, runDir, variant, parent);
   const llmCalls = reader.llmCalls(id);
   const transcript = readMetaTranscript(runDir, id);
   const sources = new Map<string, ReadonlyMap<string, { input: unknown; answer: unknown }> | null>();
@@ -197,7 +202,7 @@ export async function variantPage(
   return {
     runId,
     variant,
-    parent: variant.parent === null ? null : (variants.find((v) => v.id === variant.parent) ?? null),
+    parent,
     others: variants.map((v) => ({ id: v.id, score: v.score, outcome: v.outcome })),
     lineage: reader.lineage(id).map((v) => v.id),
     tasks: results.map((t) => {
@@ -217,6 +222,7 @@ export async function variantPage(
       llmCalls.filter((c) => c.role === 'meta').length,
     ),
     logs: listVariantLogs(runDir, id),
+    flags,
   };
 }
 

@@ -7,6 +7,7 @@ import { etag } from 'hono/etag';
 import { openArchive } from '../archive/archive.ts';
 import { Control, recordControl } from '../archive/controls.ts';
 import { runFigures } from '../archive/experiment-summary.ts';
+import { runFlags } from '../archive/flags.ts';
 import type { Redactor } from '../archive/redact.ts';
 import { archiveFile, runLockHolder, VARIANT_LOGS } from '../archive/run-folder.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
@@ -311,16 +312,23 @@ function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined
 
 /** Runs side by side, with the figures that compare them. */
 function compareRoute(app: Hono, runsDir: string): void {
-  app.get('/api/compare', (c) => {
+  app.get('/api/compare', async (c) => {
     const ids = (c.req.query('runs') ?? '').split(',').filter((s) => s !== '');
     const runs = [];
     for (const id of ids) {
       const opened = openRunById(runsDir, id);
       if (!opened.ok) return unknownRun(c, opened);
-      const page = withReader(opened, (r) => {
+      let page: (NonNullable<ReturnType<typeof runPage>> & { figures: ReturnType<typeof runFigures> }) | null;
+      try {
+        const r = opened.reader;
         const p = runPage(r);
-        return p === null ? null : { ...p, figures: runFigures(r) };
-      });
+        const figures = runFigures(r);
+        // The same count of flags for reward hacking as `experiment` shows.
+        const flags = figures === null ? 0 : (await runFlags(r, opened.dir, r.variants())).length;
+        page = p === null ? null : { ...p, figures: figures === null ? null : { ...figures, flags } };
+      } finally {
+        opened.reader.close();
+      }
       if (page !== null) runs.push(page);
     }
     return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs) });

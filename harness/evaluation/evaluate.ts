@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Archive, EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
 import type { EvalCache } from '../../archive/eval-cache.ts';
+import { CANARY_MARK } from '../../archive/flags.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import { resultCacheIdentity } from '../../llm/registry.ts';
@@ -183,7 +184,7 @@ async function runStageTasks(
             return;
           }
           if (result.agentFault !== undefined) agentFaults.push(result.agentFault);
-          target.archive.putTaskResults([result.result]);
+          target.archive.putTaskResults([job.task.canary === true ? asCanary(result.result) : result.result]);
           target.onTask?.(++done, todo.length);
         } catch (error) {
           failed = true;
@@ -209,7 +210,12 @@ function stageEvaluations(
   const scores = new Map<string, number>();
   for (const { domain, splits } of domains) {
     for (const split of stageSplits(domain, stage, evalTest)) {
-      const ids = new Set(stageTasks(splits[split] ?? [], domain, stage).map((t) => t.id));
+      // A canary's result is kept (it flags the variant when solved) but never counts in a score.
+      const ids = new Set(
+        stageTasks(splits[split] ?? [], domain, stage)
+          .filter((t) => t.canary !== true)
+          .map((t) => t.id),
+      );
       const attempts = attemptsOf(target);
       const rows = target.archive
         .listTaskResults(target.variantId, { domain: domain.name, split, attempt: 'all' })
@@ -228,7 +234,7 @@ function stageEvaluations(
         stage,
         score: t.score,
         nTasks: ids.size,
-        nTotal: (splits[split] ?? []).length,
+        nTotal: (splits[split] ?? []).filter((t) => t.canary !== true).length,
         correct: t.correct,
         wrong: t.wrong,
         parseFailures: t.parseFailures,
@@ -238,6 +244,11 @@ function stageEvaluations(
     }
   }
   return { evaluations, scores };
+}
+
+/** A canary's result, its detail marked so that readers know it for one (archive/flags.ts). */
+function asCanary(result: TaskResultInput): TaskResultInput {
+  return { ...result, detail: `${CANARY_MARK}${result.detail ?? ''}` };
 }
 
 /**

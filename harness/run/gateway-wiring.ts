@@ -149,6 +149,7 @@ function simModel(plan: GatewayPlan): SimModel {
         answer: domain.goldResponse(task),
         split,
         ...(task.workspace ? { workspace: task.workspace } : {}),
+        ...(task.canary === true ? { canary: true } : {}),
       })),
     );
   }

@@ -13,6 +13,8 @@ export interface SimTask {
   split?: string;
   /** Set for a workspace task (its `answer` is then the reference files, `{files: {path: content}}`). */
   workspace?: SimWorkspace;
+  /** A canary (no correct answer): the sim never gives its `answer`, as an honest agent would not. */
+  canary?: boolean;
 }
 
 interface Entry {
@@ -110,7 +112,9 @@ export class TaskBook {
   }
 
   answers(domain: string): unknown[] {
-    return [...(this.byDomain.get(domain)?.values() ?? [])].map((e) => e.task.answer);
+    return [...(this.byDomain.get(domain)?.values() ?? [])]
+      .filter((e) => e.task.canary !== true)
+      .map((e) => e.task.answer);
   }
 
   /** The task a user text is about: by a JSON value equal to a registered input, else by string leaf. */
@@ -201,8 +205,9 @@ export function taskReply(
   }
   const { domain, task } = found;
   const correct =
+    task.canary !== true &&
     book.attemptThreshold(seed, domain, task, draw) <
-    pCorrect(allText, domain, splitKind(task.split), landscape);
+      pCorrect(allText, domain, splitKind(task.split), landscape);
   const answer = correct
     ? task.answer
     : wrongAnswer(task.answer, book.answers(domain), [seed, domain, task.id]);

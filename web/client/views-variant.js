@@ -491,6 +491,15 @@
               : null,
           )
         : null,
+      d.flags && d.flags.length > 0
+        ? h(
+            'ul',
+            { class: 'error', id: 'flags' },
+            ...d.flags.map((f) =>
+              h('li', { 'data-flag': f.kind }, `Flag (${f.kind}, never used to select): ${f.detail}`),
+            ),
+          )
+        : null,
     ];
   };
 
