@@ -80,7 +80,8 @@ export function readLmevalTask(
   const refuse = (message: string): Refused => ({ ok: false, message: `lmeval:${file}: ${message}` });
   const doc = parseDocument(text);
   const error = doc.errors[0];
-  if (error !== undefined) return refuse(`not valid YAML: ${error.message.split('\n')[0]}`);
+  if (error !== undefined)
+    return refuse(`not valid YAML: ${error.message.split('\n')[0]!.replace(/:\s*$/, '')}.`);
   let tagged: string | null = null;
   visit(doc, (key, node, ancestors) => {
     if (
