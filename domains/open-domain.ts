@@ -7,6 +7,7 @@ import type { Domain } from './define-domain.ts';
 import { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
 import { exercismDomain } from './exercism/exercism-domain.ts';
 import { readExercises } from './exercism/read.ts';
+import { openLmevalDomain } from './lmeval-domain.ts';
 import { openModuleDomain } from './module-domain.ts';
 import type { DomainRef } from './reference.ts';
 
@@ -76,6 +77,10 @@ export async function openDomain(
     }
     case 'module':
       return openModuleDomain(ref.file, ref.name);
+    case 'lmeval': {
+      const opened = await openLmevalDomain(ref.file, ref.name);
+      return opened.ok ? { ok: true, domain: opened.domain as Domain } : opened;
+    }
   }
 }
 

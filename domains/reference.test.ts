@@ -29,6 +29,16 @@ describe('parseDomainRef', () => {
     ],
     ['he=module:/x/humaneval.mjs', { kind: 'module', name: 'he', file: '/x/humaneval.mjs' }],
     [
+      'lmeval:domains/testing/datasets/lmeval/gsm8k-local.yaml',
+      {
+        kind: 'lmeval',
+        name: 'gsm8k-local',
+        file: path.resolve('domains/testing/datasets/lmeval/gsm8k-local.yaml'),
+      },
+    ],
+    ['g=lmeval:/x/My Task.yaml', { kind: 'lmeval', name: 'g', file: '/x/My Task.yaml' }],
+    ['lmeval:/x/My Task.yaml', { kind: 'lmeval', name: 'my-task', file: '/x/My Task.yaml' }],
+    [
       'gsm=dataset:/d/gsm8k.jsonl?answer-field=answer&metric=numeric',
       {
         kind: 'dataset',
@@ -53,8 +63,8 @@ describe('parseDomainRef', () => {
   it.each([
     ['dataset:', /names no file/],
     ['Big=dataset:a.csv', /cannot name a domain/],
-    ['http://example.com/x.csv', /only sources are dataset:FILE, exercism:DIR and module:FILE/],
-    ['x=arithmetic', /only dataset:FILE, exercism:DIR and module:FILE can be renamed/],
+    ['http://example.com/x.csv', /only sources are dataset:FILE, exercism:DIR, module:FILE and lmeval:FILE/],
+    ['x=arithmetic', /only dataset:FILE, exercism:DIR, module:FILE and lmeval:FILE can be renamed/],
     ['exercism:/x?test=visible', /Unknown option "test" \(exercism: takes tests=hidden\|visible\)/],
     ['exercism:/x?tests=shown', /tests=shown is not one of tests=hidden\|visible/],
     ['exercism:/x?tests', /"tests" is not an option of the form key=value/],

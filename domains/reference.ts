@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { closeMatches } from '../llm/close-matches.ts';
 import { optionsFromRef, REF_OPTION_KEYS } from './dataset-options.ts';
 import { DOMAIN_NAME } from './define-domain.ts';
+import { lmevalTaskName } from './lmeval-task.ts';
 
 /**
  * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (a data file or a folder of split files),
@@ -16,7 +17,8 @@ export type DomainRef =
   | { kind: 'named'; name: string }
   | { kind: 'dataset'; name: string; file: string; options?: Record<string, string> }
   | { kind: 'exercism'; name: string; dir: string; tests?: 'visible' }
-  | { kind: 'module'; name: string; file: string };
+  | { kind: 'module'; name: string; file: string }
+  | { kind: 'lmeval'; name: string; file: string };
 
 /**
  * The `?key=value&key=value` options a source takes after its path, by source kind, with the values each
@@ -33,7 +35,8 @@ export const TESTS_VISIBLE_SUFFIX = '-tests-visible';
 export const DOMAIN_REF_HELP =
   'NAME (a folder under domains/), dataset:FILE (.jsonl, .json, .csv, .tsv, .gz of those, .parquet, or a folder ' +
   'of split files), exercism:DIR (a folder of exercises in the Exercism layout; add ?tests=visible to show the tests ' +
-  'in the workspace) or module:FILE (a domain module, .ts or .js, anywhere), each optionally renamed as NAME=dataset:FILE';
+  'in the workspace), module:FILE (a domain module, .ts or .js, anywhere) or lmeval:FILE (an lm-evaluation-harness ' +
+  'task YAML over local files), each optionally renamed as NAME=dataset:FILE';
 
 /** A domain name from a file or folder name: "GSM8K test.jsonl" → "gsm8k-test". */
 export function nameFromPath(p: string): string {
@@ -48,10 +51,11 @@ export function nameFromPath(p: string): string {
 
 /** Splits `where?key=value&...` into the path and its options; a malformed or unknown option is a message. */
 export function parseSourceOptions(
-  kind: 'dataset' | 'exercism' | 'module',
+  kind: 'dataset' | 'exercism' | 'module' | 'lmeval',
   where: string,
 ): { ok: true; where: string; options: Record<string, string> } | { ok: false; message: string } {
   if (kind === 'dataset') return datasetSourceOptions(where);
+  if (kind === 'lmeval') return { ok: true, where, options: {} };
   const at = where.lastIndexOf('?');
   if (at < 0) return { ok: true, where, options: {} };
   const known = SOURCE_OPTIONS[kind];
@@ -135,9 +139,13 @@ export function parseDomainRef(text: string): { ok: true; ref: DomainRef } | { o
       message: `"${rename}" cannot name a domain: use lower-case letters, digits and dashes, starting with a letter.`,
     };
   }
-  const colon = /^(dataset|exercism|module):(.*)$/.exec(source);
+  const colon = /^(dataset|exercism|module|lmeval):(.*)$/.exec(source);
   if (colon) {
-    const [, kind, whole] = colon as unknown as [string, 'dataset' | 'exercism' | 'module', string];
+    const [, kind, whole] = colon as unknown as [
+      string,
+      'dataset' | 'exercism' | 'module' | 'lmeval',
+      string,
+    ];
     const withOptions = parseSourceOptions(kind, whole);
     if (!withOptions.ok) return { ok: false, message: `"${text}": ${withOptions.message}` };
     const where = withOptions.where;
@@ -148,6 +156,12 @@ export function parseDomainRef(text: string): { ok: true; ref: DomainRef } | { o
       };
     const base = rename ?? nameFromPath(where);
     if (kind === 'module') return { ok: true, ref: { kind, name: base, file: path.resolve(where) } };
+    if (kind === 'lmeval') {
+      // Named by the task's `task:` (read by its line, not parsed), else by the file.
+      const task = rename === undefined ? lmevalTaskName(path.resolve(where)) : null;
+      const name = rename ?? (task === null ? base : nameFromPath(`${task}.yaml`));
+      return { ok: true, ref: { kind, name, file: path.resolve(where) } };
+    }
     if (kind === 'dataset') {
       const options = withOptions.options;
       if (Object.keys(options).length === 0)
@@ -164,13 +178,13 @@ export function parseDomainRef(text: string): { ok: true; ref: DomainRef } | { o
   if (/^[a-z]+:/i.test(source)) {
     return {
       ok: false,
-      message: `"${text}": the only sources are dataset:FILE, exercism:DIR and module:FILE.`,
+      message: `"${text}": the only sources are dataset:FILE, exercism:DIR, module:FILE and lmeval:FILE.`,
     };
   }
   if (rename !== undefined)
     return {
       ok: false,
-      message: `"${text}": only dataset:FILE, exercism:DIR and module:FILE can be renamed.`,
+      message: `"${text}": only dataset:FILE, exercism:DIR, module:FILE and lmeval:FILE can be renamed.`,
     };
   return { ok: true, ref: { kind: 'named', name: source } };
 }
@@ -216,6 +230,8 @@ export function formatDomainRef(ref: DomainRef): string {
       return `${ref.name}=exercism:${ref.dir}${ref.tests === 'visible' ? '?tests=visible' : ''}`;
     case 'module':
       return `${ref.name}=module:${ref.file}`;
+    case 'lmeval':
+      return `${ref.name}=lmeval:${ref.file}`;
   }
 }
 
@@ -234,6 +250,7 @@ export const DomainRefSchema = z.discriminatedUnion('kind', [
     tests: z.literal('visible').optional(),
   }),
   z.object({ kind: z.literal('module'), name: z.string(), file: z.string() }),
+  z.object({ kind: z.literal('lmeval'), name: z.string(), file: z.string() }),
 ]);
 
 /**

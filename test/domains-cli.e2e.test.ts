@@ -602,13 +602,13 @@ describe("the README's dataset examples", () => {
     .map(shellWords)
     .map((words) => (words[0] === 'npx' ? words.slice(1) : words));
 
-  it('show GSM8K, an ARC-style file, TruthfulQA, a Hugging Face folder and inspect samples', () => {
-    expect(commands.map((c) => c[3]!.replace(/^dataset:domains\/testing\/datasets\//, ''))).toEqual([
+  it('show GSM8K, TruthfulQA, a Hugging Face folder, inspect samples and an lm-eval task YAML', () => {
+    expect(commands.map((c) => c[3]!.replace(/^(dataset|lmeval):domains\/testing\/datasets\//, ''))).toEqual([
       'gsm8k.jsonl',
-      'openbookqa.jsonl',
       'truthfulqa.csv',
       'hf-gsm8k',
       'inspect.jsonl',
+      'lmeval/gsm8k-local.yaml',
     ]);
   });
 
