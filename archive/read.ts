@@ -154,7 +154,9 @@ function openReader(file: string) {
       if (row === undefined) return null;
       const held = runLockHolder(path.dirname(file)) !== null;
       const view = runView(row, reader.variants(), calls.llmTotals(), held);
-      return { ...view, best: reportedBest(view.best, noise.listConfirmedScores()) };
+      // A run with no confirmed score keeps the plain best, `{id, score}`.
+      const confirmed = noise.listConfirmedScores();
+      return confirmed.length === 0 ? view : { ...view, best: reportedBest(view.best, confirmed) };
     },
     variants(): VariantView[] {
       const all = evaluations.listEvaluations();
