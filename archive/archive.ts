@@ -1,3 +1,4 @@
+import { confirmedScoreQueries, confirmedScoreWrites } from './confirmed-scores.ts';
 import { type Db, openWritable, strictDecode } from './database.ts';
 import { evaluationQueries, evaluationWrites } from './evaluations.ts';
 import { eventQueries, eventWrites } from './events.ts';
@@ -61,6 +62,8 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
     ...evaluationWrites(db),
     ...taskResultQueries(db, strictDecode),
     ...taskResultWrites(db, redact),
+    ...confirmedScoreQueries(db, strictDecode),
+    ...confirmedScoreWrites(db),
     ...modelCallQueries(db, strictDecode),
     ...modelCallWrites(db, redact),
     ...eventQueries(db, strictDecode),

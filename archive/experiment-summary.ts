@@ -206,7 +206,7 @@ export function summarizeExperiment(
 
 /** What `runFigures` reads; the archive reader satisfies it. */
 export interface FiguresSource {
-  run(): { id: string; seed: number; costUsd: number } | null;
+  run(): { id: string; seed: number; costUsd: number; best?: { id: number } | null } | null;
   variants(): readonly {
     id: number;
     generation: number;
@@ -228,13 +228,20 @@ export function testScore(scores: FiguresVariant['scores']): number | null {
 
 type FiguresVariant = ReturnType<FiguresSource['variants']>[number];
 
-/** Test scores of a run's reported best (highest selection score, the earliest on a tie) and of variant 0. */
-export function heldOutOf(variants: readonly FiguresVariant[]): {
+/**
+ * Test scores of a run's reported best (`bestId`: the confirmed best of a `--confirm-top` run; by default the
+ * highest selection score, the earliest on a tie) and of variant 0.
+ */
+export function heldOutOf(
+  variants: readonly FiguresVariant[],
+  bestId?: number,
+): {
   best: number | null;
   initial: number | null;
 } {
-  let best: FiguresVariant | undefined;
-  for (const v of variants) if (v.score !== null && (best === undefined || v.score > best.score!)) best = v;
+  let best: FiguresVariant | undefined = variants.find((v) => v.id === bestId);
+  if (best === undefined)
+    for (const v of variants) if (v.score !== null && (best === undefined || v.score > best.score!)) best = v;
   const initial = variants.find((v) => v.id === 0);
   return {
     best: best === undefined ? null : testScore(best.scores),
@@ -273,6 +280,6 @@ export function runFigures(source: FiguresSource): RunFigures | null {
     scores,
     tasksByGeneration: tasks,
     costUsd: run.costUsd,
-    heldOut: heldOutOf(variants),
+    heldOut: heldOutOf(variants, run.best?.id),
   };
 }

@@ -192,4 +192,26 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       CREATE INDEX task_results_reuse ON task_results (code_hash, domain, split, task_model);
     `,
   },
+  {
+    // Scores under noise: the confirmed score of each `--confirm-top` variant beside its raw one (the fresh
+    // attempts are task results under their attempt numbers), and variant 0's noise floor (`--noise-floor`).
+    name: '011-confirmed-scores',
+    sql: `
+      CREATE TABLE confirmed_scores (
+        variant_id INTEGER PRIMARY KEY REFERENCES variants(id),
+        raw_score REAL NOT NULL,
+        confirmed_score REAL NOT NULL,
+        first_attempt INTEGER NOT NULL,
+        attempts INTEGER NOT NULL,
+        scores TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE noise_floor (
+        id INTEGER PRIMARY KEY CHECK (id = 0),
+        spread REAL NOT NULL,
+        scores TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

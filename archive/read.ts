@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
+import { confirmedScoreQueries, reportedBest } from './confirmed-scores.ts';
 import { type Db, type Decode, openReadOnly } from './database.ts';
 import { evaluationQueries } from './evaluations.ts';
 import { eventQueries } from './events.ts';
@@ -144,6 +145,7 @@ function openReader(file: string) {
   const results = taskResultQueries(db, readerDecode);
   const calls = modelCallQueries(db, readerDecode);
   const events = eventQueries(db, readerDecode);
+  const noise = confirmedScoreQueries(db, readerDecode);
 
   const reader = {
     file,
@@ -151,7 +153,10 @@ function openReader(file: string) {
       const row = runs.getRun();
       if (row === undefined) return null;
       const held = runLockHolder(path.dirname(file)) !== null;
-      return runView(row, reader.variants(), calls.llmTotals(), held);
+      const view = runView(row, reader.variants(), calls.llmTotals(), held);
+      // A run with no confirmed score keeps the plain best, `{id, score}`.
+      const confirmed = noise.listConfirmedScores();
+      return confirmed.length === 0 ? view : { ...view, best: reportedBest(view.best, confirmed) };
     },
     variants(): VariantView[] {
       const all = evaluations.listEvaluations();
@@ -167,6 +172,14 @@ function openReader(file: string) {
     },
     taskResults(variantId: number, filter: TaskResultFilter = {}): TaskResultRow[] {
       return results.listTaskResults(variantId, filter);
+    },
+    /** The confirmed scores of `--confirm-top` (none when the run had none, or the file predates them). */
+    confirmedScores() {
+      return noise.listConfirmedScores();
+    },
+    /** Variant 0's noise floor (`--noise-floor`), or null. */
+    noiseFloor() {
+      return noise.getNoiseFloor();
     },
     llmCalls(variantId?: number): LlmCallView[] {
       return calls.listLlmCalls(variantId);

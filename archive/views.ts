@@ -72,7 +72,11 @@ export interface RunView {
   generationsPlanned: number | null;
   /** Variants in the archive beside variant 0. */
   generations: number;
-  best: { id: number; score: number } | null;
+  /**
+   * The run's reported best: its highest confirmed score when `--confirm-top` confirmed some (`confirmed`, with
+   * the raw score it was ranked by), else its highest raw score.
+   */
+  best: { id: number; score: number; rawScore?: number; confirmed?: boolean } | null;
   costUsd: number;
   llmCalls: number;
 }

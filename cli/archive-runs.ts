@@ -129,17 +129,41 @@ export function bestVariants(
   warn: (line: string) => void,
 ): string {
   const named = refs.length > 0;
-  const ranked: { run: string; model: string; variant: number; score: number; outcome: string }[] = [];
+  const ranked: {
+    run: string;
+    model: string;
+    variant: number;
+    score: number;
+    outcome: string;
+    /** The score shown is the confirmed one (`--confirm-top`), with the raw one beside it. */
+    confirmed: boolean;
+    rawScore: number | null;
+    /** The variant is its run's reported best. */
+    reportedBest: boolean;
+  }[] = [];
   const domains = new Set<string>();
+  // A confirmed score replaces the raw one only in the ranking by selection score (no --domain or --split).
+  const bySelection = by.domain === undefined && by.split === undefined;
   for (const ref of named ? refs : listRunIds(runsDir)) {
     try {
       withRun(runsDir, ref, (run) => {
         const info = run.reader.run();
+        const confirmed = new Map(run.reader.confirmedScores().map((c) => [c.variantId, c.confirmedScore]));
         for (const d of info?.domains ?? []) domains.add(d);
         for (const v of run.reader.variants()) {
-          const score = rankScore(v, info?.domains ?? [], by);
-          if (score !== null)
-            ranked.push({ run: run.id, model: info?.model ?? '?', variant: v.id, score, outcome: v.outcome });
+          const raw = rankScore(v, info?.domains ?? [], by);
+          if (raw === null) continue;
+          const sure = bySelection ? confirmed.get(v.id) : undefined;
+          ranked.push({
+            run: run.id,
+            model: info?.model ?? '?',
+            variant: v.id,
+            score: sure ?? raw,
+            outcome: v.outcome,
+            confirmed: sure !== undefined,
+            rawScore: sure === undefined ? null : raw,
+            reportedBest: info?.best?.id === v.id,
+          });
         }
       });
     } catch (error) {
@@ -156,8 +180,22 @@ export function bestVariants(
   const top = ranked.slice(0, by.top);
   if (json) return toJson(top);
   if (top.length === 0) return 'No evaluated variants match.';
+  if (!top.some((r) => r.confirmed))
+    return renderTable(
+      ['run', 'variant', 'score', 'status', 'model'],
+      top.map((r) => [r.run, String(r.variant), fmtScore(r.score), r.outcome, r.model]),
+    );
+  // A run with confirmed scores: which score each row shows, and which variant each run reports as its best.
   return renderTable(
-    ['run', 'variant', 'score', 'status', 'model'],
-    top.map((r) => [r.run, String(r.variant), fmtScore(r.score), r.outcome, r.model]),
+    ['run', 'variant', 'score', 'shows', 'raw', 'status', 'model'],
+    top.map((r) => [
+      r.run,
+      String(r.variant) + (r.reportedBest ? ' (reported best)' : ''),
+      fmtScore(r.score),
+      r.confirmed ? 'confirmed' : 'raw',
+      r.rawScore === null ? '-' : fmtScore(r.rawScore),
+      r.outcome,
+      r.model,
+    ]),
   );
 }

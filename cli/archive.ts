@@ -203,8 +203,16 @@ async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void
     transcript === null
       ? null
       : { status: transcript.status, summary: transcript.summary, toolCalls: transcript.toolCalls };
+  const noise = noiseOf(run, v);
   if (json) {
-    printJson({ run: run.id, variant: v, parentScore: parent?.score ?? null, metaAgent: meta, flags });
+    printJson({
+      run: run.id,
+      variant: v,
+      parentScore: parent?.score ?? null,
+      ...noise,
+      metaAgent: meta,
+      flags,
+    });
     return;
   }
   const delta =
@@ -214,6 +222,7 @@ async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void
     `parent: ${v.parent === null ? 'none (the initial agent)' : v.parent}${v.selectionReason ? ` (${v.selectionReason})` : ''}`,
     `commit: ${v.commit ?? 'none'}`,
     `changed: ${v.changedFiles.length === 0 ? '-' : v.changedFiles.join(', ')}`,
+    ...noiseLines(noise),
   ];
   if (v.failureReason !== null) lines.push(`failure: ${v.failureReason}`);
   // Flags never select anything: they say where a score may come from gaming the grader.
@@ -241,6 +250,47 @@ async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void
       `MetaAgent (${meta.status}, ${meta.toolCalls ?? '?'} tool calls): ${meta.summary ?? '(no summary)'}`,
     );
   out(lines.join('\n'));
+}
+
+/**
+ * What the run knows of this variant's score under noise: its confirmed score (`--confirm-top`) and whether it
+ * is the run's reported best; the run's noise floor (`--noise-floor`) and whether this variant's gain over
+ * variant 0 lies within it (a gain smaller than the spread).
+ */
+function noiseOf(run: OpenedRun, v: VariantView) {
+  const confirmed = run.reader.confirmedScores().find((c) => c.variantId === v.id) ?? null;
+  const best = run.reader.run()?.best ?? null;
+  const floor = run.reader.noiseFloor();
+  const zero = v.id === 0 ? null : run.reader.variant(0);
+  const gain = v.score !== null && zero?.score != null ? v.score - zero.score : null;
+  return {
+    confirmed:
+      confirmed === null
+        ? null
+        : { score: confirmed.confirmedScore, raw: confirmed.rawScore, attempts: confirmed.scores },
+    reportedBest: best?.id === v.id,
+    noiseFloor: floor === null ? null : { spread: floor.spread, scores: floor.scores },
+    gainOverInitial: gain,
+    withinNoise: floor === null || gain === null ? null : gain > 0 && gain < floor.spread,
+  };
+}
+
+function noiseLines(noise: ReturnType<typeof noiseOf>): string[] {
+  const lines: string[] = [];
+  if (noise.confirmed !== null)
+    lines.push(
+      `confirmed: ${fmtScore(noise.confirmed.score)} on ${noise.confirmed.attempts.length} fresh attempts at the ` +
+        `validation split (raw ${fmtScore(noise.confirmed.raw)})${noise.reportedBest ? ": the run's reported best" : ''}`,
+    );
+  if (noise.noiseFloor !== null) {
+    const floor = `±${noise.noiseFloor.spread.toFixed(3)} (variant 0 on ${noise.noiseFloor.scores.length} attempts: ${noise.noiseFloor.scores.map(fmtScore).join(', ')})`;
+    lines.push(`noise floor: ${floor}`);
+    if (noise.gainOverInitial !== null && noise.gainOverInitial > 0)
+      lines.push(
+        `over variant 0: ${signed(noise.gainOverInitial)}, ${noise.withinNoise ? 'within noise' : 'beyond the noise floor'}`,
+      );
+  }
+  return lines;
 }
 
 const signed = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;

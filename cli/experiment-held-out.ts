@@ -26,7 +26,7 @@ export function searchSpend(reader: ArchiveReader): { tasks: number; costUsd: nu
 }
 
 export function heldOutScores(reader: ArchiveReader): { best: number | null; initial: number | null } {
-  return heldOutOf(reader.variants());
+  return heldOutOf(reader.variants(), reader.run()?.best?.id);
 }
 
 /** The variants of a finished run whose test score is missing, and how to evaluate them. */

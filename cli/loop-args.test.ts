@@ -178,6 +178,13 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
       /^--sim-latency-ms: "400-100" is not a latency: the range starts above its end\./,
     ],
     ['--eval-repeats 0', /^--eval-repeats must be a whole number from 1 to 100, not 0\.$/],
+    ['--confirm-top -1', /^--confirm-top must be a whole number from 0 to 100, not -1\.$/],
+    ['--confirm-top 1.5', /^--confirm-top must be a whole number from 0 to 100, not 1\.5\.$/],
+    [
+      '--noise-floor 1',
+      /^--noise-floor must be 0 \(off\) or from 2 to 100: one attempt has no spread, not 1\.$/,
+    ],
+    ['--noise-floor 101', /^--noise-floor must be a whole number from 0 to 100, not 101\.$/],
     ['--eval-repeats 2.5', /^--eval-repeats must be a whole number from 1 to 100, not 2\.5\.$/],
     [
       '--eval-repeats many',
@@ -285,6 +292,8 @@ describe('parseLoopArgs accepts good input', () => {
         landscape: 'default',
       },
       editSelectParent: false,
+      confirmTop: 0,
+      noiseFloor: 0,
       resume: null,
       from: null,
       given: ['domains'],

@@ -134,6 +134,8 @@ function configInput(parsed: ParsedLoopArgs, defaultModel: string) {
     tasksPerWorker: parsed['tasks-per-worker'],
     evalSamples: parsed['eval-samples'] ?? null,
     evalRepeats: parsed['eval-repeats'],
+    confirmTop: parsed['confirm-top'],
+    noiseFloor: parsed['noise-floor'],
     stagedSamples: parsed['staged-samples'] ?? null,
     skipStagedEval: parsed['skip-staged-eval'],
     evalTest: parsed['eval-test'],

@@ -189,6 +189,22 @@ export const LOOP_OPTIONS = {
       'attempts per task (1 to 100): each is kept, a score is their mean, and archive show gives pass@k. Shows ' +
       'how much a score moves on a second try',
   },
+  'confirm-top': {
+    type: 'number',
+    requiresArg: true,
+    default: 0,
+    describe:
+      'at the end of the run, the top K variants by validation score get 4 fresh attempts each on the ' +
+      'validation split, and the reported best is the highest of these confirmed scores (0: off)',
+  },
+  'noise-floor': {
+    type: 'number',
+    requiresArg: true,
+    default: 0,
+    describe:
+      'evaluate variant 0 K times on its validation tasks at the start (2 to 100; 0: off): the spread of its ' +
+      'scores is shown, and an improvement smaller than it is marked within noise',
+  },
   'sim-noise': {
     type: 'number',
     requiresArg: true,
@@ -280,6 +296,8 @@ const FIELD_OPTIONS: Record<string, string> = {
   tasksPerWorker: 'tasks-per-worker',
   evalSamples: 'eval-samples',
   evalRepeats: 'eval-repeats',
+  confirmTop: 'confirm-top',
+  noiseFloor: 'noise-floor',
   stagedSamples: 'staged-samples',
   parentSelection: 'parent-selection',
   budgetUsd: 'budget-usd',

@@ -51,6 +51,8 @@ describe('resumeConfig', () => {
     ['--resume r --eval-samples 3', '--eval-samples'],
     ['--resume r --sim-noise 0.5', '--sim-noise'],
     ['--resume r --eval-repeats 3', '--eval-repeats'],
+    ['--resume r --confirm-top 3', '--confirm-top'],
+    ['--resume r --noise-floor 4', '--noise-floor'],
   ])('%s is refused, naming the option', async (line, option) => {
     let message = '';
     try {
@@ -71,6 +73,17 @@ describe('resumeConfig', () => {
     );
     const resumed = resumeConfig(await parse('--resume r --generations 40'), noisy, '/runs/r');
     expect([resumed.sim.noise, resumed.evalRepeats]).toEqual([0.7, 3]);
+  });
+
+  it('carries --confirm-top and --noise-floor across --resume', async () => {
+    const sure = RunConfigSchema.parse(
+      storedConfig({
+        ...runConfigOf(await parse('--domains arithmetic --model sim --confirm-top 2 --noise-floor 3')),
+        from: null,
+      }),
+    );
+    const resumed = resumeConfig(await parse('--resume r --generations 40'), sure, '/runs/r');
+    expect([resumed.confirmTop, resumed.noiseFloor]).toEqual([2, 3]);
   });
 
   it('refuses --from with --resume', async () => {

@@ -16,6 +16,8 @@ const OPTION_KEYS: Record<string, readonly (keyof RunConfig)[]> = {
   'tasks-per-worker': ['tasksPerWorker'],
   'eval-samples': ['evalSamples'],
   'eval-repeats': ['evalRepeats'],
+  'confirm-top': ['confirmTop'],
+  'noise-floor': ['noiseFloor'],
   'staged-samples': ['stagedSamples'],
   'skip-staged-eval': ['skipStagedEval'],
   'eval-test': ['evalTest'],

@@ -25,7 +25,8 @@ export function renderSummary(summary: RunSummary): string {
     if (v.failureReason !== null) out.push(`variant ${v.id}: ${v.failureReason}`);
   }
   out.push(
-    `best: ${summary.best === null ? 'none' : `variant ${summary.best.id} with ${summary.best.score.toFixed(3)}`}` +
+    `best: ${summary.best === null ? 'none' : `variant ${summary.best.id} with ${bestScore(summary.best)}`}` +
+      (summary.noiseFloor === null ? '' : ` | noise floor ±${summary.noiseFloor.spread.toFixed(3)}`) +
       ` | ${summary.llmCalls} model calls, $${summary.costUsd.toFixed(4)}` +
       (summary.simulated ? ' | simulated model: scores show the loop working, not a real model' : ''),
   );
@@ -33,4 +34,11 @@ export function renderSummary(summary: RunSummary): string {
   out.push(`run folder: ${summary.runDir}`);
   out.push(`lineage: git --git-dir ${summary.runDir}/variants.git log --all --graph --oneline`);
   return out.join('\n');
+}
+
+/** The reported best's score, said to be confirmed (`--confirm-top`) beside its raw one when it is. */
+function bestScore(best: NonNullable<RunSummary['best']>): string {
+  return best.confirmed
+    ? `${best.score.toFixed(3)} confirmed (raw ${best.rawScore.toFixed(3)})`
+    : best.score.toFixed(3);
 }

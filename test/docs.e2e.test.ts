@@ -84,7 +84,13 @@ describe('the README and the docs pages', () => {
     expect(new Set(on('docs/commands.md'))).toEqual(new Set([...COMMANDS, '--version']));
     expect(on('docs/archive.md')).toEqual(expect.arrayContaining(['archive', 'serve', 'report']));
     expect(on('docs/scale-out.md')).toEqual(expect.arrayContaining(['worker', 'queue', 'generate-loop']));
-    expect(on('docs/experiments.md')).toEqual(['experiment', 'experiment', 'experiment', 'experiment']);
+    expect(on('docs/experiments.md')).toEqual([
+      'experiment',
+      'experiment',
+      'experiment',
+      'experiment',
+      'experiment',
+    ]);
     expect(on('docs/configuration.md')).toEqual(expect.arrayContaining(['chat', 'models']));
   });
 

@@ -139,6 +139,59 @@ export async function evaluateStage(
   return { kind: 'scored', scores };
 }
 
+/** How a set of attempts at the selection split ended (see evaluateAttempts). */
+export type AttemptsOutcome =
+  | { kind: 'scored'; scores: number[] }
+  | { kind: 'interrupted' }
+  | { kind: 'unfinished'; reason: string };
+
+/**
+ * Makes the given attempts at every task of each domain's selection split (results already stored are not asked
+ * again; each is stored under its attempt number) and returns each attempt's score, the mean over domains as the
+ * selection score is. No evaluation row is written: these attempts confirm a score or measure its noise, and
+ * never change the score a variant was ranked by.
+ */
+export async function evaluateAttempts(
+  target: EvaluationTarget,
+  domains: readonly DomainTasks[],
+  attempts: readonly number[],
+): Promise<AttemptsOutcome> {
+  const jobs: StageJob[] = [];
+  for (const attempt of attempts) {
+    for (const { domain, splits } of domains) {
+      const split = selectionSplit(domain);
+      for (const task of splits[split] ?? []) jobs.push({ domain, split, task, attempt });
+    }
+  }
+  const key = (domain: string, split: string, taskId: string, attempt: number): string =>
+    `${domain}\u0000${split}\u0000${taskId}\u0000${attempt}`;
+  const stored = (): TaskResultRow[] =>
+    target.archive.listTaskResults(target.variantId, { attempt: 'all' }).filter((r) => !isInfraFailure(r));
+  const existing = new Set(stored().map((r) => key(r.domain, r.split, r.taskId, r.attempt)));
+  const { infra, agentFaults } = await runStageTasks(
+    target,
+    jobs.filter((j) => !existing.has(key(j.domain.name, j.split, j.task.id, j.attempt))),
+  );
+  if (target.signal?.aborted) return { kind: 'interrupted' };
+  if (infra.length > 0 || (jobs.length > 0 && agentFaults.length === jobs.length))
+    return { kind: 'unfinished', reason: unfinishedReason([...infra, ...agentFaults]) };
+  const rows = stored();
+  const scores = attempts.map((attempt) => {
+    let sum = 0;
+    for (const { domain, splits } of domains) {
+      const split = selectionSplit(domain);
+      const ids = new Set((splits[split] ?? []).map((t) => t.id));
+      sum += tally(
+        rows.filter(
+          (r) => r.domain === domain.name && r.split === split && r.attempt === attempt && ids.has(r.taskId),
+        ),
+      ).score;
+    }
+    return domains.length === 0 ? 0 : sum / domains.length;
+  });
+  return { kind: 'scored', scores };
+}
+
 /**
  * A stage left unfinished because some of its tasks failed for the infrastructure (see StageOutcome): the run
  * halts as on a harness error, with the generation at its step, so that --resume finishes the stage.

@@ -1,7 +1,9 @@
 export { checkDomain, type DomainReport } from './domain-check.ts';
 export { createEvalsFolders, type EvalsFolders, type EvalsWrite } from './evals-folder.ts';
 export {
+  type AttemptsOutcome,
   type DomainTasks,
+  evaluateAttempts,
   evaluateStage,
   type Stage,
   StageUnfinishedError,

@@ -99,6 +99,9 @@ const STORED_TASKS_PER_WORKER = 1;
 /** More attempts per task than any evaluation needs; a larger number is a typo. */
 export const MAX_REPEATS = 100;
 
+/** Fresh attempts on the validation split each of the `--confirm-top` variants gets. */
+export const CONFIRM_ATTEMPTS = 4;
+
 /** More generations than any run could finish; a larger number is a typo (`1e9`). */
 export const MAX_GENERATIONS = 100_000;
 /** The longest task or MetaAgent timeout, in whole seconds: a timer cannot wait longer. */
@@ -140,6 +143,19 @@ const RunConfigFields = z.object({
   evalSamples: count(1).nullable(),
   /** Attempts per task (`--eval-repeats`), each kept; a score is their mean. A run stored before had one. */
   evalRepeats: wholeNumber(1, MAX_REPEATS).default(1),
+  /**
+   * The top K variants by validation score get CONFIRM_ATTEMPTS fresh attempts on the validation split at the
+   * end of the run (`--confirm-top`); the reported best is the highest confirmed score. 0: off (a run stored
+   * before had none).
+   */
+  confirmTop: wholeNumber(0, MAX_REPEATS).default(0),
+  /**
+   * Attempts of variant 0 on its validation tasks at the start (`--noise-floor`), whose spread says how far a
+   * score moves by chance. 0: off; 1 is no spread, so 2 or more.
+   */
+  noiseFloor: wholeNumber(0, MAX_REPEATS)
+    .refine((k) => k !== 1, { error: 'must be 0 (off) or from 2 to 100: one attempt has no spread' })
+    .default(0),
   stagedSamples: count(1).nullable(),
   skipStagedEval: z.boolean(),
   evalTest: z.boolean(),

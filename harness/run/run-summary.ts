@@ -1,4 +1,5 @@
 import type { Archive, VariantStatus } from '../../archive/archive.ts';
+import { reportedBest, spreadOf } from '../../archive/confirmed-scores.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
 import { finishedVariants, scoresBySplit } from '../evaluation/index.ts';
 import type { RunContext } from '../generation/index.ts';
@@ -19,21 +20,32 @@ export interface RunSummary {
     scores: Record<string, Partial<Record<'train' | 'val' | 'test', number>>>;
     failureReason: string | null;
   }[];
-  best: { id: number; score: number } | null;
+  /**
+   * The reported best: with `--confirm-top`, the highest confirmed score (`confirmed`, beside the raw score it
+   * was ranked by); else the highest raw score.
+   */
+  best: { id: number; score: number; rawScore: number; confirmed: boolean } | null;
+  /** Variant 0's noise floor (`--noise-floor`): its validation scores on k attempts and their spread. */
+  noiseFloor: { spread: number; scores: number[] } | null;
   costUsd: number;
   llmCalls: number;
   /** Why the run ended before its last generation: the budget, or `interrupted` (it can be resumed). */
   stopped: string | null;
 }
 
-/** The best finished variant by selection score (the lowest id among equals). */
-export function bestVariant(archive: Archive): { id: number; score: number } | null {
+/**
+ * The run's reported best: the highest confirmed score once `--confirm-top` confirmed some, else the best
+ * finished variant by selection score (the lowest id among equals).
+ */
+export function bestVariant(
+  archive: Archive,
+): { id: number; score: number; rawScore: number; confirmed: boolean } | null {
   let best: { id: number; score: number } | null = null;
   for (const v of finishedVariants(archive).variants()) {
     if (v.step !== 'done' || v.selectionScore === null) continue;
     if (best === null || v.selectionScore > best.score) best = { id: v.id, score: v.selectionScore };
   }
-  return best;
+  return reportedBest(best, archive.listConfirmedScores());
 }
 
 /**
@@ -52,9 +64,17 @@ export function progressLine(
   return (
     `generation ${id}/${ctx.config.generations}: ${variant?.status ?? 'unknown'}` +
     (score === null ? '' : ` score ${score.toFixed(3)}`) +
-    ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}) | spent $${spentUsd.toFixed(4)}` +
+    ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}${best?.confirmed ? ' confirmed' : ''})` +
+    noiseNote(ctx.archive) +
+    ` | spent $${spentUsd.toFixed(4)}` +
     (faults === 0 ? '' : ` | ${count(faults, 'model fault')}, ${count(retries, 'retry', 'retries')}`)
   );
+}
+
+/** The progress line's note of the noise floor (`--noise-floor`), when the run measured one. */
+function noiseNote(archive: Archive): string {
+  const floor = archive.getNoiseFloor();
+  return floor === null ? '' : ` | noise ±${floor.spread.toFixed(3)}`;
 }
 
 const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -86,6 +106,7 @@ export function summarize(
     generations: variants.length - 1,
     variants,
     best: bestVariant(ctx.archive),
+    noiseFloor: noiseFloorOf(ctx.archive),
     costUsd: totals.costUsd,
     llmCalls: totals.calls,
     stopped,
@@ -117,4 +138,9 @@ export function reportReplayMisses(
     `replay: ${misses} call(s) had no recorded response in ${replay}; they failed, so this run ` +
       'differs from the recorded one.',
   );
+}
+
+function noiseFloorOf(archive: Archive): RunSummary['noiseFloor'] {
+  const floor = archive.getNoiseFloor();
+  return floor === null ? null : { spread: spreadOf(floor.scores), scores: floor.scores };
 }

@@ -50,6 +50,7 @@ import {
   reportReplayMisses,
   summarize,
 } from './run-summary.ts';
+import { confirmTop, measureNoiseFloor } from './scores-under-noise.ts';
 import { initialAgents } from './transfer.ts';
 
 export interface RunDeps {
@@ -163,9 +164,12 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
     if (!signal.aborted) assertInitialAgentEvaluated(ctx);
     if (!zeroEnded && !signal.aborted) deps.progress(progressLine(ctx, 0, spent()));
+    await measureNoiseFloor(ctx);
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));
     await schedule(ctx, spent, () => gateway?.unreachable?.() ?? null, fail, controls);
     if (config.freezeMeta) await repo.removeWorktree(frozenMetaDir(ctx));
+    // A run stopped by an interrupt, its budget or a failure confirms nothing: a resume that finishes it does.
+    if (!signal.aborted && !gateway.budgetReached() && failure() === null) await confirmTop(ctx);
     const stopped = recordStop(archive, deps.signal.aborted, gateway, spent(), config.budgetUsd, controls);
     const failed = failure();
     if (failed !== null && !deps.signal.aborted) throw failed;
