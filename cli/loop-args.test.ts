@@ -45,7 +45,7 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--domains dataset:x/qa.csv,dataset:y/qa.csv', /^--domains: Two domains would be named "qa"/],
     [
       '--domains ftp:x',
-      /^--domains: "ftp:x": the only sources are dataset:FILE, exercism:DIR and module:FILE\./,
+      /^--domains: "ftp:x": the only sources are dataset:FILE, exercism:DIR, module:FILE and lmeval:FILE\./,
     ],
     [
       '--domains arithmetic --metric median',

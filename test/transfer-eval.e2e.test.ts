@@ -103,7 +103,7 @@ describe('transfer, evaluation of a stored variant, and a variant choosing paren
     const bad = await runCli('hyperagents', ['eval', 'source:0', '--domains', 'ftp:x', '--out', tmp]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      '--domains: "ftp:x": the only sources are dataset:FILE, exercism:DIR and module:FILE.',
+      '--domains: "ftp:x": the only sources are dataset:FILE, exercism:DIR, module:FILE and lmeval:FILE.',
     );
     const missing = await runCli('hyperagents', [
       'eval',
