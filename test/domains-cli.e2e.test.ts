@@ -602,11 +602,11 @@ describe("the README's dataset examples", () => {
     .map(shellWords)
     .map((words) => (words[0] === 'npx' ? words.slice(1) : words));
 
-  it('show GSM8K, TruthfulQA, a Hugging Face folder, inspect samples and an lm-eval task YAML', () => {
+  it('show GSM8K, TruthfulQA, an ARC-style Hugging Face folder, inspect samples and an lm-eval task YAML', () => {
     expect(commands.map((c) => c[3]!.replace(/^(dataset|lmeval):domains\/testing\/datasets\//, ''))).toEqual([
       'gsm8k.jsonl',
       'truthfulqa.csv',
-      'hf-gsm8k',
+      'hf-arc',
       'inspect.jsonl',
       'lmeval/gsm8k-local.yaml',
     ]);
