@@ -69,10 +69,12 @@ const result = (
 describe('migrating an empty database', () => {
   it('creates every table and records the migration', () => {
     expect(tables(archive)).toEqual([
+      'confirmed_scores',
       'evaluations',
       'events',
       'llm_calls',
       'migrations',
+      'noise_floor',
       'runs',
       'task_results',
       'variants',
