@@ -10,6 +10,8 @@ export default defineConfig({
     exclude: [
       'node_modules/**',
       'runs/**',
+      // Exercise fixtures carry their own tests, which the spec runner grades (not vitest).
+      'test/fixtures/**',
       'test/resume.e2e.test.ts',
       'test/leftovers.e2e.test.ts',
       'test/full-disk.e2e.test.ts',
