@@ -69,3 +69,19 @@ export function carriedControls(events: readonly EventRow[]): { paused: boolean;
   }
   return { paused, budgetUsd };
 }
+
+/** What a run does with a control, said back to whoever sent it; `resumeBy` says how a pause is lifted. */
+export function controlMessage(id: string, control: Control, resumeBy: string): string {
+  switch (control.action) {
+    case 'pause':
+      return `run ${id}: paused; no new generation starts until ${resumeBy}`;
+    case 'resume':
+      return `run ${id}: resumed; generations start again`;
+    case 'stop-after':
+      return `run ${id}: the generations under way finish, then the run stops (it can be resumed)`;
+    case 'budget':
+      return `run ${id}: the budget is now $${control.value.toFixed(4)} for the whole run`;
+    case 'note':
+      return `run ${id}: note recorded; the next MetaAgent reads it in notes.md`;
+  }
+}

@@ -1,5 +1,6 @@
 import yargs from 'yargs';
 import { openArchive } from '../archive/archive.ts';
+import { controlMessage } from '../archive/controls.ts';
 import { archiveFile, findRun } from '../archive/run-folder.ts';
 import { CONTROL_ACTIONS, type Control, recordControl, runHolder } from '../harness/run/index.ts';
 import { parseOrExplain } from './parse-usage.ts';
@@ -49,22 +50,6 @@ export function parseControl(words: readonly string[]): Control {
   }
 }
 
-/** What the run does with the control, said back to the user. */
-function confirmation(id: string, control: Control): string {
-  switch (control.action) {
-    case 'pause':
-      return `run ${id}: paused; no new generation starts until: hyperagents control ${shellWord(id)} resume`;
-    case 'resume':
-      return `run ${id}: resumed; generations start again`;
-    case 'stop-after':
-      return `run ${id}: the generations under way finish, then the run stops (it can be resumed)`;
-    case 'budget':
-      return `run ${id}: the budget is now $${control.value.toFixed(4)} for the whole run`;
-    case 'note':
-      return `run ${id}: note recorded; the next MetaAgent reads it in notes.md`;
-  }
-}
-
 /** `hyperagents control RUN ACTION [VALUE]`: records a control in a run's archive. */
 export async function controlCommand(argv: string[]): Promise<number> {
   const args = await parseOrExplain(
@@ -108,7 +93,7 @@ export async function controlCommand(argv: string[]): Promise<number> {
     archive.close();
   }
   process.stdout.write(
-    `${confirmation(found.id, control)}${running ? '' : ' (when the run is continued with --resume)'}\n`,
+    `${controlMessage(found.id, control, `hyperagents control ${shellWord(found.id)} resume`)}${running ? '' : ' (when the run is continued with --resume)'}\n`,
   );
   return 0;
 }

@@ -5,7 +5,7 @@ import { type Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
 import { openArchive } from '../archive/archive.ts';
-import { Control, recordControl } from '../archive/controls.ts';
+import { Control, controlMessage, recordControl } from '../archive/controls.ts';
 import { runFigures } from '../archive/experiment-summary.ts';
 import { runFlags } from '../archive/flags.ts';
 import type { Redactor } from '../archive/redact.ts';
@@ -199,24 +199,8 @@ function controlRoute(app: Hono, runsDir: string, token: string | undefined): vo
     } finally {
       archive.close();
     }
-    return c.json({ ok: true, control, message: controlMessage(opened.id, control) });
+    return c.json({ ok: true, control, message: controlMessage(opened.id, control, 'Resume') });
   });
-}
-
-/** What the run does with a control, said back to the page. */
-function controlMessage(id: string, control: Control): string {
-  switch (control.action) {
-    case 'pause':
-      return `run ${id}: paused; the generations under way finish and no new one starts until Resume`;
-    case 'resume':
-      return `run ${id}: resumed; generations start again`;
-    case 'stop-after':
-      return `run ${id}: the generations under way finish, then the run stops (it can be resumed)`;
-    case 'budget':
-      return `run ${id}: the budget is now $${control.value.toFixed(4)} for the whole run`;
-    case 'note':
-      return `run ${id}: note recorded; the next MetaAgent reads it in notes.md`;
-  }
 }
 
 /** One variant's page, its logs, the diff between two variants, and what two variants solve apart. */
