@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Grade } from './define-domain.ts';
 import type { CommandResult, GradeContext } from './grade-context.ts';
+import { hoistJestMocks } from './spec-hoist.ts';
 import { JEST_GLOBALS, RESULT_MARK, type SpecOutcome } from './spec-runner/protocol.ts';
 
 const RUNNER_DIR = fileURLToPath(new URL('./spec-runner/', import.meta.url));
@@ -86,12 +87,15 @@ export async function runSpec(
   limits: SpecLimits,
 ): Promise<{ grade: Grade; result: CommandResult }> {
   const token = randomBytes(12).toString('hex');
+  const hoisted = await hoistJestMocks(exercise.specFile, exercise.spec);
   const files = {
     ...exercise.support,
-    [exercise.specFile]: exercise.spec,
+    [exercise.specFile]: hoisted?.spec ?? exercise.spec,
     [exercise.solutionFile]: exercise.solution,
+    ...(hoisted ? { [hoisted.mocksFile]: hoisted.mocks } : {}),
   };
-  const commonJs = isCommonJs(Object.values(files));
+  // Module mocks replace what `require` returns, so a spec with them runs as CommonJS.
+  const commonJs = hoisted !== null || isCommonJs(Object.values(files));
   const typecheck = exercise.typecheck === true;
   const result = await ctx.run({
     stdin: token,

@@ -33,8 +33,10 @@ describe('JavaScript and TypeScript exercises graded as the tracks CI grades the
     expect(skipped).toEqual([]);
     expect(tasks.map((t) => t.id).sort()).toEqual([
       'javascript/error-handling',
+      'javascript/fruit-picker',
       'javascript/lens-person',
       'javascript/lucky-numbers',
+      'javascript/parallel-letter-frequency',
       'javascript/reverse-string',
       'javascript/word-search',
       'typescript/list-ops',
@@ -90,6 +92,26 @@ describe('JavaScript and TypeScript exercises graded as the tracks CI grades the
     // The wrong error type does not match.
     const wrong = task.answer.reference['error-handling.js']!.replaceAll('TypeError', 'RangeError');
     expect(scoreOf(await grade(task, { 'error-handling.js': wrong }))).toBe(0);
+  }, 60_000);
+
+  it('mocks modules with jest.mock, called after the imports but applied before them, as babel-jest does', async () => {
+    const task = taskOf('javascript/fruit-picker');
+    expect(task.answer.tests['fruit-picker.spec.js']).toContain("jest.mock('./notifier'");
+    const g = await grade(task);
+    expect([scoreOf(g), detailOf(g)]).toEqual([1, '4/4 tests passed']);
+    // The solution's own import of the notifier gets the mock: one that never notifies fails.
+    const silent = task.answer.reference['fruit-picker.js']!.replace(/notify\(\{[^}]*\}\)/g, 'undefined');
+    expect(silent).not.toBe(task.answer.reference['fruit-picker.js']);
+    const failed = await grade(task, { 'fruit-picker.js': silent });
+    expect([scoreOf(failed), detailOf(failed)]).toEqual([0, expect.stringMatching(/^2\/4 tests passed/)]);
+  }, 60_000);
+
+  it('runs a test that starts 50 worker threads within the memory and time limits', async () => {
+    const task = taskOf('javascript/parallel-letter-frequency');
+    expect(task.answer.tests['parallel-letter-frequency.spec.js']).toContain('Array(50)');
+    expect(task.answer.reference['parallel-letter-frequency.js']).toContain('new Worker(__filename');
+    const g = await grade(task);
+    expect([scoreOf(g), detailOf(g)]).toEqual([1, '13/13 tests passed']);
   }, 60_000);
 
   it('runs matchers a spec adds with expect.extend', async () => {

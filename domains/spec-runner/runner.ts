@@ -13,6 +13,8 @@ import { existsSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from './expect.ts';
+import { moduleMocks } from './module-mocks.ts';
+import { plainWorkers } from './plain-workers.ts';
 import { RESULT_MARK, type SpecOutcome } from './protocol.ts';
 
 const TEST_TIMEOUT_MS = 10_000;
@@ -145,6 +147,11 @@ function mockFn(impl?: (...args: unknown[]) => unknown): Mock {
   return mock;
 }
 
+/** `jest.mock`, once `main` knows the spec's folder. */
+let mockModule: (request: string, factory?: () => unknown) => void = () => {
+  throw new Error('jest.mock is called before the spec loads');
+};
+
 const jest = {
   fn: mockFn,
   spyOn: (object: Record<string, unknown>, key: string) => {
@@ -162,6 +169,7 @@ const jest = {
     for (const m of mocks) m.mockReset();
   },
   restoreAllMocks: () => {},
+  mock: (request: string, factory?: () => unknown) => mockModule(request, factory),
   setTimeout: () => {},
 };
 
@@ -302,6 +310,9 @@ async function main(specFile: string, typecheck: boolean, nodeTypes: string | un
     Object.defineProperty(globalThis, name, { value, writable: false, configurable: false });
   }
   const out: Outcome = { passed: 0, total: 0, failures: [] };
+  const packageIsModule = existsSync('package.json') && /"module"/.test(readFileSync('package.json', 'utf8'));
+  plainWorkers(packageIsModule);
+  if (!packageIsModule) mockModule = moduleMocks(path.resolve(specFile));
   try {
     await import(pathToFileURL(path.resolve(specFile)).href);
     await run(root, [], { before: [], after: [] }, out);
