@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
-import type { DatasetOptions } from '../domains/dataset-options.ts';
+import { type DatasetOptions, REF_OPTION_KEYS } from '../domains/dataset-options.ts';
 import { METRICS, type Metric, parseTolerance } from '../domains/metrics.ts';
+import type { DomainRef } from '../domains/reference.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The flags that map a dataset:FILE's fields, shared by generate-loop and `hyperagents domains test`. */
@@ -68,6 +69,10 @@ export function withDatasetFlags<T>(parser: Argv<T>) {
       describe:
         'dataset:FILE solved examples from the train split put before each prompt (needs --prompt-template; never the task itself, never val or test rows)',
     })
+    .option('case-sensitive', {
+      type: 'boolean',
+      describe: 'dataset:FILE exact metric compares letter case too (default: case is ignored)',
+    })
     .option('answer-pattern', {
       type: 'string',
       requiresArg: true,
@@ -85,6 +90,7 @@ export interface DatasetFlagValues {
   choices?: string | undefined;
   'answer-pattern'?: string | undefined;
   tolerance?: string | undefined;
+  'case-sensitive'?: boolean | undefined;
   'correct-field'?: string | undefined;
   'incorrect-field'?: string | undefined;
   'prompt-template'?: string | undefined;
@@ -127,6 +133,7 @@ export function datasetFlags(parsed: DatasetFlagValues): DatasetOptions {
       );
     out.choices = labels;
   }
+  if (parsed['case-sensitive'] !== undefined) out.caseSensitive = parsed['case-sensitive'];
   if (parsed['prompt-template'] !== undefined) out.promptTemplate = parsed['prompt-template'];
   if (parsed['few-shot'] !== undefined) {
     if (!/^\d+$/.test(parsed['few-shot']) || Number(parsed['few-shot']) > 64)
@@ -142,4 +149,23 @@ export function datasetFlags(parsed: DatasetFlagValues): DatasetOptions {
     out.answerPattern = parsed['answer-pattern'];
   }
   return out;
+}
+
+/**
+ * What to say when dataset flags were given but no domain would read them: they apply to `dataset:FILE`
+ * references without options of their own, since `dataset:FILE?key=value` and `lmeval:FILE` carry theirs.
+ * Null when every flag is read (or none was given).
+ */
+export function unreadDatasetFlags(refs: readonly DomainRef[], flags: DatasetOptions): string | null {
+  const given = Object.entries(REF_OPTION_KEYS)
+    .filter(([, option]) => flags[option] !== undefined)
+    .map(([flag]) => `--${flag}`);
+  if (given.length === 0 || refs.some((r) => r.kind === 'dataset' && r.options === undefined)) return null;
+  const what = `${given.join(', ')} ${given.length === 1 ? 'applies' : 'apply'} to dataset:FILE domains`;
+  const instead = refs.some((r) => r.kind === 'lmeval')
+    ? 'An lmeval:FILE task takes its fields, metric and filters from its YAML: change them there.'
+    : refs.some((r) => r.kind === 'dataset')
+      ? 'A dataset:FILE?key=value reference takes its options from the reference: add them there.'
+      : `Leave ${given.length === 1 ? 'it' : 'them'} out, or name a dataset:FILE.`;
+  return `${what}, and no domain here reads ${given.length === 1 ? 'it' : 'them'}. ${instead}`;
 }

@@ -3,6 +3,7 @@ import type { Task } from '../domains/define-domain.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRef } from '../domains/reference.ts';
 import { closeMatches } from '../llm/close-matches.ts';
+import { unreadDatasetFlags } from './dataset-flags.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -17,6 +18,8 @@ export async function showTask(
 ): Promise<number> {
   const ref = parseDomainRef(refText);
   if (!ref.ok) throw new UsageError(ref.message);
+  const unread = unreadDatasetFlags([ref.ref], flags);
+  if (unread !== null) throw new UsageError(unread);
   const opened = await openDomain(ref.ref, flags);
   if (!opened.ok) throw new UsageError(opened.message);
   const domain = opened.domain;

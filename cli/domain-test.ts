@@ -6,6 +6,7 @@ import { parseDomainRef } from '../domains/reference.ts';
 import { checkDomain, createGradeContext, type DomainReport } from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run/index.ts';
+import { unreadDatasetFlags } from './dataset-flags.ts';
 import { UsageError } from './usage-error.ts';
 
 const ANSWER_LINE =
@@ -95,6 +96,8 @@ export interface TestOptions {
 export async function testDomain(refText: string, parsed: TestOptions): Promise<number> {
   const ref = parseDomainRef(refText);
   if (!ref.ok) throw new UsageError(ref.message);
+  const unread = unreadDatasetFlags([ref.ref], parsed.flags);
+  if (unread !== null) throw new UsageError(unread);
   const opened = await openDomain(ref.ref, parsed.flags);
   if (!opened.ok) throw new UsageError(opened.message);
   const answers = parsed.answers === undefined ? undefined : readAnswers(path.resolve(parsed.answers));

@@ -54,6 +54,14 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--domains arithmetic --choices A', /^--choices needs at least two labels/],
     ['--domains arithmetic --answer-pattern (unclosed', /^--answer-pattern is not a regular expression/],
     ['arithmetic', /^Unknown argument: arithmetic\.? Run generate-loop --help/],
+    [
+      '--domains arithmetic --answer-field label --case-sensitive',
+      /^--answer-field, --case-sensitive apply to dataset:FILE domains, and no domain here reads them\. Leave them out/,
+    ],
+    [
+      '--domains dataset:qa.csv?metric=f1 --metric exact',
+      /^--metric applies to dataset:FILE domains, and no domain here reads it\. A dataset:FILE\?key=value reference/,
+    ],
   ])('%j', async (line, message) => {
     expect(await usageError(line)).toMatch(message);
   });

@@ -16,7 +16,7 @@ import {
   parseLatencySpec,
 } from '../llm/sim/faults.ts';
 import { configUsageError } from './config-error.ts';
-import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
+import { datasetFlags, unreadDatasetFlags, withDatasetFlags } from './dataset-flags.ts';
 import { LOOP_OPTIONS, limitsFrom, optionOf } from './loop-options.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
@@ -100,6 +100,8 @@ export async function parseLoopArgs(
   const config = validate(input, resume !== null);
   const unknown = unknownDomain(config.domains, known.domains);
   if (unknown !== null) throw new UsageError(unknown);
+  const unread = resume === null ? unreadDatasetFlags(config.domains, config.dataset) : null;
+  if (unread !== null) throw new UsageError(unread);
   for (const id of new Set([config.metaModel, config.taskModel])) {
     const problem = known.checkModel(id);
     if (problem !== null) throw new UsageError(problem);

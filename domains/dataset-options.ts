@@ -27,6 +27,8 @@ export const DatasetOptions = z
     /** Fields with the lists of correct and incorrect answers (JSON lists, or text separated by ";"). */
     correctField: z.string().min(1).optional(),
     incorrectField: z.string().min(1).optional(),
+    /** The exact metric compares letter case too (lm-eval's exact_match does). Default: case ignored. */
+    caseSensitive: z.boolean().optional(),
     /** Whether a CSV's first row names the fields; default: judged by its shape against the rows below. */
     header: z.boolean().optional(),
     /** A prompt for each task: the template's text, or a file holding it, with `{field}` placeholders. */
@@ -86,6 +88,7 @@ export const REF_OPTION_KEYS = {
   'incorrect-field': 'incorrectField',
   'answer-pattern': 'answerPattern',
   header: 'header',
+  'case-sensitive': 'caseSensitive',
   'prompt-template': 'promptTemplate',
   'few-shot': 'fewShot',
 } as const satisfies Record<string, keyof DatasetOptions>;
@@ -109,7 +112,7 @@ export function optionsFromRef(
           .split(',')
           .map((v) => v.trim())
           .filter(Boolean)
-      : key === 'header'
+      : key === 'header' || key === 'case-sensitive'
         ? value === 'true'
           ? true
           : value === 'false'

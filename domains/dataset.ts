@@ -577,7 +577,9 @@ function placedDomain(
       const gold = task.answer.accepted[0]!;
       switch (metric) {
         case 'exact':
-          return Math.max(...task.answer.accepted.map((a) => exactScore(said, a, pattern)));
+          return Math.max(
+            ...task.answer.accepted.map((a) => exactScore(said, a, pattern, options.caseSensitive === true)),
+          );
         case 'numeric':
           return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance, pattern);
         case 'choice':
@@ -609,13 +611,21 @@ function placedDomain(
       return out;
     },
     configProblems: g.problems,
-    graderVersion: `dataset-2:${metric}:${tolerance === null ? 'default' : describeTolerance(tolerance)}:${pattern?.source ?? ''}:${labels.join('|')}`,
-    metric: metric === 'numeric' ? `numeric (${toleranceText})` : metric,
+    graderVersion: `dataset-2:${metric}${options.caseSensitive === true ? '/case' : ''}:${tolerance === null ? 'default' : describeTolerance(tolerance)}:${pattern?.source ?? ''}:${labels.join('|')}`,
+    metric:
+      metric === 'numeric'
+        ? `numeric (${toleranceText})`
+        : metric === 'exact' && options.caseSensitive === true
+          ? 'exact (case-sensitive)'
+          : metric,
     stagedSamples: options.stagedSamples ?? 10,
-    formatHint: FORMAT_HINTS[metric](
-      metric === 'choice' && (!ownLabels || labels.length <= 10) ? labels : undefined,
-      ownLabels,
-    ),
+    formatHint:
+      metric === 'exact' && options.caseSensitive === true
+        ? 'The answer is a short text, compared letter for letter (case counts; spacing does not).'
+        : FORMAT_HINTS[metric](
+            metric === 'choice' && (!ownLabels || labels.length <= 10) ? labels : undefined,
+            ownLabels,
+          ),
     skipped,
   });
 }

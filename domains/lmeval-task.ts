@@ -146,6 +146,7 @@ export function readLmevalTask(
     promptTemplate: prompt.template,
     answerField: target.field,
     metric: 'exact',
+    ...(metric.caseSensitive ? { caseSensitive: true } : {}),
     ...(filter.pattern === null ? {} : { answerPattern: filter.pattern }),
     ...(fewShot > 0 ? { fewShot } : {}),
   };
@@ -276,8 +277,12 @@ function readSource(
   };
 }
 
-function readMetric(list: unknown): { ok: true } | Refused {
-  if (list === undefined || list === null) return { ok: true };
+/**
+ * The one `exact_match` metric and its options. As in lm-eval, case counts unless `ignore_case: true`; spacing
+ * at the ends and between words is ignored here.
+ */
+function readMetric(list: unknown): { ok: true; caseSensitive: boolean } | Refused {
+  if (list === undefined || list === null) return { ok: true, caseSensitive: true };
   if (!Array.isArray(list) || list.length !== 1)
     return { ok: false, message: 'give one metric, exact_match (others are not computed here).' };
   const m = list[0] as Record<string, unknown>;
@@ -291,11 +296,11 @@ function readMetric(list: unknown): { ok: true } | Refused {
     if (key === 'metric') continue;
     if (key === 'aggregation' && value === 'mean') continue;
     if (key === 'higher_is_better' && value === true) continue;
-    if (key === 'ignore_case' && value === true) continue;
+    if (key === 'ignore_case' && typeof value === 'boolean') continue;
     if (key === 'ignore_punctuation' && value === false) continue;
     const hint =
       key === 'ignore_case'
-        ? 'grading here always ignores case and spacing: set ignore_case: true'
+        ? 'it is true or false'
         : key === 'ignore_punctuation'
           ? 'punctuation is compared here: set ignore_punctuation: false, and take the answer out with a regex filter'
           : key === 'regexes_to_ignore'
@@ -303,7 +308,7 @@ function readMetric(list: unknown): { ok: true } | Refused {
             : 'leave it out';
     return { ok: false, message: `${key}: ${JSON.stringify(value)} is not read here: ${hint}.` };
   }
-  return { ok: true };
+  return { ok: true, caseSensitive: m.ignore_case !== true };
 }
 
 /** One filter pipeline: `regex` then `take_first` is the answer pattern; `take_first` alone is none. */

@@ -100,7 +100,10 @@ describe('lm-eval task YAML', () => {
       'metric_list:\n  - metric: exact_match\n    ignore_punctuation: true',
       'ignore_punctuation: true is not read here',
     ],
-    ['metric_list:\n  - metric: exact_match\n    ignore_case: false', 'always ignores case'],
+    [
+      'metric_list:\n  - metric: exact_match\n    ignore_case: "no"',
+      'ignore_case: "no" is not read here: it is true or false',
+    ],
     ['metric_list:\n  - metric: exact_match\n    regexes_to_ignore: [","]', 'regexes_to_ignore'],
     [
       'filter_list:\n  - name: a\n    filter:\n      - function: lowercase\n      - function: take_first',
@@ -178,6 +181,33 @@ describe('lm-eval task YAML', () => {
       ok: true,
       ref: { kind: 'lmeval', name: 'sums', file: yaml },
     });
+  });
+
+  it('compares case as lm-eval does: unless ignore_case is true', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lmeval-case-'));
+    dirs.push(dir);
+    writeFileSync(
+      path.join(dir, 'capitals.jsonl'),
+      `${JSON.stringify({ q: 'Capital of France?', a: 'Paris' })}\n`,
+    );
+    const scores = async (metric: string) => {
+      const yaml = path.join(dir, 'capitals.yaml');
+      writeFileSync(
+        yaml,
+        `dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: capitals.jsonl\ntest_split: test\ndoc_to_text: "{{q}}"\ndoc_to_target: a\n${metric}`,
+      );
+      const opened = await openLmevalDomain(yaml, 'capitals');
+      if (!opened.ok) throw new Error(opened.message);
+      const [task] = await opened.domain.load(opened.domain.splits[0]!);
+      return Promise.all(
+        ['Paris', 'paris', ' Paris '].map((a) => opened.domain.score(a, task!, {} as never)),
+      );
+    };
+    expect(await scores('')).toEqual([1, 0, 1]);
+    expect(await scores('metric_list:\n  - metric: exact_match\n    ignore_case: false\n')).toEqual([
+      1, 0, 1,
+    ]);
+    expect(await scores('metric_list:\n  - metric: exact_match\n    ignore_case: true\n')).toEqual([1, 1, 1]);
   });
 
   it('says so when the file is missing', async () => {

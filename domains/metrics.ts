@@ -9,10 +9,16 @@ export function normalizeText(value: string): string {
   return value.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
-/** 1 when the reply, or the answer it states, is the gold text (case and spacing ignored). */
-export function exactScore(prediction: string, gold: string, pattern: RegExp | null = null): number {
-  return answerReadings(prediction, pattern).some((r) => normalizeText(r) === normalizeText(gold)) ||
-    normalizeText(prediction) === normalizeText(gold)
+/** 1 when the reply, or the answer it states, is the gold text (spacing ignored, and case unless asked). */
+export function exactScore(
+  prediction: string,
+  gold: string,
+  pattern: RegExp | null = null,
+  caseSensitive = false,
+): number {
+  const norm = caseSensitive ? (v: string) => v.replace(/\s+/g, ' ').trim() : normalizeText;
+  return answerReadings(prediction, pattern).some((r) => norm(r) === norm(gold)) ||
+    norm(prediction) === norm(gold)
     ? 1
     : 0;
 }

@@ -31,6 +31,21 @@ describe('hyperagents domains test lmeval:FILE', () => {
     expect(report.checks.every((c: { ok: boolean }) => c.ok)).toBe(true);
   });
 
+  it('refuses dataset flags, which an lmeval: task would not read, pointing at its YAML', async () => {
+    const result = await runCli('hyperagents', [
+      'domains',
+      'test',
+      `lmeval:${FIXTURE}`,
+      '--answer-field',
+      'x',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'hyperagents: --answer-field applies to dataset:FILE domains, and no domain here reads it. An lmeval:FILE ' +
+        'task takes its fields, metric and filters from its YAML: change them there.\n',
+    );
+  });
+
   it.each([
     ['broken.yaml', /lmeval:.*broken\.yaml: not valid YAML: .+ at line 3, column 1\.\n$/],
     ['python.yaml', /"doc_to_text: !function \.\.\." uses a custom YAML tag, which runs Python/],
