@@ -2,6 +2,7 @@ import { loadavg } from 'node:os';
 import { benchArchiveBrowser } from './archive-browser.ts';
 import { benchBashTool } from './bash-tool.ts';
 import { benchCliStart } from './cli-start.ts';
+import { benchEstimate } from './estimate.ts';
 import { type BenchMode, benchEvalWorkers } from './eval-workers.ts';
 import { benchGateway } from './gateway.ts';
 import { benchGenerationsPerHour, EVAL_WORKERS } from './generations-per-hour.ts';
@@ -14,7 +15,7 @@ import { benchSandbox } from './sandbox.ts';
 /**
  * `npm run bench [-- name ...]`: measurements side by side in one run, reported as ratios, because absolute
  * times on a shared machine are noisy. Names: eval-workers, bash, gateway, archive-browser,
- * generations-per-hour, harness-overhead, sandbox, grading, queue, cli-start (default: all).
+ * generations-per-hour, harness-overhead, sandbox, grading, queue, cli-start, estimate (default: all).
  */
 const MODE_LABEL: Record<BenchMode, string> = {
   steady: 'steady',
@@ -72,6 +73,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
+  },
+  estimate: async () => {
+    for (const line of await benchEstimate()) console.log(line);
   },
   bash: async () => {
     for (const line of await benchBashTool()) console.log(line);

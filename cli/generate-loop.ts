@@ -49,6 +49,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${await loopHelp()}\n\n${QUEUE_HELP}\n`);
     return 0;
   }
+  if (prepared.estimate) {
+    for (const line of estimate(prepared)) process.stdout.write(`${line}\n`);
+    return 0;
+  }
   const display = createProgress(process.stderr, prepared.quiet);
   let coordinator: Coordinator | null;
   try {
@@ -157,12 +161,12 @@ async function announce(
 
 /** The expected calls, cost and time of the generations still to run (see harness/run/estimate.ts). */
 function estimate(prepared: PreparedRun): string[] {
-  const { config, domains, mode, runDir } = prepared;
-  if (mode === 'new') return runEstimateLines(config, domains, null);
+  const { config, domains, mode, runDir, history } = prepared;
+  if (mode === 'new') return runEstimateLines(config, domains, null, history);
   const archive = openArchive(archiveFile(runDir));
   try {
     const done = archive.listVariants().filter((v) => v.id > 0 && isFinalStep(v.step)).length;
-    return runEstimateLines(config, domains, { done, spentUsd: archive.llmTotals().costUsd });
+    return runEstimateLines(config, domains, { done, spentUsd: archive.llmTotals().costUsd }, history);
   } finally {
     archive.close();
   }

@@ -305,6 +305,8 @@ describe('parseLoopArgs accepts good input', () => {
       resume: null,
       from: null,
       given: ['domains'],
+      estimate: false,
+      estimateFrom: null,
     } satisfies LoopConfig);
     expect(path.isAbsolute((config as LoopConfig).out)).toBe(true);
   });

@@ -38,6 +38,10 @@ export type LoopConfig = Omit<RunConfig, 'from'> & {
   from: string | null;
   /** The options given on the command line (long names without dashes), so a resume can compare them. */
   given: string[];
+  /** `--estimate`: print the estimate and exit. */
+  estimate: boolean;
+  /** `--estimate-from RUN`, unresolved. */
+  estimateFrom: string | null;
 };
 
 export { DEFAULT_SIM_RETRY_MS };
@@ -115,6 +119,8 @@ export async function parseLoopArgs(
     resume,
     from: parsed.from ?? null,
     given: givenOptions(argv),
+    estimate: parsed.estimate,
+    estimateFrom: parsed['estimate-from'] ?? null,
   };
 }
 

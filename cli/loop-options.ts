@@ -285,6 +285,18 @@ export const LOOP_OPTIONS = {
     describe: 'print one JSON summary on stdout at the end',
   },
   quiet: { type: 'boolean', default: false, describe: 'no progress lines' },
+  estimate: {
+    type: 'boolean',
+    default: false,
+    describe:
+      'print the expected model calls, cost and time, per generation and for the run, and exit without running a generation',
+  },
+  'estimate-from': {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      "measure the estimate's rates (calls, tokens, seconds per generation) on this earlier run: its id in --out, or its folder (default: a resumed run's own)",
+  },
 } as const satisfies Record<string, Options>;
 
 /** The option that sets each field of the run configuration (a path, dotted), for messages that name it. */

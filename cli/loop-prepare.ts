@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { openArchive } from '../archive/archive.ts';
 import { openEvalCache } from '../archive/eval-cache.ts';
+import { openArchiveReader } from '../archive/read.ts';
 import { archiveFile, evalCacheFile, runEvalCacheFile, variantRepoDir } from '../archive/run-folder.ts';
 import type { Domain } from '../domains/define-domain.ts';
 import { listDomainNames } from '../domains/discover.ts';
@@ -9,6 +10,8 @@ import type { DomainTasks } from '../harness/evaluation/index.ts';
 import { limitsAboveMachine, type ResourceLimits, resolveSandbox } from '../harness/process/index.ts';
 import {
   defaultRunId,
+  type HistoryRates,
+  historyRates,
   loadDomainTasks,
   type PlannedRun,
   parseStoredConfig,
@@ -50,6 +53,10 @@ export interface PreparedRun {
   chosen: string | null;
   /** One line per domain that left rows of its file out (broken rows, repeated ids), printed even with --quiet. */
   leftOut: string[];
+  /** `--estimate`: print the estimate and run nothing. */
+  estimate: boolean;
+  /** Rates measured on `--estimate-from`'s run, or on the resumed run itself; null without a finished generation. */
+  history: { rates: HistoryRates; source: string } | null;
 }
 
 /** `Domain qa left out 2 rows of its file: line 3 (…); line 9 (…).` A dataset's skipped rows are never silent. */
@@ -309,7 +316,27 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' 
     replay,
     chosen,
     leftOut,
+    estimate: cli.estimate,
+    history: estimateHistory(cli, mode === 'resume' ? runDir : null),
   };
+}
+
+/** The rates of `--estimate-from`'s run, else of the resumed run; null when neither has a finished generation. */
+function estimateHistory(cli: LoopConfig, resumedDir: string | null): PreparedRun['history'] {
+  const dir =
+    cli.estimateFrom === null ? resumedDir : locateRun(cli.estimateFrom, cli.out, '--estimate-from');
+  if (dir === null) return null;
+  const reader = openArchiveReader(archiveFile(dir));
+  try {
+    const rates = historyRates(reader);
+    if (rates === null && cli.estimateFrom !== null)
+      throw new UsageError(
+        `--estimate-from ${cli.estimateFrom}: that run has no finished generation to measure; give a run that has one.`,
+      );
+    return rates === null ? null : { rates, source: `run ${reader.run()?.id ?? path.basename(dir)}` };
+  } finally {
+    reader.close();
+  }
 }
 
 /** Checks generate-loop options as the command would, without reading or writing runs. */

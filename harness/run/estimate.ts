@@ -1,5 +1,6 @@
 import { resolveModel } from '../../llm/registry.ts';
 import { type DomainTasks, stageSplits, stageTasks } from '../evaluation/index.ts';
+import { estimateFromHistory, type HistoryRates, historyLines } from './estimate-history.ts';
 import type { RunConfig, SimConfig } from './run-config.ts';
 
 /**
@@ -168,7 +169,9 @@ function initialEvaluation(input: EstimateInput): { calls: number; usd: number; 
   return { calls: plain + workspace, usd, seconds };
 }
 
-const usd = (x: number): string => (x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`);
+/** `$0`, `$0.0031`, `$1.25`. */
+export const usdText = (x: number): string =>
+  x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`;
 
 /** `45 s`, `12 min`, `3.5 h`. */
 export function duration(seconds: number): string {
@@ -199,7 +202,7 @@ export function estimateLines(
         ? ' (sim: $0)'
         : ` (sim: nominal $${note.pricePerMTok}/Mtok from --sim-price-per-mtok)`;
   const lines = [
-    `Estimate for ${what}: ${calls.low}–${calls.high} model calls, ${usd(money.low)}–${usd(money.high)}${price}, ` +
+    `Estimate for ${what}: ${calls.low}–${calls.high} model calls, ${usdText(money.low)}–${usdText(money.high)}${price}, ` +
       `about ${duration(seconds.low)}–${duration(seconds.high)}.`,
     `  Assumed per generation: a MetaAgent of ${META_CALLS.low}–${META_CALLS.high} calls; the child evaluated on ` +
       `${input.skipStagedEval ? 'the full' : 'the staged sample'} (low) up to the full evaluation (high) of ` +
@@ -215,8 +218,8 @@ export function estimateLines(
   if (left !== null && estimate.overBudget !== null) {
     lines.push(
       estimate.overBudget === 'low'
-        ? `  Even the low end is over the budget left (${usd(left)} of --budget-usd): the run will stop on the budget.`
-        : `  The high end is over the budget left (${usd(left)} of --budget-usd): the run will likely stop on the budget.`,
+        ? `  Even the low end is over the budget left (${usdText(left)} of --budget-usd): the run will stop on the budget.`
+        : `  The high end is over the budget left (${usdText(left)} of --budget-usd): the run will likely stop on the budget.`,
     );
   }
   return lines;
@@ -247,12 +250,14 @@ function priceOf(id: string, sim: SimConfig): { price: Price; simulated: boolean
 
 /**
  * The estimate's lines for a run about to start: `done` generations already finished and `spentUsd` spent
- * (a resumed run; 0 and 0 for a new one).
+ * (a resumed run; 0 and 0 for a new one). With `history` (rates measured on an earlier run, or on this one
+ * when resumed), one expected figure at those rates; without, a range from assumptions.
  */
 export function runEstimateLines(
   config: RunConfig,
   domains: readonly DomainTasks[],
   resumed: { done: number; spentUsd: number } | null,
+  history: { rates: HistoryRates; source: string } | null = null,
 ): string[] {
   const meta = priceOf(config.metaModel, config.sim);
   const task = priceOf(config.taskModel, config.sim);
@@ -276,5 +281,24 @@ export function runEstimateLines(
   const note: PriceNote = simulated
     ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }
     : { kind: 'real' };
-  return estimateLines(input, estimateRun(input), note, resumed !== null);
+  if (history === null) return estimateLines(input, estimateRun(input), note, resumed !== null);
+  const point = estimateFromHistory(history.rates, {
+    ...input,
+    valTasks: domains.reduce((n, d) => n + stageTasks(d.splits.val ?? [], d.domain, 'full').length, 0),
+    noiseFloor: resumed === null ? config.noiseFloor : 0,
+    confirmTop: config.confirmTop,
+  });
+  const lines = historyLines(
+    `${resumed ? 'the remaining ' : ''}${input.generations} generation(s)`,
+    history.source,
+    history.rates,
+    point,
+    duration,
+  );
+  const left = input.budgetUsd === null ? null : Math.max(0, input.budgetUsd - input.spentUsd);
+  if (left !== null && point.total.usd > left)
+    lines.push(
+      `  That is over the budget left (${usdText(left)} of --budget-usd): the run will likely stop on the budget.`,
+    );
+  return lines;
 }

@@ -1,5 +1,6 @@
 export { loadDomainTasks } from './domain-tasks.ts';
 export { runEstimateLines } from './estimate.ts';
+export { type HistoryRates, historyRates } from './estimate-history.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';

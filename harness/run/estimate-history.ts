@@ -1,0 +1,180 @@
+import type { ArchiveReader } from '../../archive/read.ts';
+import type { VariantView } from '../../archive/views.ts';
+import { type Price, type StageCounts, usdText } from './estimate.ts';
+
+/**
+ * An estimate from what an earlier run measured (its archive): how a generation tends to end, the model calls
+ * and tokens a MetaAgent and a task attempt take, and the seconds a generation takes for the calls it makes.
+ * Applied to another configuration's task counts, attempts and prices, it gives one expected figure rather
+ * than a range. The sim's answers, a model's verbosity and the evaluation cache's hits all show in these rates.
+ */
+export interface HistoryRates {
+  /** Finished child generations measured (variant 0 apart). */
+  generations: number;
+  /** Shares of children that were rejected or failed, evaluated on the staged sample only, or in full. */
+  shares: { ended: number; staged: number; full: number };
+  /** Model calls of one generation's MetaAgent, and its tokens per call. */
+  metaCalls: number;
+  metaTokens: { input: number; output: number };
+  /** TaskAgent calls per task attempt (below 1 where the evaluation cache answered), and tokens per call. */
+  callsPerAttempt: number;
+  taskTokens: { input: number; output: number };
+  /** Seconds of a child generation: `base` plus `perCall` for each TaskAgent call. */
+  seconds: { base: number; perCall: number };
+  /** Seconds of variant 0's evaluation per TaskAgent call (its calls one after another on the workers). */
+  initialPerCall: number;
+}
+
+const mean = (xs: readonly number[]): number =>
+  xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+const ms = (v: VariantView): number | null =>
+  v.finishedAt === null ? null : Date.parse(v.finishedAt) - Date.parse(v.createdAt);
+
+/** The rates of the finished generations in an archive; null when it has no finished child to measure. */
+export function historyRates(reader: ArchiveReader): HistoryRates | null {
+  const variants = reader.variants();
+  const children = variants.filter((v) => v.id > 0 && v.outcome !== 'in_progress' && ms(v) !== null);
+  if (children.length === 0) return null;
+  const count = (o: VariantView['outcome'][]) => children.filter((v) => o.includes(v.outcome)).length;
+  const shares = {
+    ended: count(['rejected', 'failed']) / children.length,
+    staged: count(['staged_only']) / children.length,
+    full: count(['evaluated']) / children.length,
+  };
+  let metaCalls = 0;
+  let taskCalls = 0;
+  let attempts = 0;
+  const tokens = { meta: { input: 0, output: 0 }, task: { input: 0, output: 0 } };
+  const points: { x: number; y: number }[] = [];
+  for (const v of children) {
+    let calls = 0;
+    for (const call of reader.llmCalls(v.id)) {
+      const role = call.role === 'task' ? 'task' : call.role === 'meta' ? 'meta' : null;
+      if (role === null) continue;
+      tokens[role].input += call.inputTokens;
+      tokens[role].output += call.outputTokens;
+      if (role === 'meta') metaCalls++;
+      else calls++;
+    }
+    taskCalls += calls;
+    attempts += reader.taskResults(v.id, { attempt: 'all' }).length;
+    points.push({ x: calls, y: (ms(v) ?? 0) / 1000 });
+  }
+  const perCall = (t: { input: number; output: number }, n: number) =>
+    n === 0 ? { input: 0, output: 0 } : { input: t.input / n, output: t.output / n };
+  const zero = variants.find((v) => v.id === 0);
+  const zeroCalls = zero === undefined ? 0 : reader.llmCalls(0).filter((c) => c.role === 'task').length;
+  const zeroMs = zero === undefined ? null : ms(zero);
+  return {
+    generations: children.length,
+    shares,
+    metaCalls: metaCalls / children.length,
+    metaTokens: perCall(tokens.meta, metaCalls),
+    callsPerAttempt: attempts === 0 ? 1 : taskCalls / attempts,
+    taskTokens: perCall(tokens.task, taskCalls),
+    seconds: fitLine(points),
+    initialPerCall: zeroMs === null || zeroCalls === 0 ? 0 : zeroMs / 1000 / zeroCalls,
+  };
+}
+
+/** Least squares `y = base + perCall * x`, both kept at 0 or above; the mean when every x is the same. */
+export function fitLine(points: readonly { x: number; y: number }[]): { base: number; perCall: number } {
+  const mx = mean(points.map((p) => p.x));
+  const my = mean(points.map((p) => p.y));
+  const sxx = points.reduce((s, p) => s + (p.x - mx) ** 2, 0);
+  if (sxx === 0) return { base: my, perCall: 0 };
+  const slope = Math.max(0, points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0) / sxx);
+  return { base: Math.max(0, my - slope * mx), perCall: slope };
+}
+
+export interface PlannedRun {
+  generations: number;
+  parallel: number;
+  evalRepeats: number;
+  skipStagedEval: boolean;
+  tasks: StageCounts;
+  /** Validation tasks (of the full stage): what `--noise-floor` and `--confirm-top` attempt again. */
+  valTasks: number;
+  noiseFloor: number;
+  confirmTop: number;
+  metaPrice: Price;
+  taskPrice: Price;
+  /** Whether variant 0 is evaluated first (a new run). */
+  initialEval: boolean;
+}
+
+export interface PointEstimate {
+  perGeneration: { calls: number; usd: number; seconds: number };
+  initial: { calls: number; usd: number; seconds: number };
+  total: { calls: number; usd: number; seconds: number };
+}
+
+/** Fresh attempts of `--confirm-top` per confirmed variant (as the run makes them). */
+const CONFIRM_ATTEMPTS = 4;
+
+const dollars = (tokens: { input: number; output: number }, calls: number, price: Price): number =>
+  (calls * (tokens.input * price.input + tokens.output * price.output)) / 1_000_000;
+
+/** What `plan` is expected to spend and take at the rates measured in `rates`. Pure. */
+export function estimateFromHistory(rates: HistoryRates, plan: PlannedRun): PointEstimate {
+  const staged = plan.tasks.staged.plain + plan.tasks.staged.workspace;
+  const full = plan.tasks.full.plain + plan.tasks.full.workspace;
+  const evaluated = 1 - rates.shares.ended;
+  // A child is evaluated on the staged sample, and those that pass it on the rest of the full stage.
+  const attempts =
+    plan.evalRepeats *
+    (plan.skipStagedEval ? evaluated * full : rates.shares.staged * staged + rates.shares.full * full);
+  const taskCalls = attempts * rates.callsPerAttempt;
+  const perGeneration = {
+    calls: rates.metaCalls + taskCalls,
+    usd:
+      dollars(rates.metaTokens, rates.metaCalls, plan.metaPrice) +
+      dollars(rates.taskTokens, taskCalls, plan.taskPrice),
+    seconds: rates.seconds.base + rates.seconds.perCall * taskCalls,
+  };
+  // Variant 0 answers every task of the full stage (nothing is cached yet), plus the noise floor's attempts.
+  const zeroCalls = plan.initialEval ? plan.evalRepeats * full + plan.noiseFloor * plan.valTasks : 0;
+  const confirmCalls = plan.confirmTop * CONFIRM_ATTEMPTS * plan.valTasks;
+  const extraCalls = zeroCalls + confirmCalls;
+  const initial = {
+    calls: extraCalls,
+    usd: dollars(rates.taskTokens, extraCalls, plan.taskPrice),
+    seconds: extraCalls * (rates.initialPerCall || rates.seconds.perCall),
+  };
+  const rounds = Math.ceil(plan.generations / plan.parallel);
+  return {
+    perGeneration,
+    initial,
+    total: {
+      calls: Math.round(perGeneration.calls * plan.generations + initial.calls),
+      usd: perGeneration.usd * plan.generations + initial.usd,
+      seconds: perGeneration.seconds * rounds + initial.seconds,
+    },
+  };
+}
+
+/** The lines `--estimate` prints for a point estimate, naming the run it was measured on. */
+export function historyLines(
+  what: string,
+  source: string,
+  rates: HistoryRates,
+  e: PointEstimate,
+  duration: (seconds: number) => string,
+): string[] {
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  return [
+    `Estimate for ${what}, at the rates of ${rates.generations} generation(s) of ${source}: about ` +
+      `${n(e.total.calls)} model calls, ${usdText(e.total.usd)}, ${duration(e.total.seconds)}.`,
+    `  Per generation: ${n(e.perGeneration.calls)} calls, ${usdText(e.perGeneration.usd)}, ` +
+      `${duration(e.perGeneration.seconds)}.` +
+      (e.initial.calls > 0
+        ? ` Besides: ${n(e.initial.calls)} calls of variant 0's evaluation, noise floor and confirmation, ` +
+          `${usdText(e.initial.usd)}, ${duration(e.initial.seconds)}.`
+        : ''),
+    `  Measured there: ${pct(rates.shares.ended)} of children rejected or failed, ${pct(rates.shares.staged)} ` +
+      `evaluated on the staged sample only, ${pct(rates.shares.full)} in full; a MetaAgent made ` +
+      `${rates.metaCalls.toFixed(1)} calls; ${rates.callsPerAttempt.toFixed(2)} TaskAgent calls per task attempt ` +
+      '(fewer than 1 where the evaluation cache answered). Another landscape, model or prompt changes these.',
+  ];
+}

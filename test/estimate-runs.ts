@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { runCli } from './run-cli.ts';
+
+/**
+ * `generate-loop --estimate` against the run it estimates: a short run of a configuration gives the rates
+ * (seed 11), then the estimate for a longer run of it (seed 12) is printed, and that run is made and measured.
+ */
+
+/** Three configurations that differ in what an estimate must scale: repeats, domains, parallel, confirmation. */
+export const ESTIMATE_CONFIGS: Record<string, string[]> = {
+  plain: ['--domains', 'arithmetic', '--eval-samples', '10'],
+  repeats: ['--domains', 'arithmetic', '--eval-samples', '8', '--eval-repeats', '2'],
+  'two domains, parallel, confirmed': [
+    ...['--domains', 'text,arithmetic', '--eval-samples', '6', '--parallel', '2', '--confirm-top', '2'],
+  ],
+};
+
+export interface Figures {
+  calls: number;
+  usd: number;
+  seconds: number;
+}
+
+export interface EstimateCheck {
+  estimated: Figures;
+  actual: Figures;
+  /** What `--estimate` printed. */
+  lines: string[];
+}
+
+const SIM = ['--model', 'sim', '--sim-price-per-mtok', '3', '--quiet'];
+
+/** "about 1,234 model calls, $0.32, 31 s." (or min / h) as figures. */
+export function parseEstimate(line: string): Figures | null {
+  const m = /about ([\d,]+) model calls, \$([\d.]+), ([\d.]+) (s|min|h)\./.exec(line);
+  if (m === null) return null;
+  const unit = { s: 1, min: 60, h: 3600 }[m[4] as 's' | 'min' | 'h'];
+  return { calls: Number(m[1]!.replaceAll(',', '')), usd: Number(m[2]), seconds: Number(m[3]) * unit };
+}
+
+async function must(args: string[]): Promise<string> {
+  const result = await runCli('generate-loop', args);
+  if (result.code !== 0) throw new Error(`generate-loop ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** Runs the history, the estimate and the run in `out` (a new folder each time). */
+export async function estimateAgainstRun(
+  out: string,
+  config: readonly string[],
+  generations = { history: 3, run: 6 },
+): Promise<EstimateCheck> {
+  await must([
+    ...config,
+    ...SIM,
+    '--generations',
+    String(generations.history),
+    '--seed',
+    '11',
+    '--out',
+    out,
+    '--run-id',
+    'history',
+  ]);
+  const run = [...config, ...SIM, '--generations', String(generations.run), '--seed', '12', '--out', out];
+  const lines = (await must([...run, '--estimate', '--estimate-from', 'history'])).trim().split('\n');
+  if (existsSync(path.join(out, 'run'))) throw new Error('--estimate made a run folder');
+  const estimated = parseEstimate(lines[0] ?? '');
+  if (estimated === null) throw new Error(`no estimate in: ${lines.join('\n')}`);
+  const started = performance.now();
+  await must([...run, '--run-id', 'run']);
+  const seconds = (performance.now() - started) / 1000;
+  const db = new Database(path.join(out, 'run', 'archive.sqlite'), { readonly: true });
+  try {
+    const row = db.prepare('SELECT COUNT(*) AS calls, TOTAL(cost_usd) AS usd FROM llm_calls').get() as {
+      calls: number;
+      usd: number;
+    };
+    return { estimated, actual: { calls: row.calls, usd: row.usd, seconds }, lines };
+  } finally {
+    db.close();
+  }
+}
