@@ -41,8 +41,12 @@ export interface RunPage {
   mark: string;
 }
 
-/** What a live page fetches when the run changed: the run, the variants that are new or changed since. */
-export type RunUpdate = RunPage;
+/**
+ * What a live page fetches when the run changed: the run, the variants that are new or changed since, and
+ * the spend of the generations from `spendFrom` on (and of no generation): the points before it stay as
+ * the page has them, so an update stays small however long the run.
+ */
+export type RunUpdate = RunPage & { spendFrom: number };
 
 /** A run in the list of runs: its view and its health. */
 export type RunListEntry = RunView & { health: RunHealth };
@@ -150,7 +154,8 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
 
 /**
  * The run page's data for a page that already has variants up to `after` and is waiting on `open` (those
- * not yet ended): only the variants that are new or were open are sent; the rest as in runPage.
+ * not yet ended): only the variants that are new or were open are sent, and the spend from the first of
+ * them on; the rest as in runPage.
  */
 export function runUpdate(
   reader: ArchiveReader,
@@ -160,7 +165,13 @@ export function runUpdate(
 ): RunUpdate | null {
   const page = runPage(reader, now);
   if (page === null) return null;
-  return { ...page, variants: page.variants.filter((v) => v.id > after || open.has(v.id)) };
+  const spendFrom = Math.min(after + 1, ...open);
+  return {
+    ...page,
+    variants: page.variants.filter((v) => v.id > after || open.has(v.id)),
+    spend: page.spend.filter((s) => s.generation === null || s.generation >= spendFrom),
+    spendFrom,
+  };
 }
 
 export async function variantPage(

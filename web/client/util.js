@@ -223,6 +223,16 @@ window.HA = window.HA || {};
     return path;
   };
 
+  /**
+   * A run's spend per generation after a live update: the page's points before the update's `spendFrom`,
+   * then the update's (which carry the running total), calls of no generation first.
+   */
+  HA.mergeSpend = (known, update) => [
+    ...update.spend.filter((s) => s.generation === null),
+    ...known.filter((s) => s.generation !== null && s.generation < update.spendFrom),
+    ...update.spend.filter((s) => s.generation !== null),
+  ];
+
   // Page paths and the pieces every page header uses.
   HA.runPath = (id) => `/runs/${encodeURIComponent(id)}`;
   HA.variantPath = (run, id) => `${HA.runPath(run)}/variants/${id}`;
