@@ -8,6 +8,7 @@ import {
   midranks,
   normalCdf,
   quantile,
+  smallestRankP,
   wilcoxonSignedRank,
 } from './stats.ts';
 
@@ -89,6 +90,25 @@ describe('midranks', () => {
 
 // p-values: reference values enumerated over every assignment of the pooled midranks (exact) and from
 // scipy.stats.mannwhitneyu(method="asymptotic", use_continuity=True) (normal).
+describe('smallestRankP', () => {
+  it.each([
+    [3, 3, 'greater', 1 / 20],
+    [3, 3, 'two-sided', 1 / 10],
+    [2, 2, 'two-sided', 1 / 3],
+    [1, 1, 'two-sided', 1],
+    [5, 5, 'greater', 1 / 252],
+    [0, 4, 'greater', 1],
+  ] as const)('%d vs %d runs, %s: at best p = %d', (n1, n2, alternative, p) => {
+    expect(smallestRankP(n1, n2, alternative)).toBeCloseTo(p, 12);
+    if (n1 > 0 && n2 > 0 && n1 + n2 <= 40) {
+      // Reached when every value of one group is above every value of the other.
+      const low = Array.from({ length: n2 }, (_, i) => i);
+      const high = Array.from({ length: n1 }, (_, i) => 100 + i);
+      expect(mannWhitneyU(high, low, alternative)!.p).toBeCloseTo(p, 12);
+    }
+  });
+});
+
 describe('mannWhitneyU', () => {
   it.each([
     [[4, 5, 6], [1, 2, 3], 'greater', 9, 0.05],
@@ -123,6 +143,19 @@ describe('mannWhitneyU', () => {
     expect(test.method).toBe('normal');
     expect(test.u).toBe(264);
     expect(test.p).toBeCloseTo(p, 6);
+  });
+
+  it.each([
+    [[4, 5, 6], [1, 2, 3], 0.1],
+    [[1, 2, 3], [4, 5, 6], 0.1],
+    [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3, 5], 0.1471861471861472],
+    [[0.8, 0.8, 0.8], [0.8, 0.8, 0.8], 1],
+  ] as const)('two-sided: a=%j b=%j → twice the smaller tail, p=%d', (a, b, p) => {
+    expect(mannWhitneyU(a, b, 'two-sided')!.p).toBeCloseTo(p, 12);
+  });
+
+  it('two-sided under the normal approximation is twice the smaller tail (25 + 22 values)', () => {
+    expect(mannWhitneyU(a, b, 'two-sided')!.p).toBeCloseTo(0.8215365270905218, 6);
   });
 
   it('gives p = 1/2 for one value against one (the smallest sample)', () => {

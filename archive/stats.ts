@@ -93,16 +93,20 @@ export function midranks(values: readonly number[]): number[] {
 export interface RankTest {
   /** Mann–Whitney U of `a`: pairs (x from a, y from b) with x > y, ties counting one half. */
   u: number;
-  /** One-sided p-value for the alternative asked. */
+  /** p-value for the alternative asked (one-sided, or two-sided: twice the smaller tail, at most 1). */
   p: number;
   method: 'exact' | 'normal';
 }
+
+/** `greater`: a above b; `less`: a below b; `two-sided`: either way. */
+export type Alternative = 'greater' | 'less' | 'two-sided';
 
 /** Up to this many values in both samples together the p-value is exact. */
 export const EXACT_LIMIT = 40;
 
 /**
- * One-sided Mann–Whitney U test. `greater`: are values of `a` larger than values of `b`?
+ * Mann–Whitney U test. `greater`: are values of `a` larger than values of `b`? (`less` the other way;
+ * `two-sided`: either way, twice the smaller one-sided p, at most 1.)
  * Exact for small samples (up to EXACT_LIMIT values together), ties included: the p-value is taken
  * from the permutation distribution of the midranks actually observed. Larger samples use the
  * normal approximation with the tie correction of the variance and a continuity correction.
@@ -111,8 +115,14 @@ export const EXACT_LIMIT = 40;
 export function mannWhitneyU(
   a: readonly number[],
   b: readonly number[],
-  alternative: 'greater' | 'less' = 'greater',
+  alternative: Alternative = 'greater',
 ): RankTest | null {
+  if (alternative === 'two-sided') {
+    const up = mannWhitneyU(a, b, 'greater');
+    const down = mannWhitneyU(a, b, 'less');
+    if (up === null || down === null) return null;
+    return { ...up, p: Math.min(1, 2 * Math.min(up.p, down.p)) };
+  }
   const n1 = a.length;
   const n2 = b.length;
   if (n1 === 0 || n2 === 0) return null;
@@ -140,6 +150,19 @@ export function mannWhitneyU(
   const mean = (n1 * n2) / 2;
   const variance = ((n1 * n2) / 12) * (n + 1 - tieSum(ranks) / (n * (n - 1)));
   return { u, p: normalTail(u, mean, variance, alternative), method: 'normal' };
+}
+
+/**
+ * The smallest p-value the exact Mann–Whitney U test can give for groups of n1 and n2 values (no ties):
+ * one ordering of the C(n1 + n2, n1) possible, every value of one group above every value of the other.
+ * Doubled (at most 1) for a two-sided test. 1 when a group is empty.
+ */
+export function smallestRankP(n1: number, n2: number, alternative: Alternative = 'greater'): number {
+  if (n1 <= 0 || n2 <= 0) return 1;
+  let orderings = 1;
+  for (let k = 1; k <= Math.min(n1, n2); k++) orderings = (orderings * (n1 + n2 - k + 1)) / k;
+  const p = 1 / orderings;
+  return alternative === 'two-sided' ? Math.min(1, 2 * p) : p;
 }
 
 /** Share of a count distribution (indexed by twice the statistic) at or beyond `observed`. */

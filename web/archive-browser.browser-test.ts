@@ -277,18 +277,15 @@ describe('the archive browser in headless Chromium', () => {
     await page.close();
   });
 
-  it('compares 3 + 3 runs: median best-so-far with intervals, final scores side by side, a rank test', async () => {
+  it('compares 3 + 3 runs: median best-so-far with intervals, each run with its group, a rank test', async () => {
     const page = await open(`${server.url}/`);
     for (const id of [...FULL, ...LATEST]) await page.check(`input[data-run="${id}"]`);
     await Promise.all([page.waitForURL(/\/compare\?runs=/), page.click('#compare-selected')]);
     await page.waitForSelector('body[data-rendered="compareRuns"]');
     expect(await page.locator('#compare-chart canvas').count()).toBeGreaterThan(0);
-    expect(await page.locator('#finals .group').count()).toBe(2);
-    expect(await page.locator('#finals tbody tr').count()).toBe(6);
-    const test = await page.locator('#rank-tests tbody tr').first().textContent();
-    expect(test).toContain('exact');
-    // The lifted group ends higher in every seed: the exact one-sided p of 3 vs 3 is 1/20.
-    expect(test).toContain('0.0500');
+    expect(await page.locator('#compare-runs tbody tr').count()).toBe(6);
+    // The lifted group ends higher in every seed: the exact two-sided p of 3 vs 3 is 2/20.
+    expect(await page.locator('#rank-test').textContent()).toMatch(/p = 0\.1000 \(exact\)$/);
     expect(await page.locator('#experiment-configs tbody tr').count()).toBe(2);
     expect(await page.locator('#experiment-tests tbody tr').first().textContent()).toMatch(/ > /);
     await shot(page, 'compare-runs');
@@ -442,7 +439,8 @@ describe('the report, opened from disk', () => {
 
     await page.goto(`${url}#/compare?runs=${ids.join(',')}`);
     await page.waitForSelector('body[data-rendered] #compare-chart canvas');
-    expect(await page.locator('#finals .group').count()).toBe(2);
+    expect(await page.locator('#compare-runs tbody tr').count()).toBe(ids.length);
+    expect(await page.locator('#include-short').isDisabled()).toBe(true);
     await shot(page, 'report-compare');
     expect(requests).toEqual([]);
     await page.close();

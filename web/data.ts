@@ -1,10 +1,5 @@
 import path from 'node:path';
 import type { TaskResultRow } from '../archive/archive.ts';
-import {
-  type ExperimentSummary,
-  type RunFigures,
-  summarizeExperiment,
-} from '../archive/experiment-summary.ts';
 import { type Flag, variantFlags } from '../archive/flags.ts';
 import {
   type ArchiveReader,
@@ -22,14 +17,6 @@ import {
   runLockHolder,
   type VariantLogName,
 } from '../archive/run-folder.ts';
-import {
-  bestSoFar,
-  bootstrapMedianCI,
-  curveArea,
-  type Interval,
-  mannWhitneyU,
-  type RankTest,
-} from '../archive/stats.ts';
 import { type MetaTranscript, readMetaTranscript } from '../archive/transcript.ts';
 import { listVariantLogs, readVariantLog } from '../archive/variant-logs.ts';
 import { type MetaAccount, metaAccount } from './evidence.ts';
@@ -54,8 +41,12 @@ export interface RunPage {
   mark: string;
 }
 
-/** What a live page fetches when the run changed: the run, the variants that are new or changed since. */
-export type RunUpdate = RunPage;
+/**
+ * What a live page fetches when the run changed: the run, the variants that are new or changed since, and
+ * the spend of the generations from `spendFrom` on (and of no generation): the points before it stay as
+ * the page has them, so an update stays small however long the run.
+ */
+export type RunUpdate = RunPage & { spendFrom: number };
 
 /** A run in the list of runs: its view and its health. */
 export type RunListEntry = RunView & { health: RunHealth };
@@ -163,7 +154,8 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
 
 /**
  * The run page's data for a page that already has variants up to `after` and is waiting on `open` (those
- * not yet ended): only the variants that are new or were open are sent; the rest as in runPage.
+ * not yet ended): only the variants that are new or were open are sent, and the spend from the first of
+ * them on; the rest as in runPage.
  */
 export function runUpdate(
   reader: ArchiveReader,
@@ -173,7 +165,13 @@ export function runUpdate(
 ): RunUpdate | null {
   const page = runPage(reader, now);
   if (page === null) return null;
-  return { ...page, variants: page.variants.filter((v) => v.id > after || open.has(v.id)) };
+  const spendFrom = Math.min(after + 1, ...open);
+  return {
+    ...page,
+    variants: page.variants.filter((v) => v.id > after || open.has(v.id)),
+    spend: page.spend.filter((s) => s.generation === null || s.generation >= spendFrom),
+    spendFrom,
+  };
 }
 
 export async function variantPage(
@@ -263,93 +261,4 @@ export function compareVariants(
     else onlyB.push(other);
   }
   return { runId, a: va, b: vb, onlyA, onlyB, both, neither };
-}
-
-/** What tells a run's condition apart from another's (seed and id aside): the label runs are grouped by. */
-export function conditionOf(run: RunView): string {
-  const config = (typeof run.config === 'object' && run.config !== null ? run.config : {}) as Record<
-    string,
-    unknown
-  >;
-  const parts = [run.model, run.domains.join('+')];
-  if (typeof config.parentSelection === 'string') parts.push(config.parentSelection);
-  if (config.freezeMeta === true) parts.push('freeze-meta');
-  if (config.skipStagedEval === true) parts.push('skip-staged-eval');
-  return parts.join(' · ');
-}
-
-/** Scores per generation of a run (index = generation), null where the generation has no score. Pure. */
-export function scoresByGeneration(
-  variants: readonly Pick<VariantView, 'generation' | 'score'>[],
-): (number | null)[] {
-  const last = Math.max(-1, ...variants.map((v) => v.generation));
-  const scores: (number | null)[] = Array.from({ length: last + 1 }, () => null);
-  for (const v of variants) scores[v.generation] = v.score;
-  return scores;
-}
-
-export interface RunGroup {
-  label: string;
-  runs: { id: string; seed: number; curve: (number | null)[]; final: number | null; area: number | null }[];
-  /** Per generation: median of the runs' best-so-far and its bootstrap 95% interval. */
-  median: (Interval | null)[];
-}
-
-export interface RunComparison {
-  groups: RunGroup[];
-  /** Final best scores, first group against each other group: is the first one higher? */
-  tests: { a: string; b: string; test: RankTest | null }[];
-  /**
-   * The figures `hyperagents experiment` prints, over the same groups (a group is a configuration):
-   * present when every run came with its figures.
-   */
-  summary: ExperimentSummary | null;
-}
-
-/**
- * Compares runs: grouped by condition (or by the groups given), the best score so far per generation,
- * its median over each group's runs with a seeded bootstrap 95% interval, and a one-sided
- * Mann–Whitney U test of the final scores of the first group against each other group. Pure.
- */
-export function compareRuns(
-  runs: readonly { run: RunView; variants: readonly VariantView[]; figures?: RunFigures | null }[],
-  groupOf: (run: RunView) => string = conditionOf,
-): RunComparison {
-  const byLabel = new Map<string, RunGroup['runs']>();
-  for (const { run, variants } of runs) {
-    const curve = bestSoFar(scoresByGeneration(variants));
-    const list = byLabel.get(groupOf(run)) ?? [];
-    list.push({ id: run.id, seed: run.seed, curve, final: curve.at(-1) ?? null, area: curveArea(curve) });
-    byLabel.set(groupOf(run), list);
-  }
-  const groups: RunGroup[] = [...byLabel].map(([label, members]) => {
-    const length = Math.max(0, ...members.map((m) => m.curve.length));
-    const median = Array.from({ length }, (_, g) => {
-      const values = members
-        .map((m) => m.curve[Math.min(g, m.curve.length - 1)])
-        .filter((x): x is number => x != null);
-      return bootstrapMedianCI(values, { seed: 1 + g });
-    });
-    return { label, runs: members, median };
-  });
-  const finals = (g: RunGroup) => g.runs.map((r) => r.final).filter((x): x is number => x !== null);
-  const [first, ...rest] = groups;
-  const tests =
-    first === undefined
-      ? []
-      : rest.map((g) => ({
-          a: first.label,
-          b: g.label,
-          test: mannWhitneyU(finals(first), finals(g), 'greater'),
-        }));
-  const complete = runs.every((r) => r.figures != null);
-  const summary = complete
-    ? summarizeExperiment(
-        groups.map((g) => ({
-          name: g.label,
-          runs: runs.filter((r) => groupOf(r.run) === g.label).map((r) => r.figures!),
-        })),
-      )
-    : null;
-  return { groups, tests, summary };
 }

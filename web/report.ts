@@ -2,7 +2,8 @@ import { type RunFigures, runFigures } from '../archive/experiment-summary.ts';
 import { openArchiveReader } from '../archive/read.ts';
 import { archiveFile } from '../archive/run-folder.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
-import { compareRuns, compareVariants, type RunPage, runPage, type TaskSource, variantPage } from './data.ts';
+import { compareRuns } from './compare.ts';
+import { compareVariants, type RunPage, runPage, type TaskSource, variantPage } from './data.ts';
 import { renderShell } from './page.ts';
 
 const runPath = (id: string): string => `/runs/${encodeURIComponent(id)}`;

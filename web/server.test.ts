@@ -156,6 +156,13 @@ describe('hyperagents serve over real HTTP', () => {
     const update = JSON.parse((await get('/api/runs/good/update?after=1&open=0')).body);
     expect(update.variants.map((v: { id: number }) => v.id)).toEqual([0, 2]);
     expect(update.health.state).toBeDefined();
+    // The spend only from the first variant it may not have: an update stays small in a long run.
+    type Spend = { generation: number | null };
+    expect(update.spendFrom).toBe(0);
+    expect(update.spend).toEqual(full.spend);
+    const later = JSON.parse((await get('/api/runs/good/update?after=1')).body);
+    expect(later.spendFrom).toBe(2);
+    expect(later.spend).toEqual(full.spend.filter((s: Spend) => s.generation === null || s.generation >= 2));
     expect(typeof JSON.parse((await get('/api/mark')).body).mark).toBe('string');
   });
 

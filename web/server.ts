@@ -14,8 +14,8 @@ import { variantDiff } from '../archive/variant-diff.ts';
 import { variantFile, variantFiles } from '../archive/variant-files.ts';
 import { isVariantLog, readVariantLog } from '../archive/variant-logs.ts';
 import { contentType, isAsset, readAsset } from './assets.ts';
+import { compareRuns, parseCompareChoice } from './compare.ts';
 import {
-  compareRuns,
   compareVariants,
   listRuns,
   type Opened,
@@ -294,10 +294,15 @@ function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined
   });
 }
 
-/** Runs side by side, with the figures that compare them. */
+/**
+ * Runs side by side, with the figures that compare them: `runs=ID,...`, and the view's choices (groups
+ * `a`/`b`, `short=include`, `test=` a direction), checked, as compare.ts reads them.
+ */
 function compareRoute(app: Hono, runsDir: string): void {
   app.get('/api/compare', async (c) => {
     const ids = (c.req.query('runs') ?? '').split(',').filter((s) => s !== '');
+    const parsed = parseCompareChoice((key) => c.req.query(key), ids);
+    if (!parsed.ok) return c.json({ error: parsed.error }, 400);
     const runs = [];
     for (const id of ids) {
       const opened = openRunById(runsDir, id);
@@ -315,7 +320,7 @@ function compareRoute(app: Hono, runsDir: string): void {
       }
       if (page !== null) runs.push(page);
     }
-    return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs) });
+    return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs, parsed.choice) });
   });
 }
 

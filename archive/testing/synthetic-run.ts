@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openArchive } from '../archive.ts';
+import { type Archive, openArchive } from '../archive.ts';
+import { openArchiveReader } from '../read.ts';
 import { archiveFile, runLockFile } from '../run-folder.ts';
 import { seededRandom } from '../stats.ts';
 
@@ -51,89 +52,128 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
     config: { generations: variants - 1, domains, parentSelection: 'score_child_prop', ...options.config },
   });
   const scores = new Map<number, number>();
-  const start = Date.parse('2026-01-01T00:00:00Z');
   archive.transaction(() => {
-    for (let v = 0; v < variants; v++) {
-      const parent = v === 0 ? null : Math.floor(random() * v);
-      archive.insertVariant({ id: v, parentId: parent, step: 'selected', selectionReason: 'synthetic' });
-      const roll = random();
-      if (v > 0 && roll < 0.12) {
-        archive.updateVariant(v, {
-          step: 'failed',
-          status: 'rejected',
-          failureReason: 'gate: typecheck failed',
-        });
-        continue;
-      }
-      if (v > 0 && roll < 0.18) {
-        archive.updateVariant(v, {
-          step: 'failed',
-          status: 'failed',
-          failureReason: 'MetaAgent timed out after 600 s',
-        });
-        continue;
-      }
-      const base = parent === null ? 0.3 : (scores.get(parent) ?? 0.3);
-      const score = Math.min(1, Math.max(0, base + lift + (random() - 0.5) * 0.1));
-      scores.set(v, score);
-      for (const domain of domains) {
-        for (const split of ['train', 'val'] as const) {
-          const n = 20;
-          const correct = Math.round(score * n);
-          archive.putEvaluation({
-            variantId: v,
-            domain,
-            split,
-            stage: 'full',
-            score: correct / n,
-            nTasks: n,
-            nTotal: n,
-            correct,
-            wrong: n - correct,
-            parseFailures: 0,
-            errors: 0,
-          });
-          archive.putTaskResults(
-            Array.from({ length: n }, (_, t) => ({
-              variantId: v,
-              domain,
-              split,
-              taskId: `${split}-${t}`,
-              outcome: t < correct ? ('correct' as const) : ('wrong' as const),
-              prediction: t,
-              rawOutput: `{"response": ${t}}`,
-              score: t < correct ? 1 : 0,
-              error: null,
-              latencyMs: 100 + t,
-              costUsd: 0.0001,
-              reused: false,
-              codeHash: `h${v}`,
-              taskModel: model,
-            })),
-          );
-        }
-      }
-      archive.insertLlmCall({
-        ts: new Date(start + v * 60_000).toISOString(),
-        variantId: v,
-        role: v === 0 ? 'task' : 'meta',
-        model,
-        usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-        costUsd: 0.01 + random() * 0.01,
-        latencyMs: 500,
-        status: 'ok',
-      });
-      archive.logEvent(v, 'evaluated', { score });
-      archive.updateVariant(v, {
-        step: 'done',
-        status: 'evaluated',
-        validParent: true,
-        selectionScore: score,
-      });
-    }
+    for (let v = 0; v < variants; v++) writeVariant(archive, v, random, scores, { domains, lift, model });
   });
   if (status === 'running') writeFileSync(runLockFile(dir), `${process.pid}\n`);
   else if (status !== 'interrupted') archive.finishRun(status);
   archive.close();
   return dir;
+}
+
+type VariantOptions = { domains: string[]; lift: number; model: string };
+const START = Date.parse('2026-01-01T00:00:00Z');
+
+/** Writes variant `v` of a synthetic run, its parent drawn from those before it; records its score in `scores`. */
+function writeVariant(
+  archive: Archive,
+  v: number,
+  random: () => number,
+  scores: Map<number, number>,
+  { domains, lift, model }: VariantOptions,
+): void {
+  const parent = v === 0 ? null : Math.floor(random() * v);
+  archive.insertVariant({ id: v, parentId: parent, step: 'selected', selectionReason: 'synthetic' });
+  const roll = random();
+  if (v > 0 && roll < 0.12) {
+    archive.updateVariant(v, {
+      step: 'failed',
+      status: 'rejected',
+      failureReason: 'gate: typecheck failed',
+    });
+    return;
+  }
+  if (v > 0 && roll < 0.18) {
+    archive.updateVariant(v, {
+      step: 'failed',
+      status: 'failed',
+      failureReason: 'MetaAgent timed out after 600 s',
+    });
+    return;
+  }
+  const base = parent === null ? 0.3 : (scores.get(parent) ?? 0.3);
+  const score = Math.min(1, Math.max(0, base + lift + (random() - 0.5) * 0.1));
+  scores.set(v, score);
+  for (const domain of domains) {
+    for (const split of ['train', 'val'] as const) {
+      const n = 20;
+      const correct = Math.round(score * n);
+      archive.putEvaluation({
+        variantId: v,
+        domain,
+        split,
+        stage: 'full',
+        score: correct / n,
+        nTasks: n,
+        nTotal: n,
+        correct,
+        wrong: n - correct,
+        parseFailures: 0,
+        errors: 0,
+      });
+      archive.putTaskResults(
+        Array.from({ length: n }, (_, t) => ({
+          variantId: v,
+          domain,
+          split,
+          taskId: `${split}-${t}`,
+          outcome: t < correct ? ('correct' as const) : ('wrong' as const),
+          prediction: t,
+          rawOutput: `{"response": ${t}}`,
+          score: t < correct ? 1 : 0,
+          error: null,
+          latencyMs: 100 + t,
+          costUsd: 0.0001,
+          reused: false,
+          codeHash: `h${v}`,
+          taskModel: model,
+        })),
+      );
+    }
+  }
+  archive.insertLlmCall({
+    ts: new Date(START + v * 60_000).toISOString(),
+    variantId: v,
+    role: v === 0 ? 'task' : 'meta',
+    model,
+    usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    costUsd: 0.01 + random() * 0.01,
+    latencyMs: 500,
+    status: 'ok',
+  });
+  archive.logEvent(v, 'evaluated', { score });
+  archive.updateVariant(v, {
+    step: 'done',
+    status: 'evaluated',
+    validParent: true,
+    selectionScore: score,
+  });
+}
+
+/**
+ * Adds `count` variants to a synthetic run written by writeSyntheticRun (as a run under way would),
+ * drawn from `seed`. For benchmarks and tests of a live page. Returns the ids added.
+ */
+export function addSyntheticVariants(
+  dir: string,
+  count: number,
+  options: { seed?: number; lift?: number; domains?: string[]; model?: string } = {},
+): number[] {
+  const { seed = 1, lift = 0.01, domains = ['arithmetic'], model = 'sim' } = options;
+  const reader = openArchiveReader(archiveFile(dir));
+  const known = reader.variants();
+  reader.close();
+  const scores = new Map(known.flatMap((v) => (v.score === null ? [] : [[v.id, v.score] as const])));
+  const first = Math.max(-1, ...known.map((v) => v.id)) + 1;
+  const random = seededRandom(seed + first);
+  const ids = Array.from({ length: count }, (_, k) => first + k);
+  const archive = openArchive(archiveFile(dir));
+  try {
+    archive.transaction(() => {
+      for (const v of ids) writeVariant(archive, v, random, scores, { domains, lift, model });
+    });
+  } finally {
+    archive.close();
+  }
+  return ids;
 }

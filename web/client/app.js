@@ -100,9 +100,11 @@
     timer = setTimeout(tick, pollMs);
   }
 
+  let shown = null;
   async function render() {
     stopLive();
-    const found = match(HA.route());
+    shown = HA.route();
+    const found = match(shown);
     if (!found) {
       HA.fill(
         app,
@@ -129,5 +131,10 @@
   }
 
   if (HA.mode === 'report') window.addEventListener('hashchange', render);
+  // Back and forward between states of one view (HA.navigate); a change of the #fragment alone is no new page.
+  else
+    window.addEventListener('popstate', () => {
+      if (HA.route() !== shown) render();
+    });
   render();
 })();

@@ -8,8 +8,9 @@
   /**
    * A chart in `el`. `x`: numbers; `series`: {label, values, color, kind: 'points'|'line'|'step', width, dash};
    * `bands`: [[upperIndex, lowerIndex, fill]] (series indexes, 1-based as uPlot counts them).
+   * `onCursor(index)`: called as the pointer moves over the chart, with the index into `x` (null off it).
    */
-  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange, integerX, legend }) => {
+  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange, integerX, legend, onCursor }) => {
     const widthOf = () => Math.max(240, el.clientWidth || 720);
     const width = widthOf();
     const uSeries = [{ label: xLabel }];
@@ -41,6 +42,7 @@
       legend: { show: legend !== false, live: true },
       cursor: { points: { size: 8 } },
     };
+    if (onCursor) opts.hooks = { setCursor: [(u) => onCursor(u.cursor.idx ?? null)] };
     if (bands) opts.bands = bands.map(([hi, lo, fill]) => ({ series: [hi, lo], fill }));
     HA.fill(el);
     const plot = new uPlot(opts, [x, ...series.map((s) => s.values)], el);

@@ -80,6 +80,18 @@ window.HA = window.HA || {};
     else history.replaceState(history.state, '', next + location.hash);
   };
 
+  /**
+   * Goes to `pagePath` as a new history entry (back returns to the page as it was) and draws it: a view
+   * whose state is in its address changes that way.
+   */
+  HA.navigate = (pagePath) => {
+    if (mode === 'report') location.hash = pagePath;
+    else {
+      history.pushState(null, '', pagePath + location.hash);
+      window.dispatchEvent(new PopStateEvent('popstate'));
+    }
+  };
+
   /** Makes an element. Children: nodes, strings (as text), arrays, null/false (skipped). */
   HA.h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
   HA.s = (tag, attrs, ...children) =>
@@ -210,6 +222,16 @@ window.HA = window.HA || {};
     }
     return path;
   };
+
+  /**
+   * A run's spend per generation after a live update: the page's points before the update's `spendFrom`,
+   * then the update's (which carry the running total), calls of no generation first.
+   */
+  HA.mergeSpend = (known, update) => [
+    ...update.spend.filter((s) => s.generation === null),
+    ...known.filter((s) => s.generation !== null && s.generation < update.spendFrom),
+    ...update.spend.filter((s) => s.generation !== null),
+  ];
 
   // Page paths and the pieces every page header uses.
   HA.runPath = (id) => `/runs/${encodeURIComponent(id)}`;

@@ -623,7 +623,8 @@
     const byId = new Map(known.map((v) => [v.id, v]));
     const changed = update.variants.filter((v) => JSON.stringify(byId.get(v.id)) !== JSON.stringify(v));
     for (const v of update.variants) byId.set(v.id, v);
-    page.data = { ...update, variants: [...byId.values()].sort((a, b) => a.id - b.id) };
+    const spend = HA.mergeSpend(page.data.spend, update);
+    page.data = { ...update, spend, variants: [...byId.values()].sort((a, b) => a.id - b.id) };
     HA.holdScroll(() => patch(page, changed));
     return { mark: update.mark, live: isLive(update) };
   };
