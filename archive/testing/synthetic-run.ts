@@ -19,6 +19,11 @@ export interface SyntheticRunOptions {
   model?: string;
   /** Merged into the stored run configuration (e.g. `{ parentSelection: 'latest' }`). */
   config?: Record<string, unknown>;
+  /**
+   * The model calls every variant makes (failed and rejected ones too), in place of the one call of random
+   * cost each evaluated variant makes by default: known sums by role and model, for readers' totals.
+   */
+  calls?: { role: string; model: string; costUsd: number; input: number; output: number }[];
 }
 
 /**
@@ -56,6 +61,18 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
     for (let v = 0; v < variants; v++) {
       const parent = v === 0 ? null : Math.floor(random() * v);
       archive.insertVariant({ id: v, parentId: parent, step: 'selected', selectionReason: 'synthetic' });
+      (options.calls ?? []).forEach((c, i) => {
+        archive.insertLlmCall({
+          ts: new Date(start + v * 60_000 + i * 1000).toISOString(),
+          variantId: v,
+          role: c.role,
+          model: c.model,
+          usage: { input: c.input, output: c.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+          costUsd: c.costUsd,
+          latencyMs: 500,
+          status: 'ok',
+        });
+      });
       const roll = random();
       if (v > 0 && roll < 0.12) {
         archive.updateVariant(v, {
@@ -113,16 +130,17 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
           );
         }
       }
-      archive.insertLlmCall({
-        ts: new Date(start + v * 60_000).toISOString(),
-        variantId: v,
-        role: v === 0 ? 'task' : 'meta',
-        model,
-        usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-        costUsd: 0.01 + random() * 0.01,
-        latencyMs: 500,
-        status: 'ok',
-      });
+      if (options.calls === undefined)
+        archive.insertLlmCall({
+          ts: new Date(start + v * 60_000).toISOString(),
+          variantId: v,
+          role: v === 0 ? 'task' : 'meta',
+          model,
+          usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+          costUsd: 0.01 + random() * 0.01,
+          latencyMs: 500,
+          status: 'ok',
+        });
       archive.logEvent(v, 'evaluated', { score });
       archive.updateVariant(v, {
         step: 'done',
