@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { TaskResultRow } from '../archive/archive.ts';
+import { type ScoreStanding, scoreStanding } from '../archive/confirmed-scores.ts';
 import {
   type ExperimentSummary,
   type RunFigures,
@@ -49,6 +50,8 @@ export interface RunPage {
   variants: VariantView[];
   /** Spend per generation with the running total: one point a generation, not one a model call. */
   spend: GenerationSpend[];
+  /** The reported best's confirmed score and its gain over variant 0 against the noise floor; null: no best. */
+  bestStanding: ScoreStanding | null;
   health: RunHealth;
   /** The archive's change mark when this was read (see ArchiveReader.changeMark). */
   mark: string;
@@ -81,6 +84,19 @@ export interface VariantPage {
   logs: { name: VariantLogName; bytes: number }[];
   /** Flags for reward hacking (archive/flags.ts): shown, never used to select. */
   flags: Flag[];
+  /** Its confirmed score, and its gain over variant 0 against the noise floor. */
+  standing: ScoreStanding;
+}
+
+/** What the run knows of `variant`'s score under noise (see scoreStanding), from `variants` (all of them). */
+function standingOf(
+  reader: ArchiveReader,
+  variants: readonly VariantView[],
+  variant: Pick<VariantView, 'id' | 'score'>,
+  bestId: number | null,
+): ScoreStanding {
+  const initial = variants.find((v) => v.id === 0)?.score ?? null;
+  return scoreStanding(variant, initial, reader.confirmedScores(), reader.noiseFloor(), bestId);
 }
 
 /**
@@ -158,7 +174,15 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
     runDir: path.dirname(reader.file),
     now,
   });
-  return { run, variants, spend: reader.spendByGeneration(), health, mark };
+  const best = run.best === null ? null : (variants.find((v) => v.id === run.best?.id) ?? null);
+  return {
+    run,
+    variants,
+    spend: reader.spendByGeneration(),
+    bestStanding: best === null ? null : standingOf(reader, variants, best, best.id),
+    health,
+    mark,
+  };
 }
 
 /**
@@ -223,6 +247,7 @@ export async function variantPage(
     ),
     logs: listVariantLogs(runDir, id),
     flags,
+    standing: standingOf(reader, variants, variant, reader.run()?.best?.id ?? null),
   };
 }
 

@@ -28,7 +28,7 @@
         : h(
             'a',
             { href: HA.href(variantPath(r.id, r.best.id)) },
-            `${HA.score(r.best.score)} (variant ${r.best.id})`,
+            `${HA.bestScoreText(r.best)} (variant ${r.best.id})`,
           ),
       HA.usd(r.costUsd),
       r.createdAt.replace('T', ' ').slice(0, 19),
@@ -221,6 +221,9 @@
     HA.score(v.score),
     ...columns.map(([d, s]) => HA.score(v.scores[d]?.[s] ? v.scores[d][s].score : null)),
     HA.usd(v.costUsd),
+    String(v.llmCalls),
+    HA.tokens(v.inputTokens),
+    HA.tokens(v.outputTokens),
     v.failureReason || '',
   ];
 
@@ -234,7 +237,18 @@
   /** Every variant, newest first, with a column per domain and split it has a score for. */
   const variantTable = (run, variants, columns) => {
     const table = HA.table(
-      ['id', 'parent', 'status', 'score', ...columns.map(([d, s]) => `${d} ${s}`), 'cost', 'note'],
+      [
+        'id',
+        'parent',
+        'status',
+        'score',
+        ...columns.map(([d, s]) => `${d} ${s}`),
+        'cost',
+        'calls',
+        'tokens in',
+        'tokens out',
+        'note',
+      ],
       [],
       { id: 'variants' },
     );
@@ -244,7 +258,7 @@
   };
 
   /** The run's title and the facts under it. */
-  const runHeader = (run, health) => [
+  const runHeader = (run, health, standing) => [
     h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / ', run.id),
     h('h1', {}, `Run ${run.id} `, stateBadge(health ? health.state : run.state), ' ', simBadge(run)),
     h(
@@ -255,9 +269,10 @@
         ? '–'
         : h(
             'a',
-            { href: HA.href(variantPath(run.id, run.best.id)) },
-            `${HA.score(run.best.score)} (variant ${run.best.id})`,
+            { id: 'best-score', href: HA.href(variantPath(run.id, run.best.id)) },
+            `${HA.bestScoreText(run.best)} (variant ${run.best.id})`,
           ),
+      HA.noiseMark(standing) ? [' · ', HA.noiseMark(standing)] : null,
       ` · spend ${HA.usd(run.costUsd)} in ${run.llmCalls} model calls`,
     ),
   ];
@@ -514,7 +529,7 @@
 
   /** Draws the whole run page from `page.data` (on load, and when the filter changes). */
   const draw = (el, page) => {
-    const { run, variants, spend, health } = page.data;
+    const { run, variants, spend, health, bestStanding } = page.data;
     const filter = page.filter;
     const splits = [
       ...new Set(variants.flatMap((v) => Object.values(v.scores).flatMap((sp) => Object.keys(sp)))),
@@ -523,11 +538,12 @@
     const series = scoreSeries(variants, scoreOf);
     const columns = scoreColumns(variants);
     const dom = {
-      header: h('div', { id: 'run-header' }, ...runHeader(run, health)),
+      header: h('div', { id: 'run-header' }, ...runHeader(run, health, bestStanding)),
       health: h('section', { id: 'health' }, healthBox(run, health)),
       controls: isLive(page.data) ? controlBox(run, health) : null,
       scoreChart: h('div', { class: 'chart', id: 'score-chart' }),
       spendChart: h('div', { class: 'chart', id: 'spend-chart' }),
+      costs: HA.costSections(run.id),
       legend: h('p', { class: 'muted' }, legendText(series)),
       tree: h('div', { class: 'tree-box', id: 'tree' }),
       table: variantTable(run, variants, columns),
@@ -542,8 +558,10 @@
       HA.section('Score per generation', dom.scoreChart),
       HA.section('Lineage', dom.legend, dom.tree),
       HA.section('Spend per generation', dom.spendChart),
+      ...dom.costs.sections,
       HA.section('Variants', dom.table),
     );
+    dom.costs.update({ run, variants, spend, scoreOf });
     dom.scorePlot = drawScores(dom.scoreChart, series, run.id);
     dom.spendPlot = drawSpend(dom.spendChart, run, spend);
     HA.tree(dom.tree, variants, {
@@ -561,9 +579,9 @@
    * replaced or added), so scroll, focus, hover and open panels stay as they are.
    */
   const patch = (page, changed) => {
-    const { run, variants, spend, health } = page.data;
+    const { run, variants, spend, health, bestStanding } = page.data;
     const dom = page.dom;
-    HA.patch(dom.header, ...runHeader(run, health));
+    HA.patch(dom.header, ...runHeader(run, health, bestStanding));
     HA.patch(dom.health, healthBox(run, health));
     if (dom.controls && !isLive(page.data)) {
       dom.controls.remove();
@@ -586,6 +604,7 @@
     }
     if (dom.spendPlot) dom.spendPlot.setData(spendData(spend));
     else dom.spendPlot = drawSpend(dom.spendChart, run, spend);
+    dom.costs.update({ run, variants, spend, scoreOf: (v) => HA.pickScore(v, page.filter) });
   };
 
   /** Replaces the rows of changed variants and adds new ones on top; a new score column redraws the table. */
