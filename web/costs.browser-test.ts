@@ -74,6 +74,7 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   writeSyntheticRun(runs, { id: 'costly', variants: 12, seed: 5, calls: CALLS });
   writeSyntheticRun(runs, { id: 'plain', variants: 8, seed: 6 });
+  writeSyntheticRun(runs, { id: 'growing', variants: 3, seed: 8, status: 'running', calls: CALLS });
   // A run that confirmed its best and measured its noise floor, wide enough that the best's gain is within it.
   writeSyntheticRun(runs, { id: 'noisy', variants: 10, seed: 7, calls: CALLS });
   const archive = openArchive(archiveFile(path.join(runs, 'noisy')));
@@ -205,6 +206,31 @@ describe('costs, highlighted diffs and trusted scores on the pages, in headless 
       page.waitForURL(`**/runs/costly/variants/${target.id}`),
       page.mouse.down().then(() => page.mouse.up()),
     ]);
+    await page.close();
+  });
+
+  it('updates the costs of a running run in place as calls arrive, a new role getting its layer', async () => {
+    const page = await open(`${server.url}/runs/growing`);
+    await page.waitForSelector('#spend-stack canvas');
+    await page.evaluate('window.__sameDocument = true');
+    expect((await tableRows(page, '#spend-totals')).map((r) => r[0])).toEqual(['meta', 'select', 'task']);
+    const archive = openArchive(archiveFile(path.join(runs, 'growing')));
+    archive.insertVariant({ id: 3, parentId: 0, step: 'editing' });
+    archive.insertLlmCall({
+      ts: new Date().toISOString(),
+      variantId: 3,
+      role: 'judge',
+      model: 'big-model',
+      usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      costUsd: 0.5,
+      latencyMs: 5,
+      status: 'ok',
+    });
+    archive.close();
+    await page.locator('#spend-totals tbody td', { hasText: /^judge$/ }).waitFor();
+    expect((await tableRows(page, '#spend-totals')).find((r) => r[0] === 'judge')?.[1]).toBe('$0.5000');
+    expect((await hover(page, '#spend-stack', 3)).judge).toBe('$0.5000');
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
     await page.close();
   });
 
