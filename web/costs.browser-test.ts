@@ -300,6 +300,20 @@ describe('costs, highlighted diffs and trusted scores on the pages, in headless 
     expect(await page.textContent('#run-header .within-noise')).toBe(
       `+${gain.toFixed(3)} over variant 0, within noise (±0.400)`,
     );
+    // Every variant's row says whether its gain lies within the noise floor.
+    const scores = sql<{ id: number; score: number }>(
+      'noisy',
+      'SELECT id, selection_score AS score FROM variants WHERE selection_score IS NOT NULL AND id > 0',
+    );
+    const within = scores
+      .filter((v) => v.score - zero!.score > 0 && v.score - zero!.score < 0.4)
+      .map((v) => v.id);
+    expect(within.length).toBeGreaterThan(0);
+    const marked = (await tableRows(page, '#variants'))
+      .filter((r) => r[3]!.endsWith('within noise'))
+      .map((r) => Number(r[0]))
+      .sort((a, b) => a - b);
+    expect(marked).toEqual(within.sort((a, b) => a - b));
     await page.click('#best-score');
     await page.waitForURL(`**/runs/noisy/variants/${confirmed!.variant_id}`);
     await page.waitForSelector('#score-standing');

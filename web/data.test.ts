@@ -86,6 +86,12 @@ describe('trusted scores on the pages', () => {
       gainOverInitial: gain,
       withinNoise: gain > 0 && gain < 0.1,
     });
+    expect(page.withinNoise).toEqual(
+      page.variants
+        .filter((v) => v.id > 0 && v.score !== null && v.score - zero > 0 && v.score - zero < 0.1)
+        .map((v) => v.id),
+    );
+    expect(pageOf('three').withinNoise).toEqual([]);
     const reader = openArchiveReader(archiveFile(path.join(runs, 'noisy')));
     try {
       const variant = await variantPage(reader, 'noisy', path.join(runs, 'noisy'), best.id);

@@ -52,6 +52,8 @@ export interface RunPage {
   spend: GenerationSpend[];
   /** The reported best's confirmed score and its gain over variant 0 against the noise floor; null: no best. */
   bestStanding: ScoreStanding | null;
+  /** The variants whose gain over variant 0 lies within the noise floor (none without `--noise-floor`). */
+  withinNoise: number[];
   health: RunHealth;
   /** The archive's change mark when this was read (see ArchiveReader.changeMark). */
   mark: string;
@@ -86,6 +88,16 @@ export interface VariantPage {
   flags: Flag[];
   /** Its confirmed score, and its gain over variant 0 against the noise floor. */
   standing: ScoreStanding;
+}
+
+/** The ids of the variants whose gain over variant 0 lies within the run's noise floor. */
+function withinNoise(reader: ArchiveReader, variants: readonly VariantView[]): number[] {
+  const floor = reader.noiseFloor();
+  if (floor === null) return [];
+  const initial = variants.find((v) => v.id === 0)?.score ?? null;
+  return variants
+    .filter((v) => scoreStanding(v, initial, [], floor, null).withinNoise === true)
+    .map((v) => v.id);
 }
 
 /** What the run knows of `variant`'s score under noise (see scoreStanding), from `variants` (all of them). */
@@ -180,6 +192,7 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
     variants,
     spend: reader.spendByGeneration(),
     bestStanding: best === null ? null : standingOf(reader, variants, best, best.id),
+    withinNoise: withinNoise(reader, variants),
     health,
     mark,
   };

@@ -214,11 +214,24 @@
     return columns;
   };
 
-  const variantCells = (run, v, columns) => [
+  const variantCells = (run, v, columns, noisy) => [
     h('a', { href: HA.href(variantPath(run.id, v.id)) }, String(v.id)),
     v.parent === null ? '–' : String(v.parent),
     HA.badge(v.outcome, v.outcome),
-    HA.score(v.score),
+    noisy.has(v.id)
+      ? [
+          HA.score(v.score),
+          ' ',
+          h(
+            'span',
+            {
+              class: 'noise-mark within-noise',
+              title: 'its gain over variant 0 lies within the noise floor',
+            },
+            'within noise',
+          ),
+        ]
+      : HA.score(v.score),
     ...columns.map(([d, s]) => HA.score(v.scores[d]?.[s] ? v.scores[d][s].score : null)),
     HA.usd(v.costUsd),
     String(v.llmCalls),
@@ -227,15 +240,15 @@
     v.failureReason || '',
   ];
 
-  const variantRow = (run, v, columns) =>
+  const variantRow = (run, v, columns, noisy) =>
     h(
       'tr',
       { 'data-variant-row': v.id },
-      variantCells(run, v, columns).map((c) => h('td', {}, c)),
+      variantCells(run, v, columns, noisy).map((c) => h('td', {}, c)),
     );
 
   /** Every variant, newest first, with a column per domain and split it has a score for. */
-  const variantTable = (run, variants, columns) => {
+  const variantTable = (run, variants, columns, noisy) => {
     const table = HA.table(
       [
         'id',
@@ -253,7 +266,7 @@
       { id: 'variants' },
     );
     const body = table.querySelector('tbody');
-    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns));
+    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns, noisy));
     return table;
   };
 
@@ -546,8 +559,9 @@
       costs: HA.costSections(run.id),
       legend: h('p', { class: 'muted' }, legendText(series)),
       tree: h('div', { class: 'tree-box', id: 'tree' }),
-      table: variantTable(run, variants, columns),
+      table: variantTable(run, variants, columns, new Set(page.data.withinNoise || [])),
       columns,
+      noisy: noiseKey(page.data),
     };
     HA.fill(
       el,
@@ -601,35 +615,40 @@
         range: series.scoreRange,
       });
       patchTable(page, changed);
-    }
+    } else if (noiseKey(page.data) !== dom.noisy) patchTable(page, []);
     if (dom.spendPlot) dom.spendPlot.setData(spendData(spend));
     else dom.spendPlot = drawSpend(dom.spendChart, run, spend);
     dom.costs.update({ run, variants, spend, scoreOf: (v) => HA.pickScore(v, page.filter) });
   };
 
+  const noiseKey = (data) => JSON.stringify(data.withinNoise || []);
+
   /** Replaces the rows of changed variants and adds new ones on top; a new score column redraws the table. */
   const patchTable = (page, changed) => {
     const { run, variants } = page.data;
+    const noisy = new Set(page.data.withinNoise || []);
     const dom = page.dom;
     const columns = scoreColumns(variants);
-    if (JSON.stringify(columns) !== JSON.stringify(dom.columns)) {
-      const table = variantTable(run, variants, columns);
+    // New score columns, or a noise floor measured since (it marks rows that did not change): redrawn.
+    if (JSON.stringify(columns) !== JSON.stringify(dom.columns) || noiseKey(page.data) !== dom.noisy) {
+      const table = variantTable(run, variants, columns, noisy);
       dom.table.replaceWith(table);
       dom.table = table;
       dom.columns = columns;
+      dom.noisy = noiseKey(page.data);
       return;
     }
     const body = dom.table.querySelector('tbody');
     for (const v of changed) {
       const tr = body.querySelector(`tr[data-variant-row="${v.id}"]`);
       if (tr) {
-        variantCells(run, v, columns).forEach((c, i) => {
+        variantCells(run, v, columns, noisy).forEach((c, i) => {
           HA.patch(tr.children[i], c);
         });
         continue;
       }
       const newer = [...body.children].find((row) => Number(row.dataset.variantRow) < v.id);
-      body.insertBefore(variantRow(run, v, columns), newer || null);
+      body.insertBefore(variantRow(run, v, columns, noisy), newer || null);
     }
   };
 
