@@ -253,11 +253,7 @@ async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void
   out(lines.join('\n'));
 }
 
-/**
- * What the run knows of this variant's score under noise: its confirmed score (`--confirm-top`) and whether it
- * is the run's reported best; the run's noise floor (`--noise-floor`) and whether this variant's gain over
- * variant 0 lies within it (a gain smaller than the spread).
- */
+/** What the run knows of this variant's score under noise (see scoreStanding). */
 function noiseOf(run: OpenedRun, v: VariantView) {
   return scoreStanding(
     v,
