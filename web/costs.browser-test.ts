@@ -23,6 +23,8 @@ const CALLS = [
   { role: 'task', model: 'small-model', costUsd: 0.01, input: 1000, output: 100 },
   { role: 'task', model: 'small-model', costUsd: 0.012, input: 1200, output: 90 },
   { role: 'select', model: 'small-model', costUsd: 0.002, input: 300, output: 20 },
+  // One role on two models: its layer sums both.
+  { role: 'meta', model: 'small-model', costUsd: 0.004, input: 400, output: 40 },
 ];
 
 async function open(url: string, width = 1280): Promise<Page> {
@@ -144,6 +146,7 @@ describe('costs, highlighted diffs and trusted scores on the pages, in headless 
     const legend = await hover(page, '#spend-stack', gen);
     expect(legend.generation).toBe(String(gen));
     for (const r of inGen) expect(legend[r.role], r.role).toBe(usd(r.cost));
+    expect(legend.meta).toBe(usd(0.054));
 
     await page.selectOption('#spend-by', 'model');
     await page.waitForURL('**/runs/costly?spend=model');
@@ -157,7 +160,7 @@ describe('costs, highlighted diffs and trusted scores on the pages, in headless 
     const legendByModel = await hover(page, '#spend-stack', gen);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'costs-run.png'), fullPage: true });
     expect(Object.keys(legendByModel).sort()).toEqual(['big-model', 'generation', 'small-model']);
-    expect(legendByModel['small-model']).toBe(usd(0.01 + 0.012 + 0.002));
+    expect(legendByModel['small-model']).toBe(usd(0.01 + 0.012 + 0.002 + 0.004));
     // The address keeps the choice.
     await page.reload();
     await page.waitForSelector('#spend-stack canvas');
@@ -186,7 +189,7 @@ describe('costs, highlighted diffs and trusted scores on the pages, in headless 
     await page.close();
     const variant = await open(`${server.url}/runs/costly/variants/4`);
     expect(await variant.textContent('#variant-spend')).toBe(
-      '$0.0740 in 4 calls, 7,500 tokens in, 1,010 out',
+      '$0.0780 in 5 calls, 7,900 tokens in, 1,050 out',
     );
     await variant.close();
   });
