@@ -450,15 +450,64 @@ describe('LLM calls and events', () => {
   });
 
   it('totals calls and cost', () => {
-    expect(archive.llmTotals()).toEqual({ calls: 0, costUsd: 0 });
+    expect(archive.llmTotals()).toEqual({ calls: 0, costUsd: 0, inputTokens: 0, outputTokens: 0 });
     archive.insertLlmCall(call(0.5));
     archive.insertLlmCall({ ...call(0.25, 'error'), error: 'rate limited' });
-    expect(archive.llmTotals()).toEqual({ calls: 2, costUsd: 0.75 });
+    expect(archive.llmTotals()).toEqual({ calls: 2, costUsd: 0.75, inputTokens: 200, outputTokens: 40 });
     const rows = archive.db.prepare('SELECT status, error, input_tokens FROM llm_calls ORDER BY id').all();
     expect(rows).toEqual([
       { status: 'ok', error: null, input_tokens: 100 },
       { status: 'error', error: 'rate limited', input_tokens: 100 },
     ]);
+  });
+
+  it('sums spend per generation by role and by model, and calls and tokens per variant', () => {
+    const of = (variantId: number | null, role: string, model: string, costUsd: number, input: number) => ({
+      ...call(costUsd),
+      variantId,
+      role,
+      model,
+      usage: { input, output: input / 10, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    });
+    archive.insertLlmCall(of(null, 'select', 'small', 0.001, 10));
+    archive.insertLlmCall(of(0, 'task', 'small', 0.25, 100));
+    archive.insertLlmCall(of(1, 'meta', 'big', 1, 1000));
+    archive.insertLlmCall(of(1, 'task', 'small', 0.25, 100));
+    archive.insertLlmCall(of(1, 'task', 'small', 0.5, 200));
+    archive.insertLlmCall(of(1, 'meta', 'small', 0.125, 50));
+    expect(archive.spendByGeneration()).toEqual([
+      {
+        generation: null,
+        calls: 1,
+        costUsd: 0.001,
+        cumulativeUsd: 0.001,
+        byRole: { select: 0.001 },
+        byModel: { small: 0.001 },
+      },
+      {
+        generation: 0,
+        calls: 1,
+        costUsd: 0.25,
+        cumulativeUsd: 0.251,
+        byRole: { task: 0.25 },
+        byModel: { small: 0.25 },
+      },
+      {
+        generation: 1,
+        calls: 4,
+        costUsd: 1.875,
+        cumulativeUsd: 2.126,
+        byRole: { meta: 1.125, task: 0.75 },
+        byModel: { big: 1, small: 0.875 },
+      },
+    ]);
+    expect(archive.llmTotalsByVariant().get(1)).toEqual({
+      calls: 4,
+      costUsd: 1.875,
+      inputTokens: 1350,
+      outputTokens: 135,
+    });
+    expect(archive.llmTotals(0)).toEqual({ calls: 1, costUsd: 0.25, inputTokens: 100, outputTokens: 10 });
   });
 
   it("counts a variant's failed provider attempts and retries", () => {

@@ -107,3 +107,29 @@ export function reportedBest(
     return { id: best.variantId, score: best.confirmedScore, rawScore: best.rawScore, confirmed: true };
   return raw === null ? null : { ...raw, rawScore: raw.score, confirmed: false };
 }
+
+/**
+ * What a run knows of one variant's score under noise: its confirmed score (`--confirm-top`) and whether it is
+ * the run's reported best; the run's noise floor (`--noise-floor`) and whether the variant's gain over variant
+ * 0 lies within it (a gain above 0 and below the spread). Pure.
+ */
+export function scoreStanding(
+  variant: { id: number; score: number | null },
+  initialScore: number | null,
+  confirmed: readonly ConfirmedScore[],
+  floor: NoiseFloor | null,
+  bestId: number | null,
+) {
+  const mine = confirmed.find((c) => c.variantId === variant.id) ?? null;
+  const gain =
+    variant.id !== 0 && variant.score !== null && initialScore !== null ? variant.score - initialScore : null;
+  return {
+    confirmed:
+      mine === null ? null : { score: mine.confirmedScore, raw: mine.rawScore, attempts: mine.scores },
+    reportedBest: bestId === variant.id,
+    noiseFloor: floor === null ? null : { spread: floor.spread, scores: floor.scores },
+    gainOverInitial: gain,
+    withinNoise: floor === null || gain === null ? null : gain > 0 && gain < floor.spread,
+  };
+}
+export type ScoreStanding = ReturnType<typeof scoreStanding>;

@@ -71,11 +71,14 @@ export interface CallTotals {
   costUsd: number;
 }
 
-/** What one task's model calls came to: calls, spend and tokens. */
-export interface TaskSpend extends CallTotals {
+/** What some model calls came to: calls, spend and tokens (input and output). */
+export interface CallSpend extends CallTotals {
   inputTokens: number;
   outputTokens: number;
 }
+
+/** What one task's model calls came to. */
+export type TaskSpend = CallSpend;
 
 /** Cumulative spend after each model call, in time order. */
 export interface SpendPoint {
@@ -92,6 +95,51 @@ export interface GenerationSpend {
   calls: number;
   costUsd: number;
   cumulativeUsd: number;
+  /** The generation's spend split by the calls' role (`meta`, `task`, `select`, ...), and by model. */
+  byRole: Record<string, number>;
+  byModel: Record<string, number>;
+}
+
+const SPEND_COLUMNS = `COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input,
+  COALESCE(SUM(output_tokens), 0) AS output`;
+type SpendRow = { calls: number; cost: number; input: number; output: number };
+const callSpend = (r: SpendRow): CallSpend => ({
+  calls: r.calls,
+  costUsd: r.cost,
+  inputTokens: r.input,
+  outputTokens: r.output,
+});
+
+/**
+ * Folds per-(variant, role, model) sums, in variant order, into one point per generation with the running
+ * total. Pure.
+ */
+export function foldGenerationSpend(
+  rows: readonly { variant_id: number | null; role: string; model: string; calls: number; cost: number }[],
+): GenerationSpend[] {
+  const points: GenerationSpend[] = [];
+  let total = 0;
+  for (const r of rows) {
+    let point = points.at(-1);
+    if (point === undefined || point.generation !== r.variant_id) {
+      point = {
+        generation: r.variant_id,
+        calls: 0,
+        costUsd: 0,
+        cumulativeUsd: total,
+        byRole: {},
+        byModel: {},
+      };
+      points.push(point);
+    }
+    total += r.cost;
+    point.calls += r.calls;
+    point.costUsd += r.cost;
+    point.cumulativeUsd = total;
+    point.byRole[r.role] = (point.byRole[r.role] ?? 0) + r.cost;
+    point.byModel[r.model] = (point.byModel[r.model] ?? 0) + r.cost;
+  }
+  return points;
 }
 
 export function modelCallQueries(db: Db, decode: Decode) {
@@ -118,27 +166,21 @@ export function modelCallQueries(db: Db, decode: Decode) {
         )
         .get(variantId) as { faults: number; retries: number };
     },
-    /** The whole run's calls and spend, or one variant's. */
-    llmTotals(variantId?: number): CallTotals {
+    /** The whole run's calls, spend and tokens, or one variant's. */
+    llmTotals(variantId?: number): CallSpend {
       const row = (
         variantId === undefined
-          ? db.prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls').get()
-          : db
-              .prepare(
-                'SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls WHERE variant_id = ?',
-              )
-              .get(variantId)
-      ) as { calls: number; cost: number };
-      return { calls: row.calls, costUsd: row.cost };
+          ? db.prepare(`SELECT ${SPEND_COLUMNS} FROM llm_calls`).get()
+          : db.prepare(`SELECT ${SPEND_COLUMNS} FROM llm_calls WHERE variant_id = ?`).get(variantId)
+      ) as SpendRow;
+      return callSpend(row);
     },
-    /** Calls and spend of each variant (null: calls of no variant). */
-    llmTotalsByVariant(): Map<number | null, CallTotals> {
+    /** Calls, spend and tokens of each variant (null: calls of no variant). */
+    llmTotalsByVariant(): Map<number | null, CallSpend> {
       const rows = db
-        .prepare(
-          'SELECT variant_id, COALESCE(SUM(cost_usd), 0) AS cost, COUNT(*) AS calls FROM llm_calls GROUP BY variant_id',
-        )
-        .all() as { variant_id: number | null; cost: number; calls: number }[];
-      return new Map(rows.map((r) => [r.variant_id, { calls: r.calls, costUsd: r.cost }]));
+        .prepare(`SELECT variant_id, ${SPEND_COLUMNS} FROM llm_calls GROUP BY variant_id`)
+        .all() as (SpendRow & { variant_id: number | null })[];
+      return new Map(rows.map((r) => [r.variant_id, callSpend(r)]));
     },
     listLlmCalls(variantId?: number): LlmCallRow[] {
       const rows =
@@ -147,19 +189,18 @@ export function modelCallQueries(db: Db, decode: Decode) {
           : db.prepare('SELECT * FROM llm_calls WHERE variant_id = ? ORDER BY id').all(variantId);
       return rows.map((raw) => decode(LlmCallRow, raw, `model call ${rowId(raw)}`));
     },
-    /** One point per generation that made calls, in generation order (calls of no variant first). */
+    /**
+     * One point per generation that made calls, in generation order (calls of no variant first), its spend
+     * summed by role and by model in SQL: the points do not grow with the calls.
+     */
     spendByGeneration(): GenerationSpend[] {
       const rows = db
         .prepare(
-          `SELECT variant_id, COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls
-           GROUP BY variant_id ORDER BY variant_id IS NOT NULL, variant_id`,
+          `SELECT variant_id, role, model, COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost FROM llm_calls
+           GROUP BY variant_id, role, model ORDER BY variant_id IS NOT NULL, variant_id, role, model`,
         )
-        .all() as { variant_id: number | null; calls: number; cost: number }[];
-      let total = 0;
-      return rows.map((r) => {
-        total += r.cost;
-        return { generation: r.variant_id, calls: r.calls, costUsd: r.cost, cumulativeUsd: total };
-      });
+        .all() as { variant_id: number | null; role: string; model: string; calls: number; cost: number }[];
+      return foldGenerationSpend(rows);
     },
     /**
      * What one variant's TaskAgent calls for one task cost (every attempt's, failed ones included): the
@@ -168,17 +209,11 @@ export function modelCallQueries(db: Db, decode: Decode) {
     taskSpend(variantId: number, task: { domain: string; id: string }): TaskSpend {
       const row = db
         .prepare(
-          `SELECT COUNT(*) AS calls, COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input,
-             COALESCE(SUM(output_tokens), 0) AS output FROM llm_calls
+          `SELECT ${SPEND_COLUMNS} FROM llm_calls
            WHERE variant_id = ? AND task_domain = ? AND task_id = ? AND role = 'task'`,
         )
-        .get(variantId, task.domain, task.id) as {
-        calls: number;
-        cost: number;
-        input: number;
-        output: number;
-      };
-      return { calls: row.calls, costUsd: row.cost, inputTokens: row.input, outputTokens: row.output };
+        .get(variantId, task.domain, task.id) as SpendRow;
+      return callSpend(row);
     },
     /** When the newest model call was made (ISO time), null before the first. */
     lastCallAt(): string | null {

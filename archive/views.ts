@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EvaluationRow } from './evaluations.ts';
 import type { EventRow } from './events.ts';
-import type { CallTotals, LlmCallRow } from './model-calls.ts';
+import type { CallSpend, CallTotals, LlmCallRow } from './model-calls.ts';
 import type { RunRow } from './runs.ts';
 import type { StoredVariantRow } from './variants.ts';
 
@@ -51,6 +51,9 @@ export interface VariantView {
   changedFiles: string[];
   costUsd: number;
   llmCalls: number;
+  /** Input and output tokens of its model calls. */
+  inputTokens: number;
+  outputTokens: number;
   createdAt: string;
   finishedAt: string | null;
 }
@@ -154,7 +157,7 @@ export function lineageOf<T extends { id: number; parent: number | null }>(
 export function variantView(
   row: StoredVariantRow,
   evaluations: readonly EvaluationRow[],
-  calls: CallTotals | undefined,
+  calls: CallSpend | undefined,
 ): VariantView {
   return {
     id: row.id,
@@ -173,6 +176,8 @@ export function variantView(
     changedFiles: changedFiles(row.diffStat),
     costUsd: calls?.costUsd ?? 0,
     llmCalls: calls?.calls ?? 0,
+    inputTokens: calls?.inputTokens ?? 0,
+    outputTokens: calls?.outputTokens ?? 0,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
   };
@@ -182,7 +187,7 @@ export function variantView(
 export function variantViews(
   rows: readonly StoredVariantRow[],
   evaluations: readonly EvaluationRow[],
-  calls: ReadonlyMap<number | null, CallTotals>,
+  calls: ReadonlyMap<number | null, CallSpend>,
 ): VariantView[] {
   const byVariant = new Map<number, EvaluationRow[]>();
   for (const e of evaluations) {

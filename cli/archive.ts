@@ -1,6 +1,7 @@
 import path from 'node:path';
 import yargs from 'yargs';
 import type { TaskResultRow } from '../archive/archive.ts';
+import { scoreStanding } from '../archive/confirmed-scores.ts';
 import { variantFlags } from '../archive/flags.ts';
 import type { RunView, Scores, VariantView } from '../archive/read.ts';
 import { readMetaTranscript } from '../archive/transcript.ts';
@@ -252,27 +253,15 @@ async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void
   out(lines.join('\n'));
 }
 
-/**
- * What the run knows of this variant's score under noise: its confirmed score (`--confirm-top`) and whether it
- * is the run's reported best; the run's noise floor (`--noise-floor`) and whether this variant's gain over
- * variant 0 lies within it (a gain smaller than the spread).
- */
+/** What the run knows of this variant's score under noise (see scoreStanding). */
 function noiseOf(run: OpenedRun, v: VariantView) {
-  const confirmed = run.reader.confirmedScores().find((c) => c.variantId === v.id) ?? null;
-  const best = run.reader.run()?.best ?? null;
-  const floor = run.reader.noiseFloor();
-  const zero = v.id === 0 ? null : run.reader.variant(0);
-  const gain = v.score !== null && zero?.score != null ? v.score - zero.score : null;
-  return {
-    confirmed:
-      confirmed === null
-        ? null
-        : { score: confirmed.confirmedScore, raw: confirmed.rawScore, attempts: confirmed.scores },
-    reportedBest: best?.id === v.id,
-    noiseFloor: floor === null ? null : { spread: floor.spread, scores: floor.scores },
-    gainOverInitial: gain,
-    withinNoise: floor === null || gain === null ? null : gain > 0 && gain < floor.spread,
-  };
+  return scoreStanding(
+    v,
+    v.id === 0 ? null : (run.reader.variant(0)?.score ?? null),
+    run.reader.confirmedScores(),
+    run.reader.noiseFloor(),
+    run.reader.run()?.best?.id ?? null,
+  );
 }
 
 function noiseLines(noise: ReturnType<typeof noiseOf>): string[] {

@@ -19,6 +19,8 @@ const variant = (id: number, outcome: VariantView['outcome'], score: number | nu
   changedFiles: [],
   costUsd: 0,
   llmCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
   createdAt: '',
   finishedAt: null,
 });

@@ -16,9 +16,12 @@ export const ASSETS = {
   'uPlot.iife.min.js': path.join(MODULES, 'uplot', 'dist', 'uPlot.iife.min.js'),
   'd3-hierarchy.min.js': path.join(MODULES, 'd3-hierarchy', 'dist', 'd3-hierarchy.min.js'),
   'diff2html.min.js': path.join(MODULES, 'diff2html', 'bundles', 'js', 'diff2html.min.js'),
+  'diff2html-ui-base.min.js': path.join(MODULES, 'diff2html', 'bundles', 'js', 'diff2html-ui-base.min.js'),
+  'highlight.min.js': path.join(MODULES, 'highlight.js', 'lib', 'core.js'),
   'util.js': path.join(WEB_DIR, 'client', 'util.js'),
   'charts.js': path.join(WEB_DIR, 'client', 'charts.js'),
   'tree.js': path.join(WEB_DIR, 'client', 'tree.js'),
+  'views-costs.js': path.join(WEB_DIR, 'client', 'views-costs.js'),
   'views-run.js': path.join(WEB_DIR, 'client', 'views-run.js'),
   'views-variant.js': path.join(WEB_DIR, 'client', 'views-variant.js'),
   'views-compare.js': path.join(WEB_DIR, 'client', 'views-compare.js'),
@@ -33,9 +36,12 @@ export const SCRIPTS: readonly AssetName[] = [
   'uPlot.iife.min.js',
   'd3-hierarchy.min.js',
   'diff2html.min.js',
+  'diff2html-ui-base.min.js',
+  'highlight.min.js',
   'util.js',
   'charts.js',
   'tree.js',
+  'views-costs.js',
   'views-run.js',
   'views-variant.js',
   'views-compare.js',
@@ -44,11 +50,36 @@ export const SCRIPTS: readonly AssetName[] = [
 
 export const isAsset = (name: string): name is AssetName => Object.hasOwn(ASSETS, name);
 
+/** The languages the diffs are highlighted in (highlight.js names; file extensions map to them). */
+export const HIGHLIGHT_LANGUAGES = [
+  'typescript',
+  'javascript',
+  'json',
+  'markdown',
+  'python',
+  'bash',
+  'shell',
+];
+
+/**
+ * highlight.js as one script: its core with only HIGHLIGHT_LANGUAGES registered, as `window.hljs` (each file is
+ * a self-contained CommonJS module, wrapped here).
+ */
+function highlightScript(): string {
+  const module = (file: string) =>
+    `(function () { var module = { exports: {} }; var exports = module.exports;\n${readFileSync(file, 'utf8')}\nreturn module.exports; })()`;
+  const languages = HIGHLIGHT_LANGUAGES.map(
+    (name) =>
+      `hljs.registerLanguage(${JSON.stringify(name)}, ${module(path.join(MODULES, 'highlight.js', 'lib', 'languages', `${name}.js`))});`,
+  );
+  return `(function () {\nvar hljs = ${module(ASSETS['highlight.min.js'])};\n${languages.join('\n')}\nwindow.hljs = hljs;\n})();\n`;
+}
+
 const cache = new Map<AssetName, string>();
 export function readAsset(name: AssetName): string {
   let text = cache.get(name);
   if (text === undefined) {
-    text = readFileSync(ASSETS[name], 'utf8');
+    text = name === 'highlight.min.js' ? highlightScript() : readFileSync(ASSETS[name], 'utf8');
     if (!name.endsWith('.js') || name.includes('.min.')) cache.set(name, text);
   }
   return text;

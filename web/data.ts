@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { TaskResultRow } from '../archive/archive.ts';
+import { type ScoreStanding, scoreStanding } from '../archive/confirmed-scores.ts';
 import { type Flag, variantFlags } from '../archive/flags.ts';
 import {
   type ArchiveReader,
@@ -36,6 +37,10 @@ export interface RunPage {
   variants: VariantView[];
   /** Spend per generation with the running total: one point a generation, not one a model call. */
   spend: GenerationSpend[];
+  /** The reported best's confirmed score and its gain over variant 0 against the noise floor; null: no best. */
+  bestStanding: ScoreStanding | null;
+  /** The variants whose gain over variant 0 lies within the noise floor (none without `--noise-floor`). */
+  withinNoise: number[];
   health: RunHealth;
   /** The archive's change mark when this was read (see ArchiveReader.changeMark). */
   mark: string;
@@ -72,6 +77,29 @@ export interface VariantPage {
   logs: { name: VariantLogName; bytes: number }[];
   /** Flags for reward hacking (archive/flags.ts): shown, never used to select. */
   flags: Flag[];
+  /** Its confirmed score, and its gain over variant 0 against the noise floor. */
+  standing: ScoreStanding;
+}
+
+/** The ids of the variants whose gain over variant 0 lies within the run's noise floor. */
+function withinNoise(reader: ArchiveReader, variants: readonly VariantView[]): number[] {
+  const floor = reader.noiseFloor();
+  if (floor === null) return [];
+  const initial = variants.find((v) => v.id === 0)?.score ?? null;
+  return variants
+    .filter((v) => scoreStanding(v, initial, [], floor, null).withinNoise === true)
+    .map((v) => v.id);
+}
+
+/** What the run knows of `variant`'s score under noise (see scoreStanding), from `variants` (all of them). */
+function standingOf(
+  reader: ArchiveReader,
+  variants: readonly VariantView[],
+  variant: Pick<VariantView, 'id' | 'score'>,
+  bestId: number | null,
+): ScoreStanding {
+  const initial = variants.find((v) => v.id === 0)?.score ?? null;
+  return scoreStanding(variant, initial, reader.confirmedScores(), reader.noiseFloor(), bestId);
 }
 
 /**
@@ -149,7 +177,16 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
     runDir: path.dirname(reader.file),
     now,
   });
-  return { run, variants, spend: reader.spendByGeneration(), health, mark };
+  const best = run.best === null ? null : (variants.find((v) => v.id === run.best?.id) ?? null);
+  return {
+    run,
+    variants,
+    spend: reader.spendByGeneration(),
+    bestStanding: best === null ? null : standingOf(reader, variants, best, best.id),
+    withinNoise: withinNoise(reader, variants),
+    health,
+    mark,
+  };
 }
 
 /**
@@ -221,6 +258,7 @@ export async function variantPage(
     ),
     logs: listVariantLogs(runDir, id),
     flags,
+    standing: standingOf(reader, variants, variant, reader.run()?.best?.id ?? null),
   };
 }
 

@@ -43,6 +43,8 @@ const variant = (id: number, outcome: VariantView['outcome'], cause: string | nu
   changedFiles: [],
   costUsd: 0.2,
   llmCalls: 10,
+  inputTokens: 0,
+  outputTokens: 0,
   createdAt: at(id * 10),
   finishedAt: outcome === 'in_progress' ? null : at(id * 10 + 10),
 });

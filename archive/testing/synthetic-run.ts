@@ -20,6 +20,11 @@ export interface SyntheticRunOptions {
   model?: string;
   /** Merged into the stored run configuration (e.g. `{ parentSelection: 'latest' }`). */
   config?: Record<string, unknown>;
+  /**
+   * The model calls every variant makes (failed and rejected ones too), in place of the one call of random
+   * cost each evaluated variant makes by default: known sums by role and model, for readers' totals.
+   */
+  calls?: { role: string; model: string; costUsd: number; input: number; output: number }[];
 }
 
 /**
@@ -53,7 +58,8 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
   });
   const scores = new Map<number, number>();
   archive.transaction(() => {
-    for (let v = 0; v < variants; v++) writeVariant(archive, v, random, scores, { domains, lift, model });
+    for (let v = 0; v < variants; v++)
+      writeVariant(archive, v, random, scores, { domains, lift, model, calls: options.calls });
   });
   if (status === 'running') writeFileSync(runLockFile(dir), `${process.pid}\n`);
   else if (status !== 'interrupted') archive.finishRun(status);
@@ -61,7 +67,7 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
   return dir;
 }
 
-type VariantOptions = { domains: string[]; lift: number; model: string };
+type VariantOptions = { domains: string[]; lift: number; model: string; calls: SyntheticRunOptions['calls'] };
 const START = Date.parse('2026-01-01T00:00:00Z');
 
 /** Writes variant `v` of a synthetic run, its parent drawn from those before it; records its score in `scores`. */
@@ -70,10 +76,22 @@ function writeVariant(
   v: number,
   random: () => number,
   scores: Map<number, number>,
-  { domains, lift, model }: VariantOptions,
+  { domains, lift, model, calls }: VariantOptions,
 ): void {
   const parent = v === 0 ? null : Math.floor(random() * v);
   archive.insertVariant({ id: v, parentId: parent, step: 'selected', selectionReason: 'synthetic' });
+  (calls ?? []).forEach((c, i) => {
+    archive.insertLlmCall({
+      ts: new Date(START + v * 60_000 + i * 1000).toISOString(),
+      variantId: v,
+      role: c.role,
+      model: c.model,
+      usage: { input: c.input, output: c.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      costUsd: c.costUsd,
+      latencyMs: 500,
+      status: 'ok',
+    });
+  });
   const roll = random();
   if (v > 0 && roll < 0.12) {
     archive.updateVariant(v, {
@@ -131,16 +149,17 @@ function writeVariant(
       );
     }
   }
-  archive.insertLlmCall({
-    ts: new Date(START + v * 60_000).toISOString(),
-    variantId: v,
-    role: v === 0 ? 'task' : 'meta',
-    model,
-    usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-    costUsd: 0.01 + random() * 0.01,
-    latencyMs: 500,
-    status: 'ok',
-  });
+  if (calls === undefined)
+    archive.insertLlmCall({
+      ts: new Date(START + v * 60_000).toISOString(),
+      variantId: v,
+      role: v === 0 ? 'task' : 'meta',
+      model,
+      usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      costUsd: 0.01 + random() * 0.01,
+      latencyMs: 500,
+      status: 'ok',
+    });
   archive.logEvent(v, 'evaluated', { score });
   archive.updateVariant(v, {
     step: 'done',
@@ -170,7 +189,8 @@ export function addSyntheticVariants(
   const archive = openArchive(archiveFile(dir));
   try {
     archive.transaction(() => {
-      for (const v of ids) writeVariant(archive, v, random, scores, { domains, lift, model });
+      for (const v of ids)
+        writeVariant(archive, v, random, scores, { domains, lift, model, calls: undefined });
     });
   } finally {
     archive.close();

@@ -6,11 +6,12 @@
   HA.palette = (i) => PALETTE[i % PALETTE.length];
 
   /**
-   * A chart in `el`. `x`: numbers; `series`: {label, values, color, kind: 'points'|'line'|'step', width, dash};
-   * `bands`: [[upperIndex, lowerIndex, fill]] (series indexes, 1-based as uPlot counts them).
-   * `onCursor(index)`: called as the pointer moves over the chart, with the index into `x` (null off it).
+   * A chart in `el`. `x`: numbers; `series`: {label, values, color, kind: 'points'|'line'|'step'|'bars', width,
+   * dash, value: (index) => legend text}; `bands`: [[upperIndex, lowerIndex, fill]] (series indexes, 1-based as
+   * uPlot counts them). `onCursor(index)`: called as the pointer moves over the chart, with the index into `x`
+   * (null off it).
    */
-  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, yRange, integerX, legend, onCursor }) => {
+  HA.chart = (el, { x, series, xLabel, yLabel, bands, time, xRange, yRange, integerX, legend, onCursor }) => {
     const widthOf = () => Math.max(240, el.clientWidth || 720);
     const width = widthOf();
     const uSeries = [{ label: xLabel }];
@@ -18,7 +19,17 @@
       const base = { label: s.label, stroke: s.color, width: s.width || 2, spanGaps: s.spanGaps !== false };
       if (s.dash) base.dash = s.dash;
       if (s.fill) base.fill = s.fill;
-      if (s.kind === 'points') {
+      if (s.value)
+        base.value = (_u, _v, _si, idx) => (idx === null || idx === undefined ? '–' : s.value(idx));
+      if (s.kind === 'bars') {
+        uSeries.push({
+          ...base,
+          width: 1,
+          fill: s.color,
+          paths: uPlot.paths.bars({ size: [0.7, 48] }),
+          points: { show: false },
+        });
+      } else if (s.kind === 'points') {
         uSeries.push({
           ...base,
           paths: () => null,
@@ -33,7 +44,10 @@
     const opts = {
       width,
       height: 280,
-      scales: { x: { time: Boolean(time) }, y: yRange ? { range: yRange } : {} },
+      scales: {
+        x: xRange ? { time: Boolean(time), range: xRange } : { time: Boolean(time) },
+        y: yRange ? { range: yRange } : {},
+      },
       axes: [
         integerX ? { label: xLabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : { label: xLabel },
         { label: yLabel },

@@ -157,6 +157,33 @@ window.HA = window.HA || {};
   HA.score = (s) => (s === null || s === undefined ? '–' : s.toFixed(3));
   HA.usd = (n) => `$${(n || 0).toFixed(4)}`;
   HA.signed = (n) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
+  /**
+   * The run's best score, saying which it is: the confirmed one (`--confirm-top`: the mean of fresh attempts)
+   * beside the raw score it was ranked by, or the raw score when none was confirmed.
+   */
+  HA.bestScoreText = (best) =>
+    best.confirmed
+      ? `${HA.score(best.score)} confirmed (raw ${HA.score(best.rawScore)})`
+      : `${HA.score(best.score)} raw (not confirmed)`;
+  /**
+   * A variant's gain over variant 0 against the run's noise floor (`--noise-floor`), as `archive show` words
+   * it; null when the run has no floor or the variant no gain.
+   */
+  HA.noiseMark = (standing) => {
+    if (!standing || standing.noiseFloor === null || standing.gainOverInitial === null) return null;
+    if (standing.gainOverInitial <= 0) return null;
+    const within = standing.withinNoise;
+    return HA.h(
+      'span',
+      {
+        class: within ? 'noise-mark within-noise' : 'noise-mark beyond-noise',
+        title: `variant 0 scored ${standing.noiseFloor.scores.map(HA.score).join(', ')} on ${standing.noiseFloor.scores.length} attempts`,
+      },
+      `${HA.signed(standing.gainOverInitial)} over variant 0, ${within ? 'within noise' : 'beyond the noise floor'} (±${standing.noiseFloor.spread.toFixed(3)})`,
+    );
+  };
+  /** A token count with thousands separated: 12,345. */
+  HA.tokens = (n) => (n || 0).toLocaleString('en-US');
   /** Score to colour: red (0) through amber to green (1); grey when there is none. */
   HA.scoreColor = (s) => (s === null || s === undefined ? '#bbb' : `hsl(${Math.round(s * 120)}, 70%, 45%)`);
   HA.text = (value) =>

@@ -28,7 +28,7 @@
         : h(
             'a',
             { href: HA.href(variantPath(r.id, r.best.id)) },
-            `${HA.score(r.best.score)} (variant ${r.best.id})`,
+            `${HA.bestScoreText(r.best)} (variant ${r.best.id})`,
           ),
       HA.usd(r.costUsd),
       r.createdAt.replace('T', ' ').slice(0, 19),
@@ -214,37 +214,64 @@
     return columns;
   };
 
-  const variantCells = (run, v, columns) => [
+  const variantCells = (run, v, columns, noisy) => [
     h('a', { href: HA.href(variantPath(run.id, v.id)) }, String(v.id)),
     v.parent === null ? '–' : String(v.parent),
     HA.badge(v.outcome, v.outcome),
-    HA.score(v.score),
+    noisy.has(v.id)
+      ? [
+          HA.score(v.score),
+          ' ',
+          h(
+            'span',
+            {
+              class: 'noise-mark within-noise',
+              title: 'its gain over variant 0 lies within the noise floor',
+            },
+            'within noise',
+          ),
+        ]
+      : HA.score(v.score),
     ...columns.map(([d, s]) => HA.score(v.scores[d]?.[s] ? v.scores[d][s].score : null)),
     HA.usd(v.costUsd),
+    String(v.llmCalls),
+    HA.tokens(v.inputTokens),
+    HA.tokens(v.outputTokens),
     v.failureReason || '',
   ];
 
-  const variantRow = (run, v, columns) =>
+  const variantRow = (run, v, columns, noisy) =>
     h(
       'tr',
       { 'data-variant-row': v.id },
-      variantCells(run, v, columns).map((c) => h('td', {}, c)),
+      variantCells(run, v, columns, noisy).map((c) => h('td', {}, c)),
     );
 
   /** Every variant, newest first, with a column per domain and split it has a score for. */
-  const variantTable = (run, variants, columns) => {
+  const variantTable = (run, variants, columns, noisy) => {
     const table = HA.table(
-      ['id', 'parent', 'status', 'score', ...columns.map(([d, s]) => `${d} ${s}`), 'cost', 'note'],
+      [
+        'id',
+        'parent',
+        'status',
+        'score',
+        ...columns.map(([d, s]) => `${d} ${s}`),
+        'cost',
+        'calls',
+        'tokens in',
+        'tokens out',
+        'note',
+      ],
       [],
       { id: 'variants' },
     );
     const body = table.querySelector('tbody');
-    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns));
+    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns, noisy));
     return table;
   };
 
   /** The run's title and the facts under it. */
-  const runHeader = (run, health) => [
+  const runHeader = (run, health, standing) => [
     h('p', { class: 'crumbs' }, h('a', { href: HA.href('/') }, 'runs'), ' / ', run.id),
     h('h1', {}, `Run ${run.id} `, stateBadge(health ? health.state : run.state), ' ', simBadge(run)),
     h(
@@ -255,9 +282,10 @@
         ? '–'
         : h(
             'a',
-            { href: HA.href(variantPath(run.id, run.best.id)) },
-            `${HA.score(run.best.score)} (variant ${run.best.id})`,
+            { id: 'best-score', href: HA.href(variantPath(run.id, run.best.id)) },
+            `${HA.bestScoreText(run.best)} (variant ${run.best.id})`,
           ),
+      HA.noiseMark(standing) ? [' · ', HA.noiseMark(standing)] : null,
       ` · spend ${HA.usd(run.costUsd)} in ${run.llmCalls} model calls`,
     ),
   ];
@@ -514,7 +542,7 @@
 
   /** Draws the whole run page from `page.data` (on load, and when the filter changes). */
   const draw = (el, page) => {
-    const { run, variants, spend, health } = page.data;
+    const { run, variants, spend, health, bestStanding } = page.data;
     const filter = page.filter;
     const splits = [
       ...new Set(variants.flatMap((v) => Object.values(v.scores).flatMap((sp) => Object.keys(sp)))),
@@ -523,15 +551,17 @@
     const series = scoreSeries(variants, scoreOf);
     const columns = scoreColumns(variants);
     const dom = {
-      header: h('div', { id: 'run-header' }, ...runHeader(run, health)),
+      header: h('div', { id: 'run-header' }, ...runHeader(run, health, bestStanding)),
       health: h('section', { id: 'health' }, healthBox(run, health)),
       controls: isLive(page.data) ? controlBox(run, health) : null,
       scoreChart: h('div', { class: 'chart', id: 'score-chart' }),
       spendChart: h('div', { class: 'chart', id: 'spend-chart' }),
+      costs: HA.costSections(run.id),
       legend: h('p', { class: 'muted' }, legendText(series)),
       tree: h('div', { class: 'tree-box', id: 'tree' }),
-      table: variantTable(run, variants, columns),
+      table: variantTable(run, variants, columns, new Set(page.data.withinNoise || [])),
       columns,
+      noisy: noiseKey(page.data),
     };
     HA.fill(
       el,
@@ -542,8 +572,10 @@
       HA.section('Score per generation', dom.scoreChart),
       HA.section('Lineage', dom.legend, dom.tree),
       HA.section('Spend per generation', dom.spendChart),
+      ...dom.costs.sections,
       HA.section('Variants', dom.table),
     );
+    dom.costs.update({ run, variants, spend, scoreOf });
     dom.scorePlot = drawScores(dom.scoreChart, series, run.id);
     dom.spendPlot = drawSpend(dom.spendChart, run, spend);
     HA.tree(dom.tree, variants, {
@@ -561,9 +593,9 @@
    * replaced or added), so scroll, focus, hover and open panels stay as they are.
    */
   const patch = (page, changed) => {
-    const { run, variants, spend, health } = page.data;
+    const { run, variants, spend, health, bestStanding } = page.data;
     const dom = page.dom;
-    HA.patch(dom.header, ...runHeader(run, health));
+    HA.patch(dom.header, ...runHeader(run, health, bestStanding));
     HA.patch(dom.health, healthBox(run, health));
     if (dom.controls && !isLive(page.data)) {
       dom.controls.remove();
@@ -583,34 +615,40 @@
         range: series.scoreRange,
       });
       patchTable(page, changed);
-    }
+    } else if (noiseKey(page.data) !== dom.noisy) patchTable(page, []);
     if (dom.spendPlot) dom.spendPlot.setData(spendData(spend));
     else dom.spendPlot = drawSpend(dom.spendChart, run, spend);
+    dom.costs.update({ run, variants, spend, scoreOf: (v) => HA.pickScore(v, page.filter) });
   };
+
+  const noiseKey = (data) => JSON.stringify(data.withinNoise || []);
 
   /** Replaces the rows of changed variants and adds new ones on top; a new score column redraws the table. */
   const patchTable = (page, changed) => {
     const { run, variants } = page.data;
+    const noisy = new Set(page.data.withinNoise || []);
     const dom = page.dom;
     const columns = scoreColumns(variants);
-    if (JSON.stringify(columns) !== JSON.stringify(dom.columns)) {
-      const table = variantTable(run, variants, columns);
+    // New score columns, or a noise floor measured since (it marks rows that did not change): redrawn.
+    if (JSON.stringify(columns) !== JSON.stringify(dom.columns) || noiseKey(page.data) !== dom.noisy) {
+      const table = variantTable(run, variants, columns, noisy);
       dom.table.replaceWith(table);
       dom.table = table;
       dom.columns = columns;
+      dom.noisy = noiseKey(page.data);
       return;
     }
     const body = dom.table.querySelector('tbody');
     for (const v of changed) {
       const tr = body.querySelector(`tr[data-variant-row="${v.id}"]`);
       if (tr) {
-        variantCells(run, v, columns).forEach((c, i) => {
+        variantCells(run, v, columns, noisy).forEach((c, i) => {
           HA.patch(tr.children[i], c);
         });
         continue;
       }
       const newer = [...body.children].find((row) => Number(row.dataset.variantRow) < v.id);
-      body.insertBefore(variantRow(run, v, columns), newer || null);
+      body.insertBefore(variantRow(run, v, columns, noisy), newer || null);
     }
   };
 

@@ -7,16 +7,31 @@
   /** How a diff is laid out: `line` (one column) or `side` (side by side); in the address as ?diff=. */
   const diffLayout = () => (HA.queryParams().get('diff') === 'side' ? 'side' : 'line');
 
+  /**
+   * The diff, its code highlighted by file type (TypeScript, JavaScript, JSON, Markdown, Python, shell; other
+   * files stay plain). diff2html escapes the patch text it renders, and highlights the text of each line.
+   */
   const diffView = (patch) => {
     const box = h('div', { class: 'diff', id: 'diff' });
-    if (patch === '') box.appendChild(h('p', {}, 'No change.'));
-    // diff2html escapes the patch text it renders.
-    else
-      box.innerHTML = Diff2Html.html(patch, {
+    if (patch === '') {
+      box.appendChild(h('p', {}, 'No change.'));
+      return box;
+    }
+    const ui = new Diff2HtmlUI(
+      box,
+      patch,
+      {
         drawFileList: true,
+        fileListToggle: false,
+        fileContentToggle: false,
+        synchronisedScroll: true,
+        highlight: true,
         outputFormat: diffLayout() === 'side' ? 'side-by-side' : 'line-by-line',
         matching: 'lines',
-      });
+      },
+      window.hljs,
+    );
+    ui.draw();
     return box;
   };
 
@@ -462,6 +477,32 @@
     );
   };
 
+  /** Its confirmed score (`--confirm-top`) and its gain over variant 0 against the noise floor, if known. */
+  const standingView = (st) => {
+    if (!st || (st.confirmed === null && st.noiseFloor === null)) return null;
+    const confirmed =
+      st.confirmed === null
+        ? null
+        : h(
+            'span',
+            { id: 'confirmed-score' },
+            `Confirmed ${HA.score(st.confirmed.score)} on ${st.confirmed.attempts.length} fresh attempts at the validation split (raw ${HA.score(st.confirmed.raw)})${st.reportedBest ? ": the run's reported best" : ''}.`,
+          );
+    const floor =
+      st.noiseFloor === null
+        ? null
+        : `Noise floor ±${st.noiseFloor.spread.toFixed(3)} (variant 0 on ${st.noiseFloor.scores.length} attempts)`;
+    const mark = HA.noiseMark(st);
+    return h(
+      'p',
+      { id: 'score-standing' },
+      confirmed,
+      confirmed && floor ? ' ' : null,
+      floor,
+      mark ? [': ', mark] : floor ? '.' : null,
+    );
+  };
+
   /** The variant's title, the facts under it, and why it was chosen or failed. */
   const variantHeader = (runId, v, d, logs) => {
     const delta =
@@ -478,8 +519,14 @@
         v.parent === null
           ? 'none'
           : h('a', { href: HA.href(variantPath(runId, v.parent)) }, String(v.parent)),
-        ` · lineage ${d.lineage.join(' → ')} · commit ${v.commit ? v.commit.slice(0, 10) : 'none'} · ${HA.usd(v.costUsd)} in ${v.llmCalls} calls`,
+        ` · lineage ${d.lineage.join(' → ')} · commit ${v.commit ? v.commit.slice(0, 10) : 'none'} · `,
+        h(
+          'span',
+          { id: 'variant-spend' },
+          `${HA.usd(v.costUsd)} in ${v.llmCalls} calls, ${HA.tokens(v.inputTokens)} tokens in, ${HA.tokens(v.outputTokens)} out`,
+        ),
       ),
+      standingView(d.standing),
       v.selectionReason ? h('p', { class: 'muted' }, `Chosen as a parent by: ${v.selectionReason}`) : null,
       v.failureReason
         ? h(
