@@ -94,6 +94,13 @@ export interface GenerationSpend {
   cumulativeUsd: number;
 }
 
+/** One model of the ledger in one role, and how many calls it answered. */
+export interface ModelUse {
+  model: string;
+  role: string;
+  calls: number;
+}
+
 export function modelCallQueries(db: Db, decode: Decode) {
   return {
     /** Model calls of one role in the ledger, and how many of them the gateway refused for the budget. */
@@ -117,6 +124,15 @@ export function modelCallQueries(db: Db, decode: Decode) {
            FROM llm_calls WHERE variant_id = ? AND attempts > 0`,
         )
         .get(variantId) as { faults: number; retries: number };
+    },
+    /** The models the ledger recorded, with the role and number of calls of each, most calls first. */
+    modelsUsed(): ModelUse[] {
+      return db
+        .prepare(
+          `SELECT model, role, COUNT(*) AS calls FROM llm_calls GROUP BY model, role
+           ORDER BY calls DESC, model, role`,
+        )
+        .all() as ModelUse[];
     },
     /** The whole run's calls and spend, or one variant's. */
     llmTotals(variantId?: number): CallTotals {
