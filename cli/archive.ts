@@ -70,8 +70,17 @@ async function parse(argv: string[]) {
       .option('failed', { type: 'boolean', default: false })
       .option('top', { type: 'number', default: 10, requiresArg: true })
       .option('format', { type: 'string', choices: ['jsonl', 'csv'], requiresArg: true })
-      .option('o', { alias: 'output', type: 'string', requiresArg: true })
-      .option('force', { type: 'boolean', default: false })
+      .option('o', {
+        alias: 'output',
+        type: 'string',
+        requiresArg: true,
+        describe: 'the .tar.gz bundle writes (a folder: RUN.tar.gz inside it)',
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'let bundle replace a file already there',
+      })
       .strictOptions()
       .help(),
     'hyperagents archive',
