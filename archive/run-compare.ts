@@ -39,6 +39,9 @@ export function comparedVariants(reader: ArchiveReader, upTo: number | null): Co
 }
 
 const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? 'none' : n.toFixed(3));
+/** An answer in one line of a difference: at most 60 characters. */
+const answer = (p: string | null): string =>
+  p === null ? 'none' : p.length > 60 ? `${p.slice(0, 57).replace(/\s+/g, ' ')}...` : p.replace(/\s+/g, ' ');
 const differs = (a: number | null | undefined, b: number | null | undefined): boolean =>
   (a ?? null) === null || (b ?? null) === null ? (a ?? null) !== (b ?? null) : Math.abs(a! - b!) > 1e-9;
 
@@ -73,8 +76,8 @@ function variantDifferences(a: ComparedVariant, b: ComparedVariant, names: [stri
     }
     if (x.outcome !== y.outcome || differs(x.score, y.score) || x.prediction !== y.prediction)
       out.push(
-        `${at}: task ${key}: ${x.outcome} (${x.score.toFixed(2)}, answer ${x.prediction ?? 'none'}) ${was}, ` +
-          `${y.outcome} (${y.score.toFixed(2)}, answer ${y.prediction ?? 'none'}) ${now}`,
+        `${at}: task ${key}: ${x.outcome} (${x.score.toFixed(2)}, answer ${answer(x.prediction)}) ${was}, ` +
+          `${y.outcome} (${y.score.toFixed(2)}, answer ${answer(y.prediction)}) ${now}`,
       );
   }
   return out;
