@@ -10,7 +10,7 @@ const task = (outcome: string, score: number, prediction: string | null = '4') =
 function variant(id: number, over: Partial<ComparedVariant> = {}): ComparedVariant {
   const split = {
     score: 0.5,
-    stage: 'full',
+    stage: 'full' as const,
     nTasks: 2,
     nTotal: 2,
     correct: 1,
