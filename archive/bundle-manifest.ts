@@ -20,6 +20,21 @@ export const BUNDLE = {
 
 export const BUNDLE_FORMAT = 'hyperagents-bundle/1';
 
+/**
+ * Whether a file of `variants.git` belongs in a bundle: its refs and objects only. Its config, hooks and
+ * alternates never do: a bundle comes from elsewhere, and git would act on them when it reads the repository.
+ */
+export const bundledRepoFile = (rel: string): boolean =>
+  (rel === 'HEAD' || rel === 'packed-refs' || rel.startsWith('refs/') || rel.startsWith('objects/')) &&
+  !/^objects\/info\/(http-)?alternates$/.test(rel);
+
+/** Whether a name may be in a bundle at all. */
+export function bundleName(name: string): boolean {
+  const { variants, ...files } = BUNDLE;
+  if ((Object.values(files) as string[]).includes(name)) return true;
+  return name.startsWith(`${variants}/`) && bundledRepoFile(name.slice(variants.length + 1));
+}
+
 /** What a domain of the run was when the bundle was made; `error` when it could not be opened then. */
 export const DomainHash = z.union([
   z.object({

@@ -1,7 +1,15 @@
 import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { BUNDLE, BUNDLE_FORMAT, type DomainHash, Manifest, sha256 } from './bundle-manifest.ts';
+import {
+  BUNDLE,
+  BUNDLE_FORMAT,
+  bundledRepoFile,
+  bundleName,
+  type DomainHash,
+  Manifest,
+  sha256,
+} from './bundle-manifest.ts';
 import { openReadOnly } from './database.ts';
 import { openArchiveReader } from './read.ts';
 import { archiveFile, runLockHolder, variantRepoDir } from './run-folder.ts';
@@ -29,8 +37,7 @@ export async function snapshotArchive(runDir: string, dest: string): Promise<voi
 /**
  * The files of a variant repository, refs before objects: a run that commits while they are read adds
  * objects before it moves a ref, so every commit a ref read here names is among the objects read after.
- * Worktree bookkeeping, hooks (samples git writes; none ever runs) and lock files are left out; only plain
- * files are taken.
+ * Only refs and objects are taken (see bundledRepoFile), plain files only, lock files left out.
  */
 export function variantRepoFiles(gitDir: string): string[] {
   const all: string[] = [];
@@ -38,8 +45,8 @@ export function variantRepoFiles(gitDir: string): string[] {
     for (const name of readdirSync(path.join(gitDir, rel)).sort()) {
       const child = rel === '' ? name : `${rel}/${name}`;
       const stat = lstatSync(path.join(gitDir, child));
-      if (stat.isDirectory() && child !== 'worktrees' && child !== 'hooks') walk(child);
-      else if (stat.isFile() && !name.endsWith('.lock')) all.push(child);
+      if (stat.isDirectory()) walk(child);
+      else if (stat.isFile() && !name.endsWith('.lock') && bundledRepoFile(child)) all.push(child);
     }
   };
   walk('');
@@ -146,6 +153,11 @@ export async function unpackBundle(
     if (error instanceof Error && error.name === 'BadTarError') throw new BadBundleError(error.message);
     throw error;
   }
+  const stray = names.find((name) => !bundleName(name));
+  if (stray !== undefined)
+    throw new BadBundleError(
+      `it holds ${stray}, which no bundle holds (only refs and objects of variants.git)`,
+    );
   if (!names.includes(BUNDLE.manifest))
     throw new BadBundleError(
       `it holds no ${BUNDLE.manifest}, so it was not made by hyperagents archive bundle`,

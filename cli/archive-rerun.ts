@@ -60,6 +60,9 @@ export function rerunOf(
     replay: null,
     simScript: manifest.simScript === null ? null : path.join(bundleDir, BUNDLE.simScript),
     from: { runDir: bundleDir, variantId: 0, commit: zero },
+    // The bundle's agent code comes from elsewhere: sandboxed whenever bubblewrap works here, even if the run
+    // was not (where the code runs does not change what the sim or a recording answers).
+    sandbox: config.sandbox === 'none' ? 'auto' : config.sandbox,
   };
   // The recording answers when there is one; a simulated run whose sim settings a replay would ignore (a
   // fault rate, a script) is refused one by the configuration's rules, and runs the sim again instead.
