@@ -65,7 +65,9 @@ export async function bundleCommand(
     const reader = openArchiveReader(snapshot);
     const stored = reader.run()?.config;
     reader.close();
-    const config = stored === undefined ? null : parseStoredConfig(stored);
+    if (stored === undefined)
+      throw new UsageError(`${run.dir} holds no run yet (it never started): there is nothing to bundle.`);
+    const config = parseStoredConfig(stored);
     const project: Manifest['project'] = {
       version: HARNESS_VERSION,
       build: PROJECT_VERSION,
