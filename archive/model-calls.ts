@@ -142,6 +142,13 @@ export function foldGenerationSpend(
   return points;
 }
 
+/** One model of the ledger in one role, and how many calls it answered. */
+export interface ModelUse {
+  model: string;
+  role: string;
+  calls: number;
+}
+
 export function modelCallQueries(db: Db, decode: Decode) {
   return {
     /** Model calls of one role in the ledger, and how many of them the gateway refused for the budget. */
@@ -165,6 +172,15 @@ export function modelCallQueries(db: Db, decode: Decode) {
            FROM llm_calls WHERE variant_id = ? AND attempts > 0`,
         )
         .get(variantId) as { faults: number; retries: number };
+    },
+    /** The models the ledger recorded, with the role and number of calls of each, most calls first. */
+    modelsUsed(): ModelUse[] {
+      return db
+        .prepare(
+          `SELECT model, role, COUNT(*) AS calls FROM llm_calls GROUP BY model, role
+           ORDER BY calls DESC, model, role`,
+        )
+        .all() as ModelUse[];
     },
     /** The whole run's calls, spend and tokens, or one variant's. */
     llmTotals(variantId?: number): CallSpend {

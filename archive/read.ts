@@ -184,6 +184,10 @@ function openReader(file: string) {
     llmCalls(variantId?: number): LlmCallView[] {
       return calls.listLlmCalls(variantId);
     },
+    /** The models the ledger recorded, by role, with their number of calls. */
+    modelsUsed() {
+      return calls.modelsUsed();
+    },
     /** Events after `afterId` (all by default), oldest first. */
     events(afterId = 0): EventView[] {
       return events.listEvents(afterId);

@@ -31,12 +31,32 @@ Commands:
   tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
   export RUN --format jsonl|csv    every variant of a run, to stdout (to a
                                    file: all of it, or nothing)
+  bundle RUN -o FILE [--force]     the run as one .tar.gz to inspect or re-run
+                                   elsewhere: its archive (a consistent copy,
+                                   even of a run still going), variants.git,
+                                   recording, configuration, and a manifest of
+                                   hashes, domains, models and project version
+  verify FILE                      checks a bundle's files against its
+                                   manifest, re-runs the run from it (the sim,
+                                   or its recording) and compares variants,
+                                   parents, scores and task results; exit 0
+                                   the same, 1 different, 2 bad input
 
 A run is a run id under --runs (default ./runs) or the path of a run folder.
 A split is one of ${ALL_SPLITS.join(', ')}.
 Options: --runs DIR, --json (machine-readable output).`;
 
-const SUBCOMMANDS = ['list', 'show', 'diff', 'lineage', 'best', 'tasks', 'export'] as const;
+const SUBCOMMANDS = [
+  'list',
+  'show',
+  'diff',
+  'lineage',
+  'best',
+  'tasks',
+  'export',
+  'bundle',
+  'verify',
+] as const;
 
 async function parse(argv: string[]) {
   return parseOrExplain(
@@ -51,6 +71,17 @@ async function parse(argv: string[]) {
       .option('failed', { type: 'boolean', default: false })
       .option('top', { type: 'number', default: 10, requiresArg: true })
       .option('format', { type: 'string', choices: ['jsonl', 'csv'], requiresArg: true })
+      .option('o', {
+        alias: 'output',
+        type: 'string',
+        requiresArg: true,
+        describe: 'the .tar.gz bundle writes (a folder: RUN.tar.gz inside it)',
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'let bundle replace a file already there',
+      })
       .strictOptions()
       .help(),
     'hyperagents archive',
@@ -61,7 +92,7 @@ async function parse(argv: string[]) {
 const out = (text: string): void => writeStdout(text.endsWith('\n') ? text : `${text}\n`);
 const printJson = (value: unknown): void => out(JSON.stringify(value, null, 2));
 
-/** `hyperagents archive ...`: reads run archives only, never writes. Returns the exit code. */
+/** `hyperagents archive ...`: reads run archives only, never writes into them. Returns the exit code. */
 export async function archiveCommand(argv: string[]): Promise<number> {
   const args = await parse(argv);
   if (args.help === true) return 0;
@@ -122,6 +153,14 @@ export async function archiveCommand(argv: string[]): Promise<number> {
         out(format === 'csv' ? exportCsv(run.reader) : exportJsonl(run.reader)),
       );
       return 0;
+    }
+    case 'bundle': {
+      const { bundleCommand } = await import('./archive-bundle.ts');
+      return bundleCommand(runsDir, need(1, 'RUN')[0]!, args.o, args.force);
+    }
+    case 'verify': {
+      const { verifyCommand } = await import('./archive-verify.ts');
+      return verifyCommand(need(1, 'FILE (a bundle)')[0]!);
     }
     case undefined:
       out(ARCHIVE_USAGE);

@@ -63,8 +63,8 @@ export const COMMANDS: readonly Command[] = [
     name: 'archive',
     help: [
       {
-        usage: 'archive list|show|diff|lineage|best|tasks|export ...',
-        summary: 'browse run archives (--json everywhere)',
+        usage: 'archive list|show|diff|lineage|best|tasks|export|bundle|verify ...',
+        summary: 'browse run archives (--json everywhere); bundle a run, verify a bundle',
       },
     ],
     load: async () => (await import('./archive.ts')).archiveCommand,

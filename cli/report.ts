@@ -1,4 +1,3 @@
-import { accessSync, constants, lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import yargs from 'yargs';
 import { buildReport } from '../web/report.ts';
@@ -7,6 +6,7 @@ import { domainTasks } from './domain-tasks.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { refusalOf } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
+import { outputFile } from './writable.ts';
 import { writeFileWhole } from './write-output.ts';
 
 const USAGE = `hyperagents report RUN [RUN ...] -o report.html [--runs ./runs]
@@ -17,37 +17,6 @@ path ending in /), report.html inside it. The file is written whole or not at
 all: an old file of that name is kept until the new one is complete.`;
 
 const REPORT_NAME = 'report.html';
-
-const statOf = (p: string, follow: boolean) => {
-  try {
-    return follow ? statSync(p) : lstatSync(p);
-  } catch {
-    return null;
-  }
-};
-
-/** The file `-o` asks for, checked before the report is built: its folder must exist and be writable. */
-function reportFile(given: string): string {
-  const resolved = path.resolve(given);
-  const namesFolder = /[\\/]$/.test(given) || statOf(resolved, true)?.isDirectory() === true;
-  const file = namesFolder ? path.join(resolved, REPORT_NAME) : resolved;
-  const folder = path.dirname(file);
-  if (statOf(folder, true)?.isDirectory() !== true) {
-    throw new UsageError(
-      `-o ${given}: there is no folder ${folder} to write the report in. Create it first, or give another path.`,
-    );
-  }
-  const existing = statOf(file, false);
-  if (existing !== null && !existing.isFile() && !existing.isSymbolicLink()) {
-    throw new UsageError(`-o ${given}: ${file} exists and is not a regular file. Give another path.`);
-  }
-  try {
-    accessSync(folder, constants.W_OK);
-  } catch {
-    throw new UsageError(`-o ${given}: no permission to write in ${folder}. Give another path.`);
-  }
-  return file;
-}
 
 /** `hyperagents report`: writes the file whole or not at all. */
 export async function reportCommand(argv: string[]): Promise<number> {
@@ -73,7 +42,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   if (refs.length === 0)
     throw new UsageError('report needs at least one run. Run hyperagents report --help.');
   if (args.o === undefined) throw new UsageError('report needs -o FILE, the HTML file to write.');
-  const out = reportFile(args.o);
+  const out = outputFile(args.o, REPORT_NAME, 'the report');
   const runsDir = path.resolve(args.runs);
   const runs = refs.map((ref) => {
     const run = openRun(runsDir, ref);

@@ -26,7 +26,7 @@ const REASONS: Record<string, string> = {
 /** Failures of the disk rather than of the path chosen: they end the command with 1, not 2. */
 const DISK = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO']);
 
-function writeFailure(what: string, error: unknown, removed: string): Error {
+export function writeFailure(what: string, error: unknown, removed: string): Error {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const reason = REASONS[code] === undefined ? (error as Error).message : `${REASONS[code]} (${code})`;
   const message = `Cannot write ${what}: ${reason}. ${removed}`;

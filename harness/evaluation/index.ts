@@ -10,6 +10,7 @@ export {
   stageSize,
   stageSplits,
   stageTasks,
+  taskContentHash,
 } from './evaluate.ts';
 export { finishedVariants } from './finished-variants.ts';
 export { createGradeContext } from './grade-context.ts';

@@ -1,3 +1,4 @@
+export { domainChanges, domainHashes } from './domain-hashes.ts';
 export { loadDomainTasks } from './domain-tasks.ts';
 export { runEstimateLines } from './estimate.ts';
 export { type HistoryRates, historyRates } from './estimate-history.ts';

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/*
+ * The manifest of a reproducibility bundle (`hyperagents archive bundle`): what run it holds, what made it,
+ * and the sha256 of every file in it, so that `archive verify` can tell a file changed since.
+ */
+
+/** The files of a bundle, beside `variants.git/...` (the variant repository, file by file). */
+export const BUNDLE = {
+  manifest: 'manifest.json',
+  archive: 'archive.sqlite',
+  config: 'config.json',
+  recording: 'recording.jsonl',
+  simScript: 'sim-script.json',
+  variants: 'variants.git',
+} as const;
+
+export const BUNDLE_FORMAT = 'hyperagents-bundle/1';
+
+/**
+ * Whether a file of `variants.git` belongs in a bundle: its refs and objects only. Its config, hooks and
+ * alternates never do: a bundle comes from elsewhere, and git would act on them when it reads the repository.
+ */
+export const bundledRepoFile = (rel: string): boolean =>
+  (rel === 'HEAD' || rel === 'packed-refs' || rel.startsWith('refs/') || rel.startsWith('objects/')) &&
+  !/^objects\/info\/(http-)?alternates$/.test(rel);
+
+/** Whether a name may be in a bundle at all. */
+export function bundleName(name: string): boolean {
+  const { variants, ...files } = BUNDLE;
+  if ((Object.values(files) as string[]).includes(name)) return true;
+  return name.startsWith(`${variants}/`) && bundledRepoFile(name.slice(variants.length + 1));
+}
+
+/** What a domain of the run was when the bundle was made; `error` when it could not be opened then. */
+export const DomainHash = z.union([
+  z.object({
+    name: z.string(),
+    ref: z.string(),
+    /** The grader's version, as the result cache keys it. */
+    graderVersion: z.string(),
+    /** Tasks the run used (after --eval-samples), every split. */
+    tasks: z.number(),
+    /** sha256 over every task's id and content hash, as the result cache hashes a task. */
+    tasksHash: z.string(),
+    /** sha256 of the domain's folder or file (its code, or its data file), every file in path order. */
+    sourceHash: z.string(),
+  }),
+  z.object({ name: z.string(), ref: z.string(), error: z.string() }),
+]);
+export type DomainHash = z.infer<typeof DomainHash>;
+
+const FileHash = z.object({ sha256: z.string(), bytes: z.number() });
+
+export const Manifest = z.object({
+  format: z.literal(BUNDLE_FORMAT),
+  createdAt: z.string(),
+  run: z.object({
+    id: z.string(),
+    /** The run's state when bundled: a bundle of a run still going holds what it had finished by then. */
+    state: z.string(),
+    seed: z.number(),
+    metaModel: z.string(),
+    taskModel: z.string(),
+    simulated: z.boolean(),
+    harnessVersion: z.string(),
+    variants: z.number(),
+  }),
+  /** This project where the bundle was made: package version, source hash, git commit (or "unknown"). */
+  project: z.object({ version: z.string(), build: z.string(), commit: z.string() }),
+  /** The model ids the ledger recorded, per role. */
+  models: z.array(z.object({ model: z.string(), role: z.string(), calls: z.number() })),
+  domains: z.array(DomainHash),
+  /** The bundle's recording of every model response (`--record`/`--replay` file), or null. */
+  recording: z.string().nullable(),
+  /** The bundle's copy of the `--sim-script` file, or null. */
+  simScript: z.string().nullable(),
+  files: z.record(z.string(), FileHash),
+});
+export type Manifest = z.infer<typeof Manifest>;
+
+export const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * What differs between the files unpacked in `dir` and the manifest, one line per file, in name order:
+ * changed, missing, or not listed. Empty when every file is as the bundle was made.
+ */
+export function checkFiles(dir: string, manifest: Manifest, unpacked: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const [name, want] of Object.entries(manifest.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const file = path.join(dir, name);
+    if (!existsSync(file)) {
+      problems.push(`${name}: missing from the bundle`);
+      continue;
+    }
+    const bytes = readFileSync(file);
+    if (sha256(bytes) !== want.sha256)
+      problems.push(`${name}: changed since the bundle was made (its sha256 differs from the manifest's)`);
+  }
+  const listed = new Set([...Object.keys(manifest.files), BUNDLE.manifest]);
+  for (const name of [...unpacked].sort())
+    if (!listed.has(name)) problems.push(`${name}: not listed in the manifest (added to the bundle)`);
+  return problems;
+}

@@ -1,0 +1,179 @@
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  BUNDLE,
+  BUNDLE_FORMAT,
+  bundledRepoFile,
+  bundleName,
+  type DomainHash,
+  Manifest,
+  sha256,
+} from './bundle-manifest.ts';
+import { openReadOnly } from './database.ts';
+import { openArchiveReader } from './read.ts';
+import { archiveFile, runLockHolder, variantRepoDir } from './run-folder.ts';
+import { readTarGz, type TarEntry, writeTarGz } from './tar.ts';
+
+/**
+ * A consistent copy of a run's archive at `dest`, even while the run writes to it: SQLite's online backup
+ * (never a copy of the file, whose last commits may sit in its WAL), turned into one self-contained file.
+ */
+export async function snapshotArchive(runDir: string, dest: string): Promise<void> {
+  const db = openReadOnly(archiveFile(runDir));
+  try {
+    await db.backup(dest);
+  } finally {
+    db.close();
+  }
+  const copy = new Database(dest);
+  try {
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * The files of a variant repository, refs before objects: a run that commits while they are read adds
+ * objects before it moves a ref, so every commit a ref read here names is among the objects read after.
+ * Only refs and objects are taken (see bundledRepoFile), plain files only, lock files left out.
+ */
+export function variantRepoFiles(gitDir: string): string[] {
+  const all: string[] = [];
+  const walk = (rel: string): void => {
+    for (const name of readdirSync(path.join(gitDir, rel)).sort()) {
+      const child = rel === '' ? name : `${rel}/${name}`;
+      const stat = lstatSync(path.join(gitDir, child));
+      if (stat.isDirectory()) walk(child);
+      else if (stat.isFile() && !name.endsWith('.lock') && bundledRepoFile(child)) all.push(child);
+    }
+  };
+  walk('');
+  const refsFirst = (f: string): number =>
+    f === 'HEAD' || f === 'packed-refs' || f.startsWith('refs/') ? 0 : 1;
+  return all.sort((a, b) => refsFirst(a) - refsFirst(b) || (a < b ? -1 : 1));
+}
+
+/** A file's whole lines: a recording being appended to ends at its last complete line. */
+function wholeLines(file: string): Buffer {
+  const bytes = readFileSync(file);
+  const end = bytes.lastIndexOf(0x0a);
+  return bytes.subarray(0, end + 1);
+}
+
+export interface BundleInputs {
+  runDir: string;
+  /** The archive copy made by snapshotArchive. */
+  snapshot: string;
+  /** The file to write; written beside itself first and renamed into place once whole. */
+  file: string;
+  project: Manifest['project'];
+  domains: DomainHash[];
+  /** The run's recording on disk (its --record or --replay file), or null. */
+  recording: string | null;
+  simScript: string | null;
+}
+
+/** Writes the bundle: the archive copy, the config, the recording, the sim script, variants.git, manifest.json. */
+export async function writeBundle(inputs: BundleInputs): Promise<Manifest> {
+  const reader = openArchiveReader(inputs.snapshot);
+  let manifest: Manifest;
+  let config: unknown;
+  const files: Manifest['files'] = {};
+  try {
+    const run = reader.run();
+    if (run === null) throw new Error(`${inputs.runDir} has no run in its archive yet`);
+    manifest = {
+      format: BUNDLE_FORMAT,
+      createdAt: new Date().toISOString(),
+      run: {
+        id: run.id,
+        // The copy has no lock beside it, so a run still going reads there as interrupted: ask its folder.
+        state: run.state === 'interrupted' && runLockHolder(inputs.runDir) !== null ? 'running' : run.state,
+        seed: run.seed,
+        metaModel: run.metaModel,
+        taskModel: run.taskModel,
+        simulated: run.simulated,
+        harnessVersion: run.harnessVersion,
+        variants: reader.variants().length,
+      },
+      project: inputs.project,
+      models: reader.modelsUsed(),
+      domains: inputs.domains,
+      recording: inputs.recording === null ? null : BUNDLE.recording,
+      simScript: inputs.simScript === null ? null : BUNDLE.simScript,
+      files,
+    };
+    config = run.config;
+  } finally {
+    reader.close();
+  }
+  const gitDir = variantRepoDir(inputs.runDir);
+  function* entries(): Generator<TarEntry> {
+    const hashed = (name: string, bytes: Buffer): TarEntry => {
+      files[name] = { sha256: sha256(bytes), bytes: bytes.length };
+      return { name, bytes };
+    };
+    yield hashed(BUNDLE.config, Buffer.from(`${JSON.stringify(config, null, 2)}\n`));
+    yield hashed(BUNDLE.archive, readFileSync(inputs.snapshot));
+    if (inputs.recording !== null) yield hashed(BUNDLE.recording, wholeLines(inputs.recording));
+    if (inputs.simScript !== null) yield hashed(BUNDLE.simScript, readFileSync(inputs.simScript));
+    for (const rel of variantRepoFiles(gitDir))
+      yield hashed(`${BUNDLE.variants}/${rel}`, readFileSync(path.join(gitDir, rel)));
+    yield { name: BUNDLE.manifest, bytes: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) };
+  }
+  const partial = path.join(
+    path.dirname(inputs.file),
+    `.${path.basename(inputs.file)}.partial-${process.pid}`,
+  );
+  try {
+    await writeTarGz(partial, entries());
+    renameSync(partial, inputs.file);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+  return manifest;
+}
+
+/** A file that is not a bundle, or one this version cannot read; the message says which and why. */
+export class BadBundleError extends Error {
+  override name = 'BadBundleError';
+}
+
+/** Unpacks a bundle into `dir` (empty) and reads its manifest; the names of the files it held. */
+export async function unpackBundle(
+  file: string,
+  dir: string,
+): Promise<{ manifest: Manifest; names: string[] }> {
+  let names: string[];
+  try {
+    names = await readTarGz(file, dir);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'BadTarError') throw new BadBundleError(error.message);
+    throw error;
+  }
+  const stray = names.find((name) => !bundleName(name));
+  if (stray !== undefined)
+    throw new BadBundleError(
+      `it holds ${stray}, which no bundle holds (only refs and objects of variants.git)`,
+    );
+  if (!names.includes(BUNDLE.manifest))
+    throw new BadBundleError(
+      `it holds no ${BUNDLE.manifest}, so it was not made by hyperagents archive bundle`,
+    );
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path.join(dir, BUNDLE.manifest), 'utf8'));
+  } catch (error) {
+    throw new BadBundleError(`its ${BUNDLE.manifest} is not JSON (${(error as Error).message})`);
+  }
+  const parsed = Manifest.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new BadBundleError(
+      `its ${BUNDLE.manifest} is not one this version reads (${issue?.path.join('.') || 'the manifest'}: ${issue?.message})`,
+    );
+  }
+  return { manifest: parsed.data, names };
+}

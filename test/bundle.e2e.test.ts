@@ -1,0 +1,232 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openArchiveReader } from '../archive/read.ts';
+import { PROJECT_ROOT, runCli } from './run-cli.ts';
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'bundle-e2e-'));
+const runs = path.join(tmp, 'runs');
+const sim = ['--domains', 'arithmetic', '--model', 'sim', '--out', runs, '--eval-samples', '10', '--quiet'];
+const archive = (...args: string[]) => runCli('hyperagents', ['archive', ...args, '--runs', runs]);
+const at = (name: string): string => path.join(tmp, name);
+
+/** Unpacks a bundle with the system's tar, as someone inspecting it would. */
+function untar(file: string, name: string): string {
+  const dir = at(name);
+  mkdirSync(dir);
+  execFileSync('tar', ['-xzf', file, '-C', dir]);
+  return dir;
+}
+
+async function loop(...args: string[]): Promise<void> {
+  const result = await runCli('generate-loop', [...sim, '--generations', '2', ...args]);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+let going: ChildProcess | undefined;
+afterAll(() => {
+  going?.kill('SIGKILL');
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+beforeAll(async () => {
+  await loop('--run-id', 'done', '--seed', '3');
+  await loop('--run-id', 'recorded', '--seed', '4', '--record', at('calls.jsonl'));
+}, 600_000);
+
+describe('archive bundle and verify on a finished sim run', () => {
+  it('packs archive, variants.git, config and a manifest of hashes, domains, models and version', async () => {
+    const made = await archive('bundle', 'done', '-o', at('done.tar.gz'));
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain(`Wrote ${at('done.tar.gz')}: run done (done, 3 variants)`);
+    const dir = untar(at('done.tar.gz'), 'done-unpacked');
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.run).toMatchObject({ id: 'done', state: 'done', seed: 3, metaModel: 'sim', variants: 3 });
+    expect(manifest.project.version).toBe('0.1.0');
+    expect(manifest.project.commit).toMatch(/^([0-9a-f]{40}|unknown)$/);
+    expect(manifest.models).toEqual(
+      expect.arrayContaining([expect.objectContaining({ model: 'sim', role: 'meta' })]),
+    );
+    expect(manifest.domains).toEqual([
+      expect.objectContaining({ name: 'arithmetic', graderVersion: '1', tasks: 30 }),
+    ]);
+    expect(manifest.recording).toBeNull();
+    expect(manifest.files['archive.sqlite'].sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(Object.keys(manifest.files)).toContain('variants.git/HEAD');
+    // The copy is a whole SQLite file on its own, and variants.git a repository git reads.
+    expect(existsSync(path.join(dir, 'archive.sqlite-wal'))).toBe(false);
+    const reader = openArchiveReader(path.join(dir, 'archive.sqlite'));
+    expect(reader.variants().map((v) => v.id)).toEqual([0, 1, 2]);
+    reader.close();
+    const log = execFileSync('git', [
+      '--git-dir',
+      path.join(dir, 'variants.git'),
+      'log',
+      '--all',
+      '--oneline',
+    ]);
+    expect(log.toString()).toContain('variant 2');
+  }, 600_000);
+
+  it('verify re-runs it from the bundle and says it comes out the same', async () => {
+    const verified = await archive('verify', at('done.tar.gz'));
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/Files: all \d+ match the manifest's sha256/);
+    expect(verified.stdout).toContain('with the simulated model, same seed');
+    expect(verified.stdout).toMatch(/The same: 3 variants, their parents, scores and \d+ task results match/);
+  }, 600_000);
+
+  it('names the file changed in a bundle, and exits 1', async () => {
+    const dir = untar(at('done.tar.gz'), 'tampered');
+    appendFileSync(path.join(dir, 'variants.git', 'refs', 'heads', 'variant-1'), 'x');
+    execFileSync('tar', ['-czf', at('tampered.tar.gz'), '-C', dir, '.']);
+    const verified = await archive('verify', at('tampered.tar.gz'));
+    expect(verified.code).toBe(1);
+    expect(verified.stdout).toContain('NOT the same');
+    expect(verified.stdout).toContain('variants.git/refs/heads/variant-1: changed since the bundle was made');
+    expect(verified.stdout).not.toContain('Re-running');
+  }, 600_000);
+
+  it('tells a run whose archive was edited from its re-run, naming the variant and the score', async () => {
+    cpSync(path.join(runs, 'done'), path.join(runs, 'edited'), { recursive: true });
+    const db = new Database(path.join(runs, 'edited', 'archive.sqlite'));
+    db.prepare("UPDATE evaluations SET score = 0.95 WHERE variant_id = 1 AND split = 'val'").run();
+    db.close();
+    expect((await archive('bundle', 'edited', '-o', at('edited.tar.gz'))).code).toBe(0);
+    const verified = await archive('verify', at('edited.tar.gz'));
+    expect(verified.code).toBe(1);
+    expect(verified.stdout).toContain('Files: all');
+    expect(verified.stdout).toMatch(
+      /variant 1: arithmetic val score 0\.950 in the bundle, 0\.\d+ in the re-run/,
+    );
+  }, 600_000);
+});
+
+describe('archive bundle with a recording', () => {
+  it('packs the recording, and verify answers every call of the re-run from it', async () => {
+    expect((await archive('bundle', 'recorded', '-o', at('recorded.tar.gz'))).code).toBe(0);
+    const dir = untar(at('recorded.tar.gz'), 'recorded-unpacked');
+    expect(readFileSync(path.join(dir, 'recording.jsonl'))).toEqual(readFileSync(at('calls.jsonl')));
+    const verified = await archive('verify', at('recorded.tar.gz'));
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toContain('every model call answered from its recording');
+    expect(verified.stdout).toContain('The same: 3 variants');
+  }, 600_000);
+
+  it('of a run with a real model and no recording: checks the hashes, says re-running needs one', async () => {
+    cpSync(path.join(runs, 'done'), path.join(runs, 'real'), { recursive: true });
+    const db = new Database(path.join(runs, 'real', 'archive.sqlite'));
+    const config = JSON.parse((db.prepare('SELECT config FROM runs').get() as { config: string }).config);
+    const real = { ...config, metaModel: 'openai/gpt-4o', taskModel: 'openai/gpt-4o' };
+    db.prepare('UPDATE runs SET config = ?, meta_model = ?, task_model = ?').run(
+      JSON.stringify(real),
+      'openai/gpt-4o',
+      'openai/gpt-4o',
+    );
+    db.close();
+    expect((await archive('bundle', 'real', '-o', at('real.tar.gz'))).code).toBe(0);
+    const verified = await archive('verify', at('real.tar.gz'));
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain('Files: all');
+    expect(verified.stdout).toContain(
+      'Not re-run: the run called openai/gpt-4o, and the bundle holds no recording',
+    );
+    expect(verified.stdout).toContain('--record FILE');
+  }, 600_000);
+});
+
+describe('archive bundle of a run still going', () => {
+  it('packs a consistent copy of its archive, which verify re-runs up to its last finished variant', async () => {
+    going = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'bin', 'generate-loop.mjs'),
+        ...sim,
+        '--generations',
+        '500',
+        '--seed',
+        '5',
+        '--run-id',
+        'going',
+      ],
+      { stdio: 'ignore', cwd: tmp },
+    );
+    const exited = new Promise((resolve) => going!.once('exit', resolve));
+    const file = path.join(runs, 'going', 'archive.sqlite');
+    for (;;) {
+      if (existsSync(file)) {
+        try {
+          const reader = openArchiveReader(file);
+          const v = reader.variant(1);
+          reader.close();
+          if (v !== null && v.outcome !== 'in_progress') break;
+        } catch {}
+      }
+      await sleep(300);
+    }
+    const made = await archive('bundle', 'going', '-o', at('going.tar.gz'));
+    going.kill('SIGINT');
+    await exited;
+    expect(made.code, made.stderr).toBe(0);
+    const dir = untar(at('going.tar.gz'), 'going-unpacked');
+    expect(JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).run.state).toBe('running');
+    const db = new Database(path.join(dir, 'archive.sqlite'), { readonly: true });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    db.close();
+    const verified = await archive('verify', at('going.tar.gz'));
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/Re-running \d+ generation\(s\)/);
+    expect(verified.stdout).toContain('The same:');
+  }, 900_000);
+});
+
+describe('archive bundle and verify refuse bad input with one line and exit 2', () => {
+  const refused = async (args: string[], text: string): Promise<void> => {
+    const result = await archive(...args);
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.stderr).toContain(text);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  };
+
+  it('an unknown run, no -o, a folder that is not there, a file already there', async () => {
+    await refused(['bundle', 'nosuch', '-o', at('x.tar.gz')], 'no run "nosuch"');
+    await refused(['bundle', 'done'], 'archive bundle needs -o FILE');
+    await refused(['bundle', 'done', '-o', at('missing/x.tar.gz')], 'there is no folder');
+    writeFileSync(at('plain-file'), '');
+    await refused(['bundle', 'done', '-o', at('plain-file/x.tar.gz')], 'there is no folder');
+    writeFileSync(at('taken.tar.gz'), 'keep me');
+    await refused(['bundle', 'done', '-o', at('taken.tar.gz')], 'already exists. Pass --force');
+    expect(readFileSync(at('taken.tar.gz'), 'utf8')).toBe('keep me');
+    const forced = await archive('bundle', 'done', '-o', at('taken.tar.gz'), '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(statSync(at('taken.tar.gz')).size).toBeGreaterThan(1000);
+  }, 600_000);
+
+  it('a missing file, a file that is not a bundle, a tar holding a link', async () => {
+    await refused(['verify'], 'archive verify needs FILE');
+    await refused(['verify', at('nothing.tar.gz')], 'no such file');
+    writeFileSync(at('notes.txt'), 'not a bundle');
+    await refused(['verify', at('notes.txt')], 'is not a bundle this version can read: it is not a gzip');
+    const linked = at('linked');
+    mkdirSync(linked);
+    symlinkSync('/etc/passwd', path.join(linked, 'manifest.json'));
+    execFileSync('tar', ['-czf', at('linked.tar.gz'), '-C', linked, 'manifest.json']);
+    await refused(['verify', at('linked.tar.gz')], 'which is not a plain file');
+  }, 600_000);
+});
