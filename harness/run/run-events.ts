@@ -13,7 +13,14 @@ export type RunEvent =
   | { type: 'step'; variant: number; step: string }
   | { type: 'llm_call'; variant: number | null; role: string; costUsd: number }
   | { type: 'tasks'; variant: number; done: number; total: number }
-  | { type: 'variant_done'; variant: number; status: string; score: number | null }
+  | {
+      type: 'variant_done';
+      variant: number;
+      status: string;
+      score: number | null;
+      /** Why a variant that did not finish evaluated failed or was rejected. */
+      reason?: string | null;
+    }
   /** A model call whose provider failed `faults` attempts, `retries` of which were tried again. */
   | { type: 'model_faults'; variant: number | null; faults: number; retries: number }
   | ModelHealthEvent;
@@ -40,6 +47,7 @@ export function observeArchive(archive: Archive, emit: (event: RunEvent) => void
         variant: id,
         status: row?.status ?? step,
         score: row?.step === 'done' ? (row.selectionScore ?? null) : null,
+        reason: row?.failureReason ?? null,
       });
     }
   };
