@@ -8,7 +8,8 @@ import type { ModelHealthEvent } from '../../llm/failure-watch.ts';
  * records it.
  */
 export type RunEvent =
-  | { type: 'run_started'; generations: number }
+  /** `controlSecret`: the run's secret, which the page's controls accept for this run (see `serve`). */
+  | { type: 'run_started'; generations: number; controlSecret?: string }
   | { type: 'stage'; variant: number; stage: string }
   | { type: 'step'; variant: number; step: string }
   | { type: 'llm_call'; variant: number | null; role: string; costUsd: number }

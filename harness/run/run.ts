@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
+import { ensureControlSecret } from '../../archive/control-secret.ts';
 import { carriedControls } from '../../archive/controls.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
 import { archiveFile, TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
@@ -167,7 +168,11 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       deps.progress(
         'the run was paused before it stopped and stays paused: `hyperagents control RUN resume` starts it again',
       );
-    emit({ type: 'run_started', generations: config.generations });
+    emit({
+      type: 'run_started',
+      generations: config.generations,
+      controlSecret: ensureControlSecret(runDir),
+    });
     const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
     const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
     const ctx = openRunContext({ ...opened, onEvent: emit, ...sharedDeps(deps) });
@@ -339,7 +344,8 @@ async function schedule(
         await Promise.race(waiting);
       }
       if (stopping()) break;
-      await whilePaused(ctx, controls, stopping);
+      // A pause holds new generations; one a kill interrupted was under way, and goes on like the others.
+      if (existing === undefined) await whilePaused(ctx, controls, stopping);
       if (stopping()) break;
       if (existing === undefined) {
         const parent = await chooseParent(ctx, id);
