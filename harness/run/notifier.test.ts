@@ -180,4 +180,23 @@ describe('which moments of a run make an alert', () => {
     expect(sent.at(-1)).toMatchObject({ count: 3, variants: [2, 3, 4], lastReason: 'reason 4' });
     expect(String(sent.at(-1)!.message)).toContain('3 generations in a row failed');
   });
+
+  it('tells a harness error and the end with the run, its state, best score and spend', () => {
+    sent.length = 0;
+    spent = 3.5;
+    watch.harnessError('the disk holding /runs/r1 is full');
+    watch.ended({ state: 'done', reason: null, best: { id: 4, score: 0.75 }, generations: 7 });
+    expect(sent).toMatchObject([
+      { type: 'harness_error', runId: 'r1', error: 'the disk holding /runs/r1 is full' },
+      {
+        type: 'run_end',
+        runId: 'r1',
+        state: 'done',
+        best: { id: 4, score: 0.75 },
+        generations: 7,
+        spentUsd: 3.5,
+      },
+    ]);
+    expect(sent[1]!.message).toBe('run r1 done; best variant 4 (0.750); $3.50 spent');
+  });
 });
