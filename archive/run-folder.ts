@@ -13,6 +13,9 @@ export const variantRepoDir = (runDir: string): string => path.join(runDir, 'var
 /** `run.lock` in a run folder holds the pid of the process running it; it is removed when the run ends. */
 export const runLockFile = (runDir: string): string => path.join(runDir, 'run.lock');
 /** The socket of the run's LLM gateway while it runs. */
+/** The run's control secret (see control-secret.ts), mode 0600. */
+export const controlSecretFile = (runDir: string): string => path.join(runDir, 'control-secret');
+
 export const gatewaySocketFile = (runDir: string): string => path.join(runDir, 'gateway.sock');
 /** The logs of every variant, one folder each (see variantLogDir). */
 export const logsDir = (runDir: string): string => path.join(runDir, 'logs');

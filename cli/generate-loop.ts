@@ -23,6 +23,7 @@ import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { redisLine } from './redis-progress.ts';
 import { resumeCommand } from './self-command.ts';
+import { steerLines } from './steer-lines.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 import { UsageError } from './usage-error.ts';
@@ -204,7 +205,12 @@ function runDeps(
     ...(queued?.queue.remoteGenerations === true ? { remoteEdits: queued.coordinator } : {}),
     progress: display.line,
     status: display.status,
-    onEvent: display.event,
+    onEvent: (event) => {
+      if (event.type === 'run_started' && event.controlSecret !== undefined)
+        for (const line of steerLines(prepared.runId, prepared.runDir, event.controlSecret))
+          display.line(line);
+      display.event(event);
+    },
     signal,
   };
 }

@@ -76,6 +76,24 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--out=', /^--out is empty/],
     [`--run-id ${'r'.repeat(300)}`, /^--run-id is 300 characters long; .* at most 100\.$/],
     ['--generations ten', /^--generations must be a whole number/],
+    [
+      '--notify ftp://host/x',
+      /^--notify must be an http:\/\/ or https:\/\/ address .*, not "ftp:\/\/host\/x"\.$/,
+    ],
+    ['--notify example.com/hook', /^--notify must be an http:\/\/ or https:\/\/ address/],
+    ['--notify-cmd=', /^--notify-cmd must be a shell command/],
+    [
+      '--notify http://127.0.0.1:9/x --stall-minutes 0',
+      /^--stall-minutes must be a number of minutes above 0/,
+    ],
+    [
+      '--notify http://127.0.0.1:9/x --failure-streak 0',
+      /^--failure-streak must be a whole number from 1 to 1000/,
+    ],
+    [
+      '--stall-minutes 5',
+      /^--stall-minutes sets when an alert goes out: give --notify URL or --notify-cmd CMD too\.$/,
+    ],
     ['--parallel 0', /^--parallel must be a whole number of at least 1, not 0\.$/],
     ['--max-tool-calls 0', /^--max-tool-calls must be a whole number from 1 to 10000, not 0\.$/],
     [
@@ -302,6 +320,10 @@ describe('parseLoopArgs accepts good input', () => {
       editSelectParent: false,
       confirmTop: 0,
       noiseFloor: 0,
+      notifyUrl: null,
+      notifyCmd: null,
+      stallMinutes: 30,
+      failureStreak: 3,
       resume: null,
       from: null,
       given: ['domains'],
@@ -344,6 +366,11 @@ describe('parseLoopArgs accepts good input', () => {
     ['--domains arithmetic --skip-staged-eval --eval-test', { skipStagedEval: true, evalTest: true }],
     ['--domains arithmetic --parent-selection latest', { parentSelection: 'latest' }],
     ['--domains arithmetic --budget-usd 2.5', { budgetUsd: 2.5 }],
+    [
+      '--domains arithmetic --notify https://ntfy.sh/runs --stall-minutes 0.5 --failure-streak 5',
+      { notifyUrl: 'https://ntfy.sh/runs', notifyCmd: null, stallMinutes: 0.5, failureStreak: 5 },
+    ],
+    ['--domains arithmetic --notify-cmd cat', { notifyUrl: null, notifyCmd: 'cat' }],
     ['--domains arithmetic --out some/folder', { out: path.resolve('some/folder') }],
     ['--domains arithmetic --out /tmp/runs', { out: '/tmp/runs' }],
     ['--domains arithmetic --run-id night_1.v2-b', { runId: 'night_1.v2-b' }],

@@ -165,6 +165,10 @@ function configInput(parsed: ParsedLoopArgs, defaultModel: string) {
     record: file(parsed.record),
     replay: file(parsed.replay),
     sim: simConfig(parsed),
+    notifyUrl: parsed.notify ?? null,
+    notifyCmd: parsed['notify-cmd'] ?? null,
+    stallMinutes: parsed['stall-minutes'],
+    failureStreak: parsed['failure-streak'],
   };
 }
 

@@ -3,7 +3,12 @@ import { DOMAIN_REF_HELP } from '../domains/reference.ts';
 import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../harness/evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../harness/generation/index.ts';
 import { DEFAULT_LIMITS, type ResourceLimits, SANDBOX_MODES } from '../harness/process/index.ts';
-import { DEFAULT_SIM_RETRY_MS, DEFAULT_TASKS_PER_WORKER } from '../harness/run/index.ts';
+import {
+  DEFAULT_FAILURE_STREAK,
+  DEFAULT_SIM_RETRY_MS,
+  DEFAULT_STALL_MINUTES,
+  DEFAULT_TASKS_PER_WORKER,
+} from '../harness/run/index.ts';
 import { FAULT_KINDS, LATENCY_SPEC_HELP } from '../llm/sim/faults.ts';
 
 /** A resource-limit flag: its config field, with the field's default. */
@@ -234,7 +239,7 @@ export const LOOP_OPTIONS = {
     requiresArg: true,
     describe:
       'continue the run RUN (its id in --out, or its folder) at the step each generation was in, after Ctrl-C, a ' +
-      'kill or a reboot. Finished work is kept; --generations, --budget-usd and --parallel may be changed',
+      'kill or a reboot. Finished work is kept; --generations, --budget-usd, --parallel and the alert options may be changed',
   },
   from: {
     type: 'string',
@@ -278,6 +283,30 @@ export const LOOP_OPTIONS = {
     requiresArg: true,
     default: 3600,
     describe: 'seconds per MetaAgent run',
+  },
+  notify: {
+    type: 'string',
+    requiresArg: true,
+    describe:
+      'POST each alert as JSON to this http(s) URL (a webhook, ntfy.sh): a stall, 80 % and 100 % of the budget, ' +
+      'failed generations in a row, a harness error, the end of the run. Retried, never holds up the run',
+  },
+  'notify-cmd': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'run this shell command for each alert, with the alert as JSON on its stdin',
+  },
+  'stall-minutes': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_STALL_MINUTES,
+    describe: 'alert when no generation finished for this many minutes (not while paused)',
+  },
+  'failure-streak': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_FAILURE_STREAK,
+    describe: 'alert when this many generations in a row failed',
   },
   json: {
     type: 'boolean',
@@ -329,6 +358,10 @@ const FIELD_OPTIONS: Record<string, string> = {
   'sim.retryMs': 'sim-retry-ms',
   'sim.noise': 'sim-noise',
   'sim.landscape': 'sim-landscape',
+  notifyUrl: 'notify',
+  notifyCmd: 'notify-cmd',
+  stallMinutes: 'stall-minutes',
+  failureStreak: 'failure-streak',
   ...Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([flag, { field }]) => [`limits.${field}`, flag])),
 };
 

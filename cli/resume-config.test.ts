@@ -38,6 +38,11 @@ describe('resumeConfig', () => {
     ['--resume r --generations 40', { generations: 40 }],
     ['--resume r --budget-usd 2.5 --parallel 4', { budgetUsd: 2.5, parallel: 4 }],
     ['--resume r --seed 3 --domains arithmetic --model sim', {}],
+    [
+      '--resume r --notify https://example.com/h --stall-minutes 5 --failure-streak 2',
+      { notifyUrl: 'https://example.com/h', stallMinutes: 5, failureStreak: 2 },
+    ],
+    ['--resume r --notify-cmd cat', { notifyCmd: 'cat' }],
   ])('%s continues with the stored configuration and the allowed changes', async (line, changed) => {
     const before = await stored();
     expect(resumeConfig(await parse(line), before, '/runs/r')).toEqual({ ...before, ...changed });
@@ -99,5 +104,21 @@ describe('tasksPerWorker of a stored run', () => {
     expect(tasksPerWorker).toBe(8);
     expect(parseStoredConfig(older)?.tasksPerWorker).toBe(1);
     expect(parseStoredConfig({ ...older, tasksPerWorker: 3 })?.tasksPerWorker).toBe(3);
+  });
+});
+
+describe('the alert settings of a stored run', () => {
+  it('are none for a run stored before they existed', async () => {
+    const { notifyUrl, notifyCmd, stallMinutes, failureStreak, ...older } = storedConfig({
+      ...(await stored()),
+    }) as Record<string, unknown>;
+    expect([notifyUrl, notifyCmd]).toEqual([null, null]);
+    expect(parseStoredConfig(older)).toMatchObject({
+      notifyUrl: null,
+      notifyCmd: null,
+      stallMinutes: 30,
+      failureStreak: 3,
+    });
+    expect([stallMinutes, failureStreak]).toEqual([30, 3]);
   });
 });

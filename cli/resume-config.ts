@@ -40,13 +40,17 @@ const OPTION_KEYS: Record<string, readonly (keyof RunConfig)[]> = {
   'sim-retry-ms': ['sim'],
   'sim-noise': ['sim'],
   'sim-landscape': ['sim'],
+  notify: ['notifyUrl'],
+  'notify-cmd': ['notifyCmd'],
+  'stall-minutes': ['stallMinutes'],
+  'failure-streak': ['failureStreak'],
 };
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * The configuration a resumed run continues under: the stored one, with --generations, --budget-usd and
- * --parallel taken from the command line when given. Any other option given with a value that differs from
+ * The configuration a resumed run continues under: the stored one, with --generations, --budget-usd,
+ * --parallel and the alert options taken from the command line when given. Any other option given with a value that differs from
  * the stored one is refused, naming it, because the run would no longer compute what it started to. Pure.
  */
 export function resumeConfig(cli: LoopConfig, stored: RunConfig, runDir: string): RunConfig {
@@ -68,7 +72,7 @@ export function resumeConfig(cli: LoopConfig, stored: RunConfig, runDir: string)
           `--${option} differs from the run being resumed (${runDir} has ${JSON.stringify(stored[key])}, the ` +
             `command line ${JSON.stringify(value)}). A resumed run keeps its model, domains, seed and evaluation ` +
             `settings so that its archive stays one experiment: drop --${option}, or start a new run. Only ` +
-            '--generations, --budget-usd and --parallel may change.',
+            '--generations, --budget-usd, --parallel and the alert options (--notify ...) may change.',
         );
       }
     }

@@ -17,7 +17,9 @@ a run is going. --host is an address of this machine: 127.0.0.1 (the default),
 A running run's page has controls (pause, resume, stop-after, budget, note),
 as hyperagents control has. They need the control token this command makes and
 prints, in the address it prints (#token=...): open that address once and the
-browser keeps it. Without the token the page only reads.`;
+browser keeps it. A run's own secret, in the address generate-loop printed for
+it (/runs/RUN#secret=...), steers that run too. Without either the page only
+reads.`;
 
 /** getaddrinfo's answers for a name that does not resolve (now or at all). */
 const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);

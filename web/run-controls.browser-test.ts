@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlSecretFile } from '../archive/run-folder.ts';
 import { type RunningCli, readArchive, startCli, waitFor } from '../test/kill-points.ts';
+import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';
 import { launchChromium } from './testing/chromium.ts';
 
@@ -158,5 +160,39 @@ describe("a running run's controls on its page, in headless Chromium", () => {
     await page.waitForFunction(
       () => (globalThis as unknown as PageGlobals).document.getElementById('run-controls') === null,
     );
+  }, 600_000);
+
+  it('steers a run with its own secret, printed by generate-loop and kept across --resume', async () => {
+    const ownDir = path.join(runs, 'own');
+    const run = startCli([
+      ...['--domains', 'arithmetic', '--model', 'sim', '--generations', '30', '--seed', '5'],
+      ...['--eval-samples', '6', '--out', runs, '--run-id', 'own'],
+    ]);
+    expect(await waitFor(ownDir, run, { variant: 1, step: 'selected' })).toBe(true);
+    const secret = readFileSync(controlSecretFile(ownDir), 'utf8').trim();
+    expect(statSync(controlSecretFile(ownDir)).mode & 0o777).toBe(0o600);
+
+    // A browser that has only this run's secret (not serve's token) steers this run (server.test.ts: no other).
+    const bare = await open(`${server.url}/runs/own`);
+    await bare.evaluate(() =>
+      (globalThis as unknown as { localStorage: { clear(): void } }).localStorage.clear(),
+    );
+    await bare.close();
+    const page = await open(`${server.url}/runs/own#secret=${secret}`);
+    expect(page.url()).not.toContain(secret);
+    await page.click('#control-pause');
+    await answered(page, 'paused');
+    await page.click('#control-stop-after');
+    await answered(page, 'the generations under way finish, then the run stops');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`hyperagents serve --runs ${runs}`);
+    expect(result.stderr).toContain(`/runs/own#secret=${secret}`);
+
+    const resumed = await runCli('generate-loop', ['--resume', 'own', '--out', runs, '--generations', '1']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`/runs/own#secret=${secret}`);
+    expect(readFileSync(controlSecretFile(ownDir), 'utf8').trim()).toBe(secret);
+    await page.close();
   }, 600_000);
 });

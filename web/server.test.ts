@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive/archive.ts';
-import { archiveFile, runLockFile } from '../archive/run-folder.ts';
+import { ensureControlSecret } from '../archive/control-secret.ts';
+import { archiveFile, controlSecretFile, runLockFile } from '../archive/run-folder.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { variantFile } from '../archive/variant-files.ts';
 import { LOG_CAP_BYTES } from '../archive/variant-logs.ts';
@@ -259,6 +260,65 @@ describe("a run's controls over HTTP", () => {
     expect(idle.status).toBe(409);
     expect(idle.body.error).toContain('is not running');
     expect((await post('good', { action: 'note', value: 'try smaller edits' }, token)).status).toBe(200);
+  });
+});
+
+describe("a run's own control secret", () => {
+  let steer: RunningServer;
+  const [a, b] = ['secret-a', 'secret-b'].map((id) => path.join(runs, id)) as [string, string];
+  const post = (dir: string, secret: string | null, origin: string | null = null) =>
+    fetch(`${steer.url}/api/runs/${path.basename(dir)}/control`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(secret === null ? {} : { 'x-control-token': secret }),
+        ...(origin === null ? {} : { origin }),
+      },
+      body: '{"action":"pause"}',
+    }).then((r) => r.status);
+  const paused = (dir: string) => {
+    const archive = openArchive(archiveFile(dir));
+    try {
+      return archive.listEvents(0).filter((e) => e.type === 'control').length;
+    } finally {
+      archive.close();
+    }
+  };
+
+  beforeAll(async () => {
+    for (const dir of [a, b]) {
+      writeSyntheticRun(runs, { id: path.basename(dir), variants: 2 });
+      writeFileSync(runLockFile(dir), `${process.pid}\n`);
+    }
+    steer = await startServer({ runsDir: runs, controlToken: 'serve-token-0123456789' });
+  });
+  afterAll(async () => {
+    for (const dir of [a, b]) rmSync(runLockFile(dir), { force: true });
+    await steer.close();
+  });
+
+  it('is made once, readable by its owner only, and kept', () => {
+    const secret = ensureControlSecret(a);
+    expect(secret).toMatch(/^[\w-]{24}$/);
+    expect(statSync(controlSecretFile(a)).mode & 0o777).toBe(0o600);
+    expect(ensureControlSecret(a)).toBe(secret);
+    expect(ensureControlSecret(b)).not.toBe(secret);
+  });
+
+  it("steers its run only: refused with another run's secret, with none, or from another site", async () => {
+    const [secretA, secretB] = [ensureControlSecret(a), ensureControlSecret(b)];
+    expect(await post(a, secretB)).toBe(403);
+    expect(await post(a, null)).toBe(403);
+    expect(await post(a, secretA, 'http://evil.example')).toBe(403);
+    expect(await post(a, `${secretA}x`)).toBe(403);
+    expect(paused(a)).toBe(0);
+    expect(await post(a, secretA, new URL(steer.url).origin)).toBe(200);
+    expect(await post(a, secretA)).toBe(200);
+    expect(paused(a)).toBe(2);
+    expect(paused(b)).toBe(0);
+    // serve's own token still steers every run.
+    expect(await post(b, 'serve-token-0123456789')).toBe(200);
+    expect(paused(b)).toBe(1);
   });
 });
 

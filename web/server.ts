@@ -1,10 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
 import { openArchive } from '../archive/archive.ts';
+import { readControlSecret, secretMatches } from '../archive/control-secret.ts';
 import { Control, controlMessage, recordControl } from '../archive/controls.ts';
 import { runFigures } from '../archive/experiment-summary.ts';
 import { runFlags } from '../archive/flags.ts';
@@ -140,18 +140,12 @@ function runRoutes(app: Hono, runsDir: string): void {
   });
 }
 
-/** Whether `given` is the token, compared in constant time. */
-function tokenMatches(given: string | undefined, token: string): boolean {
-  if (given === undefined) return false;
-  const [a, b] = [Buffer.from(given), Buffer.from(token)];
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /**
  * A control from the page (`POST /api/runs/RUN/control`, a JSON Control): recorded in the run's archive as
  * `hyperagents control` records it, where the process running the run reads it. Only with the token serve
- * printed, sent in the X-Control-Token header (a form or a page on another origin cannot send that header,
- * and without CORS its answer stays unread); a request that says it came from another origin is refused too.
+ * printed, or the run's own secret (generate-loop prints it), sent in the X-Control-Token header (a form or a
+ * page on another origin cannot send that header, and without CORS its answer stays unread); a request that
+ * says it came from another origin is refused too.
  */
 function controlRoute(app: Hono, runsDir: string, token: string | undefined): void {
   app.post('/api/runs/:run/control', async (c) => {
@@ -160,18 +154,19 @@ function controlRoute(app: Hono, runsDir: string, token: string | undefined): vo
     const origin = c.req.header('origin');
     if (origin !== undefined && origin !== new URL(c.req.url).origin)
       return c.json({ error: `controls are refused from another site (${origin})` }, 403);
-    if (!tokenMatches(c.req.header(CONTROL_TOKEN_HEADER), token))
-      return c.json(
-        {
-          error:
-            'controls need the control token: open the page at the address hyperagents serve printed (it ends ' +
-            'in #token=...)',
-        },
-        403,
-      );
     const opened = openRunById(runsDir, c.req.param('run'));
     if (!opened.ok) return unknownRun(c, opened);
     opened.reader.close();
+    const given = c.req.header(CONTROL_TOKEN_HEADER);
+    if (!secretMatches(given, token) && !secretMatches(given, readControlSecret(opened.dir)))
+      return c.json(
+        {
+          error:
+            "controls need the control token or this run's secret: open the page at the address hyperagents " +
+            'serve printed (it ends in #token=...), or the one generate-loop printed for this run (#secret=...)',
+        },
+        403,
+      );
     const body: unknown = await c.req.json().catch(() => null);
     const parsed = Control.safeParse(body);
     if (!parsed.success)

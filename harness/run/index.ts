@@ -6,6 +6,7 @@ export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
 export { type RunDeps, runGenerations, STOPPED_AFTER } from './run.ts';
+export { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 export {
   DEFAULT_SIM_RETRY_MS,
   DEFAULT_TASKS_PER_WORKER,

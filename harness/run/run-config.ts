@@ -12,6 +12,7 @@ import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
 import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
 import { DEFAULT_LIMITS, LIMIT_RANGES, openFilesNeeded, SANDBOX_MODES } from '../process/index.ts';
+import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -116,6 +117,42 @@ const limit = (field: keyof typeof LIMIT_RANGES) => {
   return wholeNumber(min, max, unit, why);
 };
 
+const NOTIFY_URL =
+  'must be an http:// or https:// address that takes a POST of each alert, e.g. https://ntfy.sh/my-runs';
+const isHttpUrl = (text: string): boolean => {
+  try {
+    const { protocol, hostname } = new URL(text);
+    return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
+  } catch {
+    return false;
+  }
+};
+const STALL = `must be a number of minutes above 0 and at most ${Math.floor(MAX_TIMEOUT_SEC / 60)}`;
+
+/**
+ * Where a run's alerts go and when they go out (`--notify`, `--notify-cmd`, `--stall-minutes`,
+ * `--failure-streak`; see run-alerts.ts). They change nothing the run computes, so a resume may change them;
+ * a run stored before they existed sends none.
+ */
+const AlertFields = {
+  notifyUrl: z
+    .string({ error: NOTIFY_URL })
+    .refine(isHttpUrl, { error: NOTIFY_URL })
+    .nullable()
+    .default(null),
+  notifyCmd: z
+    .string()
+    .refine((c) => c.trim() !== '', { error: 'must be a shell command that reads an alert as JSON on stdin' })
+    .nullable()
+    .default(null),
+  stallMinutes: z
+    .number({ error: STALL })
+    .positive({ error: STALL })
+    .max(MAX_TIMEOUT_SEC / 60, { error: STALL })
+    .default(DEFAULT_STALL_MINUTES),
+  failureStreak: wholeNumber(1, 1000, '', ' (generations failed in a row)').default(DEFAULT_FAILURE_STREAK),
+};
+
 /**
  * A run's configuration: everything that decides what the run computes. Stored in the archive when the run
  * starts and read back through this schema on `--resume`; how the command prints (--json, --quiet) and where
@@ -202,6 +239,7 @@ const RunConfigFields = z.object({
   sim: SimConfigSchema,
   /** Transfer: variant 0 is this variant's code instead of the initial agent. */
   from: TransferSourceSchema.nullable().default(null),
+  ...AlertFields,
 });
 
 /** Whether a model id names the offline simulated model. */
@@ -273,6 +311,11 @@ function crossFieldRules(config: RunConfigInput, ctx: z.RefinementCtx): void {
       'sets up the simulated model, which this run does not use: add --model sim, or drop it.',
     );
   }
+  const alertKnob =
+    (config.stallMinutes !== DEFAULT_STALL_MINUTES && ['stallMinutes']) ||
+    (config.failureStreak !== DEFAULT_FAILURE_STREAK && ['failureStreak']);
+  if (alertKnob && config.notifyUrl === null && config.notifyCmd === null)
+    refuse(ctx, alertKnob, 'sets when an alert goes out: give --notify URL or --notify-cmd CMD too.');
   const useless = knob ?? (config.simScript === null ? null : ['simScript']);
   if (config.replay !== null && useless !== null) {
     refuse(
@@ -293,6 +336,10 @@ export const RESUMABLE_CHANGES = [
   'generations',
   'budgetUsd',
   'parallel',
+  'notifyUrl',
+  'notifyCmd',
+  'stallMinutes',
+  'failureStreak',
 ] as const satisfies readonly (keyof RunConfig)[];
 
 /** The configuration as it is stored in a run's archive (domains written out in full). */

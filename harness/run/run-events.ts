@@ -8,12 +8,20 @@ import type { ModelHealthEvent } from '../../llm/failure-watch.ts';
  * records it.
  */
 export type RunEvent =
-  | { type: 'run_started'; generations: number }
+  /** `controlSecret`: the run's secret, which the page's controls accept for this run (see `serve`). */
+  | { type: 'run_started'; generations: number; controlSecret?: string }
   | { type: 'stage'; variant: number; stage: string }
   | { type: 'step'; variant: number; step: string }
   | { type: 'llm_call'; variant: number | null; role: string; costUsd: number }
   | { type: 'tasks'; variant: number; done: number; total: number }
-  | { type: 'variant_done'; variant: number; status: string; score: number | null }
+  | {
+      type: 'variant_done';
+      variant: number;
+      status: string;
+      score: number | null;
+      /** Why a variant that did not finish evaluated failed or was rejected. */
+      reason?: string | null;
+    }
   /** A model call whose provider failed `faults` attempts, `retries` of which were tried again. */
   | { type: 'model_faults'; variant: number | null; faults: number; retries: number }
   | ModelHealthEvent;
@@ -40,6 +48,7 @@ export function observeArchive(archive: Archive, emit: (event: RunEvent) => void
         variant: id,
         status: row?.status ?? step,
         score: row?.step === 'done' ? (row.selectionScore ?? null) : null,
+        reason: row?.failureReason ?? null,
       });
     }
   };

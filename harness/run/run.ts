@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
+import { ensureControlSecret } from '../../archive/control-secret.ts';
 import { carriedControls } from '../../archive/controls.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
 import { archiveFile, TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
@@ -38,6 +39,7 @@ import {
 } from '../process/index.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { ledgerWriter } from './ledger-writer.ts';
+import { type RunAlerts, runAlerts } from './run-alerts.ts';
 import { HARNESS_VERSION, type RunConfig, storedConfig } from './run-config.ts';
 import { NODE_MODULES, openRunContext } from './run-context-open.ts';
 import { type ControlState, type ControlWatch, NO_CONTROLS, watchControls } from './run-controls.ts';
@@ -107,7 +109,11 @@ export interface RunPlan {
 export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunSummary> {
   const { config, runId, runDir } = plan;
   takeRunFolder(plan, deps.progress);
-  const emit = (event: RunEvent): void => deps.onEvent?.(event);
+  let alerts: RunAlerts | null = null;
+  const emit = (event: RunEvent): void => {
+    deps.onEvent?.(event);
+    alerts?.observe(event);
+  };
   const archive = observeArchive(openArchive(archiveFile(runDir), { secrets: deps.secrets ?? [] }), emit);
   const cache = openEvalCache(plan.cacheFile);
   // Kept for the next MetaAgent, which gets it only if nothing in it changed (see EvalsFolders).
@@ -115,6 +121,14 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   const spentBefore = archive.llmTotals().costUsd;
   const remaining = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - spentBefore);
   let gateway: Awaited<ReturnType<RunDeps['startGateway']>> | undefined;
+  const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
+  let controls: ControlWatch | undefined;
+  alerts = runAlerts(config, (type, data) => archive.logEvent(null, type, data), {
+    runId,
+    spentUsd: spent,
+    budgetUsd: () => controls?.state().budgetUsd ?? config.budgetUsd,
+    paused: () => controls?.state().paused ?? false,
+  });
   const { fail, failure, halted } = haltOnFailure();
   const signal = AbortSignal.any([deps.signal, halted]);
   const onAbort = (): void => {
@@ -148,17 +162,20 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       deps.progress(`control: the budget is now $${usd.toFixed(4)} for the whole run`);
       gateway?.setBudgetUsd?.(usd - spentBefore);
     };
-    const controls = watchControls(archive, archive.listEvents(0).at(-1)?.id ?? 0, onBudget, carried);
+    controls = watchControls(archive, archive.listEvents(0).at(-1)?.id ?? 0, onBudget, carried);
     if (carried.budgetUsd !== null) onBudget(carried.budgetUsd);
     if (carried.paused)
       deps.progress(
         'the run was paused before it stopped and stays paused: `hyperagents control RUN resume` starts it again',
       );
-    emit({ type: 'run_started', generations: config.generations });
+    emit({
+      type: 'run_started',
+      generations: config.generations,
+      controlSecret: ensureControlSecret(runDir),
+    });
     const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
     const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
     const ctx = openRunContext({ ...opened, onEvent: emit, ...sharedDeps(deps) });
-    const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
     const zeroEnded = isFinalStep(archive.getVariant(0)?.step ?? 'full');
     await advanceGeneration(ctx, 0);
     stopIfUnreachable(archive, 0, gateway.unreachable?.() ?? null);
@@ -175,7 +192,15 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     if (failed !== null && !deps.signal.aborted) throw failed;
     reportReplayMisses(gateway.replayMisses(), config.replay, deps.progress);
     archive.finishRun(stopped === null ? 'done' : 'stopped');
-    return summarize(ctx, deps.simulated, stopped);
+    const summary = summarize(ctx, deps.simulated, stopped);
+    if (stopped !== null && stopped !== 'interrupted' && stopped !== STOPPED_AFTER) alerts?.budgetReached();
+    alerts?.ended({
+      state: stopped === null ? 'done' : 'stopped',
+      reason: stopped,
+      best: summary.best === null ? null : { id: summary.best.id, score: summary.best.score },
+      generations: summary.generations,
+    });
+    return summary;
   } catch (thrown) {
     // The first harness failure is the cause; what failed after it (the run halted) only followed from it.
     const error: unknown = failure() ?? thrown;
@@ -184,14 +209,33 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     } catch {
       // The archive cannot be written (a full disk): the run reads as unfinished, and a resume continues it.
     }
-    throw runFailure(error, runDir);
+    const failedWith = runFailure(error, runDir);
+    const message = failedWith instanceof Error ? failedWith.message : String(failedWith);
+    if (!deps.signal.aborted) alerts?.harnessError(message);
+    alerts?.ended({
+      state: deps.signal.aborted ? 'stopped' : 'failed',
+      reason: message,
+      best: null,
+      generations: finishedGenerations(archive),
+    });
+    throw failedWith;
   } finally {
     signal.removeEventListener('abort', onAbort);
+    await alerts?.close();
     evals.dispose();
     await gateway?.close();
     cache.close();
     archive.close();
     unlockRun(runDir);
+  }
+}
+
+/** The generations of a run that ended, or null when the archive cannot be read. */
+function finishedGenerations(archive: ReturnType<typeof openArchive>): number | null {
+  try {
+    return archive.listVariants().filter((v) => v.id > 0 && isFinalStep(v.step)).length;
+  } catch {
+    return null;
   }
 }
 
@@ -300,7 +344,8 @@ async function schedule(
         await Promise.race(waiting);
       }
       if (stopping()) break;
-      await whilePaused(ctx, controls, stopping);
+      // A pause holds new generations; one a kill interrupted was under way, and goes on like the others.
+      if (existing === undefined) await whilePaused(ctx, controls, stopping);
       if (stopping()) break;
       if (existing === undefined) {
         const parent = await chooseParent(ctx, id);

@@ -28,19 +28,24 @@ window.HA = window.HA || {};
 
   /**
    * The controls of a running run (pause, resume, stop-after, budget, note): on when the server has a
-   * control token. The token comes once in the address `hyperagents serve` printed (#token=...); the page
-   * keeps it in this browser and takes it out of the address bar.
+   * control token. The token comes once in the address `hyperagents serve` printed (#token=...), good for
+   * every run; a run's own secret in the address generate-loop printed for it (/runs/RUN#secret=...), good
+   * for that run. The page keeps either in this browser and takes it out of the address bar.
    */
   HA.controlsOn = mode === 'serve' && document.body.dataset.controls === 'on';
   const TOKEN_KEY = 'hyperagents-control-token';
+  const secretKey = (runId) => `hyperagents-run-secret:${runId}`;
   if (HA.controlsOn) {
     const given = /(?:^#|&)token=([\w-]+)/.exec(location.hash);
-    if (given) {
-      localStorage.setItem(TOKEN_KEY, given[1]);
-      history.replaceState(history.state, '', location.pathname + location.search);
-    }
+    const secret = /(?:^#|&)secret=([\w-]+)/.exec(location.hash);
+    const run = /^\/runs\/([^/?#]+)/.exec(location.pathname);
+    if (given) localStorage.setItem(TOKEN_KEY, given[1]);
+    if (secret && run) localStorage.setItem(secretKey(decodeURIComponent(run[1])), secret[1]);
+    if (given || secret) history.replaceState(history.state, '', location.pathname + location.search);
   }
-  HA.controlToken = () => (HA.controlsOn ? localStorage.getItem(TOKEN_KEY) : null);
+  /** What the page sends with a control for `runId`: the run's own secret if it has it, else serve's token. */
+  HA.controlToken = (runId) =>
+    HA.controlsOn ? localStorage.getItem(secretKey(runId)) || localStorage.getItem(TOKEN_KEY) : null;
   /** Sends a control for a run; resolves to the server's answer, or throws with its message. */
   HA.sendControl = async (runId, control) => {
     const response = await fetch(`/api/runs/${encodeURIComponent(runId)}/control`, {
@@ -48,7 +53,7 @@ window.HA = window.HA || {};
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
-        'x-control-token': HA.controlToken() || '',
+        'x-control-token': HA.controlToken(runId) || '',
       },
       body: JSON.stringify(control),
     });

@@ -354,12 +354,13 @@
   const controlBox = (run, health) => {
     if (!HA.controlsOn) return null;
     const box = h('section', { id: 'run-controls', class: 'run-controls' }, h('h2', {}, 'Steer the run'));
-    if (!HA.controlToken()) {
+    if (!HA.controlToken(run.id)) {
       box.appendChild(
         h(
           'p',
           { class: 'muted', id: 'control-token-missing' },
-          'To steer this run from here, open the address hyperagents serve printed (it ends in #token=…) once; ' +
+          'To steer this run from here, open once the address hyperagents serve printed (it ends in #token=…) ' +
+            'or the one generate-loop printed for this run (it ends in #secret=…); ' +
             'or use hyperagents control on the terminal.',
         ),
       );
