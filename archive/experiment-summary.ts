@@ -23,9 +23,10 @@ export interface RunFigures {
   costUsd: number;
   /**
    * Test-split scores (the mean over the run's domains) of the run's reported best and of variant 0,
-   * null where not evaluated: whether an improvement transfers to tasks selection never saw.
+   * null where not evaluated: whether an improvement transfers to tasks selection never saw. `reported`: the
+   * validation score the run reported for its best (its confirmed score under `--confirm-top`).
    */
-  heldOut?: { best: number | null; initial: number | null };
+  heldOut?: { best: number | null; initial: number | null; reported?: number | null };
   /** Flags for reward hacking over the run's variants (archive/flags.ts); shown, never selected on. */
   flags?: number;
 }
@@ -51,6 +52,14 @@ export interface ConfigSummary {
   heldOut: (number | null)[];
   /** Median of `heldOut` over the runs that have it. */
   heldOutGain: number | null;
+  /**
+   * Per run: the reported best's validation score minus its test score, how much the run's own figure
+   * overstates what the best does on tasks it never saw (the winner's curse), aligned with `runs`.
+   */
+  overestimate: (number | null)[];
+  /** Mean and median of `overestimate` over the runs that have it. */
+  overestimateMean: number | null;
+  overestimateMedian: number | null;
   /** Flags for reward hacking per run (archive/flags.ts), aligned with `runs`: shown, never selected on. */
   flags: number[];
 }
@@ -114,8 +123,23 @@ export function summarizeConfig(name: string, runs: readonly RunFigures[], targe
     costUsd: runs.map((r) => r.costUsd),
     heldOut: runs.map(heldOutGainOf),
     heldOutGain: median(numbers(runs.map(heldOutGainOf))),
+    ...overestimates(runs),
     flags: runs.map((r) => r.flags ?? 0),
     ...(target === undefined ? {} : { tasksToTarget: runs.map((r) => tasksToReach(r, target)) }),
+  };
+}
+
+function overestimates(
+  runs: readonly RunFigures[],
+): Pick<ConfigSummary, 'overestimate' | 'overestimateMean' | 'overestimateMedian'> {
+  const overestimate = runs.map(({ heldOut }) =>
+    heldOut?.reported == null || heldOut.best === null ? null : heldOut.reported - heldOut.best,
+  );
+  const known = numbers(overestimate);
+  return {
+    overestimate,
+    overestimateMean: known.length === 0 ? null : sum(known) / known.length,
+    overestimateMedian: median(known),
   };
 }
 
@@ -206,7 +230,7 @@ export function summarizeExperiment(
 
 /** What `runFigures` reads; the archive reader satisfies it. */
 export interface FiguresSource {
-  run(): { id: string; seed: number; costUsd: number; best?: { id: number } | null } | null;
+  run(): { id: string; seed: number; costUsd: number; best?: { id: number; score?: number } | null } | null;
   variants(): readonly {
     id: number;
     generation: number;
@@ -280,6 +304,6 @@ export function runFigures(source: FiguresSource): RunFigures | null {
     scores,
     tasksByGeneration: tasks,
     costUsd: run.costUsd,
-    heldOut: heldOutOf(variants, run.best?.id),
+    heldOut: { ...heldOutOf(variants, run.best?.id), reported: run.best?.score ?? null },
   };
 }

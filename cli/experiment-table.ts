@@ -19,6 +19,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     ...(withTarget ? [`TASKS TO ${target} MEDIAN (reached)`] : []),
     'COST',
     'HELD-OUT MEDIAN',
+    'VAL − TEST',
     'FLAGS',
     'BEST PER RUN',
     'HELD-OUT PER RUN',
@@ -35,6 +36,9 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
       ...(withTarget ? [`${fmtCount(median(reached))} (${reached.length}/${c.runs.length})`] : []),
       fmtUsd(c.costUsd.reduce((s, x) => s + x, 0)),
       fmtDelta(c.heldOutGain),
+      c.overestimateMean === null
+        ? '-'
+        : `${fmtDelta(c.overestimateMean)} (median ${fmtDelta(c.overestimateMedian)})`,
       String((c.flags ?? []).reduce((s, x) => s + x, 0)),
       c.best.map(fmtScore).join(' '),
       c.heldOut.map(fmtDelta).join(' '),

@@ -70,7 +70,7 @@ describe('parseDomainRef', () => {
     ['exercism:/x?tests', /"tests" is not an option of the form key=value/],
     [
       'dataset:a.csv?tests=visible',
-      /Unknown option "tests" \(dataset: takes input-fields, answer-field, id-field, split-field, metric, choices, tolerance, correct-field, incorrect-field, answer-pattern, header, prompt-template, few-shot\)/,
+      /Unknown option "tests" \(dataset: takes input-fields, answer-field, id-field, split-field, metric, choices, tolerance, correct-field, incorrect-field, answer-pattern, header, case-sensitive, prompt-template, few-shot\)/,
     ],
     [
       'dataset:a.csv?metric=fuzzy',

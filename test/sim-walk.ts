@@ -118,10 +118,11 @@ export async function reportedBest(
   if (confirm !== null) {
     const confirmed = [];
     for (const variant of ranked.slice(0, confirm.top)) {
-      let sum = variant.score;
+      // Fresh attempts only, as the run's --confirm-top: the attempt that ranked it is left out.
+      let sum = 0;
       for (let a = 1; a <= confirm.attempts; a++)
         sum += (await evaluate(sim, variant.taskPrompt, opts, a, ['val'])).score;
-      confirmed.push({ variant, val: sum / (confirm.attempts + 1) });
+      confirmed.push({ variant, val: sum / confirm.attempts });
     }
     best = confirmed.reduce((x, y) => (y.val > x.val ? y : x));
   }

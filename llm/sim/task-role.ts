@@ -100,15 +100,17 @@ export class TaskBook {
   /**
    * The threshold a task's answer on attempt `draw.attempt` is compared with. With noise 0 it is the fixed
    * one (`threshold`), the same on every attempt. With noise L, each attempt redraws it with probability L
-   * (a uniform draw keyed by seed, domain, task and attempt), so the same prompt scores differently on a
-   * second attempt while every attempt still scores P(correct) on average. Noise 1: every attempt is
-   * independent of the others.
+   * (a uniform draw keyed by seed, domain, task, attempt and the prompt the model was shown), so the same
+   * prompt scores differently on a second attempt while every attempt still scores P(correct) on average.
+   * Two variants with different prompts draw apart, as two samples of a real model do, so the best of many
+   * is lucky as often as a real run's is (the winner's curse). Noise 1: every attempt is independent.
    */
-  attemptThreshold(seed: KeyPart, domain: string, task: SimTask, draw: AttemptDraw): number {
+  attemptThreshold(seed: KeyPart, domain: string, task: SimTask, draw: AttemptDraw, prompt: string): number {
     const fixed = this.threshold(seed, domain, task);
     if (draw.noise <= 0) return fixed;
-    if (hash01(seed, domain, task.id, 'noise', draw.attempt) >= draw.noise) return fixed;
-    return hash01(seed, domain, task.id, 'noise-threshold', draw.attempt);
+    const shown = hash01(prompt);
+    if (hash01(seed, domain, task.id, 'noise', draw.attempt, shown) >= draw.noise) return fixed;
+    return hash01(seed, domain, task.id, 'noise-threshold', draw.attempt, shown);
   }
 
   answers(domain: string): unknown[] {
@@ -179,7 +181,7 @@ export function taskTurn(
     gold: found.task.answer,
     ...(task.workspace ? { workspace: task.workspace } : {}),
     correct:
-      book.attemptThreshold(seed, domain, task, draw) <
+      book.attemptThreshold(seed, domain, task, draw, shown) <
       pCorrect(shown, domain, splitKind(task.split), landscape),
   });
 }
@@ -206,7 +208,7 @@ export function taskReply(
   const { domain, task } = found;
   const correct =
     task.canary !== true &&
-    book.attemptThreshold(seed, domain, task, draw) <
+    book.attemptThreshold(seed, domain, task, draw, allText) <
       pCorrect(allText, domain, splitKind(task.split), landscape);
   const answer = correct
     ? task.answer
