@@ -10,9 +10,7 @@ import {
   ReasoningEffortSchema,
   type Role,
   RoleSchema,
-  StopReasonSchema,
   ToolSpecSchema,
-  UsageSchema,
 } from './types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFinalStep, type LlmCallInput, openArchive } from '../../archive/archive.ts';
@@ -6,10 +6,6 @@ import { ensureControlSecret } from '../../archive/control-secret.ts';
 import { carriedControls } from '../../archive/controls.ts';
 import { openEvalCache } from '../../archive/eval-cache.ts';
 import { archiveFile, TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
-import { ALL_SPLITS } from '../../domains/define-domain.ts';
-import { openDomain } from '../../domains/open-domain.ts';
-import { parseDomainRefs } from '../../domains/reference.ts';
-import type { BudgetStop } from '../../llm/budget.ts';
 import { git } from '../../system/git.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
 import { createEvalsFolders, StageUnfinishedError } from '../evaluation/index.ts';
