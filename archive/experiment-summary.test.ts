@@ -101,7 +101,7 @@ describe('summarizeExperiment', () => {
 describe('runFigures', () => {
   it('reads scores by generation, counts each task once per run and task code, test tasks apart', () => {
     const source = {
-      run: () => ({ id: 'r1', seed: 4, costUsd: 0.5 }),
+      run: () => ({ id: 'r1', seed: 4, costUsd: 0.5, best: { id: 2, score: 0.6 } }),
       variants: () => [
         { id: 0, generation: 0, score: 0.4, scores: { d: { val: { score: 0.4 }, test: { score: 0.3 } } } },
         { id: 1, generation: 1, score: null },
@@ -129,7 +129,7 @@ describe('runFigures', () => {
       scores: [0.4, null, 0.6],
       tasksByGeneration: [2, 0, 1],
       costUsd: 0.5,
-      heldOut: { best: 0.35, initial: 0.3 },
+      heldOut: { best: 0.35, initial: 0.3, reported: 0.6 },
     });
     const summary = summarizeConfig('c', [
       figures!,
@@ -137,6 +137,12 @@ describe('runFigures', () => {
     ]);
     expect(summary.heldOut.map((g) => g?.toFixed(2) ?? null)).toEqual(['0.05', null]);
     expect(summary.heldOutGain).toBeCloseTo(0.05);
+    // The reported best's val score over its test score: 0.6 against 0.35; r2 reported none.
+    expect(summary.overestimate.map((o) => o?.toFixed(2) ?? null)).toEqual(['0.25', null]);
+    expect([summary.overestimateMean, summary.overestimateMedian]).toEqual([
+      expect.closeTo(0.25),
+      expect.closeTo(0.25),
+    ]);
     expect(runFigures({ ...source, run: () => null })).toBeNull();
   });
 });
