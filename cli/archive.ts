@@ -3,6 +3,7 @@ import yargs from 'yargs';
 import type { TaskResultRow } from '../archive/archive.ts';
 import { scoreStanding } from '../archive/confirmed-scores.ts';
 import { variantFlags } from '../archive/flags.ts';
+import { passAtK } from '../archive/pass-at-k.ts';
 import type { RunView, Scores, VariantView } from '../archive/read.ts';
 import { readMetaTranscript } from '../archive/transcript.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
@@ -244,12 +245,14 @@ async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void
       ? null
       : { status: transcript.status, summary: transcript.summary, toolCalls: transcript.toolCalls };
   const noise = noiseOf(run, v);
+  const repeated = passAtK(run.reader.taskResults(v.id, { attempt: 'all' }));
   if (json) {
     printJson({
       run: run.id,
       variant: v,
       parentScore: parent?.score ?? null,
       ...noise,
+      passAtK: repeated,
       metaAgent: meta,
       flags,
     });
@@ -263,6 +266,13 @@ async function show(run: OpenedRun, v: VariantView, json: boolean): Promise<void
     `commit: ${v.commit ?? 'none'}`,
     `changed: ${v.changedFiles.length === 0 ? '-' : v.changedFiles.join(', ')}`,
     ...noiseLines(noise),
+    ...repeated.map(
+      (p) =>
+        `pass@k, ${p.domain} ${p.split} (${p.attempts} attempts at each of ${p.tasks} tasks): ` +
+        Object.entries(p.passAt)
+          .map(([k, value]) => `pass@${k} ${fmtScore(value)}`)
+          .join(', '),
+    ),
   ];
   if (v.failureReason !== null) lines.push(`failure: ${v.failureReason}`);
   // Flags never select anything: they say where a score may come from gaming the grader.
