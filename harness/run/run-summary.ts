@@ -65,16 +65,31 @@ export function progressLine(
     `generation ${id}/${ctx.config.generations}: ${variant?.status ?? 'unknown'}` +
     (score === null ? '' : ` score ${score.toFixed(3)}`) +
     ` | best: variant ${best?.id ?? '-'} (${best?.score.toFixed(3) ?? '-'}${best?.confirmed ? ' confirmed' : ''})` +
-    noiseNote(ctx.archive) +
+    noiseNote(ctx.archive, best) +
     ` | spent $${spentUsd.toFixed(4)}` +
     (faults === 0 ? '' : ` | ${count(faults, 'model fault')}, ${count(retries, 'retry', 'retries')}`)
   );
 }
 
-/** The progress line's note of the noise floor (`--noise-floor`), when the run measured one. */
-function noiseNote(archive: Archive): string {
+/**
+ * The progress line's note of the noise floor (`--noise-floor`), when the run measured one, and whether the
+ * best's gain over variant 0 lies within it.
+ */
+function noiseNote(archive: Archive, best: { id: number; score: number } | null): string {
   const floor = archive.getNoiseFloor();
-  return floor === null ? '' : ` | noise ±${floor.spread.toFixed(3)}`;
+  if (floor === null) return '';
+  const initial = archive.getVariant(0)?.selectionScore ?? null;
+  return ` | noise ±${floor.spread.toFixed(3)}${noiseMark(floor.spread, initial, best)}`;
+}
+
+/** `, best within it` when the best (a child) gains less than the spread over variant 0, `, best beyond it` else. */
+export function noiseMark(
+  spread: number,
+  initial: number | null,
+  best: { id: number; score: number } | null,
+): string {
+  if (best === null || best.id === 0 || initial === null) return '';
+  return best.score - initial < spread ? ', best within it' : ', best beyond it';
 }
 
 const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
