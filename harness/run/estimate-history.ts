@@ -23,6 +23,11 @@ export interface HistoryRates {
   seconds: { base: number; perCall: number };
   /** Seconds of variant 0's evaluation per TaskAgent call (its calls one after another on the workers). */
   initialPerCall: number;
+  /**
+   * Seconds a new run spends outside its variants: from the run's start to variant 0 (the variant repository,
+   * the initial agent's build), and from the last variant to the end. 0 when the run has not ended.
+   */
+  setupSec: number;
 }
 
 const mean = (xs: readonly number[]): number =>
@@ -65,6 +70,13 @@ export function historyRates(reader: ArchiveReader): HistoryRates | null {
   const zero = variants.find((v) => v.id === 0);
   const zeroCalls = zero === undefined ? 0 : reader.llmCalls(0).filter((c) => c.role === 'task').length;
   const zeroMs = zero === undefined ? null : ms(zero);
+  const run = reader.run();
+  const first = Math.min(...variants.map((v) => Date.parse(v.createdAt)));
+  const last = Math.max(...variants.map((v) => (v.finishedAt === null ? 0 : Date.parse(v.finishedAt))));
+  const setupMs =
+    run === null || run.finishedAt === null
+      ? 0
+      : first - Date.parse(run.createdAt) + Math.max(0, Date.parse(run.finishedAt) - last);
   return {
     generations: children.length,
     shares,
@@ -74,6 +86,7 @@ export function historyRates(reader: ArchiveReader): HistoryRates | null {
     taskTokens: perCall(tokens.task, taskCalls),
     seconds: fitLine(points),
     initialPerCall: zeroMs === null || zeroCalls === 0 ? 0 : zeroMs / 1000 / zeroCalls,
+    setupSec: Math.max(0, setupMs / 1000),
   };
 }
 
@@ -139,7 +152,8 @@ export function estimateFromHistory(rates: HistoryRates, plan: PlannedRun): Poin
   const initial = {
     calls: extraCalls,
     usd: dollars(rates.taskTokens, extraCalls, plan.taskPrice),
-    seconds: extraCalls * (rates.initialPerCall || rates.seconds.perCall),
+    seconds:
+      extraCalls * (rates.initialPerCall || rates.seconds.perCall) + (plan.initialEval ? rates.setupSec : 0),
   };
   const rounds = Math.ceil(plan.generations / plan.parallel);
   return {
@@ -168,9 +182,9 @@ export function historyLines(
       `${n(e.total.calls)} model calls, ${usdText(e.total.usd)}, ${duration(e.total.seconds)}.`,
     `  Per generation: ${n(e.perGeneration.calls)} calls, ${usdText(e.perGeneration.usd)}, ` +
       `${duration(e.perGeneration.seconds)}.` +
-      (e.initial.calls > 0
+      (e.initial.seconds > 0
         ? ` Besides: ${n(e.initial.calls)} calls of variant 0's evaluation, noise floor and confirmation, ` +
-          `${usdText(e.initial.usd)}, ${duration(e.initial.seconds)}.`
+          `${usdText(e.initial.usd)}, ${duration(e.initial.seconds)} with the run's setup.`
         : ''),
     `  Measured there: ${pct(rates.shares.ended)} of children rejected or failed, ${pct(rates.shares.staged)} ` +
       `evaluated on the staged sample only, ${pct(rates.shares.full)} in full; a MetaAgent made ` +

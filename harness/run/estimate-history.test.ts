@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { estimateFromHistory, fitLine, type HistoryRates, type PlannedRun } from './estimate-history.ts';
+
+const rates: HistoryRates = {
+  generations: 4,
+  shares: { ended: 0.25, staged: 0.25, full: 0.5 },
+  metaCalls: 5,
+  metaTokens: { input: 2000, output: 100 },
+  callsPerAttempt: 1,
+  taskTokens: { input: 100, output: 20 },
+  seconds: { base: 2, perCall: 0.1 },
+  initialPerCall: 0.05,
+  setupSec: 3,
+};
+const plan: PlannedRun = {
+  generations: 10,
+  parallel: 1,
+  evalRepeats: 1,
+  skipStagedEval: false,
+  tasks: { staged: { plain: 10, workspace: 0 }, full: { plain: 40, workspace: 0 } },
+  valTasks: 20,
+  noiseFloor: 0,
+  confirmTop: 0,
+  metaPrice: { input: 1, output: 1 },
+  taskPrice: { input: 1, output: 1 },
+  initialEval: false,
+};
+
+describe('an estimate from an earlier run', () => {
+  it('fits seconds to calls, and takes the mean when every generation made as many', () => {
+    expect(
+      fitLine([
+        { x: 0, y: 2 },
+        { x: 10, y: 3 },
+        { x: 20, y: 4 },
+      ]),
+    ).toEqual({ base: 2, perCall: 0.1 });
+    expect(
+      fitLine([
+        { x: 5, y: 2 },
+        { x: 5, y: 4 },
+      ]),
+    ).toEqual({ base: 3, perCall: 0 });
+  });
+
+  it('scales a generation by how children ended there: staged sample, or the full stage', () => {
+    const e = estimateFromHistory(rates, plan);
+    // 0.25 × 10 staged + 0.5 × 40 full = 22.5 task calls, plus 5 MetaAgent calls.
+    expect(e.perGeneration.calls).toBeCloseTo(27.5);
+    expect(e.perGeneration.seconds).toBeCloseTo(2 + 0.1 * 22.5);
+    expect(e.total.calls).toBe(275);
+    expect(estimateFromHistory(rates, { ...plan, evalRepeats: 2 }).perGeneration.calls).toBeCloseTo(50);
+  });
+
+  it("runs parallel generations side by side, and counts a new run's variant 0, setup and confirmation", () => {
+    expect(estimateFromHistory(rates, { ...plan, parallel: 2 }).total.seconds).toBeCloseTo(
+      estimateFromHistory(rates, plan).total.seconds / 2,
+    );
+    const fresh = estimateFromHistory(rates, { ...plan, initialEval: true, confirmTop: 2 });
+    // Variant 0 answers the 40 tasks of the full stage; confirmation is 2 × 4 attempts at 20 val tasks.
+    expect(fresh.initial.calls).toBe(40 + 160);
+    expect(fresh.initial.seconds).toBeCloseTo(200 * 0.05 + 3);
+  });
+});
