@@ -130,6 +130,7 @@ describe('runFigures', () => {
       tasksByGeneration: [2, 0, 1],
       costUsd: 0.5,
       heldOut: { best: 0.35, initial: 0.3, reported: 0.6 },
+      withinNoise: null,
     });
     const summary = summarizeConfig('c', [
       figures!,
@@ -144,5 +145,10 @@ describe('runFigures', () => {
       expect.closeTo(0.25),
     ]);
     expect(runFigures({ ...source, run: () => null })).toBeNull();
+    // With a noise floor: the best gains 0.2 over variant 0, inside a spread of 0.3 and beyond one of 0.1.
+    expect(runFigures({ ...source, noiseFloor: () => ({ spread: 0.3 }) })?.withinNoise).toBe(true);
+    const beyond = runFigures({ ...source, noiseFloor: () => ({ spread: 0.1 }) })!;
+    expect(beyond.withinNoise).toBe(false);
+    expect(summarizeConfig('c', [beyond, figures!]).withinNoise).toEqual([false, null]);
   });
 });

@@ -29,6 +29,11 @@ export interface RunFigures {
   heldOut?: { best: number | null; initial: number | null; reported?: number | null };
   /** Flags for reward hacking over the run's variants (archive/flags.ts); shown, never selected on. */
   flags?: number;
+  /**
+   * With a noise floor (`--noise-floor`): whether the best's gain over variant 0 lies within its spread, so
+   * the run's improvement may be noise. Null without a floor, or while variant 0 is the best.
+   */
+  withinNoise?: boolean | null;
 }
 
 export interface ConfigSummary {
@@ -62,6 +67,8 @@ export interface ConfigSummary {
   overestimateMedian: number | null;
   /** Flags for reward hacking per run (archive/flags.ts), aligned with `runs`: shown, never selected on. */
   flags: number[];
+  /** Per run, whether its best's gain lies within its noise floor (null: no floor, or no gain), aligned with `runs`. */
+  withinNoise: (boolean | null)[];
 }
 
 /**
@@ -125,6 +132,7 @@ export function summarizeConfig(name: string, runs: readonly RunFigures[], targe
     heldOutGain: median(numbers(runs.map(heldOutGainOf))),
     ...overestimates(runs),
     flags: runs.map((r) => r.flags ?? 0),
+    withinNoise: runs.map((r) => r.withinNoise ?? null),
     ...(target === undefined ? {} : { tasksToTarget: runs.map((r) => tasksToReach(r, target)) }),
   };
 }
@@ -240,6 +248,8 @@ export interface FiguresSource {
   taskResults(
     variantId: number,
   ): readonly { codeHash: string; domain: string; split: string; taskId: string }[];
+  /** Variant 0's noise floor (`--noise-floor`), when the run measured one. */
+  noiseFloor?(): { spread: number } | null;
 }
 
 /** The mean test score over a variant's domains; null unless every domain has one. */
@@ -305,5 +315,20 @@ export function runFigures(source: FiguresSource): RunFigures | null {
     tasksByGeneration: tasks,
     costUsd: run.costUsd,
     heldOut: { ...heldOutOf(variants, run.best?.id), reported: run.best?.score ?? null },
+    withinNoise: gainWithinNoise(source.noiseFloor?.() ?? null, variants, run.best?.id),
   };
+}
+
+/** Whether the best's raw gain over variant 0 is below the floor's spread, as `archive show` says it. */
+function gainWithinNoise(
+  floor: { spread: number } | null,
+  variants: readonly FiguresVariant[],
+  bestId: number | undefined,
+): boolean | null {
+  const best = variants.find((v) => v.id === bestId);
+  const initial = variants.find((v) => v.id === 0);
+  if (floor === null || best === undefined || best.id === 0 || best.score === null || initial?.score == null)
+    return null;
+  const gain = best.score - initial.score;
+  return gain > 0 ? gain < floor.spread : null;
 }

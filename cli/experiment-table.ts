@@ -20,6 +20,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     'COST',
     'HELD-OUT MEDIAN',
     'VAL − TEST',
+    'WITHIN NOISE',
     'FLAGS',
     'BEST PER RUN',
     'HELD-OUT PER RUN',
@@ -39,6 +40,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
       c.overestimateMean === null
         ? '-'
         : `${fmtDelta(c.overestimateMean)} (median ${fmtDelta(c.overestimateMedian)})`,
+      withinNoiseText(c.withinNoise),
       String((c.flags ?? []).reduce((s, x) => s + x, 0)),
       c.best.map(fmtScore).join(' '),
       c.heldOut.map(fmtDelta).join(' '),
@@ -75,6 +77,8 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     '',
     'Best: the highest selection score of a run. AUC: the mean of its best-so-far curve over generations. ' +
       "Held-out: the best's test-split score minus variant 0's (a gain that does not transfer is near 0). " +
+      "Val − test: the best's reported validation score minus its test score (the winner's curse). " +
+      'Within noise: runs whose best gains less over variant 0 than its --noise-floor spread, of those with one. ' +
       "Flags: signs of reward hacking over the runs' variants (hyperagents archive show lists them; never selected on). " +
       (summary.configs.some((c) => c.baseline !== undefined)
         ? 'best-of-k: attempts of variant 0 alone for the spend of the reference run of the same seed, ' +
@@ -86,4 +90,10 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
         : ''),
   );
   return parts.join('\n');
+}
+
+/** "2/5": runs whose best gain lies within their noise floor, of the runs that measured one; "-" for none. */
+function withinNoiseText(marks: readonly (boolean | null)[]): string {
+  const measured = marks.filter((m): m is boolean => m !== null);
+  return measured.length === 0 ? '-' : `${measured.filter(Boolean).length}/${measured.length}`;
 }
