@@ -96,9 +96,13 @@ describe('the pages on a phone and for the eye, in headless Chromium', () => {
       ) as Promise<number>;
     const wide = await chartWidth();
     await page.setViewportSize({ width: 500, height: 800 });
-    await page.waitForFunction(
-      `document.querySelector('#score-chart .uplot').getBoundingClientRect().width < 500`,
-    );
+    // A function, not a string: the page's CSP refuses to evaluate a string while the predicate is polled.
+    await page.waitForFunction(() => {
+      const { document } = globalThis as unknown as {
+        document: { querySelector(s: string): { getBoundingClientRect(): { width: number } } | null };
+      };
+      return (document.querySelector('#score-chart .uplot')?.getBoundingClientRect().width ?? 500) < 500;
+    });
     const narrow = await chartWidth();
     expect(narrow).toBeLessThan(wide);
     expect(
