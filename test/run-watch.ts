@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
+import { expect } from 'vitest';
 import { readArchive } from './kill-points.ts';
-import { runCli } from './run-cli.ts';
+import { type CliResult, runCli } from './run-cli.ts';
 
 /** What a test watches of a run from outside while it goes, read from its archive (WAL: never blocking it). */
 
@@ -50,3 +51,35 @@ export const failureReasons = (runDir: string): string[] =>
       db.prepare("SELECT failure_reason FROM variants WHERE step = 'failed'").all(),
     ) ?? []) as { failure_reason: string | null }[]
   ).map((r) => r.failure_reason ?? '');
+
+/**
+ * The rest of a "pause, SIGKILL, --resume" check, once `resumed` (the resumed process) is started: it reports
+ * the pause as carried, finishes the generations under way and starts none; then a budget `margin` USD above
+ * the spend and a `resume` control let it spend up to the budget and stop there. Returns the budget set.
+ */
+export async function resumedWhilePaused(
+  runDir: string,
+  runId: string,
+  resumed: { done: Promise<CliResult> },
+  control: (...words: string[]) => Promise<CliResult>,
+  margin: number,
+): Promise<number> {
+  const atKill = generations(runDir).length;
+  await until(() => eventsOf(runDir, 'resumed').length === 1);
+  expect(eventsOf(runDir, 'resumed')[0]!.carried).toMatchObject({ paused: true });
+  await until(() => inFlight(runDir) === 0);
+  await sleep(3000);
+  expect(generations(runDir).length).toBe(atKill);
+
+  const budget = spentUsd(runDir) + margin;
+  expect((await control(runId, 'budget', budget.toFixed(4))).code).toBe(0);
+  expect((await control(runId, 'resume')).code).toBe(0);
+  const result = await resumed.done;
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stderr).toMatch(/budget reached: \$\d+\.\d{4} of \$\d+\.\d{4} spent/);
+  expect(generations(runDir).length).toBeGreaterThan(atKill);
+  expect(generations(runDir).every(ended)).toBe(true);
+  // At most one reply over: far less than one more generation's evaluation.
+  expect(spentUsd(runDir)).toBeLessThan(budget + 0.05);
+  return budget;
+}

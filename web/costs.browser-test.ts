@@ -10,6 +10,7 @@ import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';
 import { launchChromium } from './testing/chromium.ts';
+import { contrast } from './testing/contrast.ts';
 
 const runs = mkdtempSync(path.join(tmpdir(), 'browser-costs-'));
 /** Screenshots land here, to be looked at after a run. */
@@ -330,16 +331,3 @@ describe('costs, highlighted diffs and trusted scores on the pages, in headless 
     await page.close();
   });
 });
-
-/** WCAG contrast of two `rgb(...)` colours. */
-function contrast(a: string, b: string): number {
-  const lum = (c: string) => {
-    const [r, g, bl] = (c.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((x) => {
-      const v = Number(x) / 255;
-      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (bl ?? 0);
-  };
-  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
-  return ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05);
-}

@@ -7,12 +7,11 @@ import { startCli } from '../kill-points.ts';
 import {
   controlIn,
   ended,
-  eventsOf,
   failureReasons,
   generations,
   inFlight,
+  resumedWhilePaused,
   sleep,
-  spentUsd,
   until,
 } from '../run-watch.ts';
 import { workerSet } from './workers.ts';
@@ -48,23 +47,8 @@ describe('controls on a --queue run with two workers', () => {
     await sleep(500);
     run.child.kill('SIGKILL');
     await run.done;
-    const atKill = generations(runDir).length;
     run = startCli(['--resume', 'paused', '--out', tmp, '--quiet', '--queue', redis.url]);
-    await until(() => eventsOf(runDir, 'resumed').length === 1);
-    expect(eventsOf(runDir, 'resumed')[0]!.carried).toMatchObject({ paused: true });
-    await until(() => inFlight(runDir) === 0);
-    await sleep(3000);
-    expect(generations(runDir).length).toBe(atKill);
-
-    const budget = spentUsd(runDir) + 0.4;
-    expect((await control('paused', 'budget', budget.toFixed(4))).code).toBe(0);
-    expect((await control('paused', 'resume')).code).toBe(0);
-    const result = await run.done;
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/budget reached: \$\d+\.\d{4} of \$\d+\.\d{4} spent/);
-    expect(generations(runDir).length).toBeGreaterThan(atKill);
-    expect(generations(runDir).every(ended)).toBe(true);
-    expect(spentUsd(runDir)).toBeLessThan(budget + 0.05);
+    await resumedWhilePaused(runDir, 'paused', run, control, 0.4);
   }, 600_000);
 
   it('stop-after lets the generations under way on the workers finish and starts none', async () => {
