@@ -26,7 +26,7 @@ export async function benchEstimate(): Promise<string[]> {
       lines.push(
         `  ${name.padEnd(34)} calls ${e.calls}/${a.calls} (${ratio(e.calls, a.calls)})  ` +
           `cost $${e.usd.toFixed(2)}/$${a.usd.toFixed(2)} (${ratio(e.usd, a.usd)})  ` +
-          `time ${e.seconds.toFixed(0)} s/${a.seconds.toFixed(1)} s (${ratio(e.seconds, a.seconds)})`,
+          `time ${e.seconds.toFixed(1)} s/${a.seconds.toFixed(1)} s (${ratio(e.seconds, a.seconds)})`,
       );
     }
   } finally {

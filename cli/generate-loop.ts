@@ -185,11 +185,19 @@ async function announce(
 /** The expected calls, cost and time of the generations still to run (see harness/run/estimate.ts). */
 function estimate(prepared: PreparedRun): string[] {
   const { config, domains, mode, runDir, history } = prepared;
-  if (mode === 'new') return runEstimateLines(config, domains, null, history);
+  // The run will start up again as this command did: measured here, under this machine's load now.
+  const startupSec = history === null ? 0 : process.uptime();
+  if (mode === 'new') return runEstimateLines(config, domains, null, history, startupSec);
   const archive = openArchive(archiveFile(runDir));
   try {
     const done = archive.listVariants().filter((v) => v.id > 0 && isFinalStep(v.step)).length;
-    return runEstimateLines(config, domains, { done, spentUsd: archive.llmTotals().costUsd }, history);
+    return runEstimateLines(
+      config,
+      domains,
+      { done, spentUsd: archive.llmTotals().costUsd },
+      history,
+      startupSec,
+    );
   } finally {
     archive.close();
   }

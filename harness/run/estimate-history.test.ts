@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { estimateFromHistory, fitLine, type HistoryRates, type PlannedRun } from './estimate-history.ts';
+import type { RunView, VariantView } from '../../archive/views.ts';
+import {
+  estimateFromHistory,
+  fitLine,
+  type HistoryRates,
+  historyRates,
+  type PlannedRun,
+} from './estimate-history.ts';
 
 const rates: HistoryRates = {
   generations: 4,
@@ -24,6 +31,7 @@ const plan: PlannedRun = {
   metaPrice: { input: 1, output: 1 },
   taskPrice: { input: 1, output: 1 },
   initialEval: false,
+  startupSec: 0,
 };
 
 describe('an estimate from an earlier run', () => {
@@ -56,9 +64,31 @@ describe('an estimate from an earlier run', () => {
     expect(estimateFromHistory(rates, { ...plan, parallel: 2 }).total.seconds).toBeCloseTo(
       estimateFromHistory(rates, plan).total.seconds / 2,
     );
-    const fresh = estimateFromHistory(rates, { ...plan, initialEval: true, confirmTop: 2 });
-    // Variant 0 answers the 40 tasks of the full stage; confirmation is 2 × 4 attempts at 20 val tasks.
+    const fresh = estimateFromHistory(rates, { ...plan, initialEval: true, confirmTop: 2, startupSec: 1.5 });
+    // Variant 0 answers the 40 tasks of the full stage; confirmation is 2 × 4 attempts at 20 val tasks; the
+    // earlier run's setup (3 s) and this command's start-up (1.5 s) come on top.
     expect(fresh.initial.calls).toBe(40 + 160);
-    expect(fresh.initial.seconds).toBeCloseTo(200 * 0.05 + 3);
+    expect(fresh.initial.seconds).toBeCloseTo(200 * 0.05 + 3 + 1.5);
+  });
+});
+
+describe('the rates of an earlier run', () => {
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+  const variant = (id: number, created: number, finished: number) =>
+    ({ id, outcome: 'evaluated', createdAt: at(created), finishedAt: at(finished) }) as VariantView;
+  // Variant 0 from 1 s to 3 s; each child's row is written 1 s after the one before it finished (parent choice,
+  // worktree), and it finishes 2 s after that.
+  const reader = {
+    variants: () => [variant(0, 1, 3), variant(1, 4, 6), variant(2, 7, 9)],
+    llmCalls: () => [],
+    taskResults: () => [],
+    run: () => ({ createdAt: at(0), finishedAt: at(10) }) as RunView,
+  };
+
+  it('counts the time between a generation and the one before it, and the run outside its variants', () => {
+    const rates = historyRates(reader);
+    expect(rates?.seconds).toEqual({ base: 3, perCall: 0 });
+    // 1 s before variant 0, 1 s after the last.
+    expect(rates?.setupSec).toBe(2);
   });
 });

@@ -36,7 +36,9 @@ const ms = (v: VariantView): number | null =>
   v.finishedAt === null ? null : Date.parse(v.finishedAt) - Date.parse(v.createdAt);
 
 /** The rates of the finished generations in an archive; null when it has no finished child to measure. */
-export function historyRates(reader: ArchiveReader): HistoryRates | null {
+export function historyRates(
+  reader: Pick<ArchiveReader, 'variants' | 'llmCalls' | 'taskResults' | 'run'>,
+): HistoryRates | null {
   const variants = reader.variants();
   const children = variants.filter((v) => v.id > 0 && v.outcome !== 'in_progress' && ms(v) !== null);
   if (children.length === 0) return null;
@@ -51,6 +53,17 @@ export function historyRates(reader: ArchiveReader): HistoryRates | null {
   let attempts = 0;
   const tokens = { meta: { input: 0, output: 0 }, task: { input: 0, output: 0 } };
   const points: { x: number; y: number }[] = [];
+  // A generation's time runs from the finish that freed its slot (choosing the parent and setting up its
+  // worktree come before its row is written) to its own finish.
+  const finishes = variants
+    .map((v) => (v.finishedAt === null ? null : Date.parse(v.finishedAt)))
+    .filter((t): t is number => t !== null)
+    .sort((a, b) => a - b);
+  const slotFreed = (v: VariantView): number => {
+    const created = Date.parse(v.createdAt);
+    const before = finishes.filter((t) => t <= created);
+    return before.length === 0 ? created : before[before.length - 1]!;
+  };
   for (const v of children) {
     let calls = 0;
     for (const call of reader.llmCalls(v.id)) {
@@ -63,7 +76,7 @@ export function historyRates(reader: ArchiveReader): HistoryRates | null {
     }
     taskCalls += calls;
     attempts += reader.taskResults(v.id, { attempt: 'all' }).length;
-    points.push({ x: calls, y: (ms(v) ?? 0) / 1000 });
+    points.push({ x: calls, y: (Date.parse(v.finishedAt ?? v.createdAt) - slotFreed(v)) / 1000 });
   }
   const perCall = (t: { input: number; output: number }, n: number) =>
     n === 0 ? { input: 0, output: 0 } : { input: t.input / n, output: t.output / n };
@@ -114,6 +127,8 @@ export interface PlannedRun {
   taskPrice: Price;
   /** Whether variant 0 is evaluated first (a new run). */
   initialEval: boolean;
+  /** Seconds the command takes to start before its run begins (measured on this machine now). */
+  startupSec: number;
 }
 
 export interface PointEstimate {
@@ -153,7 +168,9 @@ export function estimateFromHistory(rates: HistoryRates, plan: PlannedRun): Poin
     calls: extraCalls,
     usd: dollars(rates.taskTokens, extraCalls, plan.taskPrice),
     seconds:
-      extraCalls * (rates.initialPerCall || rates.seconds.perCall) + (plan.initialEval ? rates.setupSec : 0),
+      extraCalls * (rates.initialPerCall || rates.seconds.perCall) +
+      (plan.initialEval ? rates.setupSec : 0) +
+      plan.startupSec,
   };
   const rounds = Math.ceil(plan.generations / plan.parallel);
   return {

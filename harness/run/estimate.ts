@@ -173,9 +173,11 @@ function initialEvaluation(input: EstimateInput): { calls: number; usd: number; 
 export const usdText = (x: number): string =>
   x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`;
 
-/** `45 s`, `12 min`, `3.5 h`. */
+/** `4.5 s`, `45 s`, `2.5 min`, `12 min`, `3.5 h`: about two significant figures. */
 export function duration(seconds: number): string {
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
   if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 10 * 60) return `${(seconds / 60).toFixed(1)} min`;
   if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
   return `${(seconds / 3600).toFixed(1)} h`;
 }
@@ -251,13 +253,15 @@ function priceOf(id: string, sim: SimConfig): { price: Price; simulated: boolean
 /**
  * The estimate's lines for a run about to start: `done` generations already finished and `spentUsd` spent
  * (a resumed run; 0 and 0 for a new one). With `history` (rates measured on an earlier run, or on this one
- * when resumed), one expected figure at those rates; without, a range from assumptions.
+ * when resumed), one expected figure at those rates; without, a range from assumptions. `startupSec`: what
+ * the command took to start up to here on this machine, which the run will take again before it begins.
  */
 export function runEstimateLines(
   config: RunConfig,
   domains: readonly DomainTasks[],
   resumed: { done: number; spentUsd: number } | null,
   history: { rates: HistoryRates; source: string } | null = null,
+  startupSec = 0,
 ): string[] {
   const meta = priceOf(config.metaModel, config.sim);
   const task = priceOf(config.taskModel, config.sim);
@@ -287,6 +291,7 @@ export function runEstimateLines(
     valTasks: domains.reduce((n, d) => n + stageTasks(d.splits.val ?? [], d.domain, 'full').length, 0),
     noiseFloor: resumed === null ? config.noiseFloor : 0,
     confirmTop: config.confirmTop,
+    startupSec,
   });
   const lines = historyLines(
     `${resumed ? 'the remaining ' : ''}${input.generations} generation(s)`,
