@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -163,6 +163,40 @@ describe('generate-loop --notify-cmd, beside a receiver that is down', () => {
     const failures = eventsOf(summary.runDir, 'alert_delivery_failed');
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.every((f) => f.target === 'notify')).toBe(true);
+  }, 300_000);
+});
+
+describe('generate-loop --notify-cmd on a harness error', () => {
+  it('sends the error, then the end of the failed run', async () => {
+    const out = path.join(tmp, 'harness-error');
+    const alerts = path.join(tmp, 'harness-error.jsonl');
+    const running = runCli('generate-loop', [
+      ...['--domains', 'arithmetic', '--model', 'sim', '--generations', '6', '--eval-samples', '6'],
+      ...['--sim-latency-ms', '150', '--out', out, '--run-id', 'r1', '--quiet'],
+      ...['--notify-cmd', `cat >> '${alerts}'; echo >> '${alerts}'`],
+    ]);
+    // Once variant 1 is under way, its variant repository goes (moved in one step: the run still writes to it).
+    const archive = path.join(out, 'r1', 'archive.sqlite');
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (!existsSync(archive)) continue;
+      const db = new Database(archive, { readonly: true });
+      const started =
+        db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'variants'").get() !== undefined &&
+        db.prepare('SELECT 1 FROM variants WHERE id = 1').get() !== undefined;
+      db.close();
+      if (started) break;
+    }
+    renameSync(path.join(out, 'r1', 'variants.git'), path.join(tmp, 'removed.git'));
+    const result = await running;
+    expect(result.code).toBe(1);
+    const sent = readFileSync(alerts, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Alert);
+    expect(sent.map((a) => a.type)).toEqual(['harness_error', 'run_end']);
+    expect(sent[0]!.message).toMatch(/^run r1 hit a harness error: .*was removed while the run was going/);
+    expect(sent[1]).toMatchObject({ state: 'failed', runId: 'r1' });
   }, 300_000);
 });
 

@@ -56,15 +56,29 @@ describe('the notifier', () => {
     expect(String(log[1]![1].error)).toContain('HTTP 500');
   });
 
+  it('delivers alerts in the order they were sent, a retry before the next alert', async () => {
+    const r = await receiver([500, 200]);
+    closers.push(r.close);
+    const notifier = createNotifier({ url: r.url, command: null }, { backoffMs: 50, log: () => undefined });
+    const end = { ...alert, type: 'run_end', message: 'run r1 done' };
+    notifier.send(alert);
+    notifier.send(end);
+    await notifier.settle(5000);
+    expect(r.bodies).toEqual([alert, alert, end]);
+  });
+
   it('returns at once while a slow receiver takes its time', async () => {
-    const r = await receiver([200], 1500);
+    const r = await receiver([200], 500);
     closers.push(r.close);
     const notifier = createNotifier({ url: r.url, command: null }, { log: () => undefined });
     const started = Date.now();
     for (let i = 0; i < 5; i++) notifier.send({ ...alert, message: `alert ${i}` });
     expect(Date.now() - started).toBeLessThan(100);
-    await notifier.settle(5000);
-    expect(r.bodies).toHaveLength(5);
+    // One after another, in order: 5 × 0.5 s.
+    await notifier.settle(10_000);
+    expect(r.bodies.map((b) => (b as { message: string }).message)).toEqual(
+      [0, 1, 2, 3, 4].map((i) => `alert ${i}`),
+    );
   });
 
   it('gives up after its attempts on a dead receiver, logging each failure, without throwing', async () => {

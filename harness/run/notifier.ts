@@ -33,7 +33,7 @@ export const ALERT_ATTEMPT_TIMEOUT_MS = 10_000;
 
 /**
  * Delivers alerts without holding up whoever sends them: `send` logs the alert and returns at once, while
- * each target is tried in the background (a POST of the JSON to the URL, answered 2xx; the command run by the
+ * each target is tried in the background, its alerts in the order they were sent (a POST of the JSON to the URL, answered 2xx; the command run by the
  * shell with the JSON on stdin, exiting 0), retried with a doubling wait. A failed attempt is logged, never
  * thrown. `settle` waits for deliveries still under way, at most `capMs` (the end of a run, so that its last
  * alert has a chance to go out).
@@ -44,10 +44,16 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
   const timeoutMs = options.attemptTimeoutMs ?? ALERT_ATTEMPT_TIMEOUT_MS;
   const pending = new Set<Promise<void>>();
   const stop = new AbortController();
-  const deliveries: { target: string; deliver(body: string, signal: AbortSignal): Promise<void> }[] = [];
-  if (targets.url !== null) deliveries.push({ target: 'notify', deliver: post(targets.url) });
+  /** Each target's alerts go one after another, in the order sent: `last` is its delivery under way. */
+  const deliveries: {
+    target: string;
+    deliver(body: string, signal: AbortSignal): Promise<void>;
+    last: Promise<void>;
+  }[] = [];
+  if (targets.url !== null)
+    deliveries.push({ target: 'notify', deliver: post(targets.url), last: Promise.resolve() });
   if (targets.command !== null)
-    deliveries.push({ target: 'notify-cmd', deliver: runCommand(targets.command) });
+    deliveries.push({ target: 'notify-cmd', deliver: runCommand(targets.command), last: Promise.resolve() });
 
   const deliver = async (
     alert: DeliveredAlert,
@@ -77,10 +83,12 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
     /** Logs the alert and starts delivering it; returns at once. Must not throw. */
     send(alert: DeliveredAlert): void {
       options.log('alert', alert);
-      for (const { target, deliver: once } of deliveries) {
-        const delivery: Promise<void> = deliver(alert, target, once)
+      for (const queue of deliveries) {
+        const delivery: Promise<void> = queue.last
+          .then(() => deliver(alert, queue.target, queue.deliver))
           .catch(() => undefined)
           .finally(() => pending.delete(delivery));
+        queue.last = delivery;
         pending.add(delivery);
       }
     },
