@@ -201,7 +201,7 @@ export function historyLines(
       `${duration(e.perGeneration.seconds)}.` +
       (e.initial.seconds > 0
         ? ` Besides: ${n(e.initial.calls)} calls of variant 0's evaluation, noise floor and confirmation, ` +
-          `${usdText(e.initial.usd)}, ${duration(e.initial.seconds)} with the run's setup.`
+          `${usdText(e.initial.usd)}, ${duration(e.initial.seconds)} with the run's start-up and setup.`
         : ''),
     `  Measured there: ${pct(rates.shares.ended)} of children rejected or failed, ${pct(rates.shares.staged)} ` +
       `evaluated on the staged sample only, ${pct(rates.shares.full)} in full; a MetaAgent made ` +
