@@ -243,6 +243,30 @@ describe('nested fields', () => {
   });
 });
 
+describe('Parquet struct and list columns', () => {
+  it('takes the accepted answers from a struct of lists (SQuAD), and shows a list column in the input', async () => {
+    const domain = await open('squad-nested.parquet', {
+      answerField: 'answers.text',
+      inputFields: ['question', 'tags'],
+    });
+    const all = await tasks(domain);
+    expect(all.map((t) => [t.input.question, t.input.tags, t.answer.accepted])).toEqual(
+      expect.arrayContaining([
+        ['Which river flows through the capital of Egypt?', ['geography', 'rivers'], ['the Nile', 'Nile']],
+        ['How many legs does a spider have?', ['biology'], ['eight', '8']],
+        ['What gas do plants give off in sunlight?', [], ['oxygen']],
+      ]),
+    );
+    expect(await failed(domain)).toEqual([]);
+  });
+
+  it('names the nested paths of a struct column when the answer field is not one of them', async () => {
+    expect(await refused('squad-nested.parquet', { answerField: 'answers.txt' })).toMatch(
+      /answers \(answers\.text, answers\.answer_start\)/,
+    );
+  });
+});
+
 describe('an answer index into the choices', () => {
   it('maps an MMLU-shaped JSON array, answer 0-3 into a list of choices, to A-D in index order, with no flags', async () => {
     const domain = await open('mmlu.json');
