@@ -38,10 +38,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     queue = takeQueueFlags(argv);
     prepared = await prepareLoop(queue.rest);
-    if (queue.queue !== null && typeof prepared !== 'string') {
-      refuseQueuedWorkspaces(prepared.domains);
-      refuseQueuedNoisyAttempts(prepared.config);
-    }
+    if (queue.queue !== null && typeof prepared !== 'string') refuseQueuedWorkspaces(prepared.domains);
   } catch (error) {
     return reportError(error, 'generate-loop');
   }
@@ -120,25 +117,6 @@ function refuseQueuedWorkspaces(domains: PreparedRun['domains']): void {
       );
     }
   }
-}
-
-/**
- * Queue workers answer every attempt at a task as the first: under the sim's noise, the attempts of
- * `--eval-repeats`, `--confirm-top` and `--noise-floor` would be copies of one, stored as if drawn apart.
- * Such a run is refused rather than stored with scores that hide their noise.
- */
-function refuseQueuedNoisyAttempts(config: PreparedRun['config']): void {
-  const repeated = [
-    config.evalRepeats > 1 ? '--eval-repeats' : null,
-    config.confirmTop > 0 ? '--confirm-top' : null,
-    config.noiseFloor > 0 ? '--noise-floor' : null,
-  ].filter((f): f is string => f !== null);
-  if (config.sim.noise > 0 && config.taskModel === 'sim' && repeated.length > 0)
-    throw new UsageError(
-      `--queue cannot make the repeated attempts of ${repeated.join(', ')} under --sim-noise yet: its workers ` +
-        'answer every attempt as the first, so the attempts would be copies of one. Run it without --queue, ' +
-        'or without --sim-noise.',
-    );
 }
 
 type Queued = { coordinator: Coordinator; queue: QueueFlags } | null;

@@ -89,7 +89,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   });
   const held: Held = { options, client, tasks, edits };
   return {
-    pool: (ctx, variant) => remotePool(held, ctx, variant),
+    pool: (ctx, variant, attempt) => remotePool(held, ctx, variant, attempt),
     edit: (ctx, request) => remoteEdit(held, ctx, request),
     workers: () => tasks.queue.getWorkersCount(),
     async close() {
@@ -140,16 +140,26 @@ function publisher(
   };
 }
 
-/** A variant's tasks as jobs on the task queue. */
+/**
+ * A variant's tasks as jobs on the task queue, for one attempt: its token tells the model which attempt the
+ * calls belong to (as a local attempt's does), and its jobs are its own.
+ */
 async function remotePool(
   held: Held,
   ctx: RemoteTaskContext,
   variant: { id: number; commit: string },
+  attempt = 0,
 ): Promise<TaskPool> {
   const secret = runSecret(ctx.runDir);
   const token = ctx.gateway.issueToken(
-    { runId: ctx.runId, variantId: variant.id, role: 'task', model: ctx.config.taskModel },
-    secret.taskToken(variant.id),
+    {
+      runId: ctx.runId,
+      variantId: variant.id,
+      role: 'task',
+      model: ctx.config.taskModel,
+      ...(attempt > 0 ? { attempt } : {}),
+    },
+    secret.taskToken(variant.id, attempt),
   );
   const publish = publisher(held, ctx, secret, [variant.commit]);
   await publish();
@@ -158,6 +168,7 @@ async function remotePool(
     runKey: secret.runKey,
     runId: ctx.runId,
     variantId: variant.id,
+    ...(attempt > 0 ? { attempt } : {}),
     commit: variant.commit,
     token,
     taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,

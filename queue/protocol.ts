@@ -44,6 +44,8 @@ export const TaskJobSchema = z.object({
   runKey: z.string().regex(/^[0-9a-f]{16,64}$/),
   runId: z.string(),
   variantId: z.number().int().nonnegative(),
+  /** Which attempt at the task (`--eval-repeats`, confirmation): absent for the first. */
+  attempt: z.number().int().positive().optional(),
   commit: z.string().regex(/^[0-9a-f]{40,64}$/),
   token: z.string().min(20),
   taskTimeoutMs: z.number().int().positive(),
@@ -154,9 +156,11 @@ export function decodeTaskResult(value: unknown): JobReply | null {
  * A job's id: the same task of the same commit in the same run is the same job, so adding it again (after a
  * restart of the coordinator or of Redis) finds the job, or its result, instead of running it twice.
  */
-export function taskJobId(job: Pick<TaskJob, 'runKey' | 'commit' | 'request'>): string {
+export function taskJobId(job: Pick<TaskJob, 'runKey' | 'commit' | 'request' | 'attempt'>): string {
+  const named = [job.runKey, job.commit, job.request.domain, job.request.id, job.request.input];
+  // Each attempt is a job of its own; the first keeps the id it always had (jobs of a run being resumed).
   const digest = createHash('sha256')
-    .update(JSON.stringify([job.runKey, job.commit, job.request.domain, job.request.id, job.request.input]))
+    .update(JSON.stringify(job.attempt === undefined ? named : [...named, job.attempt]))
     .digest('hex')
     .slice(0, 40);
   return `task-${digest}`;

@@ -9,8 +9,11 @@ import path from 'node:path';
 export interface RunSecret {
   /** Names the run in Redis (job ids, code and gateway keys); reveals nothing of the secret. */
   runKey: string;
-  /** The task-role gateway token of a variant: the same after a restart of the coordinator. */
-  taskToken(variantId: number): string;
+  /**
+   * The task-role gateway token of a variant's attempt (0: the first; `--eval-repeats` and confirmation make
+   * later ones): the same after a restart of the coordinator.
+   */
+  taskToken(variantId: number, attempt?: number): string;
   /** The meta-role gateway token of a variant's MetaAgent on a worker (`--remote-generations`), likewise. */
   metaToken(variantId: number): string;
 }
@@ -26,8 +29,10 @@ export function runSecret(runDir: string): RunSecret {
   }
   return {
     runKey: createHash('sha256').update(secret).digest('hex').slice(0, 32),
-    taskToken: (variantId) =>
-      `hat_${createHmac('sha256', secret).update(`task:${variantId}`).digest('base64url')}`,
+    taskToken: (variantId, attempt = 0) =>
+      `hat_${createHmac('sha256', secret)
+        .update(attempt === 0 ? `task:${variantId}` : `task:${variantId}:${attempt}`)
+        .digest('base64url')}`,
     metaToken: (variantId) =>
       `hat_${createHmac('sha256', secret).update(`meta:${variantId}`).digest('base64url')}`,
   };

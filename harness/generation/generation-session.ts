@@ -227,12 +227,12 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     },
   };
 
-  /** The workers of a later attempt (see `pool`); local only: queue workers answer every attempt as the first. */
+  /** The workers of a later attempt (see `pool`), here or on the queue. */
   function attemptPool(attempt: number): Promise<TaskPool> {
     const known = attemptPools.get(attempt);
     if (known !== undefined) return known.pool;
     if (ctx.remoteTasks !== undefined) {
-      const remote = ctx.remoteTasks.pool(ctx, { id, commit: checkedOut ?? '' });
+      const remote = ctx.remoteTasks.pool(ctx, { id, commit: checkedOut ?? '' }, attempt);
       attemptPools.set(attempt, { pool: remote, token: null });
       return remote;
     }

@@ -76,8 +76,11 @@ export type RemoteTaskContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' 
 
 /** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */
 export interface RemoteTasks {
-  /** A pool whose `run` hands each task of the variant's commit to a worker; `close` revokes its access. */
-  pool(ctx: RemoteTaskContext, variant: { id: number; commit: string }): Promise<TaskPool>;
+  /**
+   * A pool whose `run` hands each task of the variant's commit to a worker, as attempt `attempt` (default 0,
+   * the first); `close` revokes its access.
+   */
+  pool(ctx: RemoteTaskContext, variant: { id: number; commit: string }, attempt?: number): Promise<TaskPool>;
 }
 
 /** What of a run a MetaAgent run sent elsewhere needs: its folder (variant repo), gateway and limits. */

@@ -43,13 +43,6 @@ describe('scale-out refuses bad input with a message', () => {
     refused(await simLoop('--queue', `redis://127.0.0.1:${port}`), 'Cannot reach Redis');
   });
 
-  it('refuses repeated attempts under the sim noise, which queue workers would answer alike', async () => {
-    refused(
-      await simLoop('--queue', redis.url, '--sim-noise', '1', '--eval-repeats', '3', '--confirm-top', '2'),
-      '--queue cannot make the repeated attempts of --eval-repeats, --confirm-top under --sim-noise yet',
-    );
-  });
-
   it('refuses --remote-generations without a queue to send the MetaAgent runs to', async () => {
     refused(await simLoop('--remote-generations'), 'add --queue redis://HOST:PORT');
   });
