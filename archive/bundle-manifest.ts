@@ -71,8 +71,19 @@ export const Manifest = z.object({
   }),
   /** This project where the bundle was made: package version, source hash, git commit (or "unknown"). */
   project: z.object({ version: z.string(), build: z.string(), commit: z.string() }),
-  /** The model ids the ledger recorded, per role. */
-  models: z.array(z.object({ model: z.string(), role: z.string(), calls: z.number() })),
+  /**
+   * The model ids the ledger recorded, per role: `model` the id the run asked for, `reported` the ids its
+   * provider said served the calls (e.g. "gpt-4o-2024-08-06"), with their calls. A bundle made before
+   * reported ids were kept has no `reported`.
+   */
+  models: z.array(
+    z.object({
+      model: z.string(),
+      role: z.string(),
+      calls: z.number(),
+      reported: z.array(z.object({ model: z.string(), calls: z.number() })).optional(),
+    }),
+  ),
   domains: z.array(DomainHash),
   /** The bundle's recording of every model response (`--record`/`--replay` file), or null. */
   recording: z.string().nullable(),

@@ -56,6 +56,7 @@ export async function verifyCommand(given: string): Promise<number> {
       `Bundle of run ${run.id} (${run.state} when bundled, ${run.variants} variants, seed ${run.seed}), made ` +
         `${manifest.createdAt} by hyperagents ${project.version} (commit ${project.commit}).`,
     );
+    if (manifest.models.length > 0) say(`Models: ${modelsLine(manifest.models)}.`);
     const problems = checkFiles(dir, manifest, names);
     if (problems.length > 0) {
       say(`NOT the same: ${problems.length} file(s) of the bundle differ from its manifest:`);
@@ -74,6 +75,19 @@ export async function verifyCommand(given: string): Promise<number> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The models of a bundle, per role: the id asked for, its calls, and the ids the provider said served them
+ * (a bundle made before they were kept names none). Pure.
+ */
+export function modelsLine(models: Manifest['models']): string {
+  return models
+    .map((m) => {
+      const served = (m.reported ?? []).map((r) => `${r.model} (${r.calls})`).join(', ');
+      return `${m.role} ${m.model}: ${m.calls} calls${served === '' ? '' : `, served by ${served}`}`;
+    })
+    .join('; ');
 }
 
 async function rerunAndCompare(

@@ -59,8 +59,15 @@ describe('archive bundle and verify on a finished sim run', () => {
     expect(manifest.run).toMatchObject({ id: 'done', state: 'done', seed: 3, metaModel: 'sim', variants: 3 });
     expect(manifest.project.version).toBe('0.1.0');
     expect(manifest.project.commit).toMatch(/^([0-9a-f]{40}|unknown)$/);
+    // The sim serves its calls itself: the id it reports is its own.
     expect(manifest.models).toEqual(
-      expect.arrayContaining([expect.objectContaining({ model: 'sim', role: 'meta' })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          model: 'sim',
+          role: 'meta',
+          reported: [{ model: 'sim', calls: expect.any(Number) }],
+        }),
+      ]),
     );
     expect(manifest.domains).toEqual([
       expect.objectContaining({ name: 'arithmetic', graderVersion: '1', tasks: 30 }),
