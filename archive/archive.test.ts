@@ -510,6 +510,39 @@ describe('LLM calls and events', () => {
     expect(archive.llmTotals(0)).toEqual({ calls: 1, costUsd: 0.25, inputTokens: 100, outputTokens: 10 });
   });
 
+  it('keeps the model a provider reported beside the one asked for, and counts both per role', () => {
+    const of = (role: string, model: string, reportedModel?: string, status = 'ok') => ({
+      ...call(0.1, status),
+      role,
+      model,
+      ...(reportedModel === undefined ? {} : { reportedModel }),
+    });
+    archive.insertLlmCall(of('meta', 'openai/gpt-4o', 'gpt-4o-2024-08-06'));
+    archive.insertLlmCall(of('meta', 'openai/gpt-4o', 'gpt-4o-2024-11-20'));
+    archive.insertLlmCall(of('meta', 'openai/gpt-4o', 'gpt-4o-2024-08-06'));
+    archive.insertLlmCall(of('meta', 'openai/gpt-4o', undefined, 'rate_limit'));
+    archive.insertLlmCall(of('task', 'sim', 'sim'));
+    expect(archive.listLlmCalls().map((c) => c.reportedModel)).toEqual([
+      'gpt-4o-2024-08-06',
+      'gpt-4o-2024-11-20',
+      'gpt-4o-2024-08-06',
+      null,
+      'sim',
+    ]);
+    expect(archive.modelsUsed()).toEqual([
+      {
+        model: 'openai/gpt-4o',
+        role: 'meta',
+        calls: 4,
+        reported: [
+          { model: 'gpt-4o-2024-08-06', calls: 2 },
+          { model: 'gpt-4o-2024-11-20', calls: 1 },
+        ],
+      },
+      { model: 'sim', role: 'task', calls: 1, reported: [{ model: 'sim', calls: 1 }] },
+    ]);
+  });
+
   it("counts a variant's failed provider attempts and retries", () => {
     const of = (variantId: number | null, status: string, attempts: number) => ({
       ...call(0, status),

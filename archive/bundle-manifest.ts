@@ -8,7 +8,10 @@ import { z } from 'zod';
  * and the sha256 of every file in it, so that `archive verify` can tell a file changed since.
  */
 
-/** The files of a bundle, beside `variants.git/...` (the variant repository, file by file). */
+/**
+ * The files of a bundle, beside `variants.git/...` (the variant repository, file by file) and `domains/NAME/...`
+ * (the data files of a `dataset:` or `lmeval:` domain, in the layout they had).
+ */
 export const BUNDLE = {
   manifest: 'manifest.json',
   archive: 'archive.sqlite',
@@ -16,7 +19,11 @@ export const BUNDLE = {
   recording: 'recording.jsonl',
   simScript: 'sim-script.json',
   variants: 'variants.git',
+  domains: 'domains',
 } as const;
+
+/** The most data a bundle packs unless told to leave it out (`--no-data`), in bytes. */
+export const MAX_DATA_BYTES = 100 * 1024 * 1024;
 
 export const BUNDLE_FORMAT = 'hyperagents-bundle/1';
 
@@ -30,9 +37,20 @@ export const bundledRepoFile = (rel: string): boolean =>
 
 /** Whether a name may be in a bundle at all. */
 export function bundleName(name: string): boolean {
-  const { variants, ...files } = BUNDLE;
+  const { variants, domains, ...files } = BUNDLE;
   if ((Object.values(files) as string[]).includes(name)) return true;
+  if (name.startsWith(`${domains}/`)) return insideDomains(name);
   return name.startsWith(`${variants}/`) && bundledRepoFile(name.slice(variants.length + 1));
+}
+
+/** Whether a path of the manifest names something under `domains/` inside the bundle, and nothing outside it. */
+function insideDomains(name: string): boolean {
+  const parts = name.split('/');
+  return (
+    parts[0] === BUNDLE.domains &&
+    parts.length >= 3 &&
+    parts.every((p) => p !== '' && p !== '.' && p !== '..')
+  );
 }
 
 /** What a domain of the run was when the bundle was made; `error` when it could not be opened then. */
@@ -71,13 +89,40 @@ export const Manifest = z.object({
   }),
   /** This project where the bundle was made: package version, source hash, git commit (or "unknown"). */
   project: z.object({ version: z.string(), build: z.string(), commit: z.string() }),
-  /** The model ids the ledger recorded, per role. */
-  models: z.array(z.object({ model: z.string(), role: z.string(), calls: z.number() })),
+  /**
+   * The model ids the ledger recorded, per role: `model` the id the run asked for, `reported` the ids its
+   * provider said served the calls (e.g. "gpt-4o-2024-08-06"), with their calls. A bundle made before
+   * reported ids were kept has no `reported`.
+   */
+  models: z.array(
+    z.object({
+      model: z.string(),
+      role: z.string(),
+      calls: z.number(),
+      reported: z.array(z.object({ model: z.string(), calls: z.number() })).optional(),
+    }),
+  ),
   domains: z.array(DomainHash),
   /** The bundle's recording of every model response (`--record`/`--replay` file), or null. */
   recording: z.string().nullable(),
   /** The bundle's copy of the `--sim-script` file, or null. */
   simScript: z.string().nullable(),
+  /**
+   * The data files of each `dataset:` or `lmeval:` domain, packed under `domains/NAME/`: `path` is the copy of
+   * what the domain's reference names (its file or folder, or its task YAML). null: bundled with --no-data;
+   * absent: made before data was packed.
+   */
+  data: z
+    .array(
+      z.object({
+        domain: z.string(),
+        path: z.string().refine(insideDomains, `a path under ${BUNDLE.domains}/, with no . or .. in it`),
+        files: z.number(),
+        bytes: z.number(),
+      }),
+    )
+    .nullable()
+    .optional(),
   files: z.record(z.string(), FileHash),
 });
 export type Manifest = z.infer<typeof Manifest>;

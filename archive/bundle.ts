@@ -73,6 +73,11 @@ export interface BundleInputs {
   /** The run's recording on disk (its --record or --replay file), or null. */
   recording: string | null;
   simScript: string | null;
+  /**
+   * The data files of the run's `dataset:`/`lmeval:` domains: each file at `root/rel`, packed as
+   * `domains/NAME/rel`; `entry` is what the reference names, relative to `root`. null: left out (--no-data).
+   */
+  data: { name: string; root: string; entry: string; files: { rel: string; bytes: number }[] }[] | null;
 }
 
 /** Writes the bundle: the archive copy, the config, the recording, the sim script, variants.git, manifest.json. */
@@ -103,6 +108,13 @@ export async function writeBundle(inputs: BundleInputs): Promise<Manifest> {
       domains: inputs.domains,
       recording: inputs.recording === null ? null : BUNDLE.recording,
       simScript: inputs.simScript === null ? null : BUNDLE.simScript,
+      data:
+        inputs.data?.map((d) => ({
+          domain: d.name,
+          path: `${BUNDLE.domains}/${d.name}/${d.entry}`,
+          files: d.files.length,
+          bytes: d.files.reduce((n, f) => n + f.bytes, 0),
+        })) ?? null,
       files,
     };
     config = run.config;
@@ -121,6 +133,9 @@ export async function writeBundle(inputs: BundleInputs): Promise<Manifest> {
     if (inputs.simScript !== null) yield hashed(BUNDLE.simScript, readFileSync(inputs.simScript));
     for (const rel of variantRepoFiles(gitDir))
       yield hashed(`${BUNDLE.variants}/${rel}`, readFileSync(path.join(gitDir, rel)));
+    for (const d of inputs.data ?? [])
+      for (const f of d.files)
+        yield hashed(`${BUNDLE.domains}/${d.name}/${f.rel}`, readFileSync(path.join(d.root, f.rel)));
     yield { name: BUNDLE.manifest, bytes: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) };
   }
   const partial = path.join(
@@ -156,7 +171,7 @@ export async function unpackBundle(
   const stray = names.find((name) => !bundleName(name));
   if (stray !== undefined)
     throw new BadBundleError(
-      `it holds ${stray}, which no bundle holds (only refs and objects of variants.git)`,
+      `it holds ${stray}, which no bundle holds (only refs and objects of variants.git, and data files under ${BUNDLE.domains}/)`,
     );
   if (!names.includes(BUNDLE.manifest))
     throw new BadBundleError(

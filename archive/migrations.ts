@@ -214,4 +214,13 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    // The model the provider said served a call (OpenAI's and Anthropic's `model`, Gemini's `modelVersion`,
+    // e.g. "gpt-4o-2024-08-06" for "openai/gpt-4o"); `model` stays the id asked for. Null: the provider named
+    // none, the call failed, or it was made before this was kept.
+    name: '012-reported-model',
+    sql: `
+      ALTER TABLE llm_calls ADD COLUMN reported_model TEXT;
+    `,
+  },
 ];

@@ -23,6 +23,8 @@ export interface LlmCallInput {
   adapted?: string[] | undefined;
   /** The task the call was made for (its domain and id), as the caller named it (unchecked); absent when it named none. */
   task?: { domain: string; id: string } | undefined;
+  /** The model the provider said served the call (e.g. "gpt-4o-2024-08-06"); absent when it named none. */
+  reportedModel?: string | undefined;
 }
 
 /** One model call in the ledger (`llm_calls`), as readers show it. */
@@ -44,6 +46,7 @@ export const LlmCallRow = z
     error: z.string().nullable(),
     task_domain: z.string().nullable().optional(),
     task_id: z.string().nullable().optional(),
+    reported_model: z.string().nullable().optional(),
   })
   .transform((r) => ({
     id: r.id,
@@ -62,6 +65,7 @@ export const LlmCallRow = z
     error: r.error,
     taskDomain: r.task_domain ?? null,
     taskId: r.task_id ?? null,
+    reportedModel: r.reported_model ?? null,
   }));
 export type LlmCallRow = z.output<typeof LlmCallRow>;
 
@@ -142,14 +146,41 @@ export function foldGenerationSpend(
   return points;
 }
 
-/** One model of the ledger in one role, and how many calls it answered. */
+/**
+ * One model of the ledger in one role, and how many calls were made to it; `reported`: the models its provider
+ * said served them, with their calls, most first (calls that named none, failed ones among them, are not in it).
+ */
 export interface ModelUse {
   model: string;
   role: string;
   calls: number;
+  reported: { model: string; calls: number }[];
+}
+
+/** Folds per-(model, role, reported model) counts into one ModelUse per model and role, most calls first. Pure. */
+export function foldModelUses(
+  rows: readonly { model: string; role: string; reported: string | null; calls: number }[],
+): ModelUse[] {
+  const uses = new Map<string, ModelUse>();
+  for (const r of rows) {
+    const key = JSON.stringify([r.model, r.role]);
+    const use = uses.get(key) ?? { model: r.model, role: r.role, calls: 0, reported: [] };
+    uses.set(key, use);
+    use.calls += r.calls;
+    if (r.reported !== null) use.reported.push({ model: r.reported, calls: r.calls });
+  }
+  const byCalls = <T extends { model: string; calls: number }>(a: T, b: T): number =>
+    b.calls - a.calls || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0);
+  for (const use of uses.values()) use.reported.sort(byCalls);
+  return [...uses.values()].sort((a, b) => byCalls(a, b) || (a.role < b.role ? -1 : 1));
 }
 
 export function modelCallQueries(db: Db, decode: Decode) {
+  // An archive written before migration 012 has no reported_model (a reader never migrates): it reads as NULL.
+  const columns = new Set(
+    (db.prepare('PRAGMA table_info(llm_calls)').all() as { name: string }[]).map((c) => c.name),
+  );
+  const reportedColumn = columns.has('reported_model') ? 'reported_model' : 'NULL';
   return {
     /** Model calls of one role in the ledger, and how many of them the gateway refused for the budget. */
     callCounts(role: string, variantId?: number): { calls: number; budgetRefusals: number } {
@@ -173,14 +204,15 @@ export function modelCallQueries(db: Db, decode: Decode) {
         )
         .get(variantId) as { faults: number; retries: number };
     },
-    /** The models the ledger recorded, with the role and number of calls of each, most calls first. */
+    /** The models the ledger recorded, with the role, number of calls and reported models of each, most calls first. */
     modelsUsed(): ModelUse[] {
-      return db
+      const rows = db
         .prepare(
-          `SELECT model, role, COUNT(*) AS calls FROM llm_calls GROUP BY model, role
-           ORDER BY calls DESC, model, role`,
+          `SELECT model, role, ${reportedColumn} AS reported, COUNT(*) AS calls FROM llm_calls
+           GROUP BY model, role, reported`,
         )
-        .all() as ModelUse[];
+        .all() as { model: string; role: string; reported: string | null; calls: number }[];
+      return foldModelUses(rows);
     },
     /** The whole run's calls, spend and tokens, or one variant's. */
     llmTotals(variantId?: number): CallSpend {
@@ -257,8 +289,8 @@ export function modelCallWrites(db: Db, redact: Redactor) {
   const insert =
     db.prepare(`INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
            cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error, attempts, retried, replayed,
-           adapted, task_domain, task_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+           adapted, task_domain, task_id, reported_model)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return {
     insertLlmCall(c: LlmCallInput): void {
       insert.run(
@@ -281,6 +313,7 @@ export function modelCallWrites(db: Db, redact: Redactor) {
         c.adapted === undefined || c.adapted.length === 0 ? null : JSON.stringify(c.adapted),
         c.task?.domain ?? null,
         c.task?.id ?? null,
+        c.reportedModel ?? null,
       );
     },
   };

@@ -149,11 +149,14 @@ describe('openArchiveReader', () => {
       CREATE TABLE llm_calls (id INTEGER PRIMARY KEY, ts TEXT, variant_id INTEGER, role TEXT, model TEXT,
       input_tokens INTEGER, output_tokens INTEGER, cache_read_tokens INTEGER, cache_write_tokens INTEGER,
       reasoning_tokens INTEGER, cost_usd REAL, latency_ms INTEGER, status TEXT, error TEXT);
-      INSERT INTO variants VALUES (0, NULL, 'abc', 'done', 'evaluated', 1, NULL, NULL, NULL, NULL, 't', 't');`);
+      INSERT INTO variants VALUES (0, NULL, 'abc', 'done', 'evaluated', 1, NULL, NULL, NULL, NULL, 't', 't');
+      INSERT INTO llm_calls VALUES (1, 't', 0, 'meta', 'sim', 1, 1, 0, 0, 0, 0, 1, 'ok', NULL);`);
     db.close();
     const size = statSync(file).size;
     const reader = openArchiveReader(file);
     expect(reader.variants()).toMatchObject([{ id: 0, step: 'done', score: null, outcome: 'evaluated' }]);
+    expect(reader.modelsUsed()).toEqual([{ model: 'sim', role: 'meta', calls: 1, reported: [] }]);
+    expect(reader.llmCalls()).toMatchObject([{ model: 'sim', reportedModel: null }]);
     reader.close();
     expect(statSync(file).size).toBe(size);
     const check = new Database(file, { readonly: true });

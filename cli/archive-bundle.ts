@@ -2,9 +2,17 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { snapshotArchive, writeBundle } from '../archive/bundle.ts';
-import type { Manifest } from '../archive/bundle-manifest.ts';
+import { MAX_DATA_BYTES, type Manifest } from '../archive/bundle-manifest.ts';
 import { openArchiveReader } from '../archive/read.ts';
-import { domainHashes, HARNESS_VERSION, PROJECT_ROOT, parseStoredConfig } from '../harness/run/index.ts';
+import {
+  type DomainData,
+  domainData,
+  domainHashes,
+  HARNESS_VERSION,
+  PROJECT_ROOT,
+  parseStoredConfig,
+  type RunConfig,
+} from '../harness/run/index.ts';
 import { PROJECT_VERSION } from '../queue/project-version.ts';
 import { git } from '../system/git.ts';
 import { openRun } from './archive-refs.ts';
@@ -36,15 +44,39 @@ async function projectCommit(): Promise<string> {
 const present = (file: string | null): string | null =>
   file !== null && existsSync(file) && lstatSync(file).isFile() ? file : null;
 
+/** A size in KB under a megabyte, else in MB. */
+const size = (bytes: number): string =>
+  bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
 /**
- * `hyperagents archive bundle RUN -o FILE [--force]`: the run's archive (a consistent copy, even of a run
- * still going), variant repository, recording and configuration, with a manifest of hashes, as one .tar.gz.
+ * The data files of the run's `dataset:`/`lmeval:` domains to pack, or null with --no-data. More than
+ * MAX_DATA_BYTES in all is refused: a bundle is meant to be passed around.
+ */
+function dataToPack(config: RunConfig | null, withData: boolean): DomainData[] | null {
+  if (!withData) return null;
+  const data = (config?.domains ?? []).flatMap((ref) => domainData(ref) ?? []);
+  const sizes = data.map((d) => ({ name: d.name, bytes: d.files.reduce((n, f) => n + f.bytes, 0) }));
+  const total = sizes.reduce((n, d) => n + d.bytes, 0);
+  if (total > MAX_DATA_BYTES)
+    throw new UsageError(
+      `the run's data files come to ${size(total)} (${sizes.map((d) => `${d.name} ${size(d.bytes)}`).join(', ')}), ` +
+        `more than the ${size(MAX_DATA_BYTES)} a bundle packs. Pass --no-data to bundle without them: the manifest ` +
+        'keeps their hashes, and archive verify then reads them from where they are.',
+    );
+  return data;
+}
+
+/**
+ * `hyperagents archive bundle RUN -o FILE [--force] [--no-data]`: the run's archive (a consistent copy, even of
+ * a run still going), variant repository, recording, configuration and the data files of its dataset and
+ * lmeval domains, with a manifest of hashes, as one .tar.gz.
  */
 export async function bundleCommand(
   runsDir: string,
   ref: string,
   output: string | undefined,
   force: boolean,
+  withData = true,
 ): Promise<number> {
   if (output === undefined) throw new UsageError('archive bundle needs -o FILE, the .tar.gz to write.');
   const run = openRun(runsDir, ref);
@@ -73,6 +105,7 @@ export async function bundleCommand(
       build: PROJECT_VERSION,
       commit: await projectCommit(),
     };
+    const data = dataToPack(config, withData);
     const domains = config === null ? [] : await domainHashes(config);
     let manifest: Manifest;
     try {
@@ -84,6 +117,7 @@ export async function bundleCommand(
         domains,
         recording: present(config?.record ?? config?.replay ?? null),
         simScript: present(config?.simScript ?? null),
+        data,
       });
     } catch (error) {
       if (typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
@@ -94,11 +128,20 @@ export async function bundleCommand(
     process.stdout.write(
       `Wrote ${file}: run ${manifest.run.id} (${manifest.run.state}, ${manifest.run.variants} variants), ` +
         `${files.length} files (${kb} KB before compression)` +
-        `${manifest.recording === null ? ', no recording' : ', with its recording'}. ` +
+        `${manifest.recording === null ? ', no recording' : ', with its recording'}` +
+        `${dataNote(manifest.data)}. ` +
         `Check it with: hyperagents archive verify ${file}\n`,
     );
     return 0;
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** What the bundle says of its data files, after the recording. */
+function dataNote(data: Manifest['data']): string {
+  if (data === null) return ', without data files (--no-data)';
+  if (data === undefined || data.length === 0) return '';
+  const bytes = data.reduce((n, d) => n + d.bytes, 0);
+  return `, with the data files of ${data.map((d) => d.domain).join(', ')} (${size(bytes)})`;
 }

@@ -13,7 +13,15 @@ import {
 
 /** How a bundled run can be run again here, or why it cannot. */
 export type Rerun =
-  | { kind: 'rerun'; how: string; config: RunConfig; upTo: number; unfinished: number[] }
+  | {
+      kind: 'rerun';
+      how: string;
+      config: RunConfig;
+      upTo: number;
+      unfinished: number[];
+      /** The domains whose data files the re-run reads from the bundle's copy. */
+      packed: string[];
+    }
   | { kind: 'cannot'; why: string };
 
 /**
@@ -27,10 +35,30 @@ export function finishedPrefix(variants: readonly Pick<VariantView, 'id' | 'outc
 }
 
 /**
+ * The run's domains with each `dataset:`/`lmeval:` reference pointed at the bundle's copy of its data files
+ * (unpacked in `bundleDir`), when the bundle holds one; the names of those domains. Pure.
+ */
+export function packedDomains(
+  domains: RunConfig['domains'],
+  manifest: Manifest,
+  bundleDir: string,
+): { domains: RunConfig['domains']; packed: string[] } {
+  const copies = new Map((manifest.data ?? []).map((d) => [d.domain, path.join(bundleDir, d.path)]));
+  const packed: string[] = [];
+  const pointed = domains.map((ref) => {
+    const copy = copies.get(ref.name);
+    if (copy === undefined || (ref.kind !== 'dataset' && ref.kind !== 'lmeval')) return ref;
+    packed.push(ref.name);
+    return { ...ref, file: copy };
+  });
+  return { domains: pointed, packed };
+}
+
+/**
  * The configuration that repeats a bundled run from the bundle alone (unpacked in `bundleDir`): the same
  * configuration and seed, the sim answering again or the recording answering every call, nothing recorded,
- * and variant 0 taken from the bundle's variant repository (not this project's agents/ folder, which may have
- * changed since). Pure.
+ * variant 0 taken from the bundle's variant repository (not this project's agents/ folder, which may have
+ * changed since), and data files from the bundle's copy when it holds them. Pure.
  */
 export function rerunOf(
   config: RunConfig,
@@ -53,8 +81,10 @@ export function rerunOf(
     };
   }
   const upTo = finishedPrefix(variants);
+  const { domains, packed } = packedDomains(config.domains, manifest, bundleDir);
   const base: RunConfig = {
     ...config,
+    domains,
     generations: upTo,
     record: null,
     replay: null,
@@ -74,6 +104,7 @@ export function rerunOf(
     how: useReplay ? 'every model call answered from its recording' : 'the simulated model, same seed',
     upTo,
     unfinished: variants.filter((v) => v.id > upTo).map((v) => v.id),
+    packed,
     config: useReplay ? { ...base, replay: recording } : base,
   };
 }

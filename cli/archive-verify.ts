@@ -56,6 +56,7 @@ export async function verifyCommand(given: string): Promise<number> {
       `Bundle of run ${run.id} (${run.state} when bundled, ${run.variants} variants, seed ${run.seed}), made ` +
         `${manifest.createdAt} by hyperagents ${project.version} (commit ${project.commit}).`,
     );
+    if (manifest.models.length > 0) say(`Models: ${modelsLine(manifest.models)}.`);
     const problems = checkFiles(dir, manifest, names);
     if (problems.length > 0) {
       say(`NOT the same: ${problems.length} file(s) of the bundle differ from its manifest:`);
@@ -76,6 +77,22 @@ export async function verifyCommand(given: string): Promise<number> {
   }
 }
 
+/**
+ * The models of a bundle, per role: the id asked for, its calls, and the other ids the provider said served
+ * them (a bundle made before they were kept names none). Pure.
+ */
+export function modelsLine(models: Manifest['models']): string {
+  return models
+    .map((m) => {
+      const served = (m.reported ?? [])
+        .filter((r) => r.model !== m.model)
+        .map((r) => `${r.model} (${r.calls})`)
+        .join(', ');
+      return `${m.role} ${m.model}: ${m.calls} calls${served === '' ? '' : `, served by ${served}`}`;
+    })
+    .join('; ');
+}
+
 async function rerunAndCompare(
   work: string,
   dir: string,
@@ -89,7 +106,8 @@ async function rerunAndCompare(
       say(`Not re-run: ${rerun.why}.`);
       return 0;
     }
-    for (const line of domainChanges(manifest.domains, await domainHashes(config)))
+    if (rerun.packed.length > 0) say(`Data files: ${rerun.packed.join(', ')} read from the bundle's copy.`);
+    for (const line of domainChanges(manifest.domains, await domainHashes(rerun.config)))
       say(`Note: ${line} from when the bundle was made; the re-run may differ for that reason.`);
     const runDir = path.join(work, 'runs', manifest.run.id);
     seedRunFolder(runDir, manifest.run.id, rerun.config);

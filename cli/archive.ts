@@ -32,14 +32,20 @@ Commands:
   tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
   export RUN --format jsonl|csv    every variant of a run, to stdout (to a
                                    file: all of it, or nothing)
-  bundle RUN -o FILE [--force]     the run as one .tar.gz to inspect or re-run
-                                   elsewhere: its archive (a consistent copy,
-                                   even of a run still going), variants.git,
-                                   recording, configuration, and a manifest of
-                                   hashes, domains, models and project version
+  bundle RUN -o FILE [--force] [--no-data]   the run as one .tar.gz to
+                                   inspect or re-run elsewhere: its archive (a
+                                   consistent copy, even of a run still going),
+                                   variants.git, recording, configuration, the
+                                   data files of its dataset: and lmeval:
+                                   domains (refused over 100 MB in all:
+                                   --no-data leaves them out, keeping their
+                                   hashes), and a manifest of hashes, domains,
+                                   models (asked for and reported by the
+                                   provider) and project version
   verify FILE                      checks a bundle's files against its
                                    manifest, re-runs the run from it (the sim,
-                                   or its recording) and compares variants,
+                                   or its recording; data files from the
+                                   bundle's copy) and compares variants,
                                    parents, scores and task results; exit 0
                                    the same, 1 different, 2 bad input
 
@@ -82,6 +88,12 @@ async function parse(argv: string[]) {
         type: 'boolean',
         default: false,
         describe: 'let bundle replace a file already there',
+      })
+      .option('data', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'bundle packs the data files of dataset: and lmeval: domains (up to 100 MB); --no-data leaves them out',
       })
       .strictOptions()
       .help(),
@@ -157,7 +169,7 @@ export async function archiveCommand(argv: string[]): Promise<number> {
     }
     case 'bundle': {
       const { bundleCommand } = await import('./archive-bundle.ts');
-      return bundleCommand(runsDir, need(1, 'RUN')[0]!, args.o, args.force);
+      return bundleCommand(runsDir, need(1, 'RUN')[0]!, args.o, args.force, args.data);
     }
     case 'verify': {
       const { verifyCommand } = await import('./archive-verify.ts');

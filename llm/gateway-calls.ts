@@ -204,6 +204,7 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
     usage: result.response.usage,
     costUsd: cost,
     ...(adapted.length > 0 ? { adapted } : {}),
+    ...(result.response.reportedModel === undefined ? {} : { reportedModel: result.response.reportedModel }),
   };
   if (opts.record && recorded !== null) record(state, opts.record, { key, request: recorded, response });
   answer(state, res, row, response, { costUsd: cost, attempts: trace.attempts, replayed: false, trace });
@@ -257,9 +258,10 @@ function answer(
   how: { costUsd: number; attempts: number; replayed: boolean; trace?: RetryTrace },
 ): void {
   const latencyMs = Date.now() - row.started;
-  const { message, stopReason, usage, adapted } = reply;
+  const { message, stopReason, usage, adapted, reportedModel } = reply;
   ledger(state, {
     ...ledgerBase(row),
+    ...(reportedModel === undefined ? {} : { reportedModel }),
     usage,
     costUsd: how.costUsd,
     latencyMs,

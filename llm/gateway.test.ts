@@ -112,6 +112,7 @@ describe('gateway', () => {
         variantId: 4,
         role: 'task',
         model: 'sim',
+        reportedModel: 'sim',
         usage: body.usage,
         costUsd: 0,
         latencyMs: expect.any(Number),
@@ -587,7 +588,12 @@ describe('gateway record and replay', () => {
       const system = req.messages[0]?.content ?? '';
       return {
         ok: true,
-        response: { message: { content: `I will edit ${system}` }, stopReason: 'end', usage: OK_USAGE },
+        response: {
+          message: { content: `I will edit ${system}` },
+          stopReason: 'end',
+          usage: OK_USAGE,
+          reportedModel: 'echo-2026-01-01',
+        },
       };
     },
   };
@@ -614,11 +620,12 @@ describe('gateway record and replay', () => {
     const line = JSON.parse(readFileSync(file, 'utf8')) as {
       key: string;
       request: unknown;
-      response: { message: { content: string } };
+      response: { message: { content: string }; reportedModel: string };
     };
     expect(line.response.message.content).toBe(
       'I will edit <RUN_DIR>/worktrees/variant-1/agents/task/prompt.md',
     );
+    expect(line.response.reportedModel).toBe('echo-2026-01-01');
 
     let providerCalls = 0;
     const replayer = await start({
@@ -638,8 +645,15 @@ describe('gateway record and replay', () => {
       message: { content: `I will edit ${runB}/worktrees/variant-1/agents/task/prompt.md` },
       costUsd: 0,
     });
+    // The replayed call names the model that served the recorded one.
     expect(rows).toEqual([
-      expect.objectContaining({ status: 'ok', replayed: true, attempts: 0, costUsd: 0 }),
+      expect.objectContaining({
+        status: 'ok',
+        replayed: true,
+        attempts: 0,
+        costUsd: 0,
+        reportedModel: 'echo-2026-01-01',
+      }),
     ]);
 
     const asTask = replayer.issueToken({ runId: 'run-2', variantId: 1, role: 'task', model: 'sim' });

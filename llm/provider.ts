@@ -8,6 +8,11 @@ export interface ProviderResponse {
   costUsd?: number;
   /** What adaptation changed in the request (see `adaptRequest`), for the response and the ledger. */
   adapted?: string[];
+  /**
+   * The model the provider says served the call, as it named it (OpenAI's `model`, e.g. "gpt-4o-2024-08-06";
+   * Anthropic's `model`; Gemini's `modelVersion`); absent when it named none.
+   */
+  reportedModel?: string;
 }
 
 export interface ProviderError {

@@ -102,8 +102,14 @@ export const RecordedRequestSchema = z.object({
 });
 export type RecordedRequest = z.infer<typeof RecordedRequestSchema>;
 
-/** A reply as the gateway answers it, less what belongs to one call (the model's name, the latency). */
-export const RecordedResponseSchema = ChatResponseSchema.omit({ model: true, latencyMs: true });
+/**
+ * A reply as the gateway answers it, less what belongs to one call (the model's name, the latency), with the
+ * model the provider said served it (absent in recordings made before it was kept), so a replayed call's
+ * ledger row names it too.
+ */
+export const RecordedResponseSchema = ChatResponseSchema.omit({ model: true, latencyMs: true }).extend({
+  reportedModel: z.string().optional(),
+});
 export type RecordedResponse = z.infer<typeof RecordedResponseSchema>;
 
 export const RecordingLineSchema = z.object({

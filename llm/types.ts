@@ -160,7 +160,10 @@ export interface LedgerRow {
   runId: string;
   variantId: number | null;
   role: Role;
+  /** The model id the call asked for (a registry id). */
   model: string;
+  /** The model the provider said served the call (see `ProviderResponse.reportedModel`); absent when none. */
+  reportedModel?: string;
   usage: Usage;
   costUsd: number;
   latencyMs: number;

@@ -6,6 +6,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -59,8 +60,15 @@ describe('archive bundle and verify on a finished sim run', () => {
     expect(manifest.run).toMatchObject({ id: 'done', state: 'done', seed: 3, metaModel: 'sim', variants: 3 });
     expect(manifest.project.version).toBe('0.1.0');
     expect(manifest.project.commit).toMatch(/^([0-9a-f]{40}|unknown)$/);
+    // The sim serves its calls itself: the id it reports is its own.
     expect(manifest.models).toEqual(
-      expect.arrayContaining([expect.objectContaining({ model: 'sim', role: 'meta' })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          model: 'sim',
+          role: 'meta',
+          reported: [{ model: 'sim', calls: expect.any(Number) }],
+        }),
+      ]),
     );
     expect(manifest.domains).toEqual([
       expect.objectContaining({ name: 'arithmetic', graderVersion: '1', tasks: 30 }),
@@ -100,6 +108,20 @@ describe('archive bundle and verify on a finished sim run', () => {
     expect(verified.stdout).toContain('NOT the same');
     expect(verified.stdout).toContain('variants.git/refs/heads/variant-1: changed since the bundle was made');
     expect(verified.stdout).not.toContain('Re-running');
+  }, 600_000);
+
+  it('reads a bundle made before reported model ids and data files were kept', async () => {
+    const dir = untar(at('done.tar.gz'), 'older');
+    const file = path.join(dir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8'));
+    delete manifest.data;
+    for (const m of manifest.models) delete m.reported;
+    writeFileSync(file, JSON.stringify(manifest, null, 2));
+    execFileSync('tar', ['-czf', at('older.tar.gz'), '-C', dir, '.']);
+    const verified = await archive('verify', at('older.tar.gz'));
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/Models: .*meta sim: \d+ calls/);
+    expect(verified.stdout).toContain('The same: 3 variants');
   }, 600_000);
 
   it('tells a run whose archive was edited from its re-run, naming the variant and the score', async () => {
@@ -147,6 +169,89 @@ describe('archive bundle with a recording', () => {
       'Not re-run: the run called openai/gpt-4o, and the bundle holds no recording',
     );
     expect(verified.stdout).toContain('--record FILE');
+  }, 600_000);
+});
+
+describe('archive bundle of a dataset domain', () => {
+  const data = at('data');
+  const file = path.join(data, 'sums.jsonl');
+  const packed = 'domains/sums/sums.jsonl';
+
+  beforeAll(async () => {
+    mkdirSync(data);
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({
+        id: `q${i + 1}`,
+        question: `What is ${i + 1} + ${i + 1}?`,
+        answer: String(2 * i + 2),
+      }),
+    );
+    writeFileSync(file, `${rows.join('\n')}\n`);
+    const result = await runCli('generate-loop', [
+      ...['--domains', `sums=dataset:${file}`, '--model', 'sim', '--out', runs, '--eval-samples', '10'],
+      ...['--quiet', '--generations', '2', '--seed', '6', '--run-id', 'data'],
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+  }, 600_000);
+
+  it('packs the data file with its hash, and verify re-runs from the copy once the original is gone', async () => {
+    const made = await archive('bundle', 'data', '-o', at('data.tar.gz'));
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain('with the data files of sums (');
+    const dir = untar(at('data.tar.gz'), 'data-unpacked');
+    expect(readFileSync(path.join(dir, packed))).toEqual(readFileSync(file));
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.data).toEqual([{ domain: 'sums', path: packed, files: 1, bytes: statSync(file).size }]);
+    expect(manifest.files[packed].sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    renameSync(file, `${file}.moved`);
+    try {
+      const verified = await archive('verify', at('data.tar.gz'));
+      expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      expect(verified.stdout).toContain("Data files: sums read from the bundle's copy.");
+      expect(verified.stdout).not.toContain('Note: domain sums');
+      expect(verified.stdout).toMatch(
+        /The same: 3 variants, their parents, scores and \d+ task results match/,
+      );
+    } finally {
+      renameSync(`${file}.moved`, file);
+    }
+  }, 600_000);
+
+  it('names a packed data file changed since, and exits 1', async () => {
+    const dir = untar(at('data.tar.gz'), 'data-tampered');
+    appendFileSync(path.join(dir, packed), '{"id": "q99", "question": "What is 1 + 1?", "answer": "3"}\n');
+    execFileSync('tar', ['-czf', at('data-tampered.tar.gz'), '-C', dir, '.']);
+    const verified = await archive('verify', at('data-tampered.tar.gz'));
+    expect(verified.code).toBe(1);
+    expect(verified.stdout).toContain(`${packed}: changed since the bundle was made`);
+    expect(verified.stdout).not.toContain('Re-running');
+  }, 600_000);
+
+  it('refuses data over 100 MB in one line, and --no-data leaves it out, keeping its hash', async () => {
+    renameSync(file, `${file}.kept`);
+    try {
+      // A sparse file: 101 MB to stat, nothing on disk.
+      execFileSync('truncate', ['-s', '101M', file]);
+      const refused = await archive('bundle', 'data', '-o', at('big.tar.gz'));
+      expect(refused.code, refused.stdout).toBe(2);
+      expect(refused.stderr).toContain("the run's data files come to 101.0 MB (sums 101.0 MB)");
+      expect(refused.stderr).toContain('Pass --no-data');
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(at('big.tar.gz'))).toBe(false);
+    } finally {
+      renameSync(`${file}.kept`, file);
+    }
+    const made = await archive('bundle', 'data', '-o', at('no-data.tar.gz'), '--no-data');
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain('without data files (--no-data)');
+    const dir = untar(at('no-data.tar.gz'), 'no-data-unpacked');
+    expect(existsSync(path.join(dir, 'domains'))).toBe(false);
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.data).toBeNull();
+    expect(manifest.domains).toEqual([
+      expect.objectContaining({ name: 'sums', sourceHash: expect.any(String) }),
+    ]);
   }, 600_000);
 });
 
@@ -228,5 +333,18 @@ describe('archive bundle and verify refuse bad input with one line and exit 2', 
     symlinkSync('/etc/passwd', path.join(linked, 'manifest.json'));
     execFileSync('tar', ['-czf', at('linked.tar.gz'), '-C', linked, 'manifest.json']);
     await refused(['verify', at('linked.tar.gz')], 'which is not a plain file');
+  }, 600_000);
+
+  it('a manifest pointing a domain at data outside the bundle', async () => {
+    const dir = untar(at('done.tar.gz'), 'leading-out');
+    const file = path.join(dir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8'));
+    manifest.data = [{ domain: 'arithmetic', path: 'domains/arithmetic/../../../etc', files: 1, bytes: 1 }];
+    writeFileSync(file, JSON.stringify(manifest));
+    execFileSync('tar', ['-czf', at('leading-out.tar.gz'), '-C', dir, '.']);
+    await refused(
+      ['verify', at('leading-out.tar.gz')],
+      'its manifest.json is not one this version reads (data.0.path: a path under domains/, with no . or .. in it)',
+    );
   }, 600_000);
 });

@@ -20,7 +20,14 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 /** What every variant of the run `costly` calls: known sums by role and by model. */
 const CALLS = [
-  { role: 'meta', model: 'big-model', costUsd: 0.05, input: 5000, output: 800 },
+  {
+    role: 'meta',
+    model: 'big-model',
+    reportedModel: 'big-model-2026-01-15',
+    costUsd: 0.05,
+    input: 5000,
+    output: 800,
+  },
   { role: 'task', model: 'small-model', costUsd: 0.01, input: 1000, output: 100 },
   { role: 'task', model: 'small-model', costUsd: 0.012, input: 1200, output: 90 },
   { role: 'select', model: 'small-model', costUsd: 0.002, input: 300, output: 20 },
@@ -192,6 +199,14 @@ describe('costs, highlighted diffs and trusted scores on the pages, in headless 
     expect(await variant.textContent('#variant-spend')).toBe(
       '$0.0780 in 5 calls, 7,900 tokens in, 1,050 out',
     );
+    // Each call names its model, and the one its provider said served it when that differs.
+    expect((await tableRows(variant, '#llm-calls')).map((r) => r[2])).toEqual([
+      'big-model (served by big-model-2026-01-15)',
+      'small-model',
+      'small-model',
+      'small-model',
+      'small-model',
+    ]);
     await variant.close();
   });
 

@@ -24,7 +24,15 @@ export interface SyntheticRunOptions {
    * The model calls every variant makes (failed and rejected ones too), in place of the one call of random
    * cost each evaluated variant makes by default: known sums by role and model, for readers' totals.
    */
-  calls?: { role: string; model: string; costUsd: number; input: number; output: number }[];
+  calls?: {
+    role: string;
+    model: string;
+    /** The model the provider said served the call; none when absent. */
+    reportedModel?: string;
+    costUsd: number;
+    input: number;
+    output: number;
+  }[];
 }
 
 /**
@@ -86,6 +94,7 @@ function writeVariant(
       variantId: v,
       role: c.role,
       model: c.model,
+      reportedModel: c.reportedModel,
       usage: { input: c.input, output: c.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
       costUsd: c.costUsd,
       latencyMs: 500,

@@ -1,3 +1,4 @@
+export { type DomainData, domainData } from './domain-data.ts';
 export { domainChanges, domainHashes } from './domain-hashes.ts';
 export { loadDomainTasks } from './domain-tasks.ts';
 export { runEstimateLines } from './estimate.ts';

@@ -111,6 +111,15 @@ describe('replies through the real SDK client', () => {
     });
   });
 
+  it('keeps the model the API said answered, from message_start or from the one body', async () => {
+    server.enqueue(streamedTextReply('a', undefined, { model: 'claude-sonnet-4-6-20260101' }));
+    server.enqueue(textReply('b', undefined, { model: 'claude-sonnet-4-5-20250929' }));
+    const streamed = await succeeds(provider().complete(HELLO, CTX));
+    expect(streamed.reportedModel).toBe('claude-sonnet-4-6-20260101');
+    const single = await succeeds(provider({}, { stream: false }).complete(HELLO, CTX));
+    expect(single.reportedModel).toBe('claude-sonnet-4-5-20250929');
+  });
+
   it('asks for one JSON body when streaming is off', async () => {
     server.enqueue(textReply('Hello.'));
     const response = await succeeds(provider({}, { stream: false }).complete(HELLO, CTX));

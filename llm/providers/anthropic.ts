@@ -27,6 +27,8 @@ interface Reply {
   blocks: Block[];
   stopReason: string | null;
   usage: Partial<WireUsage>;
+  /** The `model` the API said answered (e.g. "claude-sonnet-4-5-20250929"). */
+  model?: unknown;
 }
 
 type Block =
@@ -132,6 +134,7 @@ async function single(client: Anthropic, body: MessageCreateParamsBase, signal: 
     }),
     stopReason: message.stop_reason,
     usage: message.usage,
+    model: message.model,
   };
 }
 
@@ -145,12 +148,14 @@ async function streamed(
   const blocks = new Map<number, Block>();
   let usage: Partial<WireUsage> = {};
   let stopReason: string | null = null;
+  let model: unknown;
   let stopped = false;
   try {
     for await (const event of events) {
       switch (event.type) {
         case 'message_start':
           usage = { ...event.message.usage };
+          model = event.message.model;
           break;
         case 'content_block_start': {
           const b = event.content_block;
@@ -189,7 +194,8 @@ async function streamed(
     );
   }
   if (!stopped) throw new BrokenReply('the reply stream ended before message_stop');
-  return { blocks: [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b), stopReason, usage };
+  const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
+  return { blocks: ordered, stopReason, usage, model };
 }
 
 /** `message_delta` usage is cumulative; a field it leaves null keeps its `message_start` value. */
@@ -223,6 +229,7 @@ function toResult(reply: Reply, adapted: string[]): ProviderResult {
       stopReason: stopReason === 'tool_use' && toolCalls.length === 0 ? 'end' : stopReason,
       usage: normalizeUsage(reply.usage),
       ...(adapted.length > 0 ? { adapted } : {}),
+      ...(typeof reply.model === 'string' && reply.model !== '' ? { reportedModel: reply.model } : {}),
     },
   };
 }

@@ -260,6 +260,17 @@ describe('google provider: replies', () => {
     ]);
   });
 
+  it('keeps the modelVersion Gemini said answered, streamed or not', async () => {
+    const ask = { messages: [{ role: 'user' as const, content: 'Q?' }] };
+    server.enqueue(textReply('a', undefined, { model: 'gemini-2.5-flash-preview-05-20' }));
+    server.enqueue(streamedTextReply('b', undefined, { model: 'gemini-2.0-flash-001' }));
+    expect(expectOk(await provider().complete(ask, CTX)).reportedModel).toBe(
+      'gemini-2.5-flash-preview-05-20',
+    );
+    const streamed = expectOk(await provider(testModel(), { stream: true }).complete(ask, CTX));
+    expect(streamed.reportedModel).toBe('gemini-2.0-flash-001');
+  });
+
   it('streams a text reply from streamGenerateContent over SSE', async () => {
     server.enqueue(
       streamedTextReply('The answer is 42.', { prompt: 30, candidates: 6, thoughts: 10 }, { pieces: 4 }),

@@ -89,6 +89,8 @@ interface Reply {
   usage?: GenerateContentResponseUsageMetadata;
   responseId?: string;
   blockReason?: string;
+  /** The `modelVersion` Gemini said answered. */
+  modelVersion?: string;
 }
 
 function emptyReply(): Reply {
@@ -98,6 +100,7 @@ function emptyReply(): Reply {
 /** Folds one response, or one streamed chunk, into the reply. Thought summaries are not part of the answer. */
 function collect(reply: Reply, chunk: GenerateContentResponse): void {
   reply.responseId ??= chunk.responseId;
+  if (chunk.modelVersion) reply.modelVersion = chunk.modelVersion;
   if (chunk.usageMetadata) reply.usage = chunk.usageMetadata;
   if (chunk.promptFeedback?.blockReason) reply.blockReason = chunk.promptFeedback.blockReason;
   const candidate = chunk.candidates?.[0];
@@ -157,6 +160,7 @@ function toResult(reply: Reply, ctx: { stream: boolean; notes: string[]; label: 
       stopReason,
       usage: geminiUsage(reply.usage),
       ...(notes.length > 0 ? { adapted: notes } : {}),
+      ...(reply.modelVersion ? { reportedModel: reply.modelVersion } : {}),
     },
   };
 }

@@ -17,7 +17,15 @@ export const RAW_ARGUMENTS_KEY = '_raw_arguments';
 
 /** A completion read from the wire, or the error the server put in a 200 answer. */
 export type ChatReply =
-  | { ok: true; message: AssistantReply; stopReason: StopReason; usage: Usage; notes: string[] }
+  | {
+      ok: true;
+      message: AssistantReply;
+      stopReason: StopReason;
+      usage: Usage;
+      notes: string[];
+      /** The `model` the server said answered (e.g. "gpt-4o-2024-08-06"), when it said one. */
+      reportedModel?: string;
+    }
   | { ok: false; error: unknown };
 
 /** The Chat Completions body for an adapted request (without the `stream` fields). */
@@ -90,6 +98,7 @@ export function readCompletion(body: unknown, label: string): ChatReply {
       }),
       finishReason: choice.finish_reason,
       usage: body.usage,
+      model: body.model,
     },
     label,
   );
@@ -113,10 +122,12 @@ export async function readChunks(
   let refusal = '';
   let finishReason: string | undefined;
   let usage: unknown;
+  let model: unknown;
   const calls = new Map<number | string, PartialCall & { args: string }>();
   let lastKey: number | string | undefined;
   for await (const chunk of chunks) {
     if (chunk.usage) usage = chunk.usage;
+    if (chunk.model) model = chunk.model;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     const delta = choice.delta ?? {};
@@ -137,11 +148,14 @@ export async function readChunks(
   }
   if (finishReason === undefined)
     throw new Error('the stream ended before the reply was complete (no finish_reason arrived)');
-  return finish({ content: content || refusal, calls: [...calls.values()], finishReason, usage }, label);
+  return finish(
+    { content: content || refusal, calls: [...calls.values()], finishReason, usage, model },
+    label,
+  );
 }
 
 function finish(
-  raw: { content: string; calls: PartialCall[]; finishReason: unknown; usage: unknown },
+  raw: { content: string; calls: PartialCall[]; finishReason: unknown; usage: unknown; model: unknown },
   label: string,
 ): ChatReply {
   const notes: string[] = [];
@@ -168,6 +182,7 @@ function finish(
     stopReason,
     usage: normalizeUsage(raw.usage),
     notes,
+    ...(typeof raw.model === 'string' && raw.model !== '' ? { reportedModel: raw.model } : {}),
   };
 }
 

@@ -88,6 +88,7 @@ describe('OpenAI provider: replies', () => {
       message: { content: 'Hello there.' },
       stopReason: 'end',
       usage: { input: 12, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      reportedModel: 'gpt-4o-2024-08-06',
     });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.method).toBe('POST');
@@ -237,8 +238,19 @@ describe('OpenAI provider: streaming', () => {
       message: { content: 'Hello from a stream.' },
       stopReason: 'end',
       usage: { input: 20, output: 6, cacheRead: 10, cacheWrite: 0, reasoning: 0 },
+      reportedModel: 'gpt-4o-2024-08-06',
     });
     expect(sent()).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('keeps the model the server said answered, streamed or not, and none when it names none', async () => {
+    server.enqueue(textReply('a', { model: 'gpt-4o-2024-11-20' }));
+    server.enqueue(streamedTextReply('b', { model: 'gpt-4o-2024-05-13' }));
+    server.enqueue(textReply('c', { model: '' }));
+    expect(expectOk(await provider().complete(hello, ctx)).reportedModel).toBe('gpt-4o-2024-11-20');
+    const streamed = expectOk(await provider(gpt4o, { stream: true }).complete(hello, ctx));
+    expect(streamed.reportedModel).toBe('gpt-4o-2024-05-13');
+    expect(expectOk(await provider().complete(hello, ctx))).not.toHaveProperty('reportedModel');
   });
 
   it('assembles parallel tool calls from interleaved argument deltas', async () => {

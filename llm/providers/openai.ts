@@ -85,10 +85,16 @@ export function createOpenAIProvider(model: ModelRecord, opts: ProviderOptions):
         if (stopped) return { ok: false, error: stopped };
         if (!reply.ok) return { ok: false, error: embeddedError(reply.error, source) };
         const notes = [...adapted.adapted, ...reply.notes];
-        const { message, stopReason, usage } = reply;
+        const { message, stopReason, usage, reportedModel } = reply;
         return {
           ok: true,
-          response: { message, stopReason, usage, ...(notes.length ? { adapted: notes } : {}) },
+          response: {
+            message,
+            stopReason,
+            usage,
+            ...(notes.length ? { adapted: notes } : {}),
+            ...(reportedModel === undefined ? {} : { reportedModel }),
+          },
         };
       } catch (error) {
         return { ok: false, error: interrupted() ?? classify(error, source, signal) };

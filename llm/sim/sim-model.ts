@@ -186,6 +186,8 @@ function toResponse(req: ChatRequest, reply: Reply, inputTokens: number, model: 
     stopReason,
     usage,
     costUsd: costUsd(model, usage),
+    // The sim serves every call itself: its own id is the one it reports.
+    reportedModel: model.id,
   };
 }
 

@@ -48,7 +48,8 @@ export type SseStep = Extract<FakeStep, { kind: 'sse' }>;
 
 export const DEFAULT_USAGE: AnthropicUsage = Object.freeze({ input_tokens: 25, output_tokens: 12 });
 
-const FAKE_MODEL = 'claude-fake';
+/** A dated model id, as the API names the model that served a call. */
+const FAKE_MODEL = 'claude-sonnet-4-5-20250929';
 
 /** The JSON body of a non-streamed reply (the API's `Message` object). */
 export function messageBody(content: AnthropicBlock[], opts: ReplyOptions = {}): Record<string, unknown> {

@@ -452,6 +452,10 @@
     return HA.section('Files', panel);
   };
 
+  /** A call's model: the id asked for, and the one the provider said served it when that differs. */
+  const modelOf = (c) =>
+    c.reportedModel && c.reportedModel !== c.model ? `${c.model} (served by ${c.reportedModel})` : c.model;
+
   /** The variant's model calls, with their token count in the title. */
   const callsPanel = (llmCalls) => {
     const calls = HA.table(
@@ -459,7 +463,7 @@
       llmCalls.map((c) => [
         c.ts.slice(11, 19),
         c.role,
-        c.model,
+        modelOf(c),
         String(c.inputTokens),
         String(c.outputTokens),
         String(c.cacheReadTokens),
