@@ -34,6 +34,8 @@ export async function pilotEstimate(
   prepared: PreparedRun,
   pilot: PilotFlags,
 ): Promise<{ code: number; lines: string[] }> {
+  // The run will start up again as this command did, up to its pilot (measured here, as --estimate-from does).
+  const startupSec = process.uptime();
   const folder = mkdtempSync(path.join(tmpdir(), 'hyperagents-pilot-'));
   const remove = (): void => rmSync(folder, { recursive: true, force: true });
   // The first Ctrl-C stops the pilot cleanly (its folder is removed after); a second one at once.
@@ -69,7 +71,7 @@ export async function pilotEstimate(
       );
       return { code: 130, lines: [] };
     }
-    return pilotLines(prepared, pilot, run, summary, seconds);
+    return pilotLines(prepared, pilot, run, summary, { seconds, startupSec });
   } catch (error) {
     if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) {
       process.stderr.write(`generate-loop: the pilot failed: ${error.message}\n`);
@@ -126,7 +128,7 @@ function pilotLines(
   pilot: PilotFlags,
   run: PilotRun,
   summary: RunSummary,
-  seconds: number,
+  { seconds, startupSec }: { seconds: number; startupSec: number },
 ): { code: number; lines: string[] } {
   const reader = openArchiveReader(archiveFile(run.runDir));
   const rates = (() => {
@@ -147,10 +149,8 @@ function pilotLines(
   const { config, domains } = prepared;
   // The pilot's spend counts against the budget: the run has what is left of it.
   const budgetUsd = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - summary.costUsd);
-  const lines = runEstimateLines({ ...config, budgetUsd }, domains, null, {
-    rates,
-    source: `a pilot on ${run.tasks} task(s)`,
-  });
+  const source = `a pilot on ${run.tasks} task(s)`;
+  const lines = runEstimateLines({ ...config, budgetUsd }, domains, null, { rates, source }, startupSec);
   const cap =
     config.budgetUsd !== null && config.budgetUsd < pilot.budgetUsd ? '--budget-usd' : '--pilot-budget-usd';
   lines.push(

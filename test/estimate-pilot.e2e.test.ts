@@ -41,7 +41,7 @@ describe('generate-loop --estimate --pilot', () => {
       /^Estimate for 6 generation\(s\), at the rates of 2 generation\(s\) of a pilot on 10 task\(s\): /,
     );
     expect(lines.at(-1)).toMatch(
-      /^ {2}The pilot: 2 generation\(s\) on 10 task\(s\) \(at most 5 per split of each domain\), in a temporary folder now removed, made \d+ model calls, \$[\d.]+, \d+ s, under its cap of \$1\.00 \(--pilot-budget-usd\)\.$/,
+      /^ {2}The pilot: 2 generation\(s\) on 10 task\(s\) \(at most 5 per split of each domain\), in a temporary folder now removed, made \d+ model calls, \$[\d.]+, [\d.]+ s, under its cap of \$1\.00 \(--pilot-budget-usd\)\.$/,
     );
     expect(
       within(estimated.calls, actual.calls),
@@ -53,14 +53,15 @@ describe('generate-loop --estimate --pilot', () => {
     expect(pilotFolders(tmp)).toEqual([]);
   }, 240_000);
 
-  it('stays under --budget-usd, counts its spend against it, and says it stopped early', async () => {
+  it('stays under --budget-usd, counts its spend against it, says it stopped early, and records nothing', async () => {
     const tmp = tmpOf('budget');
     const out = path.join(root, 'budget');
+    const recording = path.join(root, 'budget.jsonl');
     const result = await runCli(
       'generate-loop',
       [
         ...['--domains', 'arithmetic', '--model', 'sim', '--sim-price-per-mtok', '3', '--generations', '6'],
-        ...['--budget-usd', '0.03', '--out', out, '--estimate', '--pilot', '2'],
+        ...['--budget-usd', '0.03', '--out', out, '--record', recording, '--estimate', '--pilot', '2'],
       ],
       { TMPDIR: tmp },
     );
@@ -73,6 +74,8 @@ describe('generate-loop --estimate --pilot', () => {
     expect(Number(pilot![2])).toBeLessThanOrEqual(0.03);
     const left = /over the budget left \(\$([\d.]+) of --budget-usd\)/.exec(result.stdout);
     expect(Number(left?.[1])).toBeCloseTo(0.03 - Number(pilot![2]), 2);
+    // The recording is the run's: the pilot leaves it unwritten, so the run can still make it.
+    expect(existsSync(recording)).toBe(false);
     expect(existsSync(out)).toBe(false);
     expect(pilotFolders(tmp)).toEqual([]);
   }, 120_000);
