@@ -1,29 +1,26 @@
 import { openArchive } from '../archive/archive.ts';
-import { secretValues } from '../archive/redact.ts';
 import { archiveFile } from '../archive/run-folder.ts';
 import { isFinalStep } from '../archive/variants.ts';
 import { formatDomainRef } from '../domains/reference.ts';
 import { InitialAgentError } from '../harness/process/index.ts';
 import {
-  gatewayFactory,
   HARNESS_VERSION,
   ModelUnreachableError,
-  type RetryNotice,
-  type RunDeps,
   type RunSummary,
   runEstimateLines,
   runGenerations,
   STOPPED_AFTER,
 } from '../harness/run/index.ts';
 import type { Coordinator } from '../queue/coordinator.ts';
-import { printGatewayWarning, reportError } from './errors.ts';
+import { reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
+import { type Queued, runDeps } from './loop-deps.ts';
+import { pilotEstimate } from './loop-pilot.ts';
 import { type PreparedRun, prepareLoop } from './loop-prepare.ts';
 import { createProgress } from './progress.ts';
 import { QUEUE_HELP, type QueueFlags, takeQueueFlags } from './queue-flags.ts';
 import { redisLine } from './redis-progress.ts';
 import { resumeCommand } from './self-command.ts';
-import { steerLines } from './steer-lines.ts';
 import { stopOnSignals } from './stop-signals.ts';
 import { renderSummary } from './summary-table.ts';
 import { UsageError } from './usage-error.ts';
@@ -38,7 +35,14 @@ export async function main(argv: string[]): Promise<number> {
   try {
     queue = takeQueueFlags(argv);
     prepared = await prepareLoop(queue.rest);
-    if (queue.queue !== null && typeof prepared !== 'string') refuseQueuedWorkspaces(prepared.domains);
+    if (queue.queue !== null && typeof prepared !== 'string') {
+      if (prepared.pilot !== null)
+        throw new UsageError(
+          '--pilot runs its short run on this machine, not on the workers of a queue: estimate without --queue ' +
+            '(the calls and cost are the same).',
+        );
+      refuseQueuedWorkspaces(prepared.domains);
+    }
   } catch (error) {
     return reportError(error, 'generate-loop');
   }
@@ -51,8 +55,12 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (prepared.estimate) {
-    for (const line of estimate(prepared)) process.stdout.write(`${line}\n`);
-    return 0;
+    const { code, lines } =
+      prepared.pilot === null
+        ? { code: 0, lines: estimate(prepared) }
+        : await pilotEstimate(prepared, prepared.pilot);
+    for (const line of lines) process.stdout.write(`${line}\n`);
+    return code;
   }
   const display = createProgress(process.stderr, prepared.quiet);
   let coordinator: Coordinator | null;
@@ -119,8 +127,6 @@ function refuseQueuedWorkspaces(domains: PreparedRun['domains']): void {
   }
 }
 
-type Queued = { coordinator: Coordinator; queue: QueueFlags } | null;
-
 /** What the run is about to do: the model, the sandbox, the run, and where its work goes. */
 async function announce(
   prepared: PreparedRun,
@@ -181,48 +187,6 @@ function estimate(prepared: PreparedRun): string[] {
   }
 }
 
-/** What the run's generations use: the plan, the gateway, the workers of a queue, the display. */
-function runDeps(
-  prepared: PreparedRun,
-  display: ReturnType<typeof createProgress>,
-  queued: Queued,
-  signal: AbortSignal,
-): RunDeps {
-  const { config, plan, script, domains, env, replay } = prepared;
-  return {
-    domains,
-    sandbox: plan.sandbox,
-    secrets: secretValues(env),
-    simulated: plan.simulated,
-    cacheable: plan.cacheable,
-    startGateway: gatewayFactory({
-      seed: config.seed,
-      domains,
-      models: [config.metaModel, config.taskModel],
-      script,
-      sim: config.sim,
-      record: config.record,
-      replay,
-      env,
-      onRetry: retryReporter(display.line),
-      onModelHealth: display.event,
-      onWarning: printGatewayWarning,
-      ...(queued === null ? {} : { tcp: queued.queue.gatewayListen }),
-    }),
-    ...(queued === null ? {} : { remoteTasks: queued.coordinator }),
-    ...(queued?.queue.remoteGenerations === true ? { remoteEdits: queued.coordinator } : {}),
-    progress: display.line,
-    status: display.status,
-    onEvent: (event) => {
-      if (event.type === 'run_started' && event.controlSecret !== undefined)
-        for (const line of steerLines(prepared.runId, prepared.runDir, event.controlSecret))
-          display.line(line);
-      display.event(event);
-    },
-    signal,
-  };
-}
-
 /** Prints the summary and how the run ended; the exit code. */
 function reportEnd(summary: RunSummary, prepared: PreparedRun, resume: string): number {
   process.stdout.write(prepared.json ? `${JSON.stringify(summary)}\n` : `${renderSummary(summary)}\n`);
@@ -263,19 +227,4 @@ function reportFailure(error: unknown, resume: string): number {
   const code = reportError(error, 'generate-loop');
   process.stderr.write(`The finished work is kept; to continue: ${resume}\n`);
   return code;
-}
-
-/**
- * One line per model for each further attempt (not one per call in flight), so a model being retried is
- * never silent and never floods the terminal.
- */
-function retryReporter(progress: (line: string) => void): (notice: RetryNotice) => void {
-  const shown = new Map<string, number>();
-  return (notice) => {
-    if ((shown.get(notice.model) ?? 0) >= notice.attempt) return;
-    shown.set(notice.model, notice.attempt);
-    progress(
-      `${notice.model}: attempt ${notice.attempt} failed, retrying in ${(notice.waitMs / 1000).toFixed(1)} s: ${notice.reason}`,
-    );
-  };
 }

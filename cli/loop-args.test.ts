@@ -329,6 +329,7 @@ describe('parseLoopArgs accepts good input', () => {
       given: ['domains'],
       estimate: false,
       estimateFrom: null,
+      pilot: null,
     } satisfies LoopConfig);
     expect(path.isAbsolute((config as LoopConfig).out)).toBe(true);
   });
@@ -448,5 +449,50 @@ describe('generate-loop --help', () => {
     expect(help).toMatch(/--sim-faults .*429 \(rate limit, asks to wait\).*timeout, truncated and malformed/);
     expect(help).toMatch(/--sim-price-per-mtok .*--budget-usd and costs work offline/);
     expect(help).toMatch(/--sim-retry-ms .*what a simulated 429 asks to wait/);
+  });
+});
+
+describe('generate-loop --estimate --pilot', () => {
+  it('takes the pilot generations, with a small task sample and a cap by default', async () => {
+    expect(await parse('--domains arithmetic --estimate --pilot 2')).toMatchObject({
+      estimate: true,
+      pilot: { generations: 2, tasks: 5, budgetUsd: 1 },
+    });
+    expect(
+      await parse('--domains arithmetic --estimate --pilot 3 --pilot-tasks 8 --pilot-budget-usd 0.25'),
+    ).toMatchObject({ pilot: { generations: 3, tasks: 8, budgetUsd: 0.25 } });
+  });
+
+  it.each([
+    ['--pilot 2', /^--pilot measures the estimate on a short run and then exits: give it with --estimate\.$/],
+    ['--estimate --pilot 0', /^--pilot is the pilot run's generations: give a whole number of 1 or more/],
+    ['--estimate --pilot 1.5', /^--pilot is the pilot run's generations/],
+    ['--estimate --pilot two', /^--pilot is the pilot run's generations/],
+    ['--estimate --pilot 2 --estimate-from old', /^--pilot and --estimate-from both give the rates/],
+    [
+      '--estimate --pilot 2 --resume old',
+      /^--pilot measures a new run; a resumed run is estimated from its own/,
+    ],
+    [
+      '--estimate --pilot 2 --replay rec.jsonl',
+      /^--pilot measures real model calls, and --replay makes none/,
+    ],
+    ['--estimate --pilot 2 --pilot-tasks 0', /^--pilot-tasks is the tasks per split of each domain/],
+    ['--estimate --pilot 2 --pilot-budget-usd 0', /^--pilot-budget-usd is the most the pilot may spend/],
+    [
+      '--estimate --pilot-tasks 3',
+      /^--pilot-tasks sets the pilot run: give it with --estimate --pilot GENERATIONS\.$/,
+    ],
+    ['--pilot-budget-usd 3', /^--pilot-budget-usd sets the pilot run: give it with --estimate --pilot/],
+  ])('refuses %j', async (line, message) => {
+    expect(await usageError(`--domains arithmetic ${line}`)).toMatch(message);
+  });
+
+  it('says in --help what the pilot does and what caps it', async () => {
+    const help = (await loopHelp()).replace(/\s+/g, ' ');
+    expect(help).toMatch(
+      /--pilot .*with --estimate: measure the rates on a short real run .*temporary folder/,
+    );
+    expect(help).toMatch(/--pilot-budget-usd .*a hard cap .*\[default: 1\]/);
   });
 });

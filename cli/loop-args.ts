@@ -42,7 +42,16 @@ export type LoopConfig = Omit<RunConfig, 'from'> & {
   estimate: boolean;
   /** `--estimate-from RUN`, unresolved. */
   estimateFrom: string | null;
+  /** `--pilot N`: measure the estimate's rates on a short run of N generations first; null without. */
+  pilot: PilotFlags | null;
 };
+
+/** The pilot run `--estimate --pilot` makes: its generations, tasks per split of each domain, and cap. */
+export interface PilotFlags {
+  generations: number;
+  tasks: number;
+  budgetUsd: number;
+}
 
 export { DEFAULT_SIM_RETRY_MS };
 
@@ -121,7 +130,50 @@ export async function parseLoopArgs(
     given: givenOptions(argv),
     estimate: parsed.estimate,
     estimateFrom: parsed['estimate-from'] ?? null,
+    pilot: pilotFlags(parsed, givenOptions(argv), config.replay),
   };
+}
+
+/** `--pilot N` with its sample and cap, or null; refuses what a pilot cannot go with. */
+function pilotFlags(parsed: ParsedLoopArgs, given: string[], replay: string | null): PilotFlags | null {
+  if (parsed.pilot === undefined) {
+    const orphan = given.find((name) => name === 'pilot-tasks' || name === 'pilot-budget-usd');
+    if (orphan !== undefined)
+      throw new UsageError(`--${orphan} sets the pilot run: give it with --estimate --pilot GENERATIONS.`);
+    return null;
+  }
+  const generations = parsed.pilot;
+  if (!Number.isInteger(generations) || generations < 1)
+    throw new UsageError(
+      `--pilot is the pilot run's generations: give a whole number of 1 or more, such as 2.`,
+    );
+  if (!parsed.estimate)
+    throw new UsageError(
+      '--pilot measures the estimate on a short run and then exits: give it with --estimate.',
+    );
+  if (parsed['estimate-from'] !== undefined)
+    throw new UsageError(
+      '--pilot and --estimate-from both give the rates of the estimate: give one of them.',
+    );
+  if (parsed.resume !== undefined)
+    throw new UsageError(
+      '--pilot measures a new run; a resumed run is estimated from its own finished generations: leave --pilot out.',
+    );
+  if (replay !== null)
+    throw new UsageError(
+      '--pilot measures real model calls, and --replay makes none: estimate a replay from the recorded run with --estimate-from RUN.',
+    );
+  const tasks = parsed['pilot-tasks'];
+  if (!Number.isInteger(tasks) || tasks < 1)
+    throw new UsageError(
+      '--pilot-tasks is the tasks per split of each domain: give a whole number of 1 or more.',
+    );
+  const budgetUsd = parsed['pilot-budget-usd'];
+  if (!Number.isFinite(budgetUsd) || budgetUsd <= 0)
+    throw new UsageError(
+      '--pilot-budget-usd is the most the pilot may spend: give an amount in USD above 0.',
+    );
+  return { generations, tasks, budgetUsd };
 }
 
 /** The run configuration as the command line gives it, unchecked: each option in its field. */

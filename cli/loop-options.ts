@@ -11,6 +11,11 @@ import {
 } from '../harness/run/index.ts';
 import { FAULT_KINDS, LATENCY_SPEC_HELP } from '../llm/sim/faults.ts';
 
+/** The pilot's tasks per split of each domain, unless --pilot-tasks says otherwise. */
+export const DEFAULT_PILOT_TASKS = 5;
+/** The most the pilot may spend, unless --pilot-budget-usd (or a smaller --budget-usd) says otherwise. */
+export const DEFAULT_PILOT_BUDGET_USD = 1;
+
 /** A resource-limit flag: its config field, with the field's default. */
 const limitFlag = (field: keyof ResourceLimits, describe: string) => ({
   type: 'number' as const,
@@ -325,6 +330,28 @@ export const LOOP_OPTIONS = {
     requiresArg: true,
     describe:
       "measure the estimate's rates (calls, tokens, seconds per generation) on this earlier run: its id in --out, or its folder (default: a resumed run's own)",
+  },
+  pilot: {
+    type: 'number',
+    requiresArg: true,
+    describe:
+      'with --estimate: measure the rates on a short real run of this many generations (2 is a good start) ' +
+      'with these models and domains, on a few tasks per domain (--pilot-tasks), in a temporary folder that ' +
+      'is removed after; prints the estimate and what the pilot spent',
+  },
+  'pilot-tasks': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_PILOT_TASKS,
+    describe: "the pilot's tasks per split of each domain (at most --eval-samples)",
+  },
+  'pilot-budget-usd': {
+    type: 'number',
+    requiresArg: true,
+    default: DEFAULT_PILOT_BUDGET_USD,
+    describe:
+      "the most USD the pilot may spend, a hard cap as --budget-usd is (which also caps it, and which the pilot's " +
+      'spend counts against in the estimate)',
   },
 } as const satisfies Record<string, Options>;
 

@@ -29,7 +29,7 @@ import { loadSimScript, type ParsedSimScript } from '../llm/sim/script.ts';
 import { git, gitInstalled } from '../system/git.ts';
 import { configUsageError } from './config-error.ts';
 import { defaultModel } from './default-model.ts';
-import { type LoopConfig, optionOf, parseLoopArgs, runConfigOf } from './loop-args.ts';
+import { type LoopConfig, optionOf, type PilotFlags, parseLoopArgs, runConfigOf } from './loop-args.ts';
 import { resumeConfig } from './resume-config.ts';
 import { locateRun, locateVariant } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
@@ -57,6 +57,8 @@ export interface PreparedRun {
   estimate: boolean;
   /** Rates measured on `--estimate-from`'s run, or on the resumed run itself; null without a finished generation. */
   history: { rates: HistoryRates; source: string } | null;
+  /** `--estimate --pilot N`: measure the rates on a short run first (cli/loop-pilot.ts); null without. */
+  pilot: PilotFlags | null;
 }
 
 /** `Domain qa left out 2 rows of its file: line 3 (…); line 9 (…).` A dataset's skipped rows are never silent. */
@@ -318,6 +320,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' 
     leftOut,
     estimate: cli.estimate,
     history: estimateHistory(cli, mode === 'resume' ? runDir : null),
+    pilot: cli.pilot,
   };
 }
 

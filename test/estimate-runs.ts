@@ -40,32 +40,41 @@ export function parseEstimate(line: string): Figures | null {
   return { calls: Number(m[1]!.replaceAll(',', '')), usd: Number(m[2]), seconds: Number(m[3]) * unit };
 }
 
-async function must(args: string[]): Promise<string> {
-  const result = await runCli('generate-loop', args);
+async function must(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const result = await runCli('generate-loop', args, env);
   if (result.code !== 0) throw new Error(`generate-loop ${args.join(' ')} failed: ${result.stderr}`);
   return result.stdout;
 }
 
-/** Runs the history, the estimate and the run in `out` (a new folder each time). */
+/** How the estimate gets its rates: a short run first (`--estimate-from`), or `--pilot` with these options. */
+export interface EstimateSource {
+  generations?: { history: number; run: number };
+  /** The options of `--pilot` (no history is run), and the environment of the command that estimates. */
+  pilot?: { args: readonly string[]; env: NodeJS.ProcessEnv };
+}
+
+/** Runs the history (or the pilot), the estimate and the run in `out` (a new folder each time). */
 export async function estimateAgainstRun(
   out: string,
   config: readonly string[],
-  generations = { history: 3, run: 6 },
+  { generations = { history: 3, run: 6 }, pilot }: EstimateSource = {},
 ): Promise<EstimateCheck> {
-  await must([
-    ...config,
-    ...SIM,
-    '--generations',
-    String(generations.history),
-    '--seed',
-    '11',
-    '--out',
-    out,
-    '--run-id',
-    'history',
-  ]);
+  if (pilot === undefined)
+    await must([
+      ...config,
+      ...SIM,
+      '--generations',
+      String(generations.history),
+      '--seed',
+      '11',
+      '--out',
+      out,
+      '--run-id',
+      'history',
+    ]);
   const run = [...config, ...SIM, '--generations', String(generations.run), '--seed', '12', '--out', out];
-  const lines = (await must([...run, '--estimate', '--estimate-from', 'history'])).trim().split('\n');
+  const source = pilot?.args ?? ['--estimate-from', 'history'];
+  const lines = (await must([...run, '--estimate', ...source], pilot?.env)).trim().split('\n');
   if (existsSync(path.join(out, 'run'))) throw new Error('--estimate made a run folder');
   const estimated = parseEstimate(lines[0] ?? '');
   if (estimated === null) throw new Error(`no estimate in: ${lines.join('\n')}`);

@@ -11,14 +11,15 @@ export interface Started {
   stderr(): string;
 }
 
-/** Starts `bin` (or, with `npx`, `npx bin`) with `args`; provider keys are not inherited. */
+/** Starts `bin` (or, with `npx`, `npx bin`) with `args`; provider keys are not inherited (`env` adds to it). */
 export function start(
   bin: 'generate-loop' | 'hyperagents',
   args: string[],
-  options: { npx?: boolean; cwd?: string } = {},
+  options: { npx?: boolean; cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Started {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (/_API_KEY$|_BASE_URL$/.test(name)) delete env[name];
+  Object.assign(env, options.env);
   const child = options.npx
     ? spawn('npx', ['--yes', bin, ...args], {
         cwd: PROJECT_ROOT,
