@@ -85,6 +85,23 @@ describe('the rates of an earlier run', () => {
     run: () => ({ createdAt: at(0), finishedAt: at(10) }) as RunView,
   };
 
+  it("takes a TaskAgent call's tokens from variant 0 too, when every child was rejected before its tasks", () => {
+    const call = (role: string, inputTokens: number, outputTokens: number) => ({
+      role,
+      inputTokens,
+      outputTokens,
+    });
+    const rates = historyRates({
+      ...reader,
+      llmCalls: (id?: number) =>
+        (id === 0
+          ? [call('task', 300, 40), call('task', 500, 60)]
+          : [call('meta', 4000, 200)]) as unknown as ReturnType<typeof reader.llmCalls>,
+    });
+    expect(rates?.taskTokens).toEqual({ input: 400, output: 50 });
+    expect(rates?.metaTokens).toEqual({ input: 4000, output: 200 });
+  });
+
   it('counts the time between a generation and the one before it, and the run outside its variants', () => {
     const rates = historyRates(reader);
     expect(rates?.seconds).toEqual({ base: 3, perCall: 0 });

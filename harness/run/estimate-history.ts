@@ -81,7 +81,17 @@ export function historyRates(
   const perCall = (t: { input: number; output: number }, n: number) =>
     n === 0 ? { input: 0, output: 0 } : { input: t.input / n, output: t.output / n };
   const zero = variants.find((v) => v.id === 0);
-  const zeroCalls = zero === undefined ? 0 : reader.llmCalls(0).filter((c) => c.role === 'task').length;
+  const zeroTask = zero === undefined ? [] : reader.llmCalls(0).filter((c) => c.role === 'task');
+  const zeroCalls = zeroTask.length;
+  // A TaskAgent call's tokens count variant 0's calls too: in a short run every child may have been
+  // rejected before its evaluation, and the tasks still cost what variant 0's calls did.
+  const taskTokens = perCall(
+    {
+      input: tokens.task.input + zeroTask.reduce((n, c) => n + c.inputTokens, 0),
+      output: tokens.task.output + zeroTask.reduce((n, c) => n + c.outputTokens, 0),
+    },
+    taskCalls + zeroCalls,
+  );
   const zeroMs = zero === undefined ? null : ms(zero);
   const run = reader.run();
   const first = Math.min(...variants.map((v) => Date.parse(v.createdAt)));
@@ -96,7 +106,7 @@ export function historyRates(
     metaCalls: metaCalls / children.length,
     metaTokens: perCall(tokens.meta, metaCalls),
     callsPerAttempt: attempts === 0 ? 1 : taskCalls / attempts,
-    taskTokens: perCall(tokens.task, taskCalls),
+    taskTokens,
     seconds: fitLine(points),
     initialPerCall: zeroMs === null || zeroCalls === 0 ? 0 : zeroMs / 1000 / zeroCalls,
     setupSec: Math.max(0, setupMs / 1000),
