@@ -37,8 +37,7 @@ function header(name: string, size: number): Buffer {
   let base = name;
   if (Buffer.byteLength(name) > 100) {
     const cut = name.lastIndexOf('/', 155);
-    if (cut <= 0 || Buffer.byteLength(name.slice(cut + 1)) > 100)
-      throw new Error(`${name}: a name this long cannot be stored in a tar`);
+    if (cut <= 0 || Buffer.byteLength(name.slice(cut + 1)) > 100) throw new TarNameError(name);
     prefix = name.slice(0, cut);
     base = name.slice(cut + 1);
   }
@@ -94,6 +93,14 @@ export async function writeTarGz(file: string, entries: Iterable<TarEntry>): Pro
 }
 
 /** A tar that cannot be unpacked safely or at all; the message says why. */
+/** A file whose path is too long for a tar header (a name over 100 bytes after its last cut, 255 in all). */
+export class TarNameError extends Error {
+  override name = 'TarNameError';
+  constructor(readonly path: string) {
+    super(`${path}: a name this long cannot be stored in a tar`);
+  }
+}
+
 export class BadTarError extends Error {
   override name = 'BadTarError';
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { snapshotArchive, writeBundle } from '../archive/bundle.ts';
 import { MAX_DATA_BYTES, type Manifest } from '../archive/bundle-manifest.ts';
 import { openArchiveReader } from '../archive/read.ts';
+import { TarNameError } from '../archive/tar.ts';
 import {
   type DomainData,
   domainData,
@@ -120,6 +121,11 @@ export async function bundleCommand(
         data,
       });
     } catch (error) {
+      if (error instanceof TarNameError)
+        throw new UsageError(
+          `${error.path} is too long a path to pack (a bundle's paths are at most 255 bytes, 100 after the ` +
+            'last /): move the data to a shorter path, or leave it out with --no-data. Nothing was written.',
+        );
       if (typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
       throw writeFailure(file, error, 'Nothing was written, and no partial file is left.');
     }

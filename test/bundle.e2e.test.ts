@@ -255,6 +255,27 @@ describe('archive bundle of a dataset domain', () => {
   }, 600_000);
 });
 
+describe('archive bundle of a dataset whose file name no tar can hold', () => {
+  it('refuses in one line, naming the file and --no-data, and writes nothing', async () => {
+    mkdirSync(at('long'), { recursive: true });
+    const long = path.join(at('long'), `${'sums-'.repeat(24)}.jsonl`);
+    writeFileSync(long, `${JSON.stringify({ question: 'What is 1 + 1?', answer: '2' })}\n`.repeat(12));
+    const result = await runCli('generate-loop', [
+      ...['--domains', `sums=dataset:${long}`, '--model', 'sim', '--out', runs, '--eval-samples', '4'],
+      ...['--quiet', '--generations', '1', '--run-id', 'long-name'],
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const refused = await archive('bundle', 'long-name', '-o', at('long-name.tar.gz'));
+    expect(refused.code, refused.stdout).toBe(2);
+    expect(refused.stderr).toMatch(/sums-sums-.*\.jsonl is too long a path to pack/);
+    expect(refused.stderr).toContain('--no-data');
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(at('long-name.tar.gz'))).toBe(false);
+    const made = await archive('bundle', 'long-name', '-o', at('long-name.tar.gz'), '--no-data');
+    expect(made.code, made.stderr).toBe(0);
+  }, 600_000);
+});
+
 describe('archive bundle of a run still going', () => {
   it('packs a consistent copy of its archive, which verify re-runs up to its last finished variant', async () => {
     going = spawn(
