@@ -7,7 +7,7 @@ import {
   HARNESS_VERSION,
   ModelUnreachableError,
   type RunSummary,
-  runEstimateLines,
+  runEstimate,
   runGenerations,
   STOPPED_AFTER,
 } from '../harness/run/index.ts';
@@ -55,11 +55,12 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (prepared.estimate) {
-    const { code, lines } =
+    const { code, lines, figures } =
       prepared.pilot === null
-        ? { code: 0, lines: estimate(prepared) }
+        ? { code: 0, ...estimate(prepared) }
         : await pilotEstimate(prepared, prepared.pilot);
-    for (const line of lines) process.stdout.write(`${line}\n`);
+    if (prepared.json && figures !== null) process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+    else for (const line of lines) process.stdout.write(`${line}\n`);
     return code;
   }
   const display = createProgress(process.stderr, prepared.quiet);
@@ -155,7 +156,7 @@ async function announce(
       `parallel ${config.parallel}, output ${runDir}`,
   );
   // A replayed run calls no model: there is nothing to estimate.
-  if (replay === null) for (const line of estimate(prepared)) progress(line);
+  if (replay === null) for (const line of estimate(prepared).lines) progress(line);
   if (queued !== null) {
     const { coordinator, queue } = queued;
     const connected = await coordinator.workers();
@@ -167,21 +168,15 @@ async function announce(
 }
 
 /** The expected calls, cost and time of the generations still to run (see harness/run/estimate.ts). */
-function estimate(prepared: PreparedRun): string[] {
+function estimate(prepared: PreparedRun): ReturnType<typeof runEstimate> {
   const { config, domains, mode, runDir, history } = prepared;
   // The run will start up again as this command did: measured here, under this machine's load now.
   const startupSec = history === null ? 0 : process.uptime();
-  if (mode === 'new') return runEstimateLines(config, domains, null, history, startupSec);
+  if (mode === 'new') return runEstimate(config, domains, null, history, startupSec);
   const archive = openArchive(archiveFile(runDir));
   try {
     const done = archive.listVariants().filter((v) => v.id > 0 && isFinalStep(v.step)).length;
-    return runEstimateLines(
-      config,
-      domains,
-      { done, spentUsd: archive.llmTotals().costUsd },
-      history,
-      startupSec,
-    );
+    return runEstimate(config, domains, { done, spentUsd: archive.llmTotals().costUsd }, history, startupSec);
   } finally {
     archive.close();
   }

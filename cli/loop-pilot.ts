@@ -6,12 +6,13 @@ import { archiveFile, evalCacheFile } from '../archive/run-folder.ts';
 import { InitialAgentError, killAll } from '../harness/process/index.ts';
 import {
   duration,
+  type EstimateFigures,
   historyRates,
   loadDomainTasks,
   ModelUnreachableError,
   type RunConfig,
   type RunSummary,
-  runEstimateLines,
+  runEstimate,
   runGenerations,
   stageCounts,
   usdText,
@@ -30,10 +31,7 @@ import { UsageError } from './usage-error.ts';
  * after, also on Ctrl-C and on failure. Its archive gives the estimate's rates, as an earlier run's does with
  * `--estimate-from`. What is printed, and the exit code.
  */
-export async function pilotEstimate(
-  prepared: PreparedRun,
-  pilot: PilotFlags,
-): Promise<{ code: number; lines: string[] }> {
+export async function pilotEstimate(prepared: PreparedRun, pilot: PilotFlags): Promise<PilotResult> {
   // The run will start up again as this command did, up to its pilot (measured here, as --estimate-from does).
   const startupSec = process.uptime();
   const folder = mkdtempSync(path.join(tmpdir(), 'hyperagents-pilot-'));
@@ -69,15 +67,15 @@ export async function pilotEstimate(
       process.stderr.write(
         'generate-loop: the pilot was interrupted; nothing was estimated and nothing is left.\n',
       );
-      return { code: 130, lines: [] };
+      return { code: 130, lines: [], figures: null };
     }
     return pilotLines(prepared, pilot, run, summary, { seconds, startupSec });
   } catch (error) {
     if (error instanceof ModelUnreachableError || error instanceof InitialAgentError) {
       process.stderr.write(`generate-loop: the pilot failed: ${error.message}\n`);
-      return { code: 1, lines: [] };
+      return { code: 1, lines: [], figures: null };
     }
-    return { code: reportError(error, 'generate-loop'), lines: [] };
+    return { code: reportError(error, 'generate-loop'), lines: [], figures: null };
   } finally {
     stops.dispose();
     remove();
@@ -85,6 +83,25 @@ export async function pilotEstimate(
 }
 
 type PilotRun = PreparedRun & { tasks: number };
+
+/** What `--estimate --pilot` prints (`figures` with --json: the estimate and what the pilot spent), and its exit code. */
+export interface PilotResult {
+  code: number;
+  lines: string[];
+  figures:
+    | (EstimateFigures & {
+        pilot: {
+          generations: number;
+          tasks: number;
+          calls: number;
+          usd: number;
+          seconds: number;
+          capUsd: number;
+          stopped: string | null;
+        };
+      })
+    | null;
+}
 
 /**
  * The pilot's run: the command's configuration on at most `pilot.tasks` tasks per split, capped at the pilot's
@@ -129,7 +146,7 @@ function pilotLines(
   run: PilotRun,
   summary: RunSummary,
   { seconds, startupSec }: { seconds: number; startupSec: number },
-): { code: number; lines: string[] } {
+): PilotResult {
   const reader = openArchiveReader(archiveFile(run.runDir));
   const rates = (() => {
     try {
@@ -144,13 +161,19 @@ function pilotLines(
       `generate-loop: the pilot finished no generation to measure (${summary.stopped ?? 'its generations failed'}; ` +
         `it made ${spent}). Raise --pilot-budget-usd, or give --pilot more generations.\n`,
     );
-    return { code: 1, lines: [] };
+    return { code: 1, lines: [], figures: null };
   }
   const { config, domains } = prepared;
   // The pilot's spend counts against the budget: the run has what is left of it.
   const budgetUsd = config.budgetUsd === null ? null : Math.max(0, config.budgetUsd - summary.costUsd);
   const source = `a pilot on ${run.tasks} task(s)`;
-  const lines = runEstimateLines({ ...config, budgetUsd }, domains, null, { rates, source }, startupSec);
+  const { lines, figures } = runEstimate(
+    { ...config, budgetUsd },
+    domains,
+    null,
+    { rates, source },
+    startupSec,
+  );
   const cap =
     config.budgetUsd !== null && config.budgetUsd < pilot.budgetUsd ? '--budget-usd' : '--pilot-budget-usd';
   lines.push(
@@ -163,5 +186,14 @@ function pilotLines(
         : ` It stopped early (${summary.stopped}): the generation it cut short counts as failed, so the ` +
           'estimate is low. Give the pilot more with --pilot-budget-usd (and --budget-usd).'),
   );
-  return { code: 0, lines };
+  const pilotFigures = {
+    generations: pilot.generations,
+    tasks: run.tasks,
+    calls: summary.llmCalls,
+    usd: summary.costUsd,
+    seconds,
+    capUsd: run.config.budgetUsd ?? 0,
+    stopped: summary.stopped,
+  };
+  return { code: 0, lines, figures: { ...figures, pilot: pilotFigures } };
 }

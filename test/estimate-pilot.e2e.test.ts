@@ -80,6 +80,25 @@ describe('generate-loop --estimate --pilot', () => {
     expect(pilotFolders(tmp)).toEqual([]);
   }, 120_000);
 
+  it('prints the estimate and what the pilot spent as JSON with --json', async () => {
+    const tmp = tmpOf('json');
+    const result = await runCli(
+      'generate-loop',
+      [
+        ...['--domains', 'arithmetic', '--model', 'sim', '--sim-price-per-mtok', '3', '--generations', '6'],
+        ...['--out', path.join(root, 'json'), '--estimate', '--pilot', '1', '--json'],
+      ],
+      { TMPDIR: tmp },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const figures = JSON.parse(result.stdout);
+    expect(figures).toMatchObject({ kind: 'point', generations: 6, rates: { generations: 1 } });
+    expect(figures.pilot).toMatchObject({ generations: 1, tasks: 10, capUsd: 1, stopped: null });
+    expect(figures.pilot.calls).toBeGreaterThan(0);
+    expect(figures.calls).toBeGreaterThan(figures.pilot.calls);
+    expect(pilotFolders(tmp)).toEqual([]);
+  }, 120_000);
+
   it('Ctrl-C stops the pilot: exit 130, nothing estimated, no folder and no process left', async () => {
     const tmp = tmpOf('interrupted');
     const out = path.join(root, 'interrupted');

@@ -1,6 +1,11 @@
 import { resolveModel } from '../../llm/registry.ts';
 import { type DomainTasks, stageSplits, stageTasks } from '../evaluation/index.ts';
-import { estimateFromHistory, type HistoryRates, historyLines } from './estimate-history.ts';
+import {
+  estimateFromHistory,
+  type HistoryRates,
+  historyLines,
+  type PointEstimate,
+} from './estimate-history.ts';
 import type { RunConfig, SimConfig } from './run-config.ts';
 
 /**
@@ -250,19 +255,39 @@ function priceOf(id: string, sim: SimConfig): { price: Price; simulated: boolean
   return { price: { input: model.price.input, output: model.price.output }, simulated: false };
 }
 
+/** An estimate as figures (what `--estimate --json` prints): a range from assumptions, or a point at measured rates. */
+export type EstimateFigures =
+  | ({ kind: 'range'; generations: number; simulated: boolean } & Estimate)
+  | {
+      kind: 'point';
+      generations: number;
+      simulated: boolean;
+      /** The run the rates were measured on. */
+      source: string;
+      calls: number;
+      usd: number;
+      seconds: number;
+      perGeneration: PointEstimate['perGeneration'];
+      initial: PointEstimate['initial'];
+      rates: HistoryRates;
+      budgetLeftUsd: number | null;
+      overBudget: boolean;
+    };
+
 /**
- * The estimate's lines for a run about to start: `done` generations already finished and `spentUsd` spent
+ * The estimate for a run about to start: `done` generations already finished and `spentUsd` spent
  * (a resumed run; 0 and 0 for a new one). With `history` (rates measured on an earlier run, or on this one
  * when resumed), one expected figure at those rates; without, a range from assumptions. `startupSec`: what
  * the command took to start up to here on this machine, which the run will take again before it begins.
+ * The lines printed, and the same as figures.
  */
-export function runEstimateLines(
+export function runEstimate(
   config: RunConfig,
   domains: readonly DomainTasks[],
   resumed: { done: number; spentUsd: number } | null,
   history: { rates: HistoryRates; source: string } | null = null,
   startupSec = 0,
-): string[] {
+): { lines: string[]; figures: EstimateFigures } {
   const meta = priceOf(config.metaModel, config.sim);
   const task = priceOf(config.taskModel, config.sim);
   const simulated = meta.simulated || task.simulated;
@@ -285,7 +310,14 @@ export function runEstimateLines(
   const note: PriceNote = simulated
     ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }
     : { kind: 'real' };
-  if (history === null) return estimateLines(input, estimateRun(input), note, resumed !== null);
+  const { generations } = input;
+  if (history === null) {
+    const range = estimateRun(input);
+    return {
+      lines: estimateLines(input, range, note, resumed !== null),
+      figures: { kind: 'range', generations, simulated, ...range },
+    };
+  }
   const point = estimateFromHistory(history.rates, {
     ...input,
     valTasks: domains.reduce((n, d) => n + stageTasks(d.splits.val ?? [], d.domain, 'full').length, 0),
@@ -294,16 +326,35 @@ export function runEstimateLines(
     startupSec,
   });
   const lines = historyLines(
-    `${resumed ? 'the remaining ' : ''}${input.generations} generation(s)`,
+    `${resumed ? 'the remaining ' : ''}${generations} generation(s)`,
     history.source,
     history.rates,
     point,
     duration,
   );
   const left = input.budgetUsd === null ? null : Math.max(0, input.budgetUsd - input.spentUsd);
-  if (left !== null && point.total.usd > left)
+  const overBudget = left !== null && point.total.usd > left;
+  if (overBudget)
     lines.push(
       `  That is over the budget left (${usdText(left)} of --budget-usd): the run will likely stop on the budget.`,
     );
-  return lines;
+  return {
+    lines,
+    figures: {
+      kind: 'point',
+      generations,
+      simulated,
+      source: history.source,
+      ...point.total,
+      perGeneration: point.perGeneration,
+      initial: point.initial,
+      rates: history.rates,
+      budgetLeftUsd: left,
+      overBudget,
+    },
+  };
 }
+
+/** The lines of runEstimate. */
+export const runEstimateLines = (...args: Parameters<typeof runEstimate>): string[] =>
+  runEstimate(...args).lines;
