@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ArchiveReader } from '../../archive/read.ts';
 import type { RunView, VariantView } from '../../archive/views.ts';
 import {
   estimateFromHistory,
@@ -17,6 +18,7 @@ const rates: HistoryRates = {
   taskTokens: { input: 100, output: 20 },
   seconds: { base: 2, perCall: 0.1 },
   initialPerCall: 0.05,
+  confirmPerCall: 0.02,
   setupSec: 3,
 };
 const plan: PlannedRun = {
@@ -68,7 +70,7 @@ describe('an estimate from an earlier run', () => {
     // Variant 0 answers the 40 tasks of the full stage; confirmation is 2 × 4 attempts at 20 val tasks; the
     // earlier run's setup (3 s) and this command's start-up (1.5 s) come on top.
     expect(fresh.initial.calls).toBe(40 + 160);
-    expect(fresh.initial.seconds).toBeCloseTo(200 * 0.05 + 3 + 1.5);
+    expect(fresh.initial.seconds).toBeCloseTo(40 * 0.05 + 160 * 0.02 + 3 + 1.5);
   });
 });
 
@@ -82,6 +84,7 @@ describe('the rates of an earlier run', () => {
     variants: () => [variant(0, 1, 3), variant(1, 4, 6), variant(2, 7, 9)],
     llmCalls: () => [],
     taskResults: () => [],
+    confirmedScores: () => [],
     run: () => ({ createdAt: at(0), finishedAt: at(10) }) as RunView,
   };
 
@@ -90,6 +93,7 @@ describe('the rates of an earlier run', () => {
       role,
       inputTokens,
       outputTokens,
+      ts: at(2),
     });
     const rates = historyRates({
       ...reader,
@@ -100,6 +104,28 @@ describe('the rates of an earlier run', () => {
     });
     expect(rates?.taskTokens).toEqual({ input: 400, output: 50 });
     expect(rates?.metaTokens).toEqual({ input: 4000, output: 200 });
+  });
+
+  it("measures --confirm-top's attempts apart from the generations, and leaves them out of the setup", () => {
+    // Variant 2 finished at 9 s; its confirmation made 6 calls (at 10 s) and was stored at 12 s; the run
+    // ended at 13 s.
+    const confirmCall = { role: 'task', inputTokens: 100, outputTokens: 10, ts: at(10) };
+    const rates = historyRates({
+      ...reader,
+      llmCalls: (id?: number) =>
+        (id === 2 ? Array.from({ length: 6 }, () => confirmCall) : []) as unknown as ReturnType<
+          typeof reader.llmCalls
+        >,
+      confirmedScores: () =>
+        [{ variantId: 2, firstAttempt: 1, createdAt: at(12) }] as ReturnType<
+          ArchiveReader['confirmedScores']
+        >,
+      run: () => ({ createdAt: at(0), finishedAt: at(13) }) as RunView,
+    });
+    expect(rates?.confirmPerCall).toBeCloseTo(3 / 6);
+    // The generations made no call of their own: the confirmation's are not theirs.
+    expect(rates?.seconds).toEqual({ base: 3, perCall: 0 });
+    expect(rates?.setupSec).toBe(2);
   });
 
   it('counts the time between a generation and the one before it, and the run outside its variants', () => {

@@ -24,8 +24,14 @@ export interface HistoryRates {
   /** Seconds of variant 0's evaluation per TaskAgent call (its calls one after another on the workers). */
   initialPerCall: number;
   /**
-   * Seconds a new run spends outside its variants: from the run's start to variant 0 (the variant repository,
-   * the initial agent's build), and from the last variant to the end. 0 when the run has not ended.
+   * Seconds of `--confirm-top`'s fresh attempts per TaskAgent call, its TaskAgent builds included; 0 when the
+   * run confirmed nothing.
+   */
+  confirmPerCall: number;
+  /**
+   * Seconds a new run spends outside its variants and their confirmation: from the run's start to variant 0
+   * (the variant repository, the initial agent's build), and from the last variant (or confirmation) to the
+   * end. 0 when the run has not ended.
    */
   setupSec: number;
 }
@@ -37,7 +43,7 @@ const ms = (v: VariantView): number | null =>
 
 /** The rates of the finished generations in an archive; null when it has no finished child to measure. */
 export function historyRates(
-  reader: Pick<ArchiveReader, 'variants' | 'llmCalls' | 'taskResults' | 'run'>,
+  reader: Pick<ArchiveReader, 'variants' | 'llmCalls' | 'taskResults' | 'run' | 'confirmedScores'>,
 ): HistoryRates | null {
   const variants = reader.variants();
   const children = variants.filter((v) => v.id > 0 && v.outcome !== 'in_progress' && ms(v) !== null);
@@ -64,25 +70,39 @@ export function historyRates(
     const before = finishes.filter((t) => t <= created);
     return before.length === 0 ? created : before[before.length - 1]!;
   };
+  // `--confirm-top` attempts a few variants again after the last generation: those calls and attempts are
+  // measured apart (they come after the variant finished), and the estimate adds them for its own setting.
+  const confirmed = new Map(reader.confirmedScores().map((c) => [c.variantId, c]));
+  let confirmCalls = 0;
   for (const v of children) {
+    const finished = Date.parse(v.finishedAt ?? v.createdAt);
     let calls = 0;
     for (const call of reader.llmCalls(v.id)) {
       const role = call.role === 'task' ? 'task' : call.role === 'meta' ? 'meta' : null;
       if (role === null) continue;
+      if (role === 'task' && Date.parse(call.ts) > finished) {
+        confirmCalls++;
+        continue;
+      }
       tokens[role].input += call.inputTokens;
       tokens[role].output += call.outputTokens;
       if (role === 'meta') metaCalls++;
       else calls++;
     }
     taskCalls += calls;
-    attempts += reader.taskResults(v.id, { attempt: 'all' }).length;
+    const firstConfirming = confirmed.get(v.id)?.firstAttempt ?? Number.POSITIVE_INFINITY;
+    attempts += reader
+      .taskResults(v.id, { attempt: 'all' })
+      .filter((r) => r.attempt < firstConfirming).length;
     points.push({ x: calls, y: (Date.parse(v.finishedAt ?? v.createdAt) - slotFreed(v)) / 1000 });
   }
   const perCall = (t: { input: number; output: number }, n: number) =>
     n === 0 ? { input: 0, output: 0 } : { input: t.input / n, output: t.output / n };
   const zero = variants.find((v) => v.id === 0);
   const zeroTask = zero === undefined ? [] : reader.llmCalls(0).filter((c) => c.role === 'task');
-  const zeroCalls = zeroTask.length;
+  const zeroFinished = zero?.finishedAt == null ? Number.POSITIVE_INFINITY : Date.parse(zero.finishedAt);
+  const zeroCalls = zeroTask.filter((c) => Date.parse(c.ts) <= zeroFinished).length;
+  confirmCalls += zeroTask.length - zeroCalls;
   // A TaskAgent call's tokens count variant 0's calls too: in a short run every child may have been
   // rejected before its evaluation, and the tasks still cost what variant 0's calls did.
   const taskTokens = perCall(
@@ -90,16 +110,18 @@ export function historyRates(
       input: tokens.task.input + zeroTask.reduce((n, c) => n + c.inputTokens, 0),
       output: tokens.task.output + zeroTask.reduce((n, c) => n + c.outputTokens, 0),
     },
-    taskCalls + zeroCalls,
+    taskCalls + zeroTask.length,
   );
   const zeroMs = zero === undefined ? null : ms(zero);
   const run = reader.run();
   const first = Math.min(...variants.map((v) => Date.parse(v.createdAt)));
   const last = Math.max(...variants.map((v) => (v.finishedAt === null ? 0 : Date.parse(v.finishedAt))));
+  const confirmedAt = Math.max(last, ...[...confirmed.values()].map((c) => Date.parse(c.createdAt)));
+  const confirmMs = confirmed.size === 0 ? 0 : confirmedAt - last;
   const setupMs =
     run === null || run.finishedAt === null
       ? 0
-      : first - Date.parse(run.createdAt) + Math.max(0, Date.parse(run.finishedAt) - last);
+      : first - Date.parse(run.createdAt) + Math.max(0, Date.parse(run.finishedAt) - last - confirmMs);
   return {
     generations: children.length,
     shares,
@@ -109,6 +131,7 @@ export function historyRates(
     taskTokens,
     seconds: fitLine(points),
     initialPerCall: zeroMs === null || zeroCalls === 0 ? 0 : zeroMs / 1000 / zeroCalls,
+    confirmPerCall: confirmCalls === 0 ? 0 : confirmMs / 1000 / confirmCalls,
     setupSec: Math.max(0, setupMs / 1000),
   };
 }
@@ -178,7 +201,8 @@ export function estimateFromHistory(rates: HistoryRates, plan: PlannedRun): Poin
     calls: extraCalls,
     usd: dollars(rates.taskTokens, extraCalls, plan.taskPrice),
     seconds:
-      extraCalls * (rates.initialPerCall || rates.seconds.perCall) +
+      zeroCalls * (rates.initialPerCall || rates.seconds.perCall) +
+      confirmCalls * (rates.confirmPerCall || rates.initialPerCall || rates.seconds.perCall) +
       (plan.initialEval ? rates.setupSec : 0) +
       plan.startupSec,
   };
