@@ -6,8 +6,9 @@ import { InitialAgentError } from '../harness/process/index.ts';
 import {
   HARNESS_VERSION,
   ModelUnreachableError,
+  type RunEstimate,
   type RunSummary,
-  runEstimateLines,
+  runEstimate,
   runGenerations,
   STOPPED_AFTER,
 } from '../harness/run/index.ts';
@@ -57,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
   if (prepared.estimate) {
     const { code, lines } =
       prepared.pilot === null
-        ? { code: 0, lines: estimate(prepared) }
+        ? { code: 0, lines: estimate(prepared).lines }
         : await pilotEstimate(prepared, prepared.pilot);
     for (const line of lines) process.stdout.write(`${line}\n`);
     return code;
@@ -69,7 +70,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error, 'generate-loop');
   }
-  await announce(prepared, display.line, coordinator === null ? null : { coordinator, queue });
+  // A replayed run calls no model: there is nothing to estimate.
+  const expected = prepared.replay === null ? estimate(prepared) : null;
+  await announce(prepared, expected, display.line, coordinator === null ? null : { coordinator, queue });
   const resume = resumeCommand(prepared.runDir, queue);
   // The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
   // run) stops the run cleanly: agents are stopped, finished work is kept. A second one exits at once.
@@ -78,10 +81,10 @@ export async function main(argv: string[]): Promise<number> {
     `Aborted. Continue the run with: ${resume}`,
   );
   try {
-    const summary = await runGenerations(
-      prepared,
-      runDeps(prepared, display, coordinator === null ? null : { coordinator, queue }, interrupt.signal),
-    );
+    const summary = await runGenerations(prepared, {
+      ...runDeps(prepared, display, coordinator === null ? null : { coordinator, queue }, interrupt.signal),
+      estimate: expected,
+    });
     display.done();
     return reportEnd(summary, prepared, resume);
   } catch (error) {
@@ -127,9 +130,10 @@ function refuseQueuedWorkspaces(domains: PreparedRun['domains']): void {
   }
 }
 
-/** What the run is about to do: the model, the sandbox, the run, and where its work goes. */
+/** What the run is about to do: the model, the sandbox, the run, where its work goes, and its estimate. */
 async function announce(
   prepared: PreparedRun,
+  expected: RunEstimate | null,
   progress: (line: string) => void,
   queued: Queued,
 ): Promise<void> {
@@ -154,8 +158,7 @@ async function announce(
       `${config.domains.map(formatDomainRef).join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
       `parallel ${config.parallel}, output ${runDir}`,
   );
-  // A replayed run calls no model: there is nothing to estimate.
-  if (replay === null) for (const line of estimate(prepared)) progress(line);
+  for (const line of expected?.lines ?? []) progress(line);
   if (queued !== null) {
     const { coordinator, queue } = queued;
     const connected = await coordinator.workers();
@@ -167,21 +170,15 @@ async function announce(
 }
 
 /** The expected calls, cost and time of the generations still to run (see harness/run/estimate.ts). */
-function estimate(prepared: PreparedRun): string[] {
+function estimate(prepared: PreparedRun): RunEstimate {
   const { config, domains, mode, runDir, history } = prepared;
   // The run will start up again as this command did: measured here, under this machine's load now.
   const startupSec = history === null ? 0 : process.uptime();
-  if (mode === 'new') return runEstimateLines(config, domains, null, history, startupSec);
+  if (mode === 'new') return runEstimate(config, domains, null, history, startupSec);
   const archive = openArchive(archiveFile(runDir));
   try {
     const done = archive.listVariants().filter((v) => v.id > 0 && isFinalStep(v.step)).length;
-    return runEstimateLines(
-      config,
-      domains,
-      { done, spentUsd: archive.llmTotals().costUsd },
-      history,
-      startupSec,
-    );
+    return runEstimate(config, domains, { done, spentUsd: archive.llmTotals().costUsd }, history, startupSec);
   } finally {
     archive.close();
   }

@@ -251,18 +251,37 @@ function priceOf(id: string, sim: SimConfig): { price: Price; simulated: boolean
 }
 
 /**
- * The estimate's lines for a run about to start: `done` generations already finished and `spentUsd` spent
+ * What a run was expected to take when it started, as printed and as recorded in its events (`estimate`): the
+ * generations it covered, calls, cost and time (a range, or one expected figure where low equals high), the run
+ * whose rates gave that figure (null: a range from assumptions), and the lines printed.
+ */
+export interface RunEstimate {
+  generations: number;
+  resumed: boolean;
+  calls: Range;
+  usd: Range;
+  seconds: Range;
+  from: string | null;
+  lines: string[];
+}
+
+/** The estimate's lines for a run about to start (see runEstimate). */
+export const runEstimateLines = (...args: Parameters<typeof runEstimate>): string[] =>
+  runEstimate(...args).lines;
+
+/**
+ * The estimate for a run about to start: `done` generations already finished and `spentUsd` spent
  * (a resumed run; 0 and 0 for a new one). With `history` (rates measured on an earlier run, or on this one
  * when resumed), one expected figure at those rates; without, a range from assumptions. `startupSec`: what
  * the command took to start up to here on this machine, which the run will take again before it begins.
  */
-export function runEstimateLines(
+export function runEstimate(
   config: RunConfig,
   domains: readonly DomainTasks[],
   resumed: { done: number; spentUsd: number } | null,
   history: { rates: HistoryRates; source: string } | null = null,
   startupSec = 0,
-): string[] {
+): RunEstimate {
   const meta = priceOf(config.metaModel, config.sim);
   const task = priceOf(config.taskModel, config.sim);
   const simulated = meta.simulated || task.simulated;
@@ -285,7 +304,12 @@ export function runEstimateLines(
   const note: PriceNote = simulated
     ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }
     : { kind: 'real' };
-  if (history === null) return estimateLines(input, estimateRun(input), note, resumed !== null);
+  const base = { generations: input.generations, resumed: resumed !== null };
+  if (history === null) {
+    const range = estimateRun(input);
+    const lines = estimateLines(input, range, note, resumed !== null);
+    return { ...base, calls: range.calls, usd: range.usd, seconds: range.seconds, from: null, lines };
+  }
   const point = estimateFromHistory(history.rates, {
     ...input,
     valTasks: domains.reduce((n, d) => n + stageTasks(d.splits.val ?? [], d.domain, 'full').length, 0),
@@ -305,5 +329,14 @@ export function runEstimateLines(
     lines.push(
       `  That is over the budget left (${usdText(left)} of --budget-usd): the run will likely stop on the budget.`,
     );
-  return lines;
+  const at = (x: number): Range => ({ low: x, high: x });
+  const { total } = point;
+  return {
+    ...base,
+    calls: at(total.calls),
+    usd: at(total.usd),
+    seconds: at(total.seconds),
+    from: history.source,
+    lines,
+  };
 }

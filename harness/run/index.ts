@@ -1,7 +1,14 @@
 export { type DomainData, domainData } from './domain-data.ts';
 export { domainChanges, domainHashes } from './domain-hashes.ts';
 export { loadDomainTasks } from './domain-tasks.ts';
-export { duration, runEstimateLines, stageCounts, usdText } from './estimate.ts';
+export {
+  duration,
+  type RunEstimate,
+  runEstimate,
+  runEstimateLines,
+  stageCounts,
+  usdText,
+} from './estimate.ts';
 export { type HistoryRates, historyRates } from './estimate-history.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';

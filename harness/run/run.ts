@@ -33,6 +33,7 @@ import {
   openVariantRepo,
   type VariantRepo,
 } from '../process/index.ts';
+import type { RunEstimate } from './estimate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { ledgerWriter } from './ledger-writer.ts';
 import { type RunAlerts, runAlerts } from './run-alerts.ts';
@@ -76,6 +77,8 @@ export interface RunDeps {
   status(text: string): void;
   /** Told of each stage, step, task and model call as the run goes (for a live progress display). */
   onEvent?(event: RunEvent): void;
+  /** The estimate printed before the run (or its resume) started, recorded as its `estimate` event; null: none. */
+  estimate?: RunEstimate | null;
   /** Aborted on Ctrl-C: the run stops cleanly and can be resumed. */
   signal: AbortSignal;
   /** With `--queue`: where the TaskAgent's tasks run instead of local processes. */
@@ -153,6 +156,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       archive.reopenRun(storedConfig(config));
       archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore, carried });
     }
+    if (deps.estimate) archive.logEvent(null, 'estimate', { ...deps.estimate, spentUsd: spentBefore });
     // Controls recorded from here on reach this process (hyperagents control, the browser's buttons).
     const onBudget = (usd: number): void => {
       deps.progress(`control: the budget is now $${usd.toFixed(4)} for the whole run`);
