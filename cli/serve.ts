@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import yargs from 'yargs';
 import { startServer } from '../web/server.ts';
+import { bundleRun } from './archive-bundle.ts';
 import { domainTasks } from './domain-tasks.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { assertRunsFolder, RUNS_OPTION } from './run-ref.ts';
@@ -59,6 +60,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       host: args.host,
       tasks: domainTasks(),
       controlToken,
+      // A recording or sim script outside the runs folder is not served: a run's stored config names it.
+      bundle: (runDir, file) => bundleRun(runDir, file, { within: runsDir }),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
