@@ -20,7 +20,11 @@ as hyperagents control has. They need the control token this command makes and
 prints, in the address it prints (#token=...): open that address once and the
 browser keeps it. A run's own secret, in the address generate-loop printed for
 it (/runs/RUN#secret=...), steers that run too. Without either the page only
-reads.`;
+reads.
+
+A run's page lists the alerts it sent (--notify, --notify-cmd) and how each
+delivery went, its estimate at the start beside what it took, and a link that
+downloads its reproducibility bundle (as hyperagents archive bundle writes it).`;
 
 /** getaddrinfo's answers for a name that does not resolve (now or at all). */
 const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
