@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { snapshotArchive, writeBundle } from '../archive/bundle.ts';
@@ -41,9 +41,15 @@ async function projectCommit(): Promise<string> {
   }
 }
 
-/** A file the run names (its recording, its sim script), when it is still there to pack. */
-const present = (file: string | null): string | null =>
-  file !== null && existsSync(file) && lstatSync(file).isFile() ? file : null;
+/**
+ * A file the run names (its recording, its sim script), when it is still there to pack: a plain file, and with
+ * `within`, one whose real path lies inside that folder.
+ */
+function present(file: string | null, within: string | null): string | null {
+  if (file === null || !existsSync(file) || !lstatSync(file).isFile()) return null;
+  if (within === null) return file;
+  return realpathSync(file).startsWith(`${realpathSync(within)}${path.sep}`) ? file : null;
+}
 
 /** A size in KB under a megabyte, else in MB. */
 const size = (bytes: number): string =>
@@ -87,11 +93,35 @@ export async function bundleCommand(
     throw new UsageError(
       `-o ${output}: ${file} already exists. Pass --force to replace it, or give another path.`,
     );
+  const manifest = await bundleRun(run.dir, file, { withData });
+  const files = Object.values(manifest.files);
+  const kb = Math.round(files.reduce((sum, f) => sum + f.bytes, 0) / 1024);
+  process.stdout.write(
+    `Wrote ${file}: run ${manifest.run.id} (${manifest.run.state}, ${manifest.run.variants} variants), ` +
+      `${files.length} files (${kb} KB before compression)` +
+      `${manifest.recording === null ? ', no recording' : ', with its recording'}` +
+      `${dataNote(manifest.data)}. ` +
+      `Check it with: hyperagents archive verify ${file}\n`,
+  );
+  return 0;
+}
+
+/**
+ * Writes the bundle of the run in `runDir` to `file` (whole or not at all). With `within` (the browser's runs
+ * folder), a recording or sim script outside that folder is left out, and so are the data files (as with
+ * --no-data: the manifest keeps their hashes). Throws a UsageError that says what went wrong in one line.
+ */
+export async function bundleRun(
+  runDir: string,
+  file: string,
+  options: { within?: string; withData?: boolean } = {},
+): Promise<Manifest> {
+  const within = options.within ?? null;
   const staging = mkdtempSync(path.join(tmpdir(), 'hyperagents-bundle-'));
   try {
     const snapshot = path.join(staging, 'archive.sqlite');
     try {
-      await snapshotArchive(run.dir, snapshot);
+      await snapshotArchive(runDir, snapshot);
     } catch (error) {
       throw refusalOf(error);
     }
@@ -99,25 +129,24 @@ export async function bundleCommand(
     const stored = reader.run()?.config;
     reader.close();
     if (stored === undefined)
-      throw new UsageError(`${run.dir} holds no run yet (it never started): there is nothing to bundle.`);
+      throw new UsageError(`${runDir} holds no run yet (it never started): there is nothing to bundle.`);
     const config = parseStoredConfig(stored);
     const project: Manifest['project'] = {
       version: HARNESS_VERSION,
       build: PROJECT_VERSION,
       commit: await projectCommit(),
     };
-    const data = dataToPack(config, withData);
+    const data = dataToPack(config, within === null && options.withData !== false);
     const domains = config === null ? [] : await domainHashes(config);
-    let manifest: Manifest;
     try {
-      manifest = await writeBundle({
-        runDir: run.dir,
+      return await writeBundle({
+        runDir,
         snapshot,
         file,
         project,
         domains,
-        recording: present(config?.record ?? config?.replay ?? null),
-        simScript: present(config?.simScript ?? null),
+        recording: present(config?.record ?? config?.replay ?? null, within),
+        simScript: present(config?.simScript ?? null, within),
         data,
       });
     } catch (error) {
@@ -129,16 +158,6 @@ export async function bundleCommand(
       if (typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
       throw writeFailure(file, error, 'Nothing was written, and no partial file is left.');
     }
-    const files = Object.values(manifest.files);
-    const kb = Math.round(files.reduce((sum, f) => sum + f.bytes, 0) / 1024);
-    process.stdout.write(
-      `Wrote ${file}: run ${manifest.run.id} (${manifest.run.state}, ${manifest.run.variants} variants), ` +
-        `${files.length} files (${kb} KB before compression)` +
-        `${manifest.recording === null ? ', no recording' : ', with its recording'}` +
-        `${dataNote(manifest.data)}. ` +
-        `Check it with: hyperagents archive verify ${file}\n`,
-    );
-    return 0;
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

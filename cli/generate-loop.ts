@@ -6,6 +6,7 @@ import { InitialAgentError } from '../harness/process/index.ts';
 import {
   HARNESS_VERSION,
   ModelUnreachableError,
+  type RunEstimate,
   type RunSummary,
   runEstimate,
   runGenerations,
@@ -70,7 +71,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error, 'generate-loop');
   }
-  await announce(prepared, display.line, coordinator === null ? null : { coordinator, queue });
+  // A replayed run calls no model: there is nothing to estimate.
+  const expected = prepared.replay === null ? estimate(prepared) : null;
+  await announce(prepared, expected, display.line, coordinator === null ? null : { coordinator, queue });
   const resume = resumeCommand(prepared.runDir, queue);
   // The first Ctrl-C (or another stop signal, or the end of the experiment or npx process that started the
   // run) stops the run cleanly: agents are stopped, finished work is kept. A second one exits at once.
@@ -79,10 +82,10 @@ export async function main(argv: string[]): Promise<number> {
     `Aborted. Continue the run with: ${resume}`,
   );
   try {
-    const summary = await runGenerations(
-      prepared,
-      runDeps(prepared, display, coordinator === null ? null : { coordinator, queue }, interrupt.signal),
-    );
+    const summary = await runGenerations(prepared, {
+      ...runDeps(prepared, display, coordinator === null ? null : { coordinator, queue }, interrupt.signal),
+      estimate: expected,
+    });
     display.done();
     return reportEnd(summary, prepared, resume);
   } catch (error) {
@@ -128,9 +131,10 @@ function refuseQueuedWorkspaces(domains: PreparedRun['domains']): void {
   }
 }
 
-/** What the run is about to do: the model, the sandbox, the run, and where its work goes. */
+/** What the run is about to do: the model, the sandbox, the run, where its work goes, and its estimate. */
 async function announce(
   prepared: PreparedRun,
+  expected: RunEstimate | null,
   progress: (line: string) => void,
   queued: Queued,
 ): Promise<void> {
@@ -155,8 +159,7 @@ async function announce(
       `${config.domains.map(formatDomainRef).join(', ')}, parent selection ${config.parentSelection}, seed ${config.seed}, ` +
       `parallel ${config.parallel}, output ${runDir}`,
   );
-  // A replayed run calls no model: there is nothing to estimate.
-  if (replay === null) for (const line of estimate(prepared).lines) progress(line);
+  for (const line of expected?.lines ?? []) progress(line);
   if (queued !== null) {
     const { coordinator, queue } = queued;
     const connected = await coordinator.workers();

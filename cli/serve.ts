@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import yargs from 'yargs';
 import { startServer } from '../web/server.ts';
+import { bundleRun } from './archive-bundle.ts';
 import { domainTasks } from './domain-tasks.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { assertRunsFolder, RUNS_OPTION } from './run-ref.ts';
@@ -19,7 +20,11 @@ as hyperagents control has. They need the control token this command makes and
 prints, in the address it prints (#token=...): open that address once and the
 browser keeps it. A run's own secret, in the address generate-loop printed for
 it (/runs/RUN#secret=...), steers that run too. Without either the page only
-reads.`;
+reads.
+
+A run's page lists the alerts it sent (--notify, --notify-cmd) and how each
+delivery went, its estimate at the start beside what it took, and a link that
+downloads its reproducibility bundle (as hyperagents archive bundle writes it).`;
 
 /** getaddrinfo's answers for a name that does not resolve (now or at all). */
 const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
@@ -59,6 +64,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       host: args.host,
       tasks: domainTasks(),
       controlToken,
+      // A recording or sim script outside the runs folder is not served: a run's stored config names it.
+      bundle: (runDir, file) => bundleRun(runDir, file, { within: runsDir }),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -20,8 +20,10 @@ import {
 } from '../archive/run-folder.ts';
 import { type MetaTranscript, readMetaTranscript } from '../archive/transcript.ts';
 import { listVariantLogs, readVariantLog } from '../archive/variant-logs.ts';
+import { ALERT_EVENTS, type RunAlertsView, runAlertsView } from './alerts.ts';
 import { type MetaAccount, metaAccount } from './evidence.ts';
 import { HEALTH_EVENTS, type RunHealth, runHealth } from './health.ts';
+import { ESTIMATE_EVENT, type EstimateAgainstRun, estimateAgainstRun } from './run-estimate.ts';
 
 /** A task's input and expected answer, from its domain; null when the domain cannot say. */
 export type TaskSource = (
@@ -42,6 +44,12 @@ export interface RunPage {
   /** The variants whose gain over variant 0 lies within the noise floor (none without `--noise-floor`). */
   withinNoise: number[];
   health: RunHealth;
+  /** The alerts it sent and how each delivery went, and where they go (`--notify`, `--notify-cmd`). */
+  alerts: RunAlertsView;
+  /** The estimate printed when it started against its figures so far and at its pace to the end. */
+  estimate: EstimateAgainstRun;
+  /** Whether a live process holds the run (it may still log, an alert's delivery say, after it ended). */
+  held: boolean;
   /** The archive's change mark when this was read (see ArchiveReader.changeMark). */
   mark: string;
 }
@@ -169,14 +177,12 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
   const run = reader.run();
   if (run === null) return null;
   const variants = reader.variants();
-  const health = runHealth({
-    run,
-    variants,
-    events: reader.eventsOfType(HEALTH_EVENTS),
-    lastActivityAt: reader.lastActivityAt(),
-    runDir: path.dirname(reader.file),
-    now,
-  });
+  const runDir = path.dirname(reader.file);
+  const lastActivityAt = reader.lastActivityAt();
+  const events = reader.eventsOfType([...HEALTH_EVENTS, ...ALERT_EVENTS, ESTIMATE_EVENT]);
+  const of = (types: readonly string[]) => events.filter((e) => types.includes(e.type));
+  const health = runHealth({ run, variants, events: of(HEALTH_EVENTS), lastActivityAt, runDir, now });
+  const held = runLockHolder(runDir) !== null;
   const best = run.best === null ? null : (variants.find((v) => v.id === run.best?.id) ?? null);
   return {
     run,
@@ -185,6 +191,16 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
     bestStanding: best === null ? null : standingOf(reader, variants, best, best.id),
     withinNoise: withinNoise(reader, variants),
     health,
+    alerts: runAlertsView(run.config, of(ALERT_EVENTS), held),
+    estimate: estimateAgainstRun({
+      run,
+      variants,
+      health,
+      events: of([ESTIMATE_EVENT]),
+      lastActivityAt,
+      now,
+    }),
+    held,
     mark,
   };
 }

@@ -1,4 +1,8 @@
+import { createReadStream, fstatSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
@@ -41,6 +45,11 @@ export interface ServerOptions {
    * `X-Control-Token` header; without one the controls are off. `serve` makes one and prints it.
    */
   controlToken?: string;
+  /**
+   * Writes the reproducibility bundle of the run in `runDir` to `file` (`archive bundle`); throws with a
+   * one-line message. Without it a run's page offers no download.
+   */
+  bundle?: (runDir: string, file: string) => Promise<unknown>;
 }
 
 /** The header a control's POST carries its token in: a page on another site cannot send it unasked. */
@@ -66,7 +75,9 @@ export function createApp(options: ServerOptions): Hono {
   const app = new Hono();
   // Outermost first: the body is compressed after its ETag is taken, and a 304 has none to compress.
   app.use('*', compress());
-  app.use('*', etag());
+  // A download is streamed from its file as it is read, not read whole first to hash it.
+  const tagged = etag();
+  app.use('*', (c, next) => (isDownload(c.req.path) ? next() : tagged(c, next)));
   app.use('*', async (c, next) => {
     await next();
     c.header('Content-Security-Policy', CSP);
@@ -76,6 +87,7 @@ export function createApp(options: ServerOptions): Hono {
   pageRoutes(app, options.runsDir, options.pollMs ?? 1000, options.controlToken !== undefined);
   runRoutes(app, options.runsDir);
   controlRoute(app, options.runsDir, options.controlToken);
+  bundleRoute(app, options.runsDir, options.bundle);
   variantRoutes(app, options.runsDir, options.tasks, serverRedactor());
   compareRoute(app, options.runsDir);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
@@ -195,6 +207,47 @@ function controlRoute(app: Hono, runsDir: string, token: string | undefined): vo
       archive.close();
     }
     return c.json({ ok: true, control, message: controlMessage(opened.id, control, 'Resume') });
+  });
+}
+
+const BUNDLE_PATH = /^\/api\/runs\/[^/]+\/bundle$/;
+const isDownload = (pathname: string): boolean => BUNDLE_PATH.test(pathname);
+
+/**
+ * A run's reproducibility bundle as a download (`GET /api/runs/RUN/bundle`): written to a temporary folder,
+ * streamed as RUN.tar.gz, and gone from the disk however the download ends. The run is found as every route
+ * finds it (a folder directly under the runs folder, no links). A failure is a one-line plain-text page.
+ */
+function bundleRoute(app: Hono, runsDir: string, bundle: ServerOptions['bundle']): void {
+  app.get('/api/runs/:run/bundle', async (c) => {
+    if (bundle === undefined)
+      return c.text('This server does not make bundles: use hyperagents archive bundle RUN -o FILE.\n', 404);
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok)
+      return c.text(`No such run here. The runs are: ${opened.known.join(', ') || 'none'}.\n`, 404);
+    opened.reader.close();
+    const folder = mkdtempSync(path.join(tmpdir(), 'hyperagents-download-'));
+    const name = `${opened.id}.tar.gz`;
+    try {
+      const file = path.join(folder, name);
+      await bundle(opened.dir, file);
+      const fd = openSync(file, 'r');
+      const bytes = fstatSync(fd).size;
+      // The open file stays readable once its folder is removed: nothing is left behind, even by a download
+      // that is cancelled halfway.
+      rmSync(folder, { recursive: true, force: true });
+      const body = Readable.toWeb(createReadStream('', { fd })) as ReadableStream<Uint8Array>;
+      return c.body(body, 200, {
+        'Content-Type': 'application/gzip',
+        'Content-Length': String(bytes),
+        'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+        'Cache-Control': 'no-store',
+      });
+    } catch (error) {
+      rmSync(folder, { recursive: true, force: true });
+      const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      return c.text(`Cannot make the bundle of run ${opened.id}: ${message}\n`, 500);
+    }
   });
 }
 

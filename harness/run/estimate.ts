@@ -275,6 +275,21 @@ export type EstimateFigures =
     };
 
 /**
+ * What a run was expected to take when it started, as printed and as recorded in its events (`estimate`): the
+ * generations it covered, calls, cost and time (a range, or one expected figure where low equals high), the run
+ * whose rates gave that figure (null: a range from assumptions), and the lines printed.
+ */
+export interface RunEstimate {
+  generations: number;
+  resumed: boolean;
+  calls: Range;
+  usd: Range;
+  seconds: Range;
+  from: string | null;
+  lines: string[];
+}
+
+/**
  * The estimate for a run about to start: `done` generations already finished and `spentUsd` spent
  * (a resumed run; 0 and 0 for a new one). With `history` (rates measured on an earlier run, or on this one
  * when resumed), one expected figure at those rates; without, a range from assumptions. `startupSec`: what
@@ -287,7 +302,7 @@ export function runEstimate(
   resumed: { done: number; spentUsd: number } | null,
   history: { rates: HistoryRates; source: string } | null = null,
   startupSec = 0,
-): { lines: string[]; figures: EstimateFigures } {
+): RunEstimate & { figures: EstimateFigures } {
   const meta = priceOf(config.metaModel, config.sim);
   const task = priceOf(config.taskModel, config.sim);
   const simulated = meta.simulated || task.simulated;
@@ -311,10 +326,18 @@ export function runEstimate(
     ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }
     : { kind: 'real' };
   const { generations } = input;
+  const base = { generations, resumed: resumed !== null };
   if (history === null) {
     const range = estimateRun(input);
+    const lines = estimateLines(input, range, note, resumed !== null);
+    const { calls, usd, seconds } = range;
     return {
-      lines: estimateLines(input, range, note, resumed !== null),
+      ...base,
+      calls,
+      usd,
+      seconds,
+      from: null,
+      lines,
       figures: { kind: 'range', generations, simulated, ...range },
     };
   }
@@ -338,7 +361,14 @@ export function runEstimate(
     lines.push(
       `  That is over the budget left (${usdText(left)} of --budget-usd): the run will likely stop on the budget.`,
     );
+  const at = (x: number): Range => ({ low: x, high: x });
+  const { total } = point;
   return {
+    ...base,
+    calls: at(total.calls),
+    usd: at(total.usd),
+    seconds: at(total.seconds),
+    from: history.source,
     lines,
     figures: {
       kind: 'point',

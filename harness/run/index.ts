@@ -4,6 +4,7 @@ export { loadDomainTasks } from './domain-tasks.ts';
 export {
   duration,
   type EstimateFigures,
+  type RunEstimate,
   runEstimate,
   runEstimateLines,
   stageCounts,

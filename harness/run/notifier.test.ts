@@ -51,9 +51,17 @@ describe('the notifier', () => {
     notifier.send(alert);
     await notifier.settle(5000);
     expect(r.bodies).toEqual([alert, alert]);
-    expect(log.map(([type]) => type)).toEqual(['alert', 'alert_delivery_failed']);
-    expect(log[1]![1]).toMatchObject({ alert: 'stall', target: 'notify', attempt: 1, retrying: true });
-    expect(String(log[1]![1].error)).toContain('HTTP 500');
+    expect(log.map(([type]) => type)).toEqual(['alert', 'alert_delivery_failed', 'alert_delivered']);
+    expect(log[1]![1]).toMatchObject({
+      alert: 'stall',
+      alertTime: alert.time,
+      target: 'notify',
+      attempt: 1,
+      retrying: true,
+    });
+    // The receiver's origin, not its path (a webhook's path is often its secret).
+    expect(String(log[1]![1].error)).toBe(`${new URL(r.url).origin} answered HTTP 500`);
+    expect(log[2]![1]).toEqual({ alert: 'stall', alertTime: alert.time, target: 'notify', attempt: 2 });
   });
 
   it('delivers alerts in the order they were sent, a retry before the next alert', async () => {

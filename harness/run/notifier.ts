@@ -23,8 +23,11 @@ export interface NotifierOptions {
   backoffMs?: number;
   /** How long one attempt may take (an HTTP request, a command), in ms. */
   attemptTimeoutMs?: number;
-  /** Told of every alert sent and of every failed attempt; must not throw. */
-  log(type: 'alert' | 'alert_delivery_failed', data: Record<string, unknown>): void;
+  /**
+   * Told of every alert sent, of every failed attempt and of every delivery that succeeded (each naming the
+   * alert by its type and time); must not throw.
+   */
+  log(type: 'alert' | 'alert_delivery_failed' | 'alert_delivered', data: Record<string, unknown>): void;
 }
 
 export const ALERT_ATTEMPTS = 4;
@@ -64,11 +67,13 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
     for (let attempt = 1; attempt <= attempts && !stop.signal.aborted; attempt++) {
       try {
         await once(body, AbortSignal.any([stop.signal, AbortSignal.timeout(timeoutMs)]));
+        options.log('alert_delivered', { alert: alert.type, alertTime: alert.time, target, attempt });
         return;
       } catch (error) {
         const retry = attempt < attempts && !stop.signal.aborted;
         options.log('alert_delivery_failed', {
           alert: alert.type,
+          alertTime: alert.time,
           target,
           attempt,
           retrying: retry,
@@ -128,7 +133,8 @@ function post(url: string) {
       signal,
     });
     await response.body?.cancel();
-    if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+    // The address's origin only: a webhook's path often is its secret, and this text is stored and shown.
+    if (!response.ok) throw new Error(`${new URL(url).origin} answered HTTP ${response.status}`);
   };
 }
 

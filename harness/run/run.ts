@@ -33,6 +33,7 @@ import {
   openVariantRepo,
   type VariantRepo,
 } from '../process/index.ts';
+import type { RunEstimate } from './estimate.ts';
 import { ModelUnreachableError } from './first-contact.ts';
 import { ledgerWriter } from './ledger-writer.ts';
 import { type RunAlerts, runAlerts } from './run-alerts.ts';
@@ -76,6 +77,8 @@ export interface RunDeps {
   status(text: string): void;
   /** Told of each stage, step, task and model call as the run goes (for a live progress display). */
   onEvent?(event: RunEvent): void;
+  /** The estimate printed before the run (or its resume) started, recorded as its `estimate` event; null: none. */
+  estimate?: RunEstimate | null;
   /** Aborted on Ctrl-C: the run stops cleanly and can be resumed. */
   signal: AbortSignal;
   /** With `--queue`: where the TaskAgent's tasks run instead of local processes. */
@@ -152,6 +155,11 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
     if (plan.mode !== 'new') {
       archive.reopenRun(storedConfig(config));
       archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore, carried });
+    }
+    if (deps.estimate) {
+      const { generations, resumed, calls, usd, seconds, from, lines } = deps.estimate;
+      const recorded = { generations, resumed, calls, usd, seconds, from, lines, spentUsd: spentBefore };
+      archive.logEvent(null, 'estimate', recorded);
     }
     // Controls recorded from here on reach this process (hyperagents control, the browser's buttons).
     const onBudget = (usd: number): void => {

@@ -288,7 +288,35 @@
       HA.noiseMark(standing) ? [' · ', HA.noiseMark(standing)] : null,
       ` · spend ${HA.usd(run.costUsd)} in ${run.llmCalls} model calls`,
     ),
+    bundleLink(run),
   ];
+
+  /**
+   * Served: a link that downloads the run's reproducibility bundle (the server writes it as archive bundle
+   * does). A report has no server: it names the command.
+   */
+  const bundleLink = (run) =>
+    HA.mode === 'serve'
+      ? h(
+          'p',
+          { class: 'bundle' },
+          h(
+            'a',
+            {
+              id: 'bundle-download',
+              href: `/api${runPath(run.id)}/bundle`,
+              download: `${run.id}.tar.gz`,
+              title: 'its archive, variant repository, configuration and manifest, as one .tar.gz',
+            },
+            'Download bundle',
+          ),
+          h('span', { class: 'muted' }, ` (check it with hyperagents archive verify ${run.id}.tar.gz)`),
+        )
+      : h(
+          'p',
+          { class: 'bundle muted' },
+          `Its reproducibility bundle: hyperagents archive bundle ${run.id} -o ${run.id}.tar.gz`,
+        );
 
   const hours = (x) => (x < 1 ? `${Math.round(x * 60)} min` : `${x.toFixed(1)} h`);
 
@@ -539,7 +567,9 @@
     return `Colour: score, red ${HA.score(low)} (lowest) → green ${HA.score(high)} (highest). Square: rejected at the gate. Ring: failed. Gold: the lineage of the best. Point at a variant to preview it, click it to open it; drag to pan, the wheel or + and − to zoom.`;
   };
 
-  const isLive = (data) => data.run.state === 'running';
+  /** Live while it runs, and while its process still holds it after it ended (its last alerts go out then). */
+  const isLive = (data) => data.run.state === 'running' || data.held === true;
+  const isRunning = (data) => data.run.state === 'running';
 
   /** Draws the whole run page from `page.data` (on load, and when the filter changes). */
   const draw = (el, page) => {
@@ -554,7 +584,9 @@
     const dom = {
       header: h('div', { id: 'run-header' }, ...runHeader(run, health, bestStanding)),
       health: h('section', { id: 'health' }, healthBox(run, health)),
-      controls: isLive(page.data) ? controlBox(run, health) : null,
+      controls: isRunning(page.data) ? controlBox(run, health) : null,
+      alerts: HA.alertsSection(),
+      estimate: HA.estimateSection(),
       scoreChart: h('div', { class: 'chart', id: 'score-chart' }),
       spendChart: h('div', { class: 'chart', id: 'spend-chart' }),
       costs: HA.costSections(run.id),
@@ -569,6 +601,8 @@
       dom.header,
       dom.health,
       dom.controls,
+      dom.estimate.section,
+      dom.alerts.section,
       filterBar(run.domains, splits, filter, () => draw(el, page)),
       HA.section('Score per generation', dom.scoreChart),
       HA.section('Lineage', dom.legend, dom.tree),
@@ -577,6 +611,8 @@
       HA.section('Variants', dom.table),
     );
     dom.costs.update({ run, variants, spend, scoreOf });
+    dom.alerts.update(page.data);
+    dom.estimate.update(page.data);
     dom.scorePlot = drawScores(dom.scoreChart, series, run.id);
     dom.spendPlot = drawSpend(dom.spendChart, run, spend);
     HA.tree(dom.tree, variants, {
@@ -598,7 +634,9 @@
     const dom = page.dom;
     HA.patch(dom.header, ...runHeader(run, health, bestStanding));
     HA.patch(dom.health, healthBox(run, health));
-    if (dom.controls && !isLive(page.data)) {
+    dom.alerts.update(page.data);
+    dom.estimate.update(page.data);
+    if (dom.controls && !isRunning(page.data)) {
       dom.controls.remove();
       dom.controls = null;
     } else if (dom.controls && health) setPaused(dom.controls, health.paused);
