@@ -14,6 +14,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, runCli } from './run-cli.ts';
+import { generations, until } from './run-watch.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -409,16 +410,7 @@ describe('faults during a run', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     // Once variant 0 is done and variant 1 is under way, the repository goes.
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      if (!existsSync(archiveFile)) continue;
-      const db = new Database(archiveFile, { readonly: true });
-      const started =
-        db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'variants'").get() !== undefined &&
-        db.prepare('SELECT 1 FROM variants WHERE id = 1').get() !== undefined;
-      db.close();
-      if (started) break;
-    }
+    await until(() => generations(path.join(out, 'r1')).length > 0);
     // Moved away in one step (the run keeps writing into it, so a recursive delete could race it).
     renameSync(path.join(out, 'r1', 'variants.git'), path.join(dir, 'removed.git'));
     const code = await exited;

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../harness/run/index.ts';
 import { runCli } from './run-cli.ts';
+import { generations, until } from './run-watch.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-notify-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -176,17 +177,7 @@ describe('generate-loop --notify-cmd on a harness error', () => {
       ...['--notify-cmd', `cat >> '${alerts}'; echo >> '${alerts}'`],
     ]);
     // Once variant 1 is under way, its variant repository goes (moved in one step: the run still writes to it).
-    const archive = path.join(out, 'r1', 'archive.sqlite');
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      if (!existsSync(archive)) continue;
-      const db = new Database(archive, { readonly: true });
-      const started =
-        db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'variants'").get() !== undefined &&
-        db.prepare('SELECT 1 FROM variants WHERE id = 1').get() !== undefined;
-      db.close();
-      if (started) break;
-    }
+    await until(() => generations(path.join(out, 'r1')).length > 0);
     renameSync(path.join(out, 'r1', 'variants.git'), path.join(tmp, 'removed.git'));
     const result = await running;
     expect(result.code).toBe(1);

@@ -10,7 +10,7 @@ import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { runCli } from '../test/run-cli.ts';
 import { buildReport } from './report.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { launchChromium } from './testing/chromium.ts';
+import { launchChromium, openPage } from './testing/chromium.ts';
 
 /** The little of the page's globals the predicates below read (this project compiles without the DOM types). */
 interface PageGlobals {
@@ -40,12 +40,7 @@ let context: BrowserContext;
 let live: Archive;
 
 async function open(url: string): Promise<Page> {
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector('body[data-rendered]');
-  expect(errors).toEqual([]);
+  const page = await openPage(context, url);
   expect(await page.getAttribute('body', 'data-rendered')).not.toBe('error');
   return page;
 }

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { launchChromium } from './testing/chromium.ts';
+import { launchChromium, openPage } from './testing/chromium.ts';
 
 // Two configurations over several seeds: `full` (score-based parent selection) climbs, `latest` barely.
 const FULL = ['full-1', 'full-2', 'full-3', 'full-4', 'full-5'];
@@ -34,15 +34,8 @@ afterAll(async () => {
   rmSync(runs, { recursive: true, force: true });
 });
 
-async function open(query: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}/compare?${query}`);
-  await page.waitForSelector('body[data-rendered="compareRuns"]');
-  expect(errors).toEqual([]);
-  return page;
-}
+const open = (query: string): Promise<Page> =>
+  openPage(browser.context, `${server.url}/compare?${query}`, { view: 'compareRuns' });
 
 /** Waits for the view drawn after a control changed its address. */
 async function redrawn(page: Page, change: () => Promise<unknown>, url: RegExp): Promise<void> {

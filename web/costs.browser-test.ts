@@ -9,7 +9,7 @@ import { archiveFile } from '../archive/run-folder.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { launchChromium } from './testing/chromium.ts';
+import { launchChromium, openPage } from './testing/chromium.ts';
 import { contrast } from './testing/contrast.ts';
 
 const runs = mkdtempSync(path.join(tmpdir(), 'browser-costs-'));
@@ -35,16 +35,7 @@ const CALLS = [
   { role: 'meta', model: 'small-model', costUsd: 0.004, input: 400, output: 40 },
 ];
 
-async function open(url: string, width = 1280): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width, height: 900 });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector('body[data-rendered]');
-  expect(errors).toEqual([]);
-  return page;
-}
+const open = (url: string, width = 1280): Promise<Page> => openPage(browser.context, url, { width });
 
 /** Rows of SQL over a run's archive, read beside the server. */
 function sql<T>(run: string, query: string): T[] {

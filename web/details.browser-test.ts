@@ -5,23 +5,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { launchChromium } from './testing/chromium.ts';
+import { launchChromium, openPage } from './testing/chromium.ts';
 import { contrast } from './testing/contrast.ts';
 
 const runs = mkdtempSync(path.join(tmpdir(), 'browser-details-'));
 let server: RunningServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 
-async function open(url: string, width = 1280): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width, height: 800 });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector('body[data-rendered]');
-  expect(errors).toEqual([]);
-  return page;
-}
+const open = (url: string, width = 1280): Promise<Page> =>
+  openPage(browser.context, url, { width, height: 800 });
 
 beforeAll(async () => {
   writeSyntheticRun(runs, { id: 'alpha', variants: 30, seed: 3 });

@@ -12,7 +12,7 @@ import { readArchive } from '../test/kill-points.ts';
 import { runCli } from '../test/run-cli.ts';
 import { buildReport } from './report.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { launchChromium } from './testing/chromium.ts';
+import { launchChromium, openPage } from './testing/chromium.ts';
 
 const runs = mkdtempSync(path.join(tmpdir(), 'browser-finished-'));
 const out = mkdtempSync(path.join(tmpdir(), 'browser-finished-out-'));
@@ -25,15 +25,7 @@ let estimate: { calls: { low: number; high: number }; usd: { low: number; high: 
 
 const downloadFolders = () => readdirSync(tmpdir()).filter((f) => f.startsWith('hyperagents-download-'));
 
-async function open(url: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector('body[data-rendered="run"]');
-  expect(errors).toEqual([]);
-  return page;
-}
+const open = (url: string): Promise<Page> => openPage(browser.context, url, { view: 'run' });
 
 beforeAll(async () => {
   const result = await runCli('generate-loop', [

@@ -8,7 +8,7 @@ import { controlSecretFile } from '../archive/run-folder.ts';
 import { type RunningCli, readArchive, startCli, waitFor } from '../test/kill-points.ts';
 import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { launchChromium } from './testing/chromium.ts';
+import { launchChromium, openPage } from './testing/chromium.ts';
 
 const runs = mkdtempSync(path.join(tmpdir(), 'browser-controls-'));
 const runDir = path.join(runs, 'steered');
@@ -42,15 +42,7 @@ async function until(what: () => boolean, timeoutMs = 240_000): Promise<void> {
   }
 }
 
-async function open(url: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
-  await page.waitForSelector('body[data-rendered="run"]');
-  expect(errors).toEqual([]);
-  return page;
-}
+const open = (url: string): Promise<Page> => openPage(browser.context, url, { view: 'run' });
 
 /** Waits until the page's control answer says `text`. */
 const answered = (page: Page, text: string) =>
