@@ -88,6 +88,9 @@ export function rerunOf(
     generations: upTo,
     record: null,
     replay: null,
+    // Alerts are the run's author's: a re-run sends none, and never runs a command a bundle names.
+    notifyUrl: null,
+    notifyCmd: null,
     simScript: manifest.simScript === null ? null : path.join(bundleDir, BUNDLE.simScript),
     from: { runDir: bundleDir, variantId: 0, commit: zero },
     // The bundle's agent code comes from elsewhere: sandboxed whenever bubblewrap works here, even if the run

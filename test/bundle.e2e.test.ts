@@ -1,4 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import {
   appendFileSync,
   cpSync,
@@ -12,6 +14,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -273,6 +277,65 @@ describe('archive bundle of a dataset whose file name no tar can hold', () => {
     expect(existsSync(at('long-name.tar.gz'))).toBe(false);
     const made = await archive('bundle', 'long-name', '-o', at('long-name.tar.gz'), '--no-data');
     expect(made.code, made.stderr).toBe(0);
+  }, 600_000);
+});
+
+describe('archive bundle of a run that sent alerts', () => {
+  it("keeps no webhook path or alert command, and verify sends no alert and runs no bundle's command", async () => {
+    let posts = 0;
+    const hook = createServer((req, res) => {
+      posts++;
+      req.resume();
+      res.writeHead(200).end();
+    });
+    hook.listen(0, '127.0.0.1');
+    await once(hook, 'listening');
+    const { port } = hook.address() as AddressInfo;
+    const marker = at('alert-command-ran');
+    try {
+      await loop(
+        ...['--run-id', 'alerted', '--notify', `http://127.0.0.1:${port}/hooks/s3cret-path`],
+        ...['--notify-cmd', `touch '${marker}'`],
+      );
+      expect(posts).toBeGreaterThan(0);
+      expect(existsSync(marker)).toBe(true);
+      rmSync(marker);
+
+      expect((await archive('bundle', 'alerted', '-o', at('alerted.tar.gz'))).code).toBe(0);
+      const dir = untar(at('alerted.tar.gz'), 'alerted-unpacked');
+      const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8'));
+      expect(config).toMatchObject({
+        notifyUrl: `http://127.0.0.1:${port}/…`,
+        notifyCmd: '(left out of the bundle)',
+      });
+      const db = new Database(path.join(dir, 'archive.sqlite'), { readonly: true });
+      const stored = (db.prepare('SELECT config FROM runs').get() as { config: string }).config;
+      db.close();
+      expect(stored).not.toContain('s3cret-path');
+      expect(stored).not.toContain(marker);
+
+      // A bundle whose configuration names a command (made by hand, its hashes made to match) re-runs without it.
+      config.notifyCmd = `touch '${marker}'`;
+      config.notifyUrl = `http://127.0.0.1:${port}/hooks/s3cret-path`;
+      const text = `${JSON.stringify(config, null, 2)}\n`;
+      writeFileSync(path.join(dir, 'config.json'), text);
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+      manifest.files['config.json'] = {
+        ...manifest.files['config.json'],
+        sha256: createHash('sha256').update(text).digest('hex'),
+        bytes: Buffer.byteLength(text),
+      };
+      writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      execFileSync('tar', ['-czf', at('alerted-edited.tar.gz'), '-C', dir, '.']);
+      const before = posts;
+      const verified = await archive('verify', at('alerted-edited.tar.gz'));
+      expect(verified.stdout).toContain('Re-running');
+      expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      expect(existsSync(marker)).toBe(false);
+      expect(posts).toBe(before);
+    } finally {
+      hook.close();
+    }
   }, 600_000);
 });
 
