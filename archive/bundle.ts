@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { withoutAlertDestinations } from './alert-destinations.ts';
 import {
   BUNDLE,
   BUNDLE_FORMAT,
@@ -20,6 +21,14 @@ import { readTarGz, type TarEntry, writeTarGz } from './tar.ts';
  * (never a copy of the file, whose last commits may sit in its WAL), turned into one self-contained file.
  * The copy keeps no alert destination (see withoutAlertDestinations).
  */
+const parseOr = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
 export async function snapshotArchive(runDir: string, dest: string): Promise<void> {
   const db = openReadOnly(archiveFile(runDir));
   try {
@@ -32,39 +41,13 @@ export async function snapshotArchive(runDir: string, dest: string): Promise<voi
     copy.pragma('journal_mode = DELETE');
     const rows = copy.prepare('SELECT id, config FROM runs').all() as { id: string; config: string }[];
     const update = copy.prepare('UPDATE runs SET config = ? WHERE id = ?');
-    for (const row of rows) update.run(withoutAlertDestinations(row.config), row.id);
+    for (const row of rows) {
+      const shared = withoutAlertDestinations(parseOr(row.config));
+      if (shared !== undefined) update.run(JSON.stringify(shared), row.id);
+    }
   } finally {
     copy.close();
   }
-}
-
-/**
- * A stored configuration as a bundle carries it to other people: a `--notify` address keeps only its origin
- * (a webhook's path is often its secret) and a `--notify-cmd` command is left out (it ran on the run's own
- * machine). The text unchanged when it names neither, or is not JSON.
- */
-export function withoutAlertDestinations(configText: string): string {
-  let config: unknown;
-  try {
-    config = JSON.parse(configText);
-  } catch {
-    return configText;
-  }
-  if (typeof config !== 'object' || config === null) return configText;
-  const { notifyUrl, notifyCmd } = config as { notifyUrl?: unknown; notifyCmd?: unknown };
-  if (typeof notifyUrl !== 'string' && typeof notifyCmd !== 'string') return configText;
-  const origin = (url: string): string => {
-    try {
-      return `${new URL(url).origin}/…`;
-    } catch {
-      return '(left out of the bundle)';
-    }
-  };
-  return JSON.stringify({
-    ...config,
-    ...(typeof notifyUrl === 'string' ? { notifyUrl: origin(notifyUrl) } : {}),
-    ...(typeof notifyCmd === 'string' ? { notifyCmd: '(left out of the bundle)' } : {}),
-  });
 }
 
 /**

@@ -306,7 +306,7 @@ describe('archive bundle of a run that sent alerts', () => {
       const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8'));
       expect(config).toMatchObject({
         notifyUrl: `http://127.0.0.1:${port}/…`,
-        notifyCmd: '(left out of the bundle)',
+        notifyCmd: '(left out: it may hold a secret)',
       });
       const db = new Database(path.join(dir, 'archive.sqlite'), { readonly: true });
       const stored = (db.prepare('SELECT config FROM runs').get() as { config: string }).config;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runInNewContext } from 'node:vm';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive/archive.ts';
 import { openArchiveReader } from '../archive/read.ts';
@@ -112,6 +113,28 @@ describe('trusted scores on the pages', () => {
       confirmed: null,
       noiseFloor: null,
       withinNoise: null,
+    });
+  });
+});
+
+describe("a run's alert destinations on its page", () => {
+  it('shows the origin of a --notify address, never its path, and no --notify-cmd command', () => {
+    writeSyntheticRun(runs, { id: 'alerting', variants: 2, seed: 2, calls: CALLS });
+    const db = new Database(archiveFile(path.join(runs, 'alerting')));
+    const config = JSON.parse((db.prepare('SELECT config FROM runs').get() as { config: string }).config);
+    const stored = {
+      ...config,
+      notifyUrl: 'https://hooks.example.com/T0/B1/s3cret',
+      notifyCmd: 'mail -s x me',
+    };
+    db.prepare('UPDATE runs SET config = ?').run(JSON.stringify(stored));
+    db.close();
+    const shown = JSON.stringify(pageOf('alerting'));
+    expect(shown).not.toContain('s3cret');
+    expect(shown).not.toContain('mail -s');
+    expect(pageOf('alerting').run.config).toMatchObject({
+      notifyUrl: 'https://hooks.example.com/…',
+      notifyCmd: '(left out: it may hold a secret)',
     });
   });
 });

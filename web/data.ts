@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { withoutAlertDestinations } from '../archive/alert-destinations.ts';
 import type { TaskResultRow } from '../archive/archive.ts';
 import { type ScoreStanding, scoreStanding } from '../archive/confirmed-scores.ts';
 import { type Flag, variantFlags } from '../archive/flags.ts';
@@ -185,7 +186,7 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
   const held = runLockHolder(runDir) !== null;
   const best = run.best === null ? null : (variants.find((v) => v.id === run.best?.id) ?? null);
   return {
-    run,
+    run: { ...run, config: withoutAlertDestinations(run.config) ?? run.config },
     variants,
     spend: reader.spendByGeneration(),
     bestStanding: best === null ? null : standingOf(reader, variants, best, best.id),
