@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { usdText } from '../harness/run/estimate.ts';
+import { usdText } from '../harness/run/index.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { textReply } from '../llm/testing/fake-openai.ts';
 import { type FakeServer, startFakeServer } from '../llm/testing/fake-server.ts';
