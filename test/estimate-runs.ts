@@ -46,6 +46,20 @@ async function must(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string
   return result.stdout;
 }
 
+/**
+ * The figures among calls and cost that an estimate missed by more than 25% (the issue's bar), each saying
+ * both values; empty when it met the bar. Time is compared in `npm run bench -- estimate`.
+ */
+export function missedBy25(estimated: Figures, actual: Figures): string[] {
+  const off = (e: number, a: number) => Math.abs(e - a) / a > 0.25;
+  return [
+    ...(off(estimated.calls, actual.calls)
+      ? [`calls: ${estimated.calls} estimated, ${actual.calls} made`]
+      : []),
+    ...(off(estimated.usd, actual.usd) ? [`cost: $${estimated.usd} estimated, $${actual.usd} spent`] : []),
+  ];
+}
+
 /** How the estimate gets its rates: a short run first (`--estimate-from`), or `--pilot` with these options. */
 export interface EstimateSource {
   generations?: { history: number; run: number };

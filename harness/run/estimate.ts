@@ -384,7 +384,3 @@ export function runEstimate(
     },
   };
 }
-
-/** The lines of runEstimate. */
-export const runEstimateLines = (...args: Parameters<typeof runEstimate>): string[] =>
-  runEstimate(...args).lines;

@@ -6,7 +6,6 @@ export {
   type EstimateFigures,
   type RunEstimate,
   runEstimate,
-  runEstimateLines,
   stageCounts,
   usdText,
 } from './estimate.ts';
