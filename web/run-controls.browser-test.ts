@@ -19,7 +19,10 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 /** The little of the page's globals the predicates below read (this project compiles without the DOM types). */
 interface PageGlobals {
-  document: { getElementById(id: string): { textContent: string | null } | null };
+  document: {
+    getElementById(id: string): { textContent: string | null } | null;
+    body: { dataset: { updates?: string } };
+  };
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const variants = () =>
@@ -53,6 +56,46 @@ const answered = (page: Page, text: string) =>
       ).includes(t),
     text,
   );
+
+/** The page's count of live updates it has patched in. */
+const updatesPatched = (page: Page) =>
+  page.evaluate(() => Number((globalThis as unknown as PageGlobals).document.body.dataset.updates ?? 0));
+
+/**
+ * Lets the page's next live update reach the server now and holds its answer; `release` hands it to
+ * the page and waits until the page has patched it in.
+ */
+async function holdNextUpdate(page: Page): Promise<{ release(): Promise<void> }> {
+  let fetched!: () => void;
+  const asked = new Promise<void>((resolve) => {
+    fetched = resolve;
+  });
+  let hand!: () => void;
+  const handed = new Promise<void>((resolve) => {
+    hand = resolve;
+  });
+  let holding = true;
+  await page.route('**/update?*', async (route) => {
+    if (!holding) return route.continue();
+    holding = false;
+    const response = await route.fetch();
+    fetched();
+    await handed;
+    await route.fulfill({ response });
+  });
+  await asked;
+  return {
+    async release() {
+      const before = await updatesPatched(page);
+      hand();
+      await page.waitForFunction(
+        (n) => Number((globalThis as unknown as PageGlobals).document.body.dataset.updates ?? 0) > n,
+        before,
+      );
+      await page.unroute('**/update?*');
+    },
+  };
+}
 
 const simRun = (...extra: string[]): RunningCli =>
   startCli([
@@ -96,9 +139,14 @@ describe("a running run's controls on its page, in headless Chromium", () => {
     const page = await open(`${server.url}/runs/steered#token=${TOKEN}`);
     expect(page.url()).not.toContain(TOKEN);
     expect(await page.locator('#control-resume').isDisabled()).toBe(true);
+    // An update the page asked for before the pause and got after its answer says "not paused": it
+    // must not turn Pause back on.
+    const stale = await holdNextUpdate(page);
     await page.click('#control-pause');
     await answered(page, 'paused');
+    await stale.release();
     expect(await page.locator('#control-pause').isDisabled()).toBe(true);
+    expect(await page.locator('#control-resume').isDisabled()).toBe(false);
     // What was under way ends; nothing new starts while paused, and the health box says so.
     await until(() => variants().every(ended));
     const atPause = variants().length;

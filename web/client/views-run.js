@@ -398,6 +398,7 @@
     const send = async (control, done) => {
       result.className = '';
       result.textContent = 'sending…';
+      controls.sent++;
       try {
         const answer = await HA.sendControl(run.id, control);
         result.textContent = answer.message;
@@ -407,6 +408,8 @@
       } catch (error) {
         result.className = 'error';
         result.textContent = error.message;
+      } finally {
+        controls.answered++;
       }
     };
     const button = (id, label, control, title) =>
@@ -485,6 +488,14 @@
     setPaused(box, health ? health.paused : false);
     return box;
   };
+
+  /**
+   * Controls sent from this page and answered. An update asked for before the latest control was
+   * answered may say what held before it, so it does not set the buttons.
+   */
+  const controls = { sent: 0, answered: 0 };
+  /** True when no control was under way as an update was asked for, and none was sent since. */
+  const settled = (seen) => seen.sent === seen.answered && seen.sent === controls.sent;
 
   /** Turns Pause off while paused and Resume off while not. */
   const setPaused = (box, paused) => {
@@ -629,7 +640,7 @@
    * Patches the page with an update: what changed is redrawn in place (charts get new data, rows are
    * replaced or added), so scroll, focus, hover and open panels stay as they are.
    */
-  const patch = (page, changed) => {
+  const patch = (page, changed, controlsSeen) => {
     const { run, variants, spend, health, bestStanding } = page.data;
     const dom = page.dom;
     HA.patch(dom.header, ...runHeader(run, health, bestStanding));
@@ -639,7 +650,7 @@
     if (dom.controls && !isRunning(page.data)) {
       dom.controls.remove();
       dom.controls = null;
-    } else if (dom.controls && health) setPaused(dom.controls, health.paused);
+    } else if (dom.controls && health && settled(controlsSeen)) setPaused(dom.controls, health.paused);
     document.title = tabTitle(run, health);
     if (changed.length > 0) {
       const scoreOf = (v) => HA.pickScore(v, page.filter);
@@ -696,13 +707,14 @@
     const known = page.data.variants;
     const after = Math.max(-1, ...known.map((v) => v.id));
     const open = known.filter((v) => v.outcome === 'in_progress').map((v) => v.id);
+    const controlsSeen = { ...controls };
     const update = await HA.get(`${runPath(runId)}/update?after=${after}&open=${open.join(',')}`);
     const byId = new Map(known.map((v) => [v.id, v]));
     const changed = update.variants.filter((v) => JSON.stringify(byId.get(v.id)) !== JSON.stringify(v));
     for (const v of update.variants) byId.set(v.id, v);
     const spend = HA.mergeSpend(page.data.spend, update);
     page.data = { ...update, spend, variants: [...byId.values()].sort((a, b) => a.id - b.id) };
-    HA.holdScroll(() => patch(page, changed));
+    HA.holdScroll(() => patch(page, changed, controlsSeen));
     return { mark: update.mark, live: isLive(update) };
   };
 
