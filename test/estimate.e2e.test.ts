@@ -10,7 +10,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('generate-loop --estimate', () => {
   it.each(Object.keys(ESTIMATE_CONFIGS))(
-    'estimates the calls and cost of a %s run within 25%%, from an earlier run',
+    'estimates the calls and cost of a $0 run within a quarter, from an earlier run',
     async (name) => {
       const config = ESTIMATE_CONFIGS[name]!;
       const { estimated, actual, lines } = await estimateAgainstRun(

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ArchiveReader } from '../../archive/read.ts';
 import type { RunView, VariantView } from '../../archive/views.ts';
 import {
+  callPace,
   estimateFromHistory,
-  fitLine,
   type HistoryRates,
   historyRates,
   type PlannedRun,
@@ -17,7 +17,7 @@ const rates: HistoryRates = {
   callsPerAttempt: 1,
   taskTokens: { input: 100, output: 20 },
   seconds: { base: 2, perCall: 0.1 },
-  initialPerCall: 0.05,
+  initialBase: 0.8,
   confirmPerCall: 0.02,
   setupSec: 3,
 };
@@ -37,20 +37,18 @@ const plan: PlannedRun = {
 };
 
 describe('an estimate from an earlier run', () => {
-  it('fits seconds to calls, and takes the mean when every generation made as many', () => {
+  it("paces a call by the time between an evaluation's calls, leaving out its longest wait", () => {
+    // 0.1 s between calls, and one wait of 2 s where the second stage started.
+    expect(callPace([[0, 100, 200, 2200, 2300, 2400]])).toBeCloseTo(0.1);
+    // Pooled over evaluations; one of two calls or fewer tells nothing.
     expect(
-      fitLine([
-        { x: 0, y: 2 },
-        { x: 10, y: 3 },
-        { x: 20, y: 4 },
+      callPace([
+        [0, 100, 200],
+        [0, 300, 600, 900],
+        [0, 5000],
       ]),
-    ).toEqual({ base: 2, perCall: 0.1 });
-    expect(
-      fitLine([
-        { x: 5, y: 2 },
-        { x: 5, y: 4 },
-      ]),
-    ).toEqual({ base: 3, perCall: 0 });
+    ).toBeCloseTo((100 + 600) / 3 / 1000);
+    expect(callPace([[0], []])).toBe(0);
   });
 
   it('scales a generation by how children ended there: staged sample, or the full stage', () => {
@@ -70,7 +68,13 @@ describe('an estimate from an earlier run', () => {
     // Variant 0 answers the 40 tasks of the full stage; confirmation is 2 × 4 attempts at 20 val tasks; the
     // earlier run's setup (3 s) and this command's start-up (1.5 s) come on top.
     expect(fresh.initial.calls).toBe(40 + 160);
-    expect(fresh.initial.seconds).toBeCloseTo(40 * 0.05 + 160 * 0.02 + 3 + 1.5);
+    expect(fresh.initial.seconds).toBeCloseTo(0.8 + 40 * 0.1 + 160 * 0.02 + 3 + 1.5);
+    // Where the earlier run confirmed nothing, each confirmed variant is built and attempted as variant 0 was.
+    const unmeasured = estimateFromHistory(
+      { ...rates, confirmPerCall: 0 },
+      { ...plan, initialEval: true, confirmTop: 2, startupSec: 1.5 },
+    );
+    expect(unmeasured.initial.seconds).toBeCloseTo(0.8 + 40 * 0.1 + 2 * 0.8 + 160 * 0.1 + 3 + 1.5);
   });
 });
 
@@ -126,6 +130,39 @@ describe('the rates of an earlier run', () => {
     // The generations made no call of their own: the confirmation's are not theirs.
     expect(rates?.seconds).toEqual({ base: 3, perCall: 0 });
     expect(rates?.setupSec).toBe(2);
+  });
+
+  it("scales the evaluations by their calls' pace, so that a run on more tasks than the one measured takes longer", () => {
+    // Variant 0 ran from 1 s to 3 s, its 5 calls 0.1 s apart from 2.5 s; each child (2 s after its slot freed
+    // up, as `reader` has it) made 3 calls 0.1 s apart.
+    const calls = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        role: 'task',
+        inputTokens: 100,
+        outputTokens: 10,
+        ts: new Date(Date.parse(at(from)) + i * 100).toISOString(),
+      }));
+    const rates = historyRates({
+      ...reader,
+      llmCalls: (id?: number) =>
+        (id === 0 ? calls(2.5, 5) : calls(id === 1 ? 5 : 8, 3)) as unknown as ReturnType<
+          typeof reader.llmCalls
+        >,
+    })!;
+    expect(rates.seconds.perCall).toBeCloseTo(0.1);
+    expect(rates.seconds.base).toBeCloseTo(3 - 3 * 0.1);
+    expect(rates.initialBase).toBeCloseTo(2 - 5 * 0.1);
+    // The same 5 tasks take variant 0 the 2 s measured; 50 take its fixed part and 50 calls at that pace,
+    // not 10 times 2 s.
+    const zeroOf = (tasks: number) =>
+      estimateFromHistory(rates, {
+        ...plan,
+        generations: 0,
+        initialEval: true,
+        tasks: { staged: { plain: tasks, workspace: 0 }, full: { plain: tasks, workspace: 0 } },
+      }).initial.seconds - rates.setupSec;
+    expect(zeroOf(5)).toBeCloseTo(2);
+    expect(zeroOf(50)).toBeCloseTo(1.5 + 50 * 0.1);
   });
 
   it('counts the time between a generation and the one before it, and the run outside its variants', () => {

@@ -19,10 +19,17 @@ export interface HistoryRates {
   /** TaskAgent calls per task attempt (below 1 where the evaluation cache answered), and tokens per call. */
   callsPerAttempt: number;
   taskTokens: { input: number; output: number };
-  /** Seconds of a child generation: `base` plus `perCall` for each TaskAgent call. */
+  /**
+   * Seconds of a child generation: `base` plus `perCall` for each TaskAgent call. `perCall` is the pace of
+   * the TaskAgent's calls on the workers, measured between the calls of each evaluation (variant 0's too), so
+   * a run on more tasks than the one measured (a pilot's few) takes longer by what those calls take.
+   */
   seconds: { base: number; perCall: number };
-  /** Seconds of variant 0's evaluation per TaskAgent call (its calls one after another on the workers). */
-  initialPerCall: number;
+  /**
+   * Seconds of variant 0's evaluation outside its calls' pace (the agent's build, the workers' start): it does
+   * not grow with the tasks.
+   */
+  initialBase: number;
   /**
    * Seconds of `--confirm-top`'s fresh attempts per TaskAgent call, its TaskAgent builds included; 0 when the
    * run confirmed nothing.
@@ -74,9 +81,11 @@ export function historyRates(
   // measured apart (they come after the variant finished), and the estimate adds them for its own setting.
   const confirmed = new Map(reader.confirmedScores().map((c) => [c.variantId, c]));
   let confirmCalls = 0;
+  const callTimes: number[][] = [];
   for (const v of children) {
     const finished = Date.parse(v.finishedAt ?? v.createdAt);
     let calls = 0;
+    const times: number[] = [];
     for (const call of reader.llmCalls(v.id)) {
       const role = call.role === 'task' ? 'task' : call.role === 'meta' ? 'meta' : null;
       if (role === null) continue;
@@ -87,9 +96,13 @@ export function historyRates(
       tokens[role].input += call.inputTokens;
       tokens[role].output += call.outputTokens;
       if (role === 'meta') metaCalls++;
-      else calls++;
+      else {
+        calls++;
+        times.push(Date.parse(call.ts));
+      }
     }
     taskCalls += calls;
+    callTimes.push(times.sort((a, b) => a - b));
     const firstConfirming = confirmed.get(v.id)?.firstAttempt ?? Number.POSITIVE_INFINITY;
     attempts += reader
       .taskResults(v.id, { attempt: 'all' })
@@ -101,7 +114,11 @@ export function historyRates(
   const zero = variants.find((v) => v.id === 0);
   const zeroTask = zero === undefined ? [] : reader.llmCalls(0).filter((c) => c.role === 'task');
   const zeroFinished = zero?.finishedAt == null ? Number.POSITIVE_INFINITY : Date.parse(zero.finishedAt);
-  const zeroCalls = zeroTask.filter((c) => Date.parse(c.ts) <= zeroFinished).length;
+  const zeroTimes = zeroTask
+    .map((c) => Date.parse(c.ts))
+    .filter((t) => t <= zeroFinished)
+    .sort((a, b) => a - b);
+  const zeroCalls = zeroTimes.length;
   confirmCalls += zeroTask.length - zeroCalls;
   // A TaskAgent call's tokens count variant 0's calls too: in a short run every child may have been
   // rejected before its evaluation, and the tasks still cost what variant 0's calls did.
@@ -113,6 +130,7 @@ export function historyRates(
     taskCalls + zeroTask.length,
   );
   const zeroMs = zero === undefined ? null : ms(zero);
+  const pace = callPace([zeroTimes, ...callTimes]);
   const run = reader.run();
   const first = Math.min(...variants.map((v) => Date.parse(v.createdAt)));
   const last = Math.max(...variants.map((v) => (v.finishedAt === null ? 0 : Date.parse(v.finishedAt))));
@@ -129,21 +147,31 @@ export function historyRates(
     metaTokens: perCall(tokens.meta, metaCalls),
     callsPerAttempt: attempts === 0 ? 1 : taskCalls / attempts,
     taskTokens,
-    seconds: fitLine(points),
-    initialPerCall: zeroMs === null || zeroCalls === 0 ? 0 : zeroMs / 1000 / zeroCalls,
+    seconds: {
+      base: Math.max(0, mean(points.map((p) => p.y)) - pace * mean(points.map((p) => p.x))),
+      perCall: pace,
+    },
+    initialBase: zeroMs === null ? 0 : Math.max(0, zeroMs / 1000 - pace * zeroCalls),
     confirmPerCall: confirmCalls === 0 ? 0 : confirmMs / 1000 / confirmCalls,
     setupSec: Math.max(0, setupMs / 1000),
   };
 }
 
-/** Least squares `y = base + perCall * x`, both kept at 0 or above; the mean when every x is the same. */
-export function fitLine(points: readonly { x: number; y: number }[]): { base: number; perCall: number } {
-  const mx = mean(points.map((p) => p.x));
-  const my = mean(points.map((p) => p.y));
-  const sxx = points.reduce((s, p) => s + (p.x - mx) ** 2, 0);
-  if (sxx === 0) return { base: my, perCall: 0 };
-  const slope = Math.max(0, points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0) / sxx);
-  return { base: Math.max(0, my - slope * mx), perCall: slope };
+/**
+ * Seconds a TaskAgent call adds to an evaluation: the time between one call and the next, pooled over the
+ * evaluations given (each call's times in order). Each evaluation's longest wait is left out: it is the start
+ * of its second stage (the staged sample, then the rest), not the calls' pace. 0 with too few calls to tell.
+ */
+export function callPace(evaluations: readonly (readonly number[])[]): number {
+  let sum = 0;
+  let steps = 0;
+  for (const times of evaluations) {
+    if (times.length < 3) continue;
+    const waits = times.slice(1).map((t, i) => t - times[i]!);
+    sum += waits.reduce((a, b) => a + b, 0) - Math.max(...waits);
+    steps += waits.length - 1;
+  }
+  return steps === 0 ? 0 : sum / steps / 1000;
 }
 
 export interface PlannedRun {
@@ -197,12 +225,21 @@ export function estimateFromHistory(rates: HistoryRates, plan: PlannedRun): Poin
   const zeroCalls = plan.initialEval ? plan.evalRepeats * full + plan.noiseFloor * plan.valTasks : 0;
   const confirmCalls = plan.confirmTop * CONFIRM_ATTEMPTS * plan.valTasks;
   const extraCalls = zeroCalls + confirmCalls;
+  const pace = rates.seconds.perCall;
+  // Confirmation at the rate it was measured; where it was not, each confirmed variant is built and
+  // attempted as variant 0 was.
+  const confirmSec =
+    confirmCalls === 0
+      ? 0
+      : rates.confirmPerCall > 0
+        ? confirmCalls * rates.confirmPerCall
+        : plan.confirmTop * rates.initialBase + confirmCalls * pace;
   const initial = {
     calls: extraCalls,
     usd: dollars(rates.taskTokens, extraCalls, plan.taskPrice),
     seconds:
-      zeroCalls * (rates.initialPerCall || rates.seconds.perCall) +
-      confirmCalls * (rates.confirmPerCall || rates.initialPerCall || rates.seconds.perCall) +
+      (zeroCalls === 0 ? 0 : rates.initialBase + zeroCalls * pace) +
+      confirmSec +
       (plan.initialEval ? rates.setupSec : 0) +
       plan.startupSec,
   };
