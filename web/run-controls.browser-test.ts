@@ -180,6 +180,22 @@ describe("a running run's controls on its page, in headless Chromium", () => {
 
     await page.reload();
     await page.waitForSelector('#control-resume:not([disabled])');
+    // The estimates printed at the start and at the resume, what the run took so far, and where its pace
+    // leads: the generations left cost more on top of what was spent.
+    const estimateRows = await page
+      .locator('#estimate tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent ?? '')));
+    expect(estimateRows.map((r) => r[0])).toEqual([
+      'estimated at the start (30 generations)',
+      // A resumed run is estimated at the rates of its own finished generations.
+      expect.stringMatching(
+        /^estimated at the resume \(\d+ generations left\), at the rates of run steered$/,
+      ),
+      'so far',
+      'to the end at this pace',
+    ]);
+    const callsOf = (row: string[] | undefined) => Number((row?.[1] ?? '').replaceAll(',', ''));
+    expect(callsOf(estimateRows[3])).toBeGreaterThan(callsOf(estimateRows[2]));
     await page.click('#control-resume');
     await answered(page, 'resumed');
     await until(() => variants().length > atPause);
