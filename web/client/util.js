@@ -189,6 +189,13 @@ window.HA = window.HA || {};
   };
   /** A token count with thousands separated: 12,345. */
   HA.tokens = (n) => (n || 0).toLocaleString('en-US');
+  /** A size in bytes, KiB or MiB: 512 bytes, 1.5 KiB. */
+  HA.byteSize = (n) =>
+    n < 1024
+      ? `${n} bytes`
+      : n < 1048576
+        ? `${(n / 1024).toFixed(1)} KiB`
+        : `${(n / 1048576).toFixed(1)} MiB`;
   /** Score to colour: red (0) through amber to green (1); grey when there is none. */
   HA.scoreColor = (s) => (s === null || s === undefined ? '#bbb' : `hsl(${Math.round(s * 120)}, 70%, 45%)`);
   HA.text = (value) =>

@@ -1,0 +1,105 @@
+// A run page's Variants table: every variant, newest first, a column per domain and split it has a score
+// for; a live update replaces the rows of changed variants and adds new ones on top.
+
+{
+  const HA = window.HA;
+  const { h, variantPath } = HA;
+
+  /** The columns of the variants table: one per domain and split any variant has a score for. */
+  HA.scoreColumns = (variants) => {
+    const columns = [];
+    for (const v of variants)
+      for (const [d, sp] of Object.entries(v.scores))
+        for (const s of Object.keys(sp))
+          if (!columns.some((c) => c[0] === d && c[1] === s)) columns.push([d, s]);
+    return columns;
+  };
+
+  const variantCells = (run, v, columns, noisy) => [
+    h('a', { href: HA.href(variantPath(run.id, v.id)) }, String(v.id)),
+    v.parent === null ? '–' : String(v.parent),
+    HA.badge(v.outcome, v.outcome),
+    noisy.has(v.id)
+      ? [
+          HA.score(v.score),
+          ' ',
+          h(
+            'span',
+            {
+              class: 'noise-mark within-noise',
+              title: 'its gain over variant 0 lies within the noise floor',
+            },
+            'within noise',
+          ),
+        ]
+      : HA.score(v.score),
+    ...columns.map(([d, s]) => HA.score(v.scores[d]?.[s] ? v.scores[d][s].score : null)),
+    HA.usd(v.costUsd),
+    String(v.llmCalls),
+    HA.tokens(v.inputTokens),
+    HA.tokens(v.outputTokens),
+    v.failureReason || '',
+  ];
+
+  const variantRow = (run, v, columns, noisy) =>
+    h(
+      'tr',
+      { 'data-variant-row': v.id },
+      variantCells(run, v, columns, noisy).map((c) => h('td', {}, c)),
+    );
+
+  /** Every variant, newest first, with a column per domain and split it has a score for. */
+  HA.variantTable = (run, variants, columns, noisy) => {
+    const table = HA.table(
+      [
+        'id',
+        'parent',
+        'status',
+        'score',
+        ...columns.map(([d, s]) => `${d} ${s}`),
+        'cost',
+        'calls',
+        'tokens in',
+        'tokens out',
+        'note',
+      ],
+      [],
+      { id: 'variants' },
+    );
+    const body = table.querySelector('tbody');
+    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns, noisy));
+    return table;
+  };
+
+  /** The variants marked within noise, as a key that changes when they do. */
+  HA.noiseKey = (data) => JSON.stringify(data.withinNoise || []);
+
+  /** Replaces the rows of changed variants and adds new ones on top; a new score column redraws the table. */
+  HA.patchVariantTable = (page, changed) => {
+    const { run, variants } = page.data;
+    const noisy = new Set(page.data.withinNoise || []);
+    const dom = page.dom;
+    const columns = HA.scoreColumns(variants);
+    // New score columns, or a noise floor measured since (it marks rows that did not change): redrawn.
+    if (JSON.stringify(columns) !== JSON.stringify(dom.columns) || HA.noiseKey(page.data) !== dom.noisy) {
+      const table = HA.variantTable(run, variants, columns, noisy);
+      dom.table.replaceWith(table);
+      dom.table = table;
+      dom.columns = columns;
+      dom.noisy = HA.noiseKey(page.data);
+      return;
+    }
+    const body = dom.table.querySelector('tbody');
+    for (const v of changed) {
+      const tr = body.querySelector(`tr[data-variant-row="${v.id}"]`);
+      if (tr) {
+        variantCells(run, v, columns, noisy).forEach((c, i) => {
+          HA.patch(tr.children[i], c);
+        });
+        continue;
+      }
+      const newer = [...body.children].find((row) => Number(row.dataset.variantRow) < v.id);
+      body.insertBefore(variantRow(run, v, columns, noisy), newer || null);
+    }
+  };
+}
