@@ -13,7 +13,7 @@ export { type HistoryRates, historyRates } from './estimate-history.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
-export { type RunDeps, runGenerations, STOPPED_AFTER } from './run.ts';
+export { type RunDeps, runGenerations } from './run.ts';
 export { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 export {
   DEFAULT_SIM_RETRY_MS,
@@ -30,7 +30,13 @@ export {
   storedConfig,
   type TransferSource,
 } from './run-config.ts';
-export { CONTROL_ACTIONS, CONTROL_EVENT, Control, recordControl } from './run-controls.ts';
+export {
+  CONTROL_ACTIONS,
+  CONTROL_EVENT,
+  Control,
+  recordControl,
+  STOPPED_AFTER,
+} from './run-controls.ts';
 export type { RunEvent } from './run-events.ts';
 export { defaultRunId, runExists } from './run-id.ts';
 export { runHolder } from './run-lock.ts';

@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Archive } from '../../archive/archive.ts';
-import { CONTROL_EVENT, Control } from '../../archive/controls.ts';
+import { CONTROL_EVENT, Control, carriedControls } from '../../archive/controls.ts';
+import type { RunContext } from '../generation/index.ts';
 
 export { CONTROL_ACTIONS, CONTROL_EVENT, Control, recordControl } from '../../archive/controls.ts';
 
@@ -70,3 +72,42 @@ export function watchControls(
 }
 
 export type ControlWatch = ReturnType<typeof watchControls>;
+
+/**
+ * What a resumed run keeps of the controls it was given before: a pause, and a `budget` control's budget
+ * unless this resume's --budget-usd changed the run's budget (the newer word wins). A `stop-after` is done.
+ */
+export function carriedOver(archive: Archive, budgetUsd: number | null): ControlState {
+  const stored = (archive.getRun()?.config as { budgetUsd?: unknown } | undefined)?.budgetUsd ?? null;
+  const carried = carriedControls(archive.listEvents(0));
+  const flagChanged = budgetUsd !== stored;
+  return {
+    paused: carried.paused,
+    stopAfter: false,
+    budgetUsd: flagChanged ? null : carried.budgetUsd,
+  };
+}
+
+/** A `budget` control set the budget at or below what the run has spent: it stops as at the budget. */
+export const overBudget = (budgetUsd: number | null, spentUsd: number): boolean =>
+  budgetUsd !== null && spentUsd >= budgetUsd;
+
+/** How often a paused run looks for `resume` (and `stop-after`, an interrupt) in its archive. */
+const PAUSE_POLL_MS = 250;
+
+/** Waits while the run is paused (`hyperagents control RUN pause`), until resumed or stopping. */
+export async function whilePaused(
+  ctx: RunContext,
+  controls: ControlWatch,
+  stopping: () => boolean,
+): Promise<void> {
+  if (!controls.poll().paused) return;
+  ctx.progress('paused: no new generation starts until `hyperagents control RUN resume`');
+  while (controls.poll().paused && !stopping()) {
+    await sleep(PAUSE_POLL_MS, undefined, { signal: ctx.signal }).catch(() => undefined);
+  }
+  if (!stopping()) ctx.progress('resumed: generations start again');
+}
+
+/** How a run stopped by `hyperagents control RUN stop-after` reads in its summary. */
+export const STOPPED_AFTER = 'stopped when asked (stop-after): the generations under way finished';
