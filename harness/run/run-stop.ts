@@ -78,7 +78,7 @@ export function recordStop(
   return STOPPED_AFTER;
 }
 
-/** Tells the run's alerts how it ended: at its budget (which a stop other than an interrupt or a stop-after is), or done. */
+/** Tells the run's alerts how it ended; a stop that is neither an interrupt nor a stop-after is the budget's. */
 export function alertEnd(alerts: RunAlerts | null, stopped: string | null, summary: RunSummary): void {
   if (stopped !== null && stopped !== 'interrupted' && stopped !== STOPPED_AFTER) alerts?.budgetReached();
   alerts?.ended({
