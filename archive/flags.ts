@@ -1,4 +1,5 @@
 import { HEDGE_MARK } from '../domains/hedging.ts';
+import { isTampered, TAMPER_MARK } from '../domains/tampering.ts';
 import type { TaskResultFilter, TaskResultRow } from './task-results.ts';
 import { variantDiff } from './variant-diff.ts';
 import type { SplitScore, VariantView } from './views.ts';
@@ -8,7 +9,7 @@ import type { SplitScore, VariantView } from './views.ts';
  * solving tasks. Computed on read from what the archive stores (task results, scores, the variant's diff);
  * shown beside scores and NEVER used to select parents or the best.
  */
-export const FLAG_KINDS = ['canary', 'hedging', 'train-above-val', 'edit-jump'] as const;
+export const FLAG_KINDS = ['tampering', 'canary', 'hedging', 'train-above-val', 'edit-jump'] as const;
 export type FlagKind = (typeof FLAG_KINDS)[number];
 
 export interface Flag {
@@ -60,6 +61,22 @@ export function hedgingFlag(variantId: number, results: readonly TaskResultRow[]
     kind: 'hedging',
     variantId,
     detail: `${hedged.length} of ${answered.length} answers hedge (task ${first.taskId}: ${first.detail!.slice(HEDGE_MARK.length)})`,
+  };
+}
+
+/**
+ * Answers the grader caught tampering with it (files the test runner reads, a test process ended before its
+ * report, a patched test framework): each scored 0, and one is enough to flag the variant.
+ */
+export function tamperingFlag(variantId: number, results: readonly TaskResultRow[]): Flag | null {
+  const caught = results.filter((r) => isTampered(r.detail));
+  if (caught.length === 0) return null;
+  const first = caught[0]!;
+  const tasks = new Set(caught.map((r) => r.taskId)).size;
+  return {
+    kind: 'tampering',
+    variantId,
+    detail: `${tasks} answer${tasks === 1 ? '' : 's'} tampered with the grader (task ${first.taskId}: ${first.detail!.slice(TAMPER_MARK.length)})`,
   };
 }
 
@@ -156,7 +173,12 @@ export async function variantFlags(
   parent: VariantView | null,
 ): Promise<Flag[]> {
   const results = source.taskResults(v.id);
-  const flags = [canaryFlag(v.id, results), hedgingFlag(v.id, results), ...gapFlags(v)];
+  const flags = [
+    tamperingFlag(v.id, results),
+    canaryFlag(v.id, results),
+    hedgingFlag(v.id, results),
+    ...gapFlags(v),
+  ];
   flags.push(await editJumpFlag(runDir, v, parent));
   return flags.filter((f): f is Flag => f !== null);
 }

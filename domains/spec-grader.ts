@@ -85,8 +85,8 @@ export async function runSpec(
   ctx: GradeContext,
   exercise: SpecRun,
   limits: SpecLimits,
+  token: string = randomBytes(12).toString('hex'),
 ): Promise<{ grade: Grade; result: CommandResult }> {
-  const token = randomBytes(12).toString('hex');
   const hoisted = await hoistJestMocks(exercise.specFile, exercise.spec);
   const files = {
     ...exercise.support,
@@ -146,7 +146,8 @@ function judge(result: CommandResult, token: string, limits: SpecLimits): Grade 
   return { score: outcome.total > 0 && outcome.passed === outcome.total ? 1 : 0, detail };
 }
 
-function parseOutcome(stdout: string, token: string): SpecOutcome | null {
+/** The runner's outcome from its output: the last line that carries the token, or null when none did. */
+export function parseOutcome(stdout: string, token: string): SpecOutcome | null {
   const mark = `${RESULT_MARK}${token}`;
   const at = stdout.lastIndexOf(mark);
   if (at < 0) return null;

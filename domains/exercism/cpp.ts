@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { CommandResult, GradeContext } from '../grade-context.ts';
-import type { ExerciseLayout, ExercismLanguage } from './language.ts';
+import { type ExerciseLayout, type ExercismLanguage, reportFromCounts } from './language.ts';
 import { checkFiles, once } from './toolchain-check.ts';
 
 const PACKAGES = ['g++', 'cmake', 'make'];
@@ -135,8 +135,16 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
       }
       return done;
     },
-    countTests(result: CommandResult) {
-      return countCatchTests(result.stdout);
+    isRunnerInput(relPath: string): boolean {
+      return /^(CMakeLists\.txt|.*\.cmake|test\/.*|[^/]*_test\.cpp)$/.test(relPath);
+    },
+    expectedTests: () => [],
+    readReport(result: CommandResult) {
+      return reportFromCounts(countCatchTests(result.stdout));
+    },
+    claimsSuccess(result: CommandResult) {
+      const count = countCatchTests(result.stdout);
+      return count !== null && count.total > 0 && count.passed === count.total;
     },
   };
 }

@@ -1,15 +1,10 @@
 import { z } from 'zod';
-import { type Domain, defineDomain, type Grade, type Split, type WorkspaceFiles } from '../define-domain.ts';
-import type { CommandResult, GradeContext } from '../grade-context.ts';
+import { type Domain, defineDomain, type Split, type WorkspaceFiles } from '../define-domain.ts';
 import { groupBySplit, hashSplit } from '../hash-split.ts';
+import { gradeExercise } from './grade.ts';
 import type { ExercismLanguage, GradeLimits, LanguageName } from './language.ts';
-import { LANGUAGES, refusal } from './languages.ts';
+import { LANGUAGES } from './languages.ts';
 import type { ExerciseAnswer, ExerciseInput, ExerciseSet, ExerciseTask } from './read.ts';
-
-export const DEFAULT_LIMITS: GradeLimits = { timeoutMs: 180_000, memoryMb: 2048 };
-const MAX_OUTPUT_BYTES = 1024 * 1024;
-/** The end of the runner's output kept with a grade. */
-const LOG_BYTES = 8192;
 
 /** A workspace path: relative, forward slashes, no `.` or `..` parts. */
 const WorkspacePath = z
@@ -41,58 +36,13 @@ export interface ExercismOptions {
   splitOf?: (task: ExerciseTask) => Split;
 }
 
-function tail(text: string): string {
-  return text.length <= LOG_BYTES ? text : `…${text.slice(-LOG_BYTES)}`;
-}
-
-/** Score 1 when the runner exits 0 and no test failed; the detail counts tests or names the limit hit. */
-export function judgeRun(language: ExercismLanguage, result: CommandResult, limits: GradeLimits): Grade {
-  const log = tail(`${result.stdout}${result.stderr === '' ? '' : `\n${result.stderr}`}`);
-  const fail = (detail: string): Grade => ({ score: 0, detail, log });
-  if (result.timedOut) return fail(`time limit of ${limits.timeoutMs / 1000} s exceeded`);
-  if (result.outputExceeded) return fail(`output limit of ${MAX_OUTPUT_BYTES} bytes exceeded`);
-  if (result.memoryExceeded) return fail(`memory limit of ${limits.memoryMb} MiB exceeded`);
-  const count = language.countTests(result);
-  if (count !== null) {
-    const all = result.exitCode === 0 && count.total > 0 && count.passed === count.total;
-    const detail = `${count.passed}/${count.total} tests passed${all || result.exitCode === 0 ? '' : ` (exit ${result.exitCode ?? result.signal})`}`;
-    return { score: all ? 1 : 0, detail, log };
-  }
-  if (result.exitCode === 0) return { score: 1, detail: 'the tests passed', log };
-  const why = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-3).join(' ').slice(0, 300);
-  return fail(`the tests did not run (exit ${result.exitCode ?? result.signal}): ${why}`);
-}
-
-/** Grades final workspace files: the hidden tests are written over them, then the language's runner runs. */
-export async function gradeExercise(
-  prediction: WorkspaceFiles,
-  answer: ExerciseAnswer,
-  ctx: GradeContext,
-  languages: Partial<Record<LanguageName, ExercismLanguage>> = LANGUAGES,
-  limitsOverride?: GradeLimits,
-): Promise<Grade> {
-  const language = languages[answer.language];
-  if (language === undefined) throw new Error(`${answer.language} exercises are not graded by this version`);
-  const toolchain = language.toolchain();
-  if (!toolchain.ok) throw new Error(refusal(language, toolchain));
-  // What grading builds once per content (C++: the compiled test main), from the exercise's own files.
-  await language.prepare?.(ctx, answer.support);
-  const files = { ...prediction.files, ...answer.support, ...answer.tests };
-  const limits = limitsOverride ?? language.limits ?? DEFAULT_LIMITS;
-  if (language.grade !== undefined) return language.grade(ctx, files, answer.layout, limits);
-  const result = await ctx.run({
-    ...language.gradeCommand(answer.layout),
-    files,
-    timeoutMs: limits.timeoutMs,
-    memoryMb: limits.memoryMb,
-    maxOutputBytes: MAX_OUTPUT_BYTES,
-  });
-  return judgeRun(language, result, limits);
-}
+export { DEFAULT_LIMITS, gradeExercise, judgeRun } from './grade.ts';
 
 export const EXERCISE_FORMAT_HINT =
-  'The exercise is a folder of files: write the solution into the solution files listed in the task ' +
-  '(keeping the names the tests import). Every file of the folder as you leave it is graded.';
+  'The exercise is a folder of files: write the whole solution into the solution files listed in the task ' +
+  "(keeping the names the tests import). Only those files are graded, with the exercise's own tests and " +
+  'build files; an answer that changes a file the test runner reads (its configuration, the tests, the ' +
+  'build files) is refused.';
 
 /**
  * A domain over Exercism exercises as workspace tasks (any language of `languages`), graded by each
@@ -117,7 +67,7 @@ export function exercismDomain(
     score: (prediction, task, ctx) =>
       gradeExercise(prediction, task.answer, ctx, options.languages ?? LANGUAGES, options.limits),
     goldResponse: (task) => ({ files: task.answer.reference }),
-    graderVersion: 'exercism-workspace-1',
+    graderVersion: 'exercism-workspace-2',
     metric: visible ? 'all tests pass (tests visible)' : 'all tests pass',
     stagedSamples: options.stagedSamples ?? 5,
     formatHint: EXERCISE_FORMAT_HINT,

@@ -1,4 +1,5 @@
-import type { ExercismLanguage } from './language.ts';
+import type { CommandResult } from '../grade-context.ts';
+import { type ExercismLanguage, reportFromCounts } from './language.ts';
 import { toolchainStatus } from './toolchain.ts';
 
 const PACKAGES = ['golang-go'] as const;
@@ -27,11 +28,16 @@ export const go: ExercismLanguage = {
   enableAllTests: (files) => files,
   testCommand: 'go test ./...',
   gradeCommand: () => ({ file: '/bin/sh', args: ['-c', SCRIPT], env: { CGO_ENABLED: '0' } }),
-  countTests: (result) => {
-    const lines = result.stdout.split('\n');
-    const passed = lines.filter((l) => /^\s*--- PASS: /.test(l)).length;
-    const failed = lines.filter((l) => /^\s*--- FAIL: /.test(l)).length;
-    return passed + failed === 0 ? null : { passed, total: passed + failed };
-  },
+  isRunnerInput: (rel) => /(^|\/)(go\.(mod|sum|work|work\.sum)|[^/]*_test\.go|vendor\/.*)$/.test(rel),
+  expectedTests: () => [],
+  readReport: (result) => reportFromCounts(countGoTests(result)),
+  claimsSuccess: (result) => /^(ok|PASS)\b/m.test(result.stdout),
   limits: { timeoutMs: 240_000, memoryMb: 4096 },
 };
+
+function countGoTests(result: CommandResult): { passed: number; total: number } | null {
+  const lines = result.stdout.split('\n');
+  const passed = lines.filter((l) => /^\s*--- PASS: /.test(l)).length;
+  const failed = lines.filter((l) => /^\s*--- FAIL: /.test(l)).length;
+  return passed + failed === 0 ? null : { passed, total: passed + failed };
+}

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandResult } from '../grade-context.ts';
-import type { ExerciseLayout, ExercismLanguage } from './language.ts';
+import { type ExerciseLayout, type ExercismLanguage, reportFromCounts } from './language.ts';
 import { checkFiles, once } from './toolchain-check.ts';
 
 const PACKAGES = ['default-jdk-headless', 'junit5', 'libassertj-core-java'];
@@ -70,7 +70,7 @@ export const java: ExercismLanguage = {
     );
   },
   testCommand: `mkdir -p build && javac -d build -cp ${LAUNCHER}:${ASSERTJ} $(find src -name '*.java') && java -jar ${LAUNCHER} --class-path build:${ASSERTJ} --scan-classpath build`,
-  gradeCommand() {
+  gradeCommand(_layout: ExerciseLayout, _token: string) {
     const readOnly = jdkConfigDirs();
     return {
       file: '/bin/sh',
@@ -78,8 +78,18 @@ export const java: ExercismLanguage = {
       ...(readOnly.length > 0 ? { readOnly } : {}),
     };
   },
-  countTests(result: CommandResult) {
-    return countJUnitTests(result.stdout);
+  isRunnerInput(relPath: string): boolean {
+    return /^(build\.gradle(\.kts)?|settings\.gradle(\.kts)?|pom\.xml|src\/test\/.*|src\/main\/resources\/.*|.*META-INF\/.*|src\/main\/java\/(org|junit)\/.*)$/.test(
+      relPath,
+    );
+  },
+  expectedTests: () => [],
+  readReport(result: CommandResult) {
+    return reportFromCounts(countJUnitTests(result.stdout));
+  },
+  claimsSuccess(result: CommandResult) {
+    const count = countJUnitTests(result.stdout);
+    return count !== null && count.total > 0 && count.passed === count.total;
   },
 };
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { runSpec } from '../spec-grader.ts';
+import type { CommandResult } from '../grade-context.ts';
+import { parseOutcome, runSpec } from '../spec-grader.ts';
 import type { ExerciseLayout, ExercismLanguage } from './language.ts';
 
 const SOURCE = /\.(m?[jt]s|json)$/;
@@ -35,24 +36,40 @@ function specLanguage(name: 'javascript' | 'typescript'): ExercismLanguage {
     gradeCommand: () => {
       throw new Error('JavaScript and TypeScript exercises are graded by grade(), through the spec runner');
     },
-    countTests: (result) => {
-      const m = /"passed":(\d+),"total":(\d+)/.exec(result.stdout);
-      return m ? { passed: Number(m[1]), total: Number(m[2]) } : null;
+    // The runner's own files are the project's; in the folder, these would change how the spec runs.
+    isRunnerInput: (rel) =>
+      TOOL_CONFIG.test(rel) ||
+      /(^|\/)(node_modules\/.*|\.babelrc.*|[^/]*\.(spec|test)\.[cm]?[jt]s)$/.test(rel),
+    expectedTests: () => [],
+    readReport: (result, token) => {
+      const outcome = parseOutcome(result.stdout, token);
+      if (outcome === null) return null;
+      const failed = outcome.failures.map((f) => ({ name: f.name, passed: false, message: f.message }));
+      const passed = Array.from({ length: outcome.passed }, (_, i) => ({
+        name: `test ${i + 1}`,
+        passed: true,
+      }));
+      const unnamed = Array.from({ length: outcome.total - outcome.passed - failed.length }, (_, i) => ({
+        name: `failed test ${i + 1}`,
+        passed: false,
+      }));
+      return { tests: [...passed, ...failed, ...unnamed], tampering: [] };
     },
+    claimsSuccess: (result: CommandResult) => /"passed":(\d+),"total":\1\b/.test(result.stdout),
     // Each test has 10 s (see the runner); the whole spec 180 s, as some references take minutes in all
     // (the TypeScript track's palindrome-products passes 13 tests in about 80 s on a quiet machine).
     limits: { timeoutMs: 180_000, memoryMb: 512 },
-    async grade(ctx, files, layout, limits) {
+    async run(ctx, files, layout, limits, token) {
       const solutionFile = layout.solution[0]!;
       const specFile = layout.test.find((f) => !TYPE_TEST.test(f)) ?? layout.test[0]!;
       const { [solutionFile]: solution = '', [specFile]: spec = '', ...support } = files;
-      const { grade, result } = await runSpec(
+      const { result } = await runSpec(
         ctx,
         { solutionFile, solution, specFile, spec, support, typecheck: name === 'typescript' },
         limits,
+        token,
       );
-      const log = `${result.stdout}${result.stderr}`;
-      return typeof grade === 'number' ? grade : { ...grade, log: log.slice(-8192) };
+      return result;
     },
   };
 }

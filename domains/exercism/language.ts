@@ -1,4 +1,3 @@
-import type { Grade } from '../define-domain.ts';
 import type { CommandResult, GradeContext, SandboxedCommand } from '../grade-context.ts';
 
 /** How long and how much memory one grading run of an exercise may take. */
@@ -21,6 +20,24 @@ export interface ExerciseLayout {
   test: string[];
   /** The reference solution's files, in the order of `solution` where they correspond. */
   example: string[];
+}
+
+/** One test as the runner reported it, by the name `expectedTests` gives it. */
+export interface TestOutcome {
+  name: string;
+  passed: boolean;
+  /** Why it failed, briefly (an assertion's message). */
+  message?: string;
+}
+
+/**
+ * What the test runner itself reported, read from a channel the solution cannot write (a line that carries
+ * this grading's secret token, which no solution code sees, or a file only the runner writes).
+ */
+export interface TestReport {
+  tests: TestOutcome[];
+  /** What the runner saw the solution do to it (an assertion method replaced, an intrinsic patched). */
+  tampering: string[];
 }
 
 /** Whether a language's toolchain is usable here, and if not, what to install. */
@@ -49,9 +66,28 @@ export interface ExercismLanguage {
   enableAllTests(files: Record<string, string>, layout: ExerciseLayout): Record<string, string>;
   /** The test command, for the TaskAgent's prompt when tests are visible (e.g. `pytest -q`). */
   testCommand: string;
-  /** The command grading runs, for the final workspace `files` (hidden tests already added). */
+  /**
+   * Whether the runner would read this file, beside the solution files, in a grading copy: configuration
+   * (`conftest.py`, `.cargo/config.toml`, `META-INF/services/*`), build files, test sources, modules that
+   * shadow the framework. The grading copy never holds a TaskAgent's version of such a file; one that the
+   * TaskAgent added or changed refuses the answer as tampering. Files the runner makes for itself (build
+   * folders, caches, `Cargo.lock`) are not inputs: an honest TaskAgent that ran the tests leaves them.
+   */
+  isRunnerInput(relPath: string): boolean;
+  /**
+   * The tests the exercise defines (every test enabled), by the names `readReport` gives them: each must
+   * be reported as passed. Empty when the language cannot tell them from the sources; then the report
+   * alone counts, and it must hold at least one test.
+   */
+  expectedTests(tests: Record<string, string>, layout: ExerciseLayout): string[];
+  /**
+   * The command grading runs, for the grading copy `files` (hidden tests and support files added). `token`
+   * is this grading's secret: the runner's report carries it, and no file or variable the solution can
+   * read holds it.
+   */
   gradeCommand(
     layout: ExerciseLayout,
+    token: string,
   ): Omit<SandboxedCommand, 'files' | 'timeoutMs' | 'memoryMb' | 'maxOutputBytes'>;
   /**
    * Optional: builds once, for each distinct content, what grading may then read but never write (e.g. a
@@ -60,18 +96,47 @@ export interface ExercismLanguage {
    * itself. Calls for the same content after the first return at once.
    */
   prepare?(ctx: GradeContext, support: Record<string, string>): Promise<void>;
-  /** Passed and total tests read from the runner's output, or null when it did not say. */
-  countTests(result: CommandResult): { passed: number; total: number } | null;
+  /** The runner's report, from its trusted channel (see TestReport), or null when none came. */
+  readReport(result: CommandResult, token: string): TestReport | null;
+  /**
+   * Whether the output claims the tests passed, as the runner's summary would (for the detail of a run
+   * that ended without a report: a solution that printed a summary and exited).
+   */
+  claimsSuccess(result: CommandResult): boolean;
+  /**
+   * Optional: the text a solution file is graded with, when the file is also the runner's configuration
+   * (Rust's `Cargo.toml`, which names the crates a solution uses): what may change is kept, the rest is
+   * the exercise's own; or why it is refused as tampering.
+   */
+  solutionText?(
+    relPath: string,
+    text: string,
+    exercise: Record<string, string>,
+  ): { text: string } | { refused: string };
   /** Limits of one grading run, when the domain's defaults (3 min, 2 GiB) do not fit. */
   limits?: GradeLimits;
   /**
-   * Grades the final files (hidden tests added) itself, for a runner that is not one plain command
-   * (JavaScript's spec runner, which reads a secret token first). Languages with a command leave it out.
+   * Runs the tests on the grading copy itself, for a runner that is not one plain command (JavaScript's
+   * spec runner, whose files are laid out for it). Languages with a command leave it out.
    */
-  grade?(
+  run?(
     ctx: GradeContext,
     files: Record<string, string>,
     layout: ExerciseLayout,
     limits: GradeLimits,
-  ): Promise<Grade>;
+    token: string,
+  ): Promise<CommandResult>;
+}
+
+/**
+ * A report from pass and fail counts read off the runner's shared output: a report the solution could
+ * have printed itself, for a runner that has no channel of its own yet.
+ */
+export function reportFromCounts(count: { passed: number; total: number } | null): TestReport | null {
+  if (count === null) return null;
+  const tests = Array.from({ length: count.total }, (_, i) => ({
+    name: `test ${i + 1}`,
+    passed: i < count.passed,
+  }));
+  return { tests, tampering: [] };
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { ExercismLanguage } from './language.ts';
+import type { CommandResult } from '../grade-context.ts';
+import { type ExercismLanguage, reportFromCounts } from './language.ts';
 import { toolchainStatus } from './toolchain.ts';
 
 const PACKAGES = ['python3', 'python3-pytest'] as const;
@@ -31,7 +32,21 @@ export const python: ExercismLanguage = {
     args: ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--color=no', '-o', 'addopts='],
     env: { PYTHONDONTWRITEBYTECODE: '1', PYTHONHASHSEED: '0' },
   }),
-  countTests: (result) => {
+  isRunnerInput: (rel) =>
+    /(^|\/)(conftest\.py|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|[^/]*\.pth|(site|user)customize\.py|pytest\.py|unittest(\.py|\/.*))$/.test(
+      rel,
+    ),
+  expectedTests: () => [],
+  readReport: (result) => reportFromCounts(countPytest(result)),
+  claimsSuccess: (result) => {
+    const count = countPytest(result);
+    return count !== null && count.total > 0 && count.passed === count.total;
+  },
+  limits: { timeoutMs: 120_000, memoryMb: 1024 },
+};
+
+function countPytest(result: CommandResult): { passed: number; total: number } | null {
+  {
     const summary = result.stdout
       .split('\n')
       .reverse()
@@ -40,6 +55,5 @@ export const python: ExercismLanguage = {
     const count = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(summary)?.[1] ?? 0);
     const passed = count('passed');
     return { passed, total: passed + count('failed') + count('errors?') + count('skipped') };
-  },
-  limits: { timeoutMs: 120_000, memoryMb: 1024 },
-};
+  }
+}

@@ -27,6 +27,8 @@ export interface ExerciseAnswer {
    * over the final workspace too, so a TaskAgent cannot pass by editing the test harness.
    */
   support: Record<string, string>;
+  /** The tests were in the workspace: a changed test file is then tampering, not a file of its own. */
+  testsVisible?: true;
 }
 
 export type ExerciseTask = Task<ExerciseInput, ExerciseAnswer>;
@@ -191,7 +193,14 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
           .join('\n\n'),
         files: Object.keys(files).sort(),
       },
-      answer: { language, layout, tests: enabled, reference, support },
+      answer: {
+        language,
+        layout,
+        tests: enabled,
+        reference,
+        support,
+        ...(options.testsVisible ? { testsVisible: true as const } : {}),
+      },
       workspace: { files, language, ...(testCommand === undefined ? {} : { testCommand }) },
     },
   };

@@ -1,5 +1,5 @@
 import type { CommandResult } from '../grade-context.ts';
-import type { ExerciseLayout, ExercismLanguage } from './language.ts';
+import { type ExerciseLayout, type ExercismLanguage, reportFromCounts } from './language.ts';
 import { checkFiles, once } from './toolchain-check.ts';
 
 const CARGO = '/usr/bin/cargo';
@@ -67,8 +67,18 @@ export const rust: ExercismLanguage = {
   gradeCommand() {
     return { file: '/bin/sh', args: ['-c', SCRIPT, CARGO, ...CRATE_SOURCE, ...TEST_ARGS] };
   },
-  countTests(result: CommandResult) {
-    return countRustTests(result.stdout);
+  isRunnerInput(relPath: string): boolean {
+    return /^(Cargo\.toml|build\.rs|\.cargo\/.*|tests\/.*|benches\/.*|examples\/.*|rust-toolchain(\.toml)?)$/.test(
+      relPath,
+    );
+  },
+  expectedTests: () => [],
+  readReport(result: CommandResult) {
+    return reportFromCounts(countRustTests(result.stdout));
+  },
+  claimsSuccess(result: CommandResult) {
+    const count = countRustTests(result.stdout);
+    return count !== null && count.total > 0 && count.passed === count.total;
   },
 };
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandResult, GradeContext } from '../../grade-context.ts';
+import { newToken } from '../grade.ts';
 import type { ExerciseLayout, ExercismLanguage } from '../language.ts';
 
 /** One exercise folder read for a test: its layout and every text file but the docs. */
@@ -62,7 +63,10 @@ export interface FolderGrade {
   result: CommandResult;
 }
 
-/** Grades a solution: passed when the command exits 0 and every test it counted (at least one) passed. */
+/**
+ * Runs a solution's tests: passed when the command exits 0 and its runner reported every test (at least
+ * one) passed. `count` is what the report said, or null without one.
+ */
 export async function gradeFolder(
   ctx: GradeContext,
   language: ExercismLanguage,
@@ -70,14 +74,19 @@ export async function gradeFolder(
   solution: 'stub' | 'reference' | Record<string, string>,
   limits = { timeoutMs: 300_000, memoryMb: 2048 },
 ): Promise<FolderGrade> {
+  const token = newToken();
   const result = await ctx.run({
-    ...language.gradeCommand(folder.layout),
+    ...language.gradeCommand(folder.layout, token),
     files: gradingFiles(language, folder, solution),
     timeoutMs: limits.timeoutMs,
     memoryMb: limits.memoryMb,
     maxOutputBytes: 1024 * 1024,
   });
-  const count = language.countTests(result);
+  const report = language.readReport(result, token);
+  const count =
+    report === null
+      ? null
+      : { passed: report.tests.filter((t) => t.passed).length, total: report.tests.length };
   const passed = result.exitCode === 0 && count !== null && count.total > 0 && count.passed === count.total;
   return { passed, count, result };
 }
