@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:polyglot`: exercises of the six Polyglot languages graded by their real toolchains (C++ and
- * Rust builds, Java's JVM), and a simulated run over all six: minutes of compiling, so a suite of its own.
+ * Rust builds, Java's JVM), answers that try to fool each grader, and a simulated run over all six: minutes
+ * of compiling, so a suite of its own.
  */
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
       'domains/exercism/java.test.ts',
       'domains/exercism/rust.test.ts',
       'test/polyglot.e2e.test.ts',
+      // Answers that try to pass without solving the exercise, in each language, against the real graders.
+      'test/hostile/reward-hacks/*.e2e.test.ts',
     ],
     testTimeout: 900_000,
     hookTimeout: 60_000,
