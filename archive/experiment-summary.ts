@@ -27,7 +27,7 @@ export interface RunFigures {
    * validation score the run reported for its best (its confirmed score under `--confirm-top`).
    */
   heldOut?: { best: number | null; initial: number | null; reported?: number | null };
-  /** Flags for reward hacking over the run's variants (archive/flags.ts); shown, never selected on. */
+  /** The run's variants flagged for reward hacking (archive/flags.ts); shown, never selected on. */
   flags?: number;
   /**
    * With a noise floor (`--noise-floor`): whether the best's gain over variant 0 lies within its spread, so
@@ -65,7 +65,7 @@ export interface ConfigSummary {
   /** Mean and median of `overestimate` over the runs that have it. */
   overestimateMean: number | null;
   overestimateMedian: number | null;
-  /** Flags for reward hacking per run (archive/flags.ts), aligned with `runs`: shown, never selected on. */
+  /** Variants flagged for reward hacking per run (archive/flags.ts), aligned with `runs`: shown, never selected on. */
   flags: number[];
   /** Per run, whether its best's gain lies within its noise floor (null: no floor, or no gain), aligned with `runs`. */
   withinNoise: (boolean | null)[];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hedging } from '../domains/hedging.ts';
+import { tampered } from '../domains/tampering.ts';
 import {
   CANARY_MARK,
   canaryFlag,
@@ -12,6 +13,7 @@ import {
   hedgingFlag,
   isJump,
   suspectFiles,
+  tamperingFlag,
 } from './flags.ts';
 import type { TaskResultRow } from './task-results.ts';
 import type { SplitScore, VariantView } from './views.ts';
@@ -30,6 +32,26 @@ const split = (score: number, nTasks: number): SplitScore => ({
 });
 const variant = (id: number, score: number, n: number, commit: string | null = null): VariantView =>
   ({ id, score, commit, scores: { quiz: { val: split(score, n) } } }) as unknown as VariantView;
+
+describe('tampering flag', () => {
+  it('flags a variant with one answer the grader caught, counting its tasks and quoting the first', () => {
+    const caught = tampered('refused: the answer writes conftest.py, which the test runner reads');
+    const rows = [result('python/leap', 0, caught), result('python/bob', 1, '3/3 tests passed')];
+    expect(tamperingFlag(4, rows)).toEqual({
+      kind: 'tampering',
+      variantId: 4,
+      detail:
+        '1 answer tampered with the grader (task python/leap: refused: the answer writes conftest.py, which the test runner reads)',
+    });
+  });
+  it('does not flag wrong answers, or a detail that merely mentions tampering', () => {
+    const rows = [
+      result('python/leap', 0, '1/3 tests passed'),
+      result('python/bob', 0, 'no tampering: here'),
+    ];
+    expect(tamperingFlag(4, rows)).toBeNull();
+  });
+});
 
 describe('canary flag', () => {
   it('flags a canary graded above 0 and names it', () => {

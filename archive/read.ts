@@ -173,6 +173,10 @@ function openReader(file: string) {
     taskResults(variantId: number, filter: TaskResultFilter = {}): TaskResultRow[] {
       return results.listTaskResults(variantId, filter);
     },
+    /** Per variant with any, how many of its tasks' answers tampered with the grader (each scored 0). */
+    tamperedTasks(): Map<number, number> {
+      return results.tamperedTasks();
+    },
     /** The confirmed scores of `--confirm-top` (none when the run had none, or the file predates them). */
     confirmedScores() {
       return noise.listConfirmedScores();

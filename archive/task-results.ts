@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TAMPER_MARK } from '../domains/tampering.ts';
 import { type Db, type Decode, flagColumn, now } from './database.ts';
 import type { Redactor } from './redact.ts';
 
@@ -113,6 +114,16 @@ export function taskResultQueries(db: Db, decode: Decode) {
           attemptOf(filter),
         )
         .map((row) => decode(TaskResultRow, row, `a task result of variant ${variantId}`));
+    },
+    /** Per variant, the tasks whose answer the grader caught tampering with it (domains/tampering.ts). */
+    tamperedTasks(): Map<number, number> {
+      const rows = db
+        .prepare(
+          `SELECT variant_id AS id, COUNT(DISTINCT domain || '/' || task_id) AS n FROM task_results
+           WHERE substr(detail, 1, ${TAMPER_MARK.length}) = ? GROUP BY variant_id`,
+        )
+        .all(TAMPER_MARK) as { id: number; n: number }[];
+      return new Map(rows.map((r) => [r.id, r.n]));
     },
   };
 }

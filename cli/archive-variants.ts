@@ -19,15 +19,26 @@ export function scoreColumns(variants: readonly { scores: Scores }[]): { domain:
 export function listVariants(run: OpenedRun, json: boolean): void {
   const variants = run.reader.variants();
   const info = run.reader.run();
+  const tampered = run.reader.tamperedTasks();
   if (json) {
-    printJson({ run: info, variants });
+    printJson({ run: info, variants: variants.map((v) => ({ ...v, tampered: tampered.get(v.id) ?? 0 })) });
     return;
   }
   const columns = scoreColumns(variants);
+  // Shown only for a run that has any: answers the grader caught tampering with it (archive show says more).
+  const flagged = tampered.size > 0;
   // A variant under way in a run that is not running stays where it is until the run is resumed.
   const unfinished = info !== null && info.state !== 'running';
   const table = renderTable(
-    ['id', 'parent', 'status', 'score', ...columns.map((c) => `${c.domain} ${c.split}`), 'cost'],
+    [
+      'id',
+      'parent',
+      'status',
+      'score',
+      ...columns.map((c) => `${c.domain} ${c.split}`),
+      'cost',
+      ...(flagged ? ['tampering'] : []),
+    ],
     variants.map((v) => [
       String(v.id),
       v.parent === null ? '-' : String(v.parent),
@@ -35,10 +46,21 @@ export function listVariants(run: OpenedRun, json: boolean): void {
       fmtScore(v.score),
       ...columns.map((c) => fmtScore(v.scores[c.domain]?.[c.split]?.score)),
       fmtUsd(v.costUsd),
+      ...(flagged ? [tasksCaught(tampered.get(v.id))] : []),
     ]),
   );
-  out([table, ...(info === null ? [] : unfinishedNotes(run.dir, info, variants))].join('\n'));
+  const notes = flagged
+    ? [
+        '',
+        'tampering: answers that tried to pass without solving the task (each scored 0); ' +
+          `hyperagents archive show ${info?.id ?? 'RUN'}:ID says what the grader caught.`,
+      ]
+    : [];
+  out([table, ...notes, ...(info === null ? [] : unfinishedNotes(run.dir, info, variants))].join('\n'));
 }
+
+const tasksCaught = (n: number | undefined): string =>
+  n === undefined ? '-' : `${n} task${n === 1 ? '' : 's'}`;
 
 /** What the variant list says under its table about a run that stopped with variants unfinished. Pure. */
 export function unfinishedNotes(

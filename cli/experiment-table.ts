@@ -21,7 +21,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     'HELD-OUT MEDIAN',
     'VAL − TEST',
     'WITHIN NOISE',
-    'FLAGS',
+    'FLAGGED',
     'BEST PER RUN',
     'HELD-OUT PER RUN',
   ];
@@ -79,7 +79,7 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
       "Held-out: the best's test-split score minus variant 0's (a gain that does not transfer is near 0). " +
       "Val − test: the best's reported validation score minus its test score (the winner's curse). " +
       'Within noise: runs whose best gains less over variant 0 than its --noise-floor spread, of those with one. ' +
-      "Flags: signs of reward hacking over the runs' variants (hyperagents archive show lists them; never selected on). " +
+      "Flagged: the runs' variants with a sign of reward hacking, such as answers caught tampering with the grader (hyperagents archive show lists them; never selected on). " +
       (summary.configs.some((c) => c.baseline !== undefined)
         ? 'best-of-k: attempts of variant 0 alone for the spend of the reference run of the same seed, ' +
           'one per "generation". '

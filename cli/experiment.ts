@@ -109,7 +109,9 @@ async function figuresOf(runDir: string): Promise<RunFigures | null> {
   try {
     const figures = runFigures(reader);
     if (figures === null) return null;
-    return { ...figures, flags: (await runFlags(reader, runDir, reader.variants())).length };
+    // Variants flagged, not flags: a variant caught tampering on every task counts once.
+    const flags = await runFlags(reader, runDir, reader.variants());
+    return { ...figures, flags: new Set(flags.map((f) => f.variantId)).size };
   } finally {
     reader.close();
   }

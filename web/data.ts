@@ -37,7 +37,8 @@ const ANSWER_SPLITS = new Set(['train', 'val']);
 
 export interface RunPage {
   run: RunView;
-  variants: VariantView[];
+  /** `tampered`: how many of its tasks' answers tampered with the grader, on a variant that has any. */
+  variants: (VariantView & { tampered?: number })[];
   /** Spend per generation with the running total: one point a generation, not one a model call. */
   spend: GenerationSpend[];
   /** The reported best's confirmed score and its gain over variant 0 against the noise floor; null: no best. */
@@ -185,9 +186,10 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
   const health = runHealth({ run, variants, events: of(HEALTH_EVENTS), lastActivityAt, runDir, now });
   const held = runLockHolder(runDir) !== null;
   const best = run.best === null ? null : (variants.find((v) => v.id === run.best?.id) ?? null);
+  const tampered = reader.tamperedTasks();
   return {
     run: { ...run, config: withoutAlertDestinations(run.config) ?? run.config },
-    variants,
+    variants: variants.map((v) => (tampered.has(v.id) ? { ...v, tampered: tampered.get(v.id)! } : v)),
     spend: reader.spendByGeneration(),
     bestStanding: best === null ? null : standingOf(reader, variants, best, best.id),
     withinNoise: withinNoise(reader, variants),

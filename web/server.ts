@@ -360,8 +360,9 @@ function compareRoute(app: Hono, runsDir: string): void {
         const r = opened.reader;
         const p = runPage(r);
         const figures = runFigures(r);
-        // The same count of flags for reward hacking as `experiment` shows.
-        const flags = figures === null ? 0 : (await runFlags(r, opened.dir, r.variants())).length;
+        // The same count of variants flagged for reward hacking as `experiment` shows.
+        const flagged = figures === null ? [] : await runFlags(r, opened.dir, r.variants());
+        const flags = new Set(flagged.map((f) => f.variantId)).size;
         page = p === null ? null : { ...p, figures: figures === null ? null : { ...figures, flags } };
       } finally {
         opened.reader.close();

@@ -18,7 +18,21 @@
   const variantCells = (run, v, columns, noisy) => [
     h('a', { href: HA.href(variantPath(run.id, v.id)) }, String(v.id)),
     v.parent === null ? '–' : String(v.parent),
-    HA.badge(v.outcome, v.outcome),
+    v.tampered
+      ? [
+          HA.badge(v.outcome, v.outcome),
+          ' ',
+          h(
+            'span',
+            {
+              class: 'badge badge-failed',
+              'data-flag': 'tampering',
+              title: `${v.tampered} answer${v.tampered === 1 ? '' : 's'} tried to pass without solving the task (each scored 0); the variant's page says what the grader caught`,
+            },
+            'tampering',
+          ),
+        ]
+      : HA.badge(v.outcome, v.outcome),
     noisy.has(v.id)
       ? [
           HA.score(v.score),
