@@ -4,9 +4,18 @@
 # install, which takes minutes, says how far it has got every 10 seconds.
 #   npm run setup                       # the arithmetic domain
 #   npm run setup -- arithmetic,other   # several domains
+#   npm run setup -- --polyglot         # also the Debian packages that grade the Polyglot benchmark
 set -euo pipefail
 cd "$(dirname "$0")/.."
-domains="${1:-arithmetic}"
+domains=arithmetic
+polyglot=0
+for arg in "$@"; do
+  case "$arg" in
+    --polyglot) polyglot=1 ;;
+    -*) echo "setup: unknown option $arg (npm run setup -- [--polyglot] [domains])" >&2; exit 2 ;;
+    *) domains="$arg" ;;
+  esac
+done
 
 fail() { echo "setup: $*" >&2; exit 1; }
 step() { echo "setup [$1/4] $2"; }
@@ -71,6 +80,28 @@ if command -v bwrap >/dev/null && bwrap --ro-bind / / --unshare-net true 2>/dev/
 else
   echo "sandbox: bubblewrap is not available, so agents would run unsandboxed. The simulated model is fine"
   echo "  without it; before using real API keys install it (Debian/Ubuntu: sudo apt-get install bubblewrap)."
+fi
+
+# The Polyglot benchmark's toolchains and libraries, from Debian (scripts/polyglot-packages.txt).
+packages=()
+while read -r pkg; do packages+=("$pkg"); done < <(grep -v '^#' scripts/polyglot-packages.txt)
+missing=()
+if command -v dpkg >/dev/null; then
+  for pkg in "${packages[@]}"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+fi
+if ! command -v dpkg >/dev/null; then
+  echo "polyglot: not a Debian system; exercism: domains need the toolchains named in scripts/polyglot-packages.txt."
+elif [ ${#missing[@]} -eq 0 ]; then
+  echo "polyglot: all ${#packages[@]} Debian packages that grade the Polyglot benchmark are installed."
+elif [ "$polyglot" = 1 ]; then
+  echo "polyglot: installing ${missing[*]}"
+  sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq "${missing[@]}" \
+    || fail "installing the Polyglot packages failed (apt-get's messages are above): install them with apt-get install ${missing[*]}"
+else
+  echo "polyglot: ${#missing[@]} of ${#packages[@]} Debian packages that grade the Polyglot benchmark (exercism: domains) are"
+  echo "  missing; npm run setup -- --polyglot installs them (or: sudo apt-get install ${missing[*]})."
 fi
 
 step 4 "evaluating the initial agent on ${domains} with the simulated model"

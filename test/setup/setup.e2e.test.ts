@@ -72,6 +72,10 @@ describe('npm run setup in a fresh clone', () => {
       expect(h.text).toMatch(
         /^setup: still installing \(\d+ s\): (\d+ of \d+ packages unpacked|all \d+ packages)/,
       );
+    // The Polyglot benchmark's Debian packages are checked, and the command that installs them named if any lack.
+    expect(texts.find((t) => t.startsWith('polyglot: '))).toMatch(
+      /^polyglot: (all \d+ Debian packages .* are installed\.|\d+ of \d+ Debian packages)/,
+    );
     expect(texts.at(-1)).toBe('Setup done. Next: npx generate-loop --domains arithmetic');
   }, 900_000);
 });
