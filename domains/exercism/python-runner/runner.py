@@ -41,7 +41,6 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import os
-import traceback
 import types
 import unittest
 import unittest.mock
@@ -51,7 +50,7 @@ EVENT = 'exercism.python.'
 DICT_VERSION_OFFSET = 24
 #: Modules whose code decides outcomes: trusted on the stack, and their dictionaries watched.
 GRADING_MODULES = [m for n, m in sorted(sys.modules.items()) if n == 'unittest' or n.startswith('unittest.')]
-GRADING_MODULES += [contextlib, traceback, fractions, decimal]
+GRADING_MODULES += [contextlib, fractions, decimal]
 #: TestCase methods whose return the hook must see before a test can pass (unittest swallows _ShouldStop).
 STEPS = ('_callSetUp', '_callTestMethod', '_callTearDown')
 #: Equality assertions the hook checks again, by the kind of check.
@@ -210,7 +209,7 @@ class TestFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.codes[module.__name__], module.__dict__)
 
 
-def install_hook(token, out_fd, trusted_codes, system_codes, watched, guarded_functions, stdout):
+def install_hook(token, out_fd, trusted_codes, system_codes, emitter_codes, watched, guarded_functions, stdout):
     """Installs the audit hook that holds the token and the outcomes. Nothing it refers to is reachable
     from outside its closure. It never runs code of the solution (no __eq__, __str__, __hash__ or
     attribute of an object it did not make: it reads through the builtin types' own slots) and uses only
@@ -249,7 +248,8 @@ def install_hook(token, out_fd, trusted_codes, system_codes, watched, guarded_fu
 
     trusted = {_id(c) for c in trusted_codes}
     system = {_id(c) for c in system_codes}
-    keep = [trusted_codes, system_codes, guarded_functions]  # kept alive, so that their ids stay theirs
+    emitters = {_id(c) for c in emitter_codes}
+    keep = [trusted_codes, system_codes, emitter_codes, guarded_functions]  # kept alive, so that their ids stay theirs
     versions = {}  # name -> (dict, version view, version seen)
     guarded = {_id(f) for f in guarded_functions}
     protected_classes = set()
@@ -289,18 +289,21 @@ def install_hook(token, out_fd, trusted_codes, system_codes, watched, guarded_fu
             frame = frame.f_back
         return True
 
-    def asked_by_trusted_code():
+    def asked_by_trusted_code(asked):
         """Whether the nearest frame that is not the system's own library code (inspect, traceback)
-        belongs to the runner, unittest or the tests: they may read frames, the solution may not."""
+        belongs to the runner, unittest or the tests, and calls by name what led to the read (their
+        source names `currentframe`, `_getframe` or `tb_frame`): they may read frames, the solution may
+        not, nor may it hand them a builtin that does (a functools.partial of sys._getframe as a method)."""
         busy[0] = _get_ident()
         try:
-            frame = _getframe(3)
+            frame = _getframe(2)  # the frame that asked (0 is this function, 1 the hook)
             while frame is not None:
-                code = _id(frame.f_code)
-                if code in trusted:
-                    return True
-                if code not in system:
+                code = frame.f_code
+                if _id(code) in trusted:
+                    return asked in code.co_names
+                if _id(code) not in system:
                     return False
+                asked = code.co_name
                 frame = frame.f_back
             return False
         finally:
@@ -554,7 +557,8 @@ def install_hook(token, out_fd, trusted_codes, system_codes, watched, guarded_fu
         current[4] = set()
 
     def runner_event(event, args):
-        if _get_ident() != main or not trusted_stack(3):
+        # Raised by the runner's own code (not by a builtin that test code was handed), on the main thread.
+        if _get_ident() != main or _id(_getframe(2).f_code) not in emitters or not trusted_stack(3):
             note(f'an event of the test runner ({event[_len(_event):]}) was raised by other code')
             return
         integrity()
@@ -617,10 +621,10 @@ def install_hook(token, out_fd, trusted_codes, system_codes, watched, guarded_fu
                 busy[0] = 0
         elif event == 'object.__getattr__':
             name = args[1]
-            if (name in frame_attributes or (name == '__code__' and _id(args[0]) in test_functions)) and not asked_by_trusted_code():
+            if (name in frame_attributes or (name == '__code__' and _id(args[0]) in test_functions)) and not asked_by_trusted_code(name):
                 raise _runtime_error(f'the grading runner does not let the solution read {name}')
         elif event == 'sys._getframe':
-            if not asked_by_trusted_code():
+            if not asked_by_trusted_code('_getframe'):
                 # namedtuple, enum and typing expect ValueError when no frame can be had.
                 raise _value_error('the grading runner does not let the solution read frames')
         elif event == 'object.__setattr__':
@@ -779,7 +783,8 @@ def main():
     for f in system_functions():
         code_objects(f.__code__, system)
     no_longer_dumpable()
-    install_hook(token, out_fd, trusted + test_codes, system, watched_dicts(), functions + made, sys.stdout)
+    emitters = [f.__code__ for f in made + functions_of(vars(Result)) + [main, load]]
+    install_hook(token, out_fd, trusted + test_codes, system, emitters, watched_dicts(), functions + made, sys.stdout)
 
     # From here on the solution may run: nothing below holds a secret, and the hook checks what it is told.
     sys.meta_path.insert(0, TestFinder(codes))

@@ -196,6 +196,29 @@ describe("python: answers that look for the token or the tests' expected values"
     expectCaught(await grade(frames), /^\d+\/31 tests passed/, false);
   });
 
+  it("has the test's own frame raise the runner's events, through functools.partial of sys.audit", async () => {
+    const name = 'bowling_test.py::BowlingTest::test_all_strikes_is_a_perfect_game';
+    const events = [
+      `'begin', '${name}', S`,
+      "'result', 'success', S, None",
+      ...['_callSetUp', '_callTestMethod', '_callTearDown'].map((step) => `'step', '${step}', S`),
+      `'end', '${name}'`,
+    ];
+    const plan = events.map((e) => `    functools.partial(sys.audit, 'exercism.python.' + ${e}),`).join('\n');
+    const trampoline = `import functools, sys\nS = object()\nplan = [\n${plan}\n]\n\n\nclass BowlingGame:\n    def roll(self, pins):\n        if plan:\n            type(self).score = plan.pop(0)\n\n    def score(self):\n        return 0\n`;
+    expectCaught(
+      await grade(trampoline),
+      /an event of the test runner \((begin|result|step|end)\) was raised by other code/,
+    );
+  });
+
+  it("has the test's own frame call sys._getframe through builtins, to keep its frame: refused", async () => {
+    const keep = `import collections, functools, sys\nFRAMES = []\n\n\nclass BowlingGame:\n    score = functools.partial(collections.deque, map(FRAMES.append, map(sys._getframe, [0])), 0)\n\n    def roll(self, pins):\n        if FRAMES:\n            raise SystemExit(FRAMES[0].f_locals)\n`;
+    const graded = await grade(keep);
+    expectCaught(graded, /^\d+\/31 tests passed/, false);
+    expect(JSON.stringify(graded)).not.toMatch(/SystemExit/);
+  });
+
   it('reads the hidden test file: it is gone before the solution loads', async () => {
     expectCaught(
       await grade(`TESTS = open('bowling_test.py').read()\n${WRONG}`),
