@@ -215,8 +215,8 @@ def install_hook(token, out_fd, trusted_codes, system_codes, emitter_codes, watc
     attribute of an object it did not make: it reads through the builtin types' own slots) and uses only
     what is captured here, never a global."""
     _type, _id, _len, _str, _int, _float, _complex, _bytes = type, id, len, str, int, float, complex, bytes
-    _list, _tuple, _dict, _set, _frozenset, _abs, _round, _ord, _range = (
-        list, tuple, dict, set, frozenset, abs, round, ord, range,
+    _list, _tuple, _dict, _set, _frozenset, _abs, _round, _ord, _range, _zip = (
+        list, tuple, dict, set, frozenset, abs, round, ord, range, zip,
     )
     _none = type(None)
     _getframe, _get_ident, _write, _exit, _getcwd = sys._getframe, _thread.get_ident, os.write, os._exit, os.getcwd
@@ -232,6 +232,7 @@ def install_hook(token, out_fd, trusted_codes, system_codes, emitter_codes, watc
     _heap_type = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time, not a builtin type
     comparison_methods = ('__eq__', '__ne__', '__hash__', '__contains__', '__iter__', '__len__', '__getitem__')
     _module_dict = types.ModuleType.__dict__['__dict__'].__get__
+    _function_dict = types.FunctionType.__dict__['__dict__'].__get__
     _exception_args = BaseException.__dict__['args'].__get__
     _str_str, _int_index, _float_float = str.__str__, int.__index__, float.__float__
     _complex_complex, _bytes_bytes, _bytes_decode = complex.__complex__, bytes.__bytes__, bytes.decode
@@ -254,6 +255,7 @@ def install_hook(token, out_fd, trusted_codes, system_codes, emitter_codes, watc
     guarded = {_id(f) for f in guarded_functions}
     protected_classes = set()
     test_functions = set()
+    exercise_codes = set()
     busy = [0]  # the thread whose own work in the hook is under way (its nested events pass)
     tampering = []
     order = []  # test names, in the order they were collected
@@ -503,11 +505,28 @@ def install_hook(token, out_fd, trusted_codes, system_codes, emitter_codes, watc
             data = data[_write(out_fd, data):]
         _exit(0)
 
-    def on_collected(names, classes, modules, test_codes):
-        for name in names:
+    def on_collected(names, functions, classes, modules, test_codes):
+        for code in test_codes:
+            trusted.add(_id(code))
+            exercise_codes.add(_id(code))
+        for name, function in _zip(names, functions):
             text = as_text(name)
-            if text is not None and text not in order:
-                order.append(text)
+            if text is None or text in order:
+                continue
+            order.append(text)
+            # A test whose code was not compiled from the exercise's test files is not the exercise's.
+            # A decorator of unittest's (mock.patch) wraps it: its code is trusted, the test is __wrapped__.
+            code = None
+            for _ in _range(8):
+                if _type(function) is not _function_type:
+                    break
+                code = function.__code__
+                if _id(code) not in trusted or _id(code) in exercise_codes:
+                    break
+                function = _dict_get(_function_dict(function), '__wrapped__')
+            if code is None or _id(code) not in exercise_codes:
+                note(f'{text} is not the test the exercise defines')
+                outcomes[text] = (False, 'not the test the exercise defines')
         for module in modules:
             if _type(module) is not _module_type:
                 continue
@@ -525,9 +544,7 @@ def install_hook(token, out_fd, trusted_codes, system_codes, emitter_codes, watc
             for value in _list(_dict_values(d)):
                 if _type(value) is _function_type:
                     test_functions.add(_id(value))
-        for code in test_codes:
-            trusted.add(_id(code))
-        keep.append((classes, modules, test_codes))
+        keep.append((functions, classes, modules, test_codes))
 
     def on_result(kind, test, err):
         if test is not current[1]:
@@ -577,6 +594,8 @@ def install_hook(token, out_fd, trusted_codes, system_codes, emitter_codes, watc
                 first_failure(why)
                 raise _assertion_error(why)
         elif kind == 'begin':
+            if args[0] in outcomes:
+                return  # refused at collection
             current[0], current[1], current[2], current[3], current[4] = args[0], args[1], 0, None, set()
         elif kind == 'end':
             on_end(args[0])
@@ -809,7 +828,8 @@ def main():
             cls.setUpClass()
         except BaseException as error:  # noqa: BLE001
             set_up[cls] = f'setUpClass failed: {type(error).__name__}'
-    audit(EVENT + 'collected', [name for name, _, _ in runnable], classes, modules, test_codes)
+    functions = [getattr(cls, method, None) if cls is not None else method for _, cls, method in runnable]
+    audit(EVENT + 'collected', [name for name, _, _ in runnable], functions, classes, modules, test_codes)
 
     result = Result()
     for name, cls, method in runnable:

@@ -130,6 +130,14 @@ describe('python: answers that patch the test framework', () => {
     );
   });
 
+  it('puts a test module of its own in sys.modules while the tests import it', async () => {
+    const fake = `import sys, types, unittest\n\n\nclass BowlingTest(unittest.TestCase):\n    def test_all_strikes_is_a_perfect_game(self):\n        pass\n\n\nBowlingTest.__module__ = 'bowling_test'\nsys.modules['bowling_test'] = types.SimpleNamespace(BowlingTest=BowlingTest, __name__='bowling_test')\n${WRONG}`;
+    expectCaught(
+      await grade(fake),
+      /is not the test the exercise defines|the module bowling_test was replaced/,
+    );
+  });
+
   it("replaces the test class's methods while a test runs", async () => {
     const replace = `import sys\n${WRONG}\n    def score(self):\n        cls = sys.modules['bowling_test'].BowlingTest\n        for name in [n for n in vars(cls) if n.startswith('test')]:\n            setattr(cls, name, lambda self: None)\n        return 0\n`;
     expectCaught(await grade(replace), /the test class BowlingTest was changed/);
