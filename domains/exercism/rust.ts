@@ -1,5 +1,4 @@
 import type { CommandResult } from '../grade-context.ts';
-import { MAX_OUTPUT_BYTES } from './grade.ts';
 import type { ExerciseLayout, ExercismLanguage } from './language.ts';
 import { HARNESS_SOURCE, LIST_MARK, RUN_MARK, readHarnessReport } from './rust-harness.ts';
 import { gradingManifest, missingCrates, registryVersions } from './rust-manifest.ts';
@@ -22,6 +21,9 @@ const CRATE_SOURCE = [
   '--config',
   `source.debian-packages.directory="${DEBIAN_CRATES}"`,
 ];
+
+/** The output kept of a run: grade.ts's MAX_OUTPUT_BYTES (not imported: grade.ts imports this module). */
+const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** Test files are the top-level files of `tests/`; folders under it hold what tests read. */
 const TEST_FILE = /^tests\/[^/]+\.rs$/;
