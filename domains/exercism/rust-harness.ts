@@ -180,8 +180,8 @@ export function listedTests(stdout: string): string[] | null {
 }
 
 /**
- * The report of a grading run: the tests the harness reported, passed only with a correctly tagged `ok`
- * (and no `fail`). A line with the mark and a wrong tag is tampering. When the run exited 0 while a listed
+ * The report of a grading run: the tests the harness reported, passed only with a correctly tagged `ok`.
+ * A line with the mark and a wrong tag, or a second line for one test, is tampering. When the run exited 0 while a listed
  * test never reported, the process was ended early: there is no report (judgeRun says so).
  */
 export function readHarnessReport(result: CommandResult, token: string): TestReport | null {
@@ -196,12 +196,10 @@ export function readHarnessReport(result: CommandResult, token: string): TestRep
       forged.push(`a result line the harness did not write (${status} ${name})`);
       continue;
     }
-    const passed = status === 'ok' && outcome.get(name)?.passed !== false;
-    outcome.set(name, {
-      name,
-      passed,
-      ...(passed ? {} : { message: outcome.get(name)?.message ?? message }),
-    });
+    // One run of a test reports once: a second line means a copy of the process (fork) reported too, as a
+    // solution that tries several answers in forked copies, each checked by the test, would.
+    if (outcome.has(name)) forged.push(`${name} reported more than once (a copy of the test process)`);
+    outcome.set(name, { name, passed: status === 'ok', ...(status === 'ok' ? {} : { message }) });
   }
   if (forged.length > 0) return { tests: [...outcome.values()], tampering: [...new Set(forged)] };
   // A listed test without a result failed to report: with exit 0 the process was ended early on purpose;

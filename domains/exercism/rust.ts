@@ -99,11 +99,12 @@ export const rust: ExercismLanguage = {
     return { file: '/bin/sh', args: ['-c', SCRIPT, CARGO, ...CRATE_SOURCE], stdin: `${token}\n` };
   },
   /**
-   * Everything Cargo reads besides the solution: the manifest, a build script, `.cargo/` configuration,
-   * tests, benches, examples, binaries, a toolchain file. Not `Cargo.lock` or `target/`, which Cargo writes.
+   * What Cargo reads besides the solution to decide what runs: the manifest, a build script, `.cargo/`
+   * configuration, tests, benches, examples, a toolchain file. Not `Cargo.lock` or `target/`, which Cargo
+   * writes, nor a `src/main.rs` an agent tried things in: the grading copy never holds it.
    */
   isRunnerInput(relPath: string): boolean {
-    return /^(Cargo\.toml|build\.rs|\.cargo\/.*|tests\/.*|benches\/.*|examples\/.*|src\/bin\/.*|src\/main\.rs|rust-toolchain(\.toml)?)$/.test(
+    return /^(Cargo\.toml|build\.rs|\.cargo\/.*|tests\/.*|benches\/.*|examples\/.*|rust-toolchain(\.toml)?)$/.test(
       relPath,
     );
   },

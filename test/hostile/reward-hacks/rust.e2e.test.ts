@@ -201,6 +201,19 @@ describe('rust: a solution cannot end the run early or write its result', () => 
   );
 
   it(
+    'forking copies of the test process, each returning another guess for the test to check',
+    async () => {
+      const lib = wrong().replace(
+        'None\n    }',
+        'let child = unsafe { libc::fork() };\n        if child == 0 { Some(0) } else { None }\n    }',
+      );
+      const manifest = `${MANIFEST}\n[dependencies]\nlibc = "0.2"\n`;
+      expectCaught(await grade({ 'src/lib.rs': lib, 'Cargo.toml': manifest }), /reported more than once/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'aborting the test process scores 0 and says the tests never reported',
     async () => {
       const lib = wrong().replace('None\n    }', 'std::process::abort()\n    }');
