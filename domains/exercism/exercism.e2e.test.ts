@@ -45,6 +45,7 @@ describe('exercises of every language as workspace tasks', () => {
       'javascript/space-age',
       'python/transpose',
       'rust/acronym',
+      'rust/bowling',
       'rust/gigasecond',
     ]);
     expect(readExercises(tsDir).tasks.map((t) => t.id)).toEqual(['typescript/initials']);
@@ -158,6 +159,7 @@ describe('exercism: references', () => {
         'javascript/space-age',
         'python/transpose',
         'rust/acronym',
+        'rust/bowling',
         'rust/gigasecond',
       ],
     ],
