@@ -46,6 +46,7 @@ describe('exercises of every language as workspace tasks', () => {
       'python/bowling',
       'python/transpose',
       'rust/acronym',
+      'rust/bowling',
       'rust/gigasecond',
     ]);
     expect(readExercises(tsDir).tasks.map((t) => t.id)).toEqual(['typescript/initials']);
@@ -159,6 +160,7 @@ describe('exercism: references', () => {
         'python/bowling',
         'python/transpose',
         'rust/acronym',
+        'rust/bowling',
         'rust/gigasecond',
       ],
     ],

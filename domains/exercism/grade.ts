@@ -42,7 +42,7 @@ export function gradingCopy(
   for (const rel of solution) {
     if (rel in exercise) continue;
     const text = prediction.files[rel] ?? '';
-    const checked = language.solutionText?.(rel, text, exercise) ?? { text };
+    const checked = language.solutionText?.(rel, text, { ...exercise, ...answer.configuration }) ?? { text };
     if ('refused' in checked) refusedText.push(`${rel}: ${checked.refused}`);
     else files[rel] = checked.text;
   }

@@ -113,6 +113,12 @@ export interface ExercismLanguage {
     text: string,
     exercise: Record<string, string>,
   ): { text: string } | { refused: string };
+  /**
+   * Optional: why this exercise cannot be graded here though the toolchain is there (Rust: a crate its
+   * reference needs that the local registry lacks), or null. `files` are the workspace's with the
+   * reference over them. The exercise is then refused as a task, with this reason, rather than scored 0.
+   */
+  missingNeeds?(files: Record<string, string>): string | null;
   /** Limits of one grading run, when the domain's defaults (3 min, 2 GiB) do not fit. */
   limits?: GradeLimits;
   /**

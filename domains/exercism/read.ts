@@ -29,6 +29,11 @@ export interface ExerciseAnswer {
   support: Record<string, string>;
   /** The tests were in the workspace: a changed test file is then tampering, not a file of its own. */
   testsVisible?: true;
+  /**
+   * The exercise's own text of solution files the runner also reads as configuration (Rust's
+   * `Cargo.toml`), for `solutionText` to keep what an answer may not change.
+   */
+  configuration?: Record<string, string>;
 }
 
 export type ExerciseTask = Task<ExerciseInput, ExerciseAnswer>;
@@ -178,6 +183,11 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
       ([rel]) => !solution.includes(rel) && !(rel in reference) && grader.isSupportFile(rel),
     ),
   );
+  const missing = grader.missingNeeds?.({ ...files, ...reference }) ?? null;
+  if (missing !== null) return { id, error: missing };
+  const configuration = Object.fromEntries(
+    solution.filter((rel) => rel in files && grader.isRunnerInput(rel)).map((rel) => [rel, files[rel]!]),
+  );
   const enabled = grader.enableAllTests(tests, layout);
   if (options.testsVisible) Object.assign(files, enabled);
   const testCommand = options.testsVisible && grader.testCommand !== '' ? grader.testCommand : undefined;
@@ -200,6 +210,7 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
         reference,
         support,
         ...(options.testsVisible ? { testsVisible: true as const } : {}),
+        ...(Object.keys(configuration).length > 0 ? { configuration } : {}),
       },
       workspace: { files, language, ...(testCommand === undefined ? {} : { testCommand }) },
     },

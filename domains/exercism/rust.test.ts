@@ -3,35 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createGradeContext } from '../../harness/evaluation/index.ts';
 import { resolveSandbox } from '../../harness/process/index.ts';
-import { countRustTests, rust } from './rust.ts';
-import { gradeFolder, readExerciseFolder } from './testing/exercise-folder.ts';
+import { gradeExercise } from './grade.ts';
+import { readExercises } from './read.ts';
+import { rust } from './rust.ts';
+import { readExerciseFolder } from './testing/exercise-folder.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const exercise = (name: string) =>
-  readExerciseFolder(
-    path.join(here, '..', '..', 'test', 'fixtures', 'exercism', 'rust', 'exercises', 'practice', name),
-  );
-
-describe('reading libtest output', () => {
-  const ok = (n: number) =>
-    `running ${n} tests\ntest result: ok. ${n} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n`;
-  it.each([
-    ['every binary passed', `${ok(0)}\n${ok(10)}`, { passed: 10, total: 10 }],
-    [
-      'a failure',
-      'running 3 tests\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n',
-      { passed: 2, total: 3 },
-    ],
-    [
-      'a binary that crashed before its result',
-      `${ok(2)}running 5 tests\ntest a ... ok\n`,
-      { passed: 2, total: 7 },
-    ],
-    ['nothing ran (a compile error)', '', null],
-  ])('%s', (_name, stdout, count) => {
-    expect(countRustTests(stdout)).toEqual(count);
-  });
-});
+const fixtures = path.join(here, '..', '..', 'test', 'fixtures', 'exercism', 'rust');
+const exercise = (name: string) => readExerciseFolder(path.join(fixtures, 'exercises', 'practice', name));
 
 describe('the rust exercise layout', () => {
   it('writes the example as the library, and keeps manifests and helper sources as support', () => {
@@ -62,6 +41,15 @@ describe.runIf(sandbox.kind === 'bwrap')('grading with cargo in the sandbox', ()
     throw new Error(`these tests need ${status.missing}: apt-get install ${status.packages.join(' ')}`);
   const nodeModules = path.resolve(here, '..', '..', 'node_modules');
   const ctx = createGradeContext({ sandbox, nodeModules });
+  const task = (name: string) => {
+    const found = readExercises(fixtures).tasks.find((t) => t.id === `rust/${name}`);
+    if (found === undefined) throw new Error(`rust/${name} is not among the fixtures`);
+    return found;
+  };
+  const grade = (name: string, files: Record<string, string>) => {
+    const t = task(name);
+    return gradeExercise({ files: { ...t.workspace!.files, ...files } }, t.answer, ctx);
+  };
 
   it.each([
     ['acronym', 10],
@@ -70,23 +58,34 @@ describe.runIf(sandbox.kind === 'bwrap')('grading with cargo in the sandbox', ()
   ])(
     '%s: the reference passes all %i tests and the stub fails',
     async (name, tests) => {
-      const folder = exercise(name);
-      const reference = await gradeFolder(ctx, rust, folder, 'reference');
-      expect(reference.result.stderr).not.toMatch(/error/);
-      expect(reference).toMatchObject({ passed: true, count: { passed: tests, total: tests } });
-      const stub = await gradeFolder(ctx, rust, folder, 'stub');
-      expect(stub.passed).toBe(false);
-      expect(stub.count).toEqual({ passed: 0, total: tests });
+      expect(await grade(name, task(name).answer.reference)).toEqual({
+        score: 1,
+        detail: `${tests}/${tests} tests passed`,
+        log: expect.any(String),
+      });
+      expect(await grade(name, {})).toMatchObject({
+        score: 0,
+        detail: expect.stringMatching(`^0/${tests} tests passed`),
+      });
     },
     300_000,
   );
 
   it('grades a solution that does not compile as failed, with the compiler saying why', async () => {
-    const grade = await gradeFolder(ctx, rust, exercise('acronym'), {
-      'src/lib.rs': 'pub fn abbreviate(phrase: &str) -> String {\n    phrase.shout()\n}\n',
+    const grade = await gradeExercise(
+      {
+        files: {
+          ...task('acronym').workspace!.files,
+          'src/lib.rs': 'pub fn abbreviate(phrase: &str) -> String {\n    phrase.shout()\n}\n',
+        },
+      },
+      task('acronym').answer,
+      ctx,
+    );
+    expect(grade).toMatchObject({
+      score: 0,
+      detail: expect.stringMatching(/^the tests did not run \(exit 101\)/),
     });
-    expect(grade.passed).toBe(false);
-    expect(grade.result.exitCode).not.toBe(0);
-    expect(grade.result.stderr).toMatch(/error\[E0599\]: no method named `shout`/);
+    expect(typeof grade === 'object' && grade.log).toMatch(/error\[E0599\]: no method named `shout`/);
   }, 300_000);
 });

@@ -1,5 +1,9 @@
 import type { CommandResult } from '../grade-context.ts';
-import { type ExerciseLayout, type ExercismLanguage, reportFromCounts } from './language.ts';
+import type { ExerciseLayout, ExercismLanguage } from './language.ts';
+import { HARNESS_SOURCE, LIST_MARK, RUN_MARK, readHarnessReport } from './rust-harness.ts';
+import { gradingManifest, missingCrates, registryVersions } from './rust-manifest.ts';
+import { solutionSourceProblem } from './rust-solution.ts';
+import { definedTests, wrapTests } from './rust-tests.ts';
 import { checkFiles, once } from './toolchain-check.ts';
 
 const CARGO = '/usr/bin/cargo';
@@ -18,24 +22,51 @@ const CRATE_SOURCE = [
   `source.debian-packages.directory="${DEBIAN_CRATES}"`,
 ];
 
-/**
- * `cargo test` with every target that holds tests (the library's unit tests and `tests/`, not doc tests:
- * grading is about the exercise's tests, not the examples in a solution's comments), every test binary run
- * even after one fails (so the count covers them all), and `#[ignore]` lifted.
- */
-const TEST_ARGS = ['test', '--offline', '--tests', '--no-fail-fast', '--', '--include-ignored'];
+/** The output kept of a run: grade.ts's MAX_OUTPUT_BYTES (not imported: grade.ts imports this module). */
+const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** Test files are the top-level files of `tests/`; folders under it hold what tests read. */
+const TEST_FILE = /^tests\/[^/]+\.rs$/;
 
 /**
- * Cargo's home and target folder in the working directory (the only writable place), no incremental
- * cache (a clean build never reuses it; writing it costs time) and no debug info (faster to build and link;
- * a panic still names the test and its message).
+ * The grading script, in three steps that never overlap:
+ * 1. build every integration test (`--test '*'`: never the library's own `#[test]`s, which are the
+ *    solution's) with standard input closed, then delete the test sources (a solution reading them at run
+ *    time would find the expected answers);
+ * 2. list each binary's tests (`--list` runs no solution code), between marks the solution cannot write
+ *    before, since none of its code has run yet;
+ * 3. run the tests with the key on standard input. One binary (the usual case) takes the shell's standard
+ *    input itself, so no other process ever holds the key; with several, the shell reads the key and hands
+ *    it to each binary through a pipe of its own, and the exit status is the first failing binary's.
  */
-const SCRIPT =
-  'CARGO_HOME="$PWD/.cargo" CARGO_TARGET_DIR="$PWD/target" CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0 CARGO_TERM_COLOR=never exec "$0" "$@"';
+const SCRIPT = `export CARGO_HOME="$PWD/.cargo" CARGO_TARGET_DIR="$PWD/target" CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0 CARGO_TERM_COLOR=never
+"$0" "$@" test --offline --no-run --test '*' --message-format=json-render-diagnostics </dev/null >target.json || exit $?
+bins=$(sed -n 's/.*"executable":"\\([^"]*\\)".*/\\1/p' target.json)
+rm -f target.json tests/*.rs
+[ -n "$bins" ] || { echo 'cargo built no test binary' >&2; exit 3; }
+for bin in $bins; do
+  name=\${bin##*/}
+  printf '%s %s\\n' '${LIST_MARK}' "\${name%-*}"
+  "$bin" --list </dev/null || exit $?
+done
+printf '%s\\n' '${RUN_MARK}'
+set -- $bins
+[ $# -gt 1 ] || exec "$1" --include-ignored
+IFS= read -r key
+status=0
+for bin; do
+  printf '%s\\n' "$key" | "$bin" --include-ignored
+  code=$?
+  [ "$status" -ne 0 ] || status=$code
+done
+exit $status`;
 
 const IGNORE_LINE = /^[ \t]*#\[ignore(?:\s*=\s*"[^"\n]*")?\][ \t]*\r?\n/gm;
-const RUNNING = /^running (\d+) tests?$/gm;
-const RESULT = /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured/gm;
+
+const edition = (manifest: string): string => /^\s*edition\s*=\s*"(\d{4})"/m.exec(manifest)?.[1] ?? '2015';
+
+/** The local registry's crates, read once per process (installing a package means a new run). */
+let crates: Map<string, string[]> | undefined;
 
 export const rust: ExercismLanguage = {
   name: 'rust',
@@ -64,41 +95,65 @@ export const rust: ExercismLanguage = {
     );
   },
   testCommand: `cargo ${CRATE_SOURCE.map((arg) => (arg.startsWith('--') ? arg : `'${arg}'`)).join(' ')} test --offline -- --include-ignored`,
-  gradeCommand() {
-    return { file: '/bin/sh', args: ['-c', SCRIPT, CARGO, ...CRATE_SOURCE, ...TEST_ARGS] };
+  gradeCommand(_layout: ExerciseLayout, token: string) {
+    return { file: '/bin/sh', args: ['-c', SCRIPT, CARGO, ...CRATE_SOURCE], stdin: `${token}\n` };
   },
+  /**
+   * What Cargo reads besides the solution to decide what runs: the manifest, a build script, `.cargo/`
+   * configuration, tests, benches, examples, a toolchain file. Not `Cargo.lock` or `target/`, which Cargo
+   * writes, nor a `src/main.rs` an agent tried things in: the grading copy never holds it.
+   */
   isRunnerInput(relPath: string): boolean {
     return /^(Cargo\.toml|build\.rs|\.cargo\/.*|tests\/.*|benches\/.*|examples\/.*|rust-toolchain(\.toml)?)$/.test(
       relPath,
     );
   },
-  expectedTests: () => [],
-  readReport(result: CommandResult) {
-    return reportFromCounts(countRustTests(result.stdout));
+  expectedTests(tests: Record<string, string>): string[] {
+    return Object.entries(tests)
+      .filter(([rel]) => TEST_FILE.test(rel))
+      .flatMap(([rel, text]) => definedTests(rel, text));
   },
+  readReport: readHarnessReport,
   claimsSuccess(result: CommandResult) {
-    const count = countRustTests(result.stdout);
-    return count !== null && count.total > 0 && count.passed === count.total;
+    return /^test result: ok\. \d+ passed/m.test(result.stdout);
+  },
+  /**
+   * The manifest: the exercise's own with the answer's `[dependencies]` (rust-manifest.ts). A source file:
+   * as written, unless it reaches around the harness (rust-solution.ts).
+   */
+  solutionText(relPath, text, exercise) {
+    if (relPath === 'Cargo.toml') {
+      const own = exercise['Cargo.toml'];
+      if (own === undefined) throw new Error('the exercise’s own Cargo.toml is not in the answer');
+      const checked = gradingManifest(text, own);
+      return 'refused' in checked ? { refused: `Cargo.toml: ${checked.refused}` } : checked;
+    }
+    const problem = relPath.endsWith('.rs') ? solutionSourceProblem(text) : null;
+    return problem === null ? { text } : { refused: `${relPath}: ${problem}` };
+  },
+  missingNeeds(files) {
+    const manifest = files['Cargo.toml'];
+    if (manifest === undefined) return null;
+    crates ??= registryVersions(DEBIAN_CRATES);
+    const missing = missingCrates(manifest, crates);
+    return missing.length === 0
+      ? null
+      : `needs crates that ${DEBIAN_CRATES} (Debian's librust-*-dev packages) does not hold: ${missing.join('; ')}`;
+  },
+  async run(ctx, files, layout, limits, token) {
+    const own = edition(files['Cargo.toml'] ?? '');
+    const wrapped = Object.fromEntries(
+      Object.entries(files).map(([rel, text]) => [
+        rel,
+        TEST_FILE.test(rel) ? wrapTests(text, HARNESS_SOURCE, own) : text,
+      ]),
+    );
+    return ctx.run({
+      ...rust.gradeCommand(layout, token),
+      files: wrapped,
+      timeoutMs: limits.timeoutMs,
+      memoryMb: limits.memoryMb,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
+    });
   },
 };
-
-/**
- * Passed and total from libtest's output: each test binary says `running N tests` when it starts and
- * `test result: ...` when it ends. The total is what the binaries started, so a binary that crashed
- * before its result (a stack overflow, an abort) leaves its tests counted as not passed.
- */
-export function countRustTests(stdout: string): { passed: number; total: number } | null {
-  const started = [...stdout.matchAll(RUNNING)].map((m) => Number(m[1]));
-  if (started.length === 0) return null;
-  let passed = 0;
-  let reported = 0;
-  for (const m of stdout.matchAll(RESULT)) {
-    passed += Number(m[1]);
-    reported += Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]);
-  }
-  const total = Math.max(
-    reported,
-    started.reduce((a, b) => a + b, 0),
-  );
-  return { passed, total };
-}
