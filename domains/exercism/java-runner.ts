@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The project's JUnit runner and its guard, as Java sources (compiled once per content, see compileRunner). */
 export const RUNNER_SOURCES = fileURLToPath(new URL('./java-runner/', import.meta.url));
-export const RUNNER_CLASS = 'hyperagents.grading.JUnitRunner';
+export const RUNNER_PACKAGE = 'hyperagents.grading';
 const JAVAC = '/usr/bin/javac';
 
 const sha16 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommandResult } from '../grade-context.ts';
-import { compileRunner, RUNNER_CLASS, RUNNER_SOURCES, runnerCache } from './java-runner.ts';
+import { compileRunner, RUNNER_PACKAGE, RUNNER_SOURCES, runnerCache } from './java-runner.ts';
 import { javaTestNames, unmetJavaNeed } from './java-sources.ts';
 import type { ExerciseLayout, ExercismLanguage, TestReport } from './language.ts';
 import { checkFiles, once } from './toolchain-check.ts';
@@ -14,27 +14,38 @@ const ASSERTJ = '/usr/share/java/assertj-core.jar';
 export const JSON_JAR = '/usr/share/java/com.android.json.jar';
 
 /**
- * Runs the project's JUnit runner (java-runner/JUnitRunner.java), which reads the token from standard input,
- * compiles the solution and the tests into folders of their own and runs the tests under its security
- * manager. The runner's classes come from the cache (read-only here) when prepare() built them, else they
- * are compiled first into the private /tmp, from the project's read-only sources. javac never reads
- * standard input, which holds the token until the runner takes it.
+ * Compiles with the runner's Compile (the quick compiler only: it is short) and runs the project's JUnit
+ * runner (java-runner/), which reads the token from standard input and runs the tests under its security
+ * manager; the solution and the tests are compiled into folders of their own in the private /tmp. The
+ * runner's classes come from the cache (read-only here) when prepare() built them, else they are compiled
+ * first into /tmp, from the project's read-only sources. Nothing before the runner reads standard input,
+ * which holds the token until the runner takes it.
  *
- * The JVM has a fixed heap and one garbage collector thread so that it starts under the sandbox's memory
- * limit, and small thread stacks (256 KiB) so that a test that starts a thousand threads (bank-account)
- * fits the data limit, which counts each thread's stack; the tests themselves run on one thread with a
- * large stack, so recursive solutions keep the room they had.
+ * The JVMs get a fixed heap and one garbage collector thread so that they start under the sandbox's
+ * memory limit, and small thread stacks (256 KiB) so that a test that starts a thousand threads
+ * (bank-account) fits the data limit, which counts each thread's stack (a thousand at 1 MiB, Java's
+ * default, did not fit beside the heap); the tests themselves run on one thread with a large stack, so
+ * recursive solutions keep the room they had. Those threads also need more processes than the sandbox's
+ * default: see PROCESSES.
  * Arguments: the framework's class path, the runner's classes ('' to compile them), the runner's sources.
  */
 const SCRIPT = `set -e
 cp=$1 runner=$2
+quick="-Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
 if [ -z "$runner" ]; then
   runner=/tmp/grading-runner
   mkdir -p "$runner"
   javac -J-Xmx256m -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 -XDstringConcat=inline -encoding UTF-8 -nowarn -d "$runner" -cp "$cp" "$3"/*.java < /dev/null
 fi
-exec java -Xmx512m -XX:+UseSerialGC -Xss256k -Djava.security.manager=allow -cp "$runner:$cp" ${RUNNER_CLASS} \\
-  src/main/java src/test/java src/main/resources src/test/resources`;
+java $quick -cp "$runner:$cp" ${RUNNER_PACKAGE}.Compile src/main/java /tmp/solution-classes src/test/java /tmp/test-classes < /dev/null
+exec java -Xmx512m -XX:+UseSerialGC -Xss256k -Djava.security.manager=allow -cp "$runner:$cp" ${RUNNER_PACKAGE}.JUnitRunner \\
+  /tmp/test-classes /tmp/solution-classes src/main/resources src/test/resources`;
+
+/**
+ * Processes and threads of one grading: bank-account's test starts 1,000 threads, most alive at once on a
+ * loaded machine, beside the JVM's own twenty or so. The security manager lets no solution start a process.
+ */
+const PROCESSES = 1280;
 
 const DISABLED = /@Disabled\b(?:\s*\([^)]*\))?/g;
 const DISABLED_IMPORT = /^import\s+org\.junit\.jupiter\.api\.Disabled\s*;[ \t]*\r?\n?/gm;
@@ -44,6 +55,14 @@ const RUNNER_SUMMARY = /^JUnit: (\d+) of (\d+) tests passed$/gm;
 /** Packages of the framework and the runner: a solution that declares one is refused. */
 const RESERVED_PACKAGE =
   /^\s*package\s+((?:org\s*\.\s*(?:junit|assertj|opentest4j|apiguardian|json)|junit|hyperagents)\b[\w\s.]*);/m;
+
+/** Java source with its Unicode escapes decoded and comments blanked, as javac reads the tokens. */
+function asJavacReads(text: string): string {
+  return text
+    .replace(/\\u+([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/\/\/.*$/gm, ' ');
+}
 
 const Report = z.object({
   tests: z.array(z.object({ name: z.string(), passed: z.boolean(), message: z.string().optional() })),
@@ -103,6 +122,7 @@ export const java: ExercismLanguage = {
       args: ['-c', SCRIPT, 'sh', classPath(), compiled ? cache : '', RUNNER_SOURCES],
       readOnly: [...jdkConfigDirs(), compiled ? cache : RUNNER_SOURCES],
       stdin: `${token}\n`,
+      processes: PROCESSES,
     };
   },
   prepare: () => compileRunner(classPath()),
@@ -116,7 +136,7 @@ export const java: ExercismLanguage = {
     );
   },
   solutionText(relPath: string, text: string) {
-    const declared = relPath.endsWith('.java') ? RESERVED_PACKAGE.exec(text) : null;
+    const declared = relPath.endsWith('.java') ? RESERVED_PACKAGE.exec(asJavacReads(text)) : null;
     if (declared === null) return { text };
     const name = declared[1]!.replace(/\s+/g, '');
     return { refused: `it declares the package ${name}, which belongs to the test framework` };

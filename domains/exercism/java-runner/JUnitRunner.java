@@ -1,7 +1,6 @@
 package hyperagents.grading;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -19,8 +18,6 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.engine.JupiterTestEngine;
 import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
@@ -45,9 +42,9 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * {@code {"tests":[{"name":"Class#method","passed":true,"message":"..."}],"tampering":["..."]}}. The exit
  * status is 0 when every test that ran passed, else 1.
  *
- * <p>Arguments: the folder of the solution's sources (src/main/java), the folder of the tests' sources
- * (src/test/java), then resource folders (each may be missing). Each is compiled into a folder of its own,
- * so that the solution's classes have a protection domain of their own. Tests and solution share one class loader (the tests reach the solution's
+ * <p>Arguments: the folder of the tests' classes, the folder of the solution's classes (compiled apart by
+ * {@link Compile}, so that the solution's classes have a protection domain of their own), then resource
+ * folders (each may be missing). Tests and solution share one class loader (the tests reach the solution's
  * package-private classes), the tests' folder first; the framework (this runner, JUnit, AssertJ) is in the
  * parent loader, so a class of the solution never stands in for one of theirs. Code from the solution's
  * folder runs under {@link Guard}: it may not end the JVM, replace the standard streams, reflect past
@@ -56,27 +53,25 @@ import org.junit.platform.launcher.core.LauncherFactory;
 public final class JUnitRunner {
   private static final int MESSAGE_CHARS = 500;
   private static final long TEST_STACK_BYTES = 64L * 1024 * 1024;
+  /** The packages of the framework and the runner, which no class of the solution may be in. */
+  private static final String[] RESERVED_PACKAGES = {
+    "org.junit.", "junit.", "org.assertj.", "org.opentest4j.", "org.apiguardian.", "org.json.", "hyperagents."
+  };
 
   private JUnitRunner() {}
 
   public static void main(String[] args) throws Exception {
     final String token = readToken(System.in);
     final OutputStream report = reportStream();
-    final String frameworkPath = System.getProperty("java.class.path");
-    final Path mainDir = Files.createTempDirectory("solution-classes");
-    final Path testDir = Files.createTempDirectory("test-classes");
-    // The solution first, against the framework alone; then the tests, against the framework first.
-    if (!compile(Paths.get(args[0]), mainDir, frameworkPath)
-        || !compile(Paths.get(args[1]), testDir, frameworkPath + File.pathSeparator + mainDir)) {
-      System.err.println("the sources did not compile");
-      System.err.flush();
-      Runtime.getRuntime().halt(2);
-    }
+    final Path testDir = Paths.get(args[0]);
+    final Path mainDir = Paths.get(args[1]);
     final List<String> tampering = new ArrayList<>();
     final TreeSet<String> testClasses = classNames(testDir);
-    for (String name : classNames(mainDir))
-      if (testClasses.contains(name))
-        tampering.add("the solution defines " + name + ", a class of the tests");
+    for (String name : classNames(mainDir)) {
+      if (testClasses.contains(name)) tampering.add("the solution defines " + name + ", a class of the tests");
+      for (String reserved : RESERVED_PACKAGES)
+        if (name.startsWith(reserved)) tampering.add("the solution defines " + name + ", in the test framework's package");
+    }
 
     final List<URL> urls = new ArrayList<>();
     urls.add(testDir.toUri().toURL());
@@ -110,9 +105,18 @@ public final class JUnitRunner {
     final Launcher launcher = LauncherFactory.create(config);
     // The JVM's threads have small stacks (-Xss), so that tests that start many threads fit the sandbox's
     // data limit; the tests themselves run on a thread with room for deep recursion.
-    final Thread tests = new Thread(null, () -> launcher.execute(request, outcomes), "tests", TEST_STACK_BYTES);
+    final Throwable[] stopped = new Throwable[1];
+    final Thread tests = new Thread(null, () -> {
+      try {
+        launcher.execute(request, outcomes);
+      } catch (Throwable e) {
+        stopped[0] = e;
+      }
+    }, "tests", TEST_STACK_BYTES);
     tests.start();
     tests.join();
+    // JUnit passes on what it cannot recover from (OutOfMemoryError): the tests after it never ran.
+    if (stopped[0] != null) outcomes.stopped(stopped[0]);
 
     tampering.addAll(guard.attempts());
     final StringBuilder json = new StringBuilder("{\"tests\":[");
@@ -137,25 +141,6 @@ public final class JUnitRunner {
     report.flush();
     guard.allowExit();
     Runtime.getRuntime().halt(allPassed && tampering.isEmpty() ? 0 : 1);
-  }
-
-  /**
-   * Compiles every .java file under `sources` into `classes` with javac in this JVM (no solution code runs:
-   * annotation processing is off). True when it compiled; the compiler's errors go to standard error.
-   */
-  private static boolean compile(Path sources, Path classes, String classPath) throws IOException {
-    final List<String> files = new ArrayList<>();
-    if (Files.isDirectory(sources))
-      try (Stream<Path> all = Files.walk(sources)) {
-        all.filter(f -> f.toString().endsWith(".java")).forEach(f -> files.add(f.toString()));
-      }
-    if (files.isEmpty()) return true;
-    final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    final List<String> options = new ArrayList<>(List.of(
-        "-encoding", "UTF-8", "-nowarn", "-proc:none", "-implicit:none", "-sourcepath", "",
-        "-d", classes.toString(), "-cp", classPath));
-    options.addAll(files);
-    return javac.run(null, null, null, options.toArray(new String[0])) == 0;
   }
 
   /** The first line of standard input (the harness writes the token there and closes it). */
@@ -237,6 +222,10 @@ public final class JUnitRunner {
       // The outcome is fixed before any code of the solution (a Throwable's getMessage) runs.
       final String message = passed ? null : describe(result.getThrowable().orElse(null), result.getStatus());
       record(id, passed, message);
+    }
+
+    synchronized void stopped(Throwable error) {
+      results.add(new Outcome("the test run", false, "stopped: " + describe(error, TestExecutionResult.Status.FAILED)));
     }
 
     private synchronized void record(TestIdentifier id, boolean passed, String message) {
