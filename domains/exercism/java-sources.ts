@@ -44,7 +44,7 @@ const NEEDS: { uses: RegExp; missing: (jsonInstalled: boolean) => string | null 
   {
     uses: /^\s*import\s+(?:static\s+)?org\.json\./m,
     missing: (jsonInstalled) =>
-      jsonInstalled ? null : 'org.json, which is not installed: apt-get install libandroid-json-java',
+      jsonInstalled ? null : 'org.json, which is not installed: apt-get install libandroid-json-org-java',
   },
 ];
 

@@ -103,7 +103,7 @@ public class BowlingTest {
   it('refuses org.json only when it is not installed', () => {
     const files = { 'src/main/java/RestApi.java': 'import org.json.JSONObject;\n' };
     expect(unmetJavaNeed(files, true)).toBeNull();
-    expect(unmetJavaNeed(files, false)).toMatch(/libandroid-json-java/);
+    expect(unmetJavaNeed(files, false)).toMatch(/libandroid-json-org-java/);
   });
 });
 

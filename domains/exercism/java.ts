@@ -7,11 +7,15 @@ import { javaTestNames, unmetJavaNeed } from './java-sources.ts';
 import type { ExerciseLayout, ExercismLanguage, TestReport } from './language.ts';
 import { checkFiles, once } from './toolchain-check.ts';
 
-const PACKAGES = ['default-jdk-headless', 'junit5', 'libassertj-core-java', 'libandroid-json-java'];
+const PACKAGES = ['default-jdk-headless', 'junit5', 'libassertj-core-java', 'libandroid-json-org-java'];
 const LAUNCHER = '/usr/share/java/junit-platform-console-standalone.jar';
 const ASSERTJ = '/usr/share/java/assertj-core.jar';
-/** org.json, as Android's rewrite of it (Debian's libandroid-json-java), for the exercises that import it. */
-export const JSON_JAR = '/usr/share/java/com.android.json.jar';
+/**
+ * org.json for the exercises that import it (rest-api): Debian's libandroid-json-org-java, whose
+ * json-latest.jar is org.json's own API of 2018 (its JSONException unchecked, as the exercises expect; the
+ * package's Android rewrite, json.jar, checks it and does not compile them).
+ */
+export const JSON_JAR = '/usr/share/java/json-latest.jar';
 
 /**
  * Compiles with the runner's Compile (the quick compiler only: it is short) and runs the project's JUnit

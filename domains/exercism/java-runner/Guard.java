@@ -22,8 +22,10 @@ import java.util.PropertyPermission;
  * (a thread it started, a class it defined at run time, a callback the tests or JUnit made into it).
  *
  * <p>A denied permission that only serves tampering (ending the JVM, replacing the standard streams or the
- * security manager, reflecting past access checks, reading /proc, native code, processes, class loaders) is
- * recorded for the report, even when the solution catches the exception.
+ * security manager, reflecting past access checks, reading /proc or the tests, writing what the runner
+ * reads, native code, processes, class loaders) is recorded for the report, even when the solution catches
+ * the exception. Others an honest solution might ask (a system property set, a debug log written) are
+ * denied without a record: the test that asked fails with the reason.
  *
  * <p>No lambdas or indy string concatenation here: a check must not load classes that themselves need
  * checks (the runner is compiled with -XDstringConcat=inline).
@@ -104,13 +106,18 @@ final class Guard extends SecurityManager {
       return "the solution tried to reflect past access checks (setAccessible)";
     if (perm instanceof SecurityPermission) return "the solution tried to change security settings (" + name + ")";
     if (perm instanceof FilePermission) {
-      if (perm.getActions().contains("execute")) return "the solution tried to run a program (" + name + ")";
+      final String actions = perm.getActions();
+      if (actions.contains("execute")) return "the solution tried to run a program (" + name + ")";
       if (name.startsWith("/proc")) return "the solution tried to read " + name;
-      if (perm.getActions().contains("write") || perm.getActions().contains("delete"))
+      if (name.contains("src/test") || name.contains("test-classes"))
+        return "the solution tried to read the tests (" + name + ")";
+      // What the runner or the JVM would read: service registrations, configuration, classes. Other files
+      // (a debug log) are denied without a flag.
+      if ((actions.contains("write") || actions.contains("delete"))
+          && (name.contains("META-INF") || name.endsWith(".properties") || name.endsWith(".class")
+              || name.endsWith(".jar") || name.endsWith(".java")))
         return "the solution tried to write " + name;
     }
-    if (perm instanceof PropertyPermission && perm.getActions().contains("write"))
-      return "the solution tried to set the system property " + name;
     if (perm.getClass().getName().equals("com.sun.tools.attach.AttachPermission")
         || perm.getClass().getName().equals("java.lang.management.ManagementPermission"))
       return "the solution tried to inspect the JVM (" + perm.getClass().getName() + " " + name + ")";

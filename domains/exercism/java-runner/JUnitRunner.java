@@ -83,9 +83,14 @@ public final class JUnitRunner {
     final Guard guard = new Guard(mainDir.toUri().toURL());
     guard.install();
 
+    // Every class of the tests is loaded now, nested and anonymous ones too, before any code of the solution
+    // runs: a solution that defines classes at run time (Lookup.defineClass, in the tests' package) cannot
+    // put its own in place of one the tests would load later.
     final List<DiscoverySelector> selectors = new ArrayList<>();
-    for (String name : testClasses)
-      if (name.indexOf('$') < 0) selectors.add(DiscoverySelectors.selectClass(Class.forName(name, false, exercise)));
+    for (String name : testClasses) {
+      final Class<?> loaded = Class.forName(name, false, exercise);
+      if (name.indexOf('$') < 0) selectors.add(DiscoverySelectors.selectClass(loaded));
+    }
     // Only what is named here takes part: no engine, listener, filter or extension found on the class path,
     // no configuration from junit-platform.properties or system properties.
     final LauncherConfig config = LauncherConfig.builder()

@@ -123,6 +123,12 @@ class BowlingGameTest {
     expectCaught(await grade({ [SOLUTION]: wrong(read) }), /tried to read \/proc\/self/);
   });
 
+  it('reading the hidden tests at run time, to answer from them', async () => {
+    const read = `static { try { java.nio.file.Files.readString(java.nio.file.Paths.get("src/test/java/BowlingGameTest.java")); }
+      catch (Exception e) {} }`;
+    expectCaught(await grade({ [SOLUTION]: wrong(read) }), /tried to read the tests \(src\/test\/java/);
+  });
+
   it('starting a process (to kill the runner or read its memory)', async () => {
     const run = `static { try { new ProcessBuilder("sh", "-c", "kill -9 $PPID").start().waitFor(); }
       catch (Exception e) {} }`;
