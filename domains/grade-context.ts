@@ -24,6 +24,11 @@ export interface SandboxedCommand {
   timeoutMs: number;
   /** Limit on the data segment of every process, in MiB. */
   memoryMb: number;
+  /**
+   * Processes and threads at once, when the sandbox's default (256) does not fit the runner: a JVM whose
+   * tests start a thousand threads. Each thread's stack still counts against `memoryMb`.
+   */
+  processes?: number;
   /** Output kept per stream; the command is killed once it writes more. */
   maxOutputBytes: number;
 }

@@ -62,6 +62,12 @@ export interface ExercismLanguage {
   referenceText?(text: string): string;
   /** Files of the exercise folder beside the solution that the workspace holds (build files, headers). */
   isSupportFile(relPath: string): boolean;
+  /**
+   * Optional: why this exercise cannot be graded here (a library its tests or reference use that is not
+   * installed, a toolchain too old), or null. `files` are its test and reference files, as its folder holds
+   * them. The exercise is then refused as a task with this reason (skipped, never scored).
+   */
+  unmetNeed?(files: Record<string, string>): string | null;
   /** The test files as grading runs them: every test enabled (skips, `@Disabled`, `#[ignore]` lifted). */
   enableAllTests(files: Record<string, string>, layout: ExerciseLayout): Record<string, string>;
   /** The test command, for the TaskAgent's prompt when tests are visible (e.g. `pytest -q`). */

@@ -162,6 +162,8 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
   if (typeof tests === 'string') return { id, error: `the test file ${tests} is missing` };
   const examples = readFiles(folder, example);
   if (typeof examples === 'string') return { id, error: `the example solution ${examples} is missing` };
+  const unmet = grader.unmetNeed?.({ ...tests, ...examples }) ?? null;
+  if (unmet !== null) return { id, error: unmet };
   const reference = Object.fromEntries(
     Object.entries(examples).map(([rel, text]) => [
       grader.referenceTarget(layout, rel),
