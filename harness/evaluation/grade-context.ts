@@ -92,7 +92,12 @@ function spawnLimited(
   const limited = [`--data=${command.memoryMb * MIB}`, '--core=0', '--', command.file, ...command.args];
   const wrapped = wrapCommand(
     options.sandbox,
-    { workdir, writable: true, readOnly: [options.nodeModules, ...(command.readOnly ?? [])] },
+    // A project whose node_modules is hoisted to a parent folder has none of its own: nothing to mount.
+    {
+      workdir,
+      writable: true,
+      readOnly: [options.nodeModules, ...(command.readOnly ?? [])].filter(existsSync),
+    },
     'prlimit',
     limited,
     { PATH: '/usr/bin:/bin', HOME: workdir, ...(command.env ?? {}) },
