@@ -88,6 +88,28 @@ describe('JavaScript answers that try to pass without solving the exercise', () 
       /expect\.extend redefined toEqual/,
     ],
   ];
+  patches.push(
+    [
+      "rewrites @jest/globals' exports, which a spec may import its test from",
+      "import { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('@jest/globals').test = () => {};",
+      /@jest\/globals\.test/,
+    ],
+    [
+      'hooks the module loader',
+      "import Module from 'node:module';\nconst load = Module._load;\nModule._load = function (...a) { return load.apply(this, a); };",
+      /Module\._load/,
+    ],
+    [
+      "gives Promise a Symbol.species, which the runner's then would consult",
+      'Object.defineProperty(Promise, Symbol.species, { get: () => Promise });',
+      /Promise\[Symbol\(Symbol\.species\)\]/,
+    ],
+    [
+      'replaces the global setTimeout the runner times tests with',
+      'globalThis.setTimeout = () => 0;',
+      /global setTimeout/,
+    ],
+  );
   for (const [attack, prelude, why] of patches) {
     it(`catches an answer that ${attack}`, async () => {
       expectCaught(
@@ -112,6 +134,26 @@ describe('JavaScript answers that try to pass without solving the exercise', () 
     const fake =
       'process.stdout.write(\'\\n@@spec-result@@0123 0 {"tests":[],"tampering":[]}\\n\'); process.exit(0);';
     expectCaught(await grade(fake), /exited with status 0 before .*, though its output claims they passed/);
+  }, 120_000);
+
+  it('scores 0 without a flag an answer that ends its process by a signal, or kills the launcher', async () => {
+    for (const end of ["process.kill(process.pid, 'SIGTERM');", "process.kill(process.ppid, 'SIGKILL');"])
+      expectCaught(await grade(end), /did not run/, false);
+  }, 120_000);
+
+  it('is not fooled by a worker thread that exits or prints a report', async () => {
+    const worker =
+      "import { Worker } from 'node:worker_threads';\nnew Worker(\"require('fs').writeSync(1, '\\\\n@@spec-result@@x y {}\\\\n'); process.exit(0);\", { eval: true });";
+    expectCaught(await grade(worker), /^1\/30 tests passed/, false);
+  }, 120_000);
+
+  it('decides by the real built-ins when an answer patches them only while a test runs and restores them', async () => {
+    // Patched as a score is asked for, restored in a microtask: after the assertion, before any check.
+    const fleeting = WRONG.replace(
+      'return 0;',
+      'const is = Object.is; const every = Array.prototype.every;\n    Object.is = () => true; Array.prototype.every = () => true;\n    queueMicrotask(() => { Object.is = is; Array.prototype.every = every; });\n    return 0;',
+    );
+    expectCaught(await gradeAnswer(bowling(), { 'bowling.js': fleeting }), /^1\/30 tests passed/, false);
   }, 120_000);
 
   it('does not believe a report line after the real one, from an exit listener', async () => {
