@@ -42,6 +42,7 @@ describe('exercises of every language as workspace tasks', () => {
       'go/octal',
       'java/resistor-color-trio',
       'java/series',
+      'javascript/bowling',
       'javascript/space-age',
       'python/transpose',
       'rust/acronym',
@@ -131,7 +132,7 @@ describe('a language whose toolchain is missing', () => {
     const js = { tasks: set.tasks.filter((t) => t.input.language === 'javascript'), skipped: set.skipped };
     const report = await checkDomain(exercismDomain(js, { name: 'polyglot', splitOf: () => 'train' }), ctx);
     expect(report.groups).toEqual([
-      { group: 'javascript', passed: 1, failed: 0, skipped: 0 },
+      { group: 'javascript', passed: 2, failed: 0, skipped: 0 },
       { group: 'python', passed: 0, failed: 0, skipped: 1 },
     ]);
   }, 300_000);
@@ -155,6 +156,7 @@ describe('exercism: references', () => {
         'go/octal',
         'java/resistor-color-trio',
         'java/series',
+        'javascript/bowling',
         'javascript/space-age',
         'python/transpose',
         'rust/acronym',
