@@ -80,7 +80,7 @@ describe('grading limits and the sandbox', () => {
     const grade = await gradeWithSpec(ctx, { ...leap().answer, spec, solution: LEAP_DAYS.example }, limits);
     expect(grade).toMatchObject({ score: 0 });
     expect(typeof grade === 'object' && grade.detail).toMatch(
-      /0\/1 tests passed; writes outside: .*(EROFS|read-only)/,
+      /0\/1 tests passed; writes outside: .*(EROFS|read-only|Access to this API has been restricted)/,
     );
     expect(existsSync(target)).toBe(false);
   }, 120_000);

@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Grade } from './define-domain.ts';
 import type { CommandResult, GradeContext } from './grade-context.ts';
 import { hoistJestMocks } from './spec-hoist.ts';
-import { JEST_GLOBALS, RESULT_MARK, type SpecOutcome } from './spec-runner/protocol.ts';
+import { JEST_GLOBALS, readSpecReport, type SpecReport } from './spec-runner/protocol.ts';
+import { specTestNames } from './spec-tests.ts';
+import { tampered } from './tampering.ts';
 
-const RUNNER_DIR = fileURLToPath(new URL('./spec-runner/', import.meta.url));
-const RUNNER = fileURLToPath(new URL('./spec-runner/runner.ts', import.meta.url));
+const RUNNER_DIR = realpathSync(fileURLToPath(new URL('./spec-runner/', import.meta.url)));
+const RUNNER = path.join(RUNNER_DIR, 'runner.ts');
+/** Starts the runner with the grading folder readable (launch.mjs). */
+const LAUNCHER = path.join(RUNNER_DIR, 'launch.mjs');
 /** tsx's full loader: TypeScript, and ES module syntax inside CommonJS files (as babel-jest allows). */
 const TSX_LOADER = import.meta.resolve('tsx');
 /** `@types/node` when the project has it, so a type check knows Node's modules (it is a development package). */
@@ -18,6 +23,44 @@ const NODE_TYPES = (() => {
     return null;
   }
 })();
+
+/** The `node_modules` folder a resolved module file lies in, by its real path. */
+function modulesFolderOf(file: string): string {
+  let dir = path.dirname(realpathSync(file));
+  while (path.basename(dir) !== 'node_modules' && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+/**
+ * What the runner reads besides the grading folder, by real path: its own folder and the `node_modules`
+ * folders tsx, typescript and `@types/node` resolve to. The project's `node_modules` may be a link, or
+ * hoisted to a parent folder; the sandbox mounts these real paths, so either way the runner finds its
+ * packages where Node resolved them.
+ */
+const RUNNER_READS = (() => {
+  const modules = [fileURLToPath(TSX_LOADER), fileURLToPath(import.meta.resolve('typescript'))];
+  if (NODE_TYPES !== null) modules.push(path.join(NODE_TYPES, 'package.json'));
+  const projectModules = path.join(path.dirname(RUNNER_DIR), '..', 'node_modules');
+  const folders = new Set([RUNNER_DIR, ...modules.map(modulesFolderOf)]);
+  if (existsSync(projectModules)) folders.add(path.resolve(projectModules));
+  return [...folders];
+})();
+
+/**
+ * Node's permission model for the runner: the grading folder (added by launch.mjs), the runner and its
+ * packages may be read and nothing written; the inspector, `process.binding`, native addons and `/proc` (the process's own memory)
+ * are refused. Workers and child processes stay allowed: tsx's loader runs in a worker and starts esbuild,
+ * and specs start processes (grep runs the solution with `node`). Node 20 names the flag
+ * `--experimental-permission`; later versions `--permission`.
+ */
+const PERMISSIONS = [
+  process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission',
+  '--allow-worker',
+  '--allow-child-process',
+  ...RUNNER_READS.map((dir) => `--allow-fs-read=${dir}`),
+  '--disable-warning=ExperimentalWarning',
+  '--disable-warning=SecurityWarning',
+];
 
 export interface SpecLimits {
   /** Wall-clock limit for the whole spec, loading included. */
@@ -101,7 +144,9 @@ export async function runSpec(
     stdin: token,
     file: process.execPath,
     args: [
+      LAUNCHER,
       `--max-old-space-size=${limits.memoryMb}`,
+      ...PERMISSIONS,
       '--import',
       TSX_LOADER,
       RUNNER,
@@ -122,38 +167,61 @@ export async function runSpec(
           }
         : {}),
     },
-    readOnly: [RUNNER_DIR, ...(typecheck && NODE_TYPES !== null ? [NODE_TYPES] : [])],
+    readOnly: RUNNER_READS,
     env: { TSX_DISABLE_CACHE: '1', NODE_ENV: 'test' },
     timeoutMs: limits.timeoutMs,
     memoryMb: limits.memoryMb + 256,
     maxOutputBytes: MAX_OUTPUT_BYTES,
   });
-  return { grade: judge(result, token, limits), result };
+  const expected = specTestNames(exercise.specFile, exercise.spec) ?? [];
+  return { grade: judge(result, token, limits, expected), result };
 }
 
-function judge(result: CommandResult, token: string, limits: SpecLimits): Grade {
+/** Names listed in a detail before "and N more". */
+const LISTED = 5;
+const listed = (names: readonly string[]): string =>
+  names.length <= LISTED
+    ? names.join(', ')
+    : `${names.slice(0, LISTED).join(', ')} and ${names.length - LISTED} more`;
+
+/**
+ * The grade of a run, from the runner's report only: 1 when every test the spec defines (`expected`; the
+ * report's own tests when the spec's cannot be listed) passed, nothing else failed, and the runner saw
+ * nothing changed. A run that ended with status 0 and no report was ended by the solution.
+ */
+function judge(result: CommandResult, token: string, limits: SpecLimits, expected: readonly string[]): Grade {
+  const report = readSpecReport(result.stdout, token);
+  if (report !== null && report.tampering.length > 0)
+    return {
+      score: 0,
+      detail: tampered(`the solution changed the test framework: ${listed(report.tampering)}`),
+    };
   if (result.timedOut) return { score: 0, detail: `time limit of ${limits.timeoutMs / 1000} s exceeded` };
   if (result.outputExceeded)
     return { score: 0, detail: `output limit of ${MAX_OUTPUT_BYTES} bytes exceeded` };
-  const outcome = parseOutcome(result.stdout, token);
-  if (outcome === null) {
+  if (report === null) {
     if (result.memoryExceeded) return { score: 0, detail: `memory limit of ${limits.memoryMb} MiB exceeded` };
+    if (result.exitCode === 0)
+      return {
+        score: 0,
+        detail: tampered('the test process exited with status 0 before the runner reported'),
+      };
     const why = result.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300);
     return { score: 0, detail: `the spec did not finish (exit ${result.exitCode ?? result.signal}): ${why}` };
   }
-  const first = outcome.failures[0];
-  const detail = `${outcome.passed}/${outcome.total} tests passed${first ? `; ${first.name}: ${first.message}` : ''}`;
-  return { score: outcome.total > 0 && outcome.passed === outcome.total ? 1 : 0, detail };
+  return judgeTests(report, expected);
 }
 
-/** The runner's outcome from its output: the last line that carries the token, or null when none did. */
-export function parseOutcome(stdout: string, token: string): SpecOutcome | null {
-  const mark = `${RESULT_MARK}${token}`;
-  const at = stdout.lastIndexOf(mark);
-  if (at < 0) return null;
-  try {
-    return JSON.parse(stdout.slice(at + mark.length).split('\n')[0] ?? '') as SpecOutcome;
-  } catch {
-    return null;
-  }
+function judgeTests(report: SpecReport, expected: readonly string[]): Exclude<Grade, number> {
+  const outcome = new Map<string, boolean>();
+  for (const t of report.tests) outcome.set(t.name, (outcome.get(t.name) ?? true) && t.passed);
+  const names = expected.length > 0 ? expected : report.tests.map((t) => t.name);
+  const passed = names.filter((name) => outcome.get(name) === true).length;
+  const missing = names.filter((name) => !outcome.has(name));
+  const first = report.tests.find((t) => !t.passed);
+  const parts = [`${passed}/${names.length} tests passed`];
+  if (missing.length > 0) parts.push(`${missing.length} never ran (${listed(missing)})`);
+  if (first !== undefined) parts.push(`${first.name}: ${first.message ?? 'failed'}`);
+  const all = names.length > 0 && passed === names.length && first === undefined;
+  return { score: all ? 1 : 0, detail: parts.join('; ') };
 }

@@ -43,6 +43,7 @@ describe('exercises of every language as workspace tasks', () => {
       'java/bowling',
       'java/resistor-color-trio',
       'java/series',
+      'javascript/bowling',
       'javascript/space-age',
       'python/bowling',
       'python/transpose',
@@ -133,7 +134,7 @@ describe('a language whose toolchain is missing', () => {
     const js = { tasks: set.tasks.filter((t) => t.input.language === 'javascript'), skipped: set.skipped };
     const report = await checkDomain(exercismDomain(js, { name: 'polyglot', splitOf: () => 'train' }), ctx);
     expect(report.groups).toEqual([
-      { group: 'javascript', passed: 1, failed: 0, skipped: 0 },
+      { group: 'javascript', passed: 2, failed: 0, skipped: 0 },
       { group: 'python', passed: 0, failed: 0, skipped: 2 },
     ]);
   }, 300_000);
@@ -158,6 +159,7 @@ describe('exercism: references', () => {
         'java/bowling',
         'java/resistor-color-trio',
         'java/series',
+        'javascript/bowling',
         'javascript/space-age',
         'python/bowling',
         'python/transpose',

@@ -1,12 +1,18 @@
 import path from 'node:path';
 import type { CommandResult } from '../grade-context.ts';
-import { parseOutcome, runSpec } from '../spec-grader.ts';
+import { runSpec } from '../spec-grader.ts';
+import { RESULT_MARK, readSpecReport } from '../spec-runner/protocol.ts';
+import { specTestNames } from '../spec-tests.ts';
 import type { ExerciseLayout, ExercismLanguage } from './language.ts';
 
 const SOURCE = /\.(m?[jt]s|json)$/;
-const TOOL_CONFIG = /(^|\/)(package\.json|(babel|jest|eslint)\.config\.[^/]*|tsconfig[^/]*)$/;
+const TOOL_CONFIG = /(^|\/)(package\.json|(babel|jest|eslint)\.config\.[^/]*|tsconfig[^/]*|jsconfig[^/]*)$/;
 /** tstyche's type tests, which need tstyche: kept in the folder but never the spec that runs. */
 const TYPE_TEST = /\.tst\.[jt]sx?$/;
+
+/** The spec the runner runs: the first test file that is not a type test. */
+const specOf = (layout: ExerciseLayout): string =>
+  layout.test.find((f) => !TYPE_TEST.test(f)) ?? layout.test[0]!;
 
 /**
  * JavaScript or TypeScript exercises, graded by the project's own spec runner (a Jest-compatible subset
@@ -40,28 +46,21 @@ function specLanguage(name: 'javascript' | 'typescript'): ExercismLanguage {
     isRunnerInput: (rel) =>
       TOOL_CONFIG.test(rel) ||
       /(^|\/)(node_modules\/.*|\.babelrc.*|[^/]*\.(spec|test)\.[cm]?[jt]s)$/.test(rel),
-    expectedTests: () => [],
-    readReport: (result, token) => {
-      const outcome = parseOutcome(result.stdout, token);
-      if (outcome === null) return null;
-      const failed = outcome.failures.map((f) => ({ name: f.name, passed: false, message: f.message }));
-      const passed = Array.from({ length: outcome.passed }, (_, i) => ({
-        name: `test ${i + 1}`,
-        passed: true,
-      }));
-      const unnamed = Array.from({ length: outcome.total - outcome.passed - failed.length }, (_, i) => ({
-        name: `failed test ${i + 1}`,
-        passed: false,
-      }));
-      return { tests: [...passed, ...failed, ...unnamed], tampering: [] };
+    // The spec's tests by the names the runner reports; none when they are only known at run time (names
+    // computed in a loop), and then the report's own tests must all pass.
+    expectedTests: (tests, layout) => {
+      const specFile = specOf(layout);
+      const spec = tests[specFile];
+      return spec === undefined ? [] : (specTestNames(specFile, spec) ?? []);
     },
-    claimsSuccess: (result: CommandResult) => /"passed":(\d+),"total":\1\b/.test(result.stdout),
+    readReport: (result, token) => readSpecReport(result.stdout, token),
+    claimsSuccess: (result: CommandResult) => result.stdout.includes(RESULT_MARK),
     // Each test has 10 s (see the runner); the whole spec 180 s, as some references take minutes in all
     // (the TypeScript track's palindrome-products passes 13 tests in about 80 s on a quiet machine).
     limits: { timeoutMs: 180_000, memoryMb: 512 },
     async run(ctx, files, layout, limits, token) {
       const solutionFile = layout.solution[0]!;
-      const specFile = layout.test.find((f) => !TYPE_TEST.test(f)) ?? layout.test[0]!;
+      const specFile = specOf(layout);
       const { [solutionFile]: solution = '', [specFile]: spec = '', ...support } = files;
       const { result } = await runSpec(
         ctx,

@@ -1,5 +1,5 @@
 import { describe, it, expect as vexpect } from 'vitest';
-import { equals, expect } from './expect.ts';
+import { equals, expect, recognizeMocks } from './expect.ts';
 
 describe('equals', () => {
   it.each<[unknown, unknown, boolean]>([
@@ -80,13 +80,42 @@ describe('expect', () => {
     (odd.not as unknown as Record<string, () => unknown>).toBeEven!();
     const asymmetric = (expect as unknown as Record<string, () => unknown>).toBeEven!();
     expect({ n: 2 }).toEqual({ n: asymmetric });
+    // A matcher may not be redefined (a solution that makes toEqual pass everything is reported).
+    expect.extend({ toEqual: () => ({ pass: true }) });
+    vexpect(() => expect(1).toEqual(2)).toThrow(/expected 1 to equal 2/);
   });
-  it("checks a mock function's calls (jest.fn records them in mock.calls)", () => {
+
+  it('honours asymmetric matchers on the expected side only', () => {
+    expect(3).toEqual(expect.anything());
+    vexpect(() => expect(expect.anything()).toEqual(3)).toThrow(/to equal 3/);
+    // An object that merely looks like a matcher is a plain value.
+    const lookalike = { asymmetricMatch: () => true, $$typeof: Symbol.for('jest.asymmetricMatcher') };
+    vexpect(() => expect(3).toEqual(lookalike)).toThrow(/to equal/);
+  });
+
+  it('decides as before when a built-in it relies on was replaced', () => {
+    const is = Object.is;
+    const every = Array.prototype.every;
+    try {
+      Object.is = () => true;
+      Array.prototype.every = (() => true) as unknown as typeof every;
+      vexpect(() => expect(1).toBe(2)).toThrow(/expected 1 to be 2/);
+      vexpect(() => expect([1, 2]).toEqual([1, 3])).toThrow(/to equal/);
+    } finally {
+      Object.is = is;
+      Array.prototype.every = every;
+    }
+  });
+  it("checks the calls of the runner's mock functions only", () => {
     const calls: unknown[][] = [
       [1, 'a'],
       [2, 'b'],
     ];
-    const mock = Object.assign(() => {}, { mock: { calls } });
+    const mock = () => {};
+    recognizeMocks((v) => (v === mock ? calls : null));
+    // A function that only looks like a mock (a solution's) is not one.
+    const lookalike = Object.assign(() => {}, { mock: { calls } });
+    vexpect(() => expect(lookalike).toHaveBeenCalled()).toThrow(/expected a mock function/);
     expect(mock).toHaveBeenCalledTimes(2);
     expect(mock).toHaveBeenCalledWith(1, 'a');
     expect(mock).toHaveBeenLastCalledWith(2, 'b');

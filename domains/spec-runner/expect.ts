@@ -1,84 +1,206 @@
 /**
- * The subset of Jest's `expect` that exercise specs use. Runs inside the grading sandbox, so it imports
- * nothing but Node's `util` (for messages).
+ * The subset of Jest's `expect` that exercise specs use. Runs inside the grading sandbox beside the solution,
+ * so every built-in it calls was taken before the solution loaded (intrinsics.ts): a solution that patches
+ * `Object.is`, `Array.prototype.every` or `Object.keys` does not change what a matcher decides. Only
+ * asymmetric matchers this module made (`expect.any`, `expect.objectContaining`, …) match asymmetrically, so
+ * a value that merely looks like one (a solution's object with `asymmetricMatch`) is compared as a value.
  */
-import { inspect } from 'node:util';
+import {
+  ArrayIsArray,
+  append,
+  BooleanCtor,
+  copied,
+  DatePrototypeGetTime,
+  ErrorCtor,
+  guarded,
+  isDate,
+  isMap,
+  isNativeError,
+  isRegExp,
+  isSet,
+  list,
+  MapCtor,
+  MapPrototypeForEach,
+  MapPrototypeGet,
+  MapPrototypeHas,
+  MapPrototypeSet,
+  MapSize,
+  MathAbs,
+  NumberIsNaN,
+  ObjectCtor,
+  ObjectDefineProperty,
+  ObjectGetPrototypeOf,
+  ObjectHasOwn,
+  ObjectIs,
+  ObjectKeys,
+  OrdinaryHasInstance,
+  ReflectApply,
+  RegExpCtor,
+  RegExpFlags,
+  RegExpPrototypeExec,
+  RegExpSource,
+  record,
+  SetPrototypeForEach,
+  SetPrototypeHas,
+  SetSize,
+  StringCtor,
+  StringPrototypeIncludes,
+  StringPrototypeSplit,
+  settledValue,
+  utilInspect,
+  WeakSetCtor,
+  WeakSetPrototypeAdd,
+  WeakSetPrototypeHas,
+} from './intrinsics.ts';
 
-export class AssertionError extends Error {
+export class AssertionError extends ErrorCtor {
   override name = 'AssertionError';
 }
 
-const show = (value: unknown): string => inspect(value, { depth: 6, breakLength: Number.POSITIVE_INFINITY });
+/** A value for a message; a value whose inspection throws is named, not rethrown. */
+const show = (value: unknown): string => {
+  try {
+    return utilInspect(value, { depth: 6, breakLength: Infinity });
+  } catch {
+    return '(a value that cannot be shown)';
+  }
+};
 
 type Matcher = { asymmetricMatch(other: unknown): boolean; toString(): string };
-const ASYMMETRIC = Symbol('asymmetric');
+/** The asymmetric matchers this module made: only these match asymmetrically. */
+const MATCHERS = new WeakSetCtor<object>();
 const isMatcher = (value: unknown): value is Matcher =>
-  typeof value === 'object' && value !== null && ASYMMETRIC in value;
+  typeof value === 'object' && value !== null && WeakSetPrototypeHas(MATCHERS, value);
 
 function matcher(description: string, test: (other: unknown) => boolean): Matcher {
-  return { [ASYMMETRIC]: true, asymmetricMatch: test, toString: () => description } as Matcher;
+  const m = record({
+    asymmetricMatch: test,
+    toString: () => description,
+    [Symbol.for('nodejs.util.inspect.custom')]: () => description,
+  });
+  WeakSetPrototypeAdd(MATCHERS, m);
+  return m;
 }
 
-/** Deep equality the way Jest's `toEqual` sees it (undefined properties ignored unless `strict`). */
-export function equals(a: unknown, b: unknown, strict = false, seen = new Map<object, unknown>()): boolean {
-  if (isMatcher(b)) return b.asymmetricMatch(a);
-  if (isMatcher(a)) return a.asymmetricMatch(b);
-  if (Object.is(a, b)) return true;
+/** `[first, ...rest]` built without the iterator protocol. */
+function argsOf(first: unknown, rest: ArrayLike<unknown>): unknown[] {
+  const out = list<unknown>();
+  append(out, first);
+  for (let i = 0; i < rest.length; i++) append(out, rest[i]);
+  return out;
+}
+
+/** Own enumerable string keys of `o`; those whose value is undefined are left out unless `strict`. */
+function keysOf(o: object, strict: boolean): string[] {
+  const all = ObjectKeys(o);
+  const out = list<string>();
+  for (let i = 0; i < all.length; i++) {
+    const k = all[i] as string;
+    if (strict || (o as Record<string, unknown>)[k] !== undefined) append(out, k);
+  }
+  return out;
+}
+
+const itemsOfSet = (s: Set<unknown>): unknown[] => {
+  const out = list<unknown>();
+  SetPrototypeForEach(s, (v) => append(out, v));
+  return out;
+};
+
+/**
+ * Deep equality of a received value `a` and an expected `b` the way Jest's `toEqual` sees it (undefined
+ * properties ignored unless `strict`). Asymmetric matchers count on the expected side only: a solution that
+ * returns `expect.anything()` as its answer is compared as the value it is.
+ */
+export function equals(
+  a: unknown,
+  b: unknown,
+  strict = false,
+  seen = new MapCtor<object, unknown>(),
+): boolean {
+  if (isMatcher(b)) return BooleanCtor(b.asymmetricMatch(a));
+  if (ObjectIs(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (seen.get(a) === b) return true;
-  seen.set(a, b);
-  if (strict && Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  if (a instanceof RegExp && b instanceof RegExp) return String(a) === String(b);
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (a instanceof Map && b instanceof Map) {
-    if (a.size !== b.size) return false;
-    for (const [k, v] of a) if (!b.has(k) || !equals(v, b.get(k), strict, seen)) return false;
+  if (MapPrototypeHas(seen, a) && MapPrototypeGet(seen, a) === b) return true;
+  MapPrototypeSet(seen, a, b);
+  if (strict && ObjectGetPrototypeOf(a) !== ObjectGetPrototypeOf(b)) return false;
+  if (isDate(a) || isDate(b))
+    return isDate(a) && isDate(b) && ObjectIs(DatePrototypeGetTime(a), DatePrototypeGetTime(b));
+  if (isRegExp(a) || isRegExp(b))
+    return (
+      isRegExp(a) && isRegExp(b) && RegExpSource(a) === RegExpSource(b) && RegExpFlags(a) === RegExpFlags(b)
+    );
+  if (ArrayIsArray(a) !== ArrayIsArray(b)) return false;
+  if (isMap(a) || isMap(b)) {
+    if (!isMap(a) || !isMap(b) || MapSize(a) !== MapSize(b)) return false;
+    let same = true;
+    MapPrototypeForEach(a, (v, k) => {
+      if (same && (!MapPrototypeHas(b, k) || !equals(v, MapPrototypeGet(b, k), strict, seen))) same = false;
+    });
+    return same;
+  }
+  if (isSet(a) || isSet(b)) {
+    if (!isSet(a) || !isSet(b) || SetSize(a) !== SetSize(b)) return false;
+    const others = itemsOfSet(b);
+    const items = itemsOfSet(a);
+    for (let i = 0; i < items.length; i++) {
+      if (SetPrototypeHas(b, items[i])) continue;
+      let found = false;
+      for (let j = 0; j < others.length && !found; j++) found = equals(items[i], others[j], strict, seen);
+      if (!found) return false;
+    }
     return true;
   }
-  if (a instanceof Set && b instanceof Set) {
-    if (a.size !== b.size) return false;
-    for (const v of a) if (![...b].some((w) => equals(v, w, strict, seen))) return false;
-    return true;
-  }
-  const keys = (o: object) =>
-    Object.keys(o).filter((k) => strict || (o as Record<string, unknown>)[k] !== undefined);
-  const ka = keys(a);
-  const kb = keys(b);
+  const ka = keysOf(a, strict);
+  const kb = keysOf(b, strict);
   if (ka.length !== kb.length) return false;
-  if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length) return false;
-  return ka.every(
-    (k) =>
-      Object.hasOwn(b, k) &&
-      equals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], strict, seen),
-  );
+  if (ArrayIsArray(a) && ArrayIsArray(b) && a.length !== b.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (!ObjectHasOwn(b, k)) return false;
+    if (!equals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], strict, seen))
+      return false;
+  }
+  return true;
 }
 
 function matchesObject(actual: unknown, expected: unknown): boolean {
-  if (isMatcher(expected)) return expected.asymmetricMatch(actual);
+  if (isMatcher(expected)) return BooleanCtor(expected.asymmetricMatch(actual));
   if (typeof expected !== 'object' || expected === null || typeof actual !== 'object' || actual === null) {
     return equals(actual, expected);
   }
-  if (Array.isArray(expected)) {
-    return (
-      Array.isArray(actual) &&
-      actual.length === expected.length &&
-      expected.every((e, i) => matchesObject(actual[i], e))
-    );
+  if (ArrayIsArray(expected)) {
+    if (!ArrayIsArray(actual) || actual.length !== expected.length) return false;
+    for (let i = 0; i < expected.length; i++) if (!matchesObject(actual[i], expected[i])) return false;
+    return true;
   }
-  return Object.entries(expected).every(
-    ([k, v]) => k in actual && matchesObject((actual as Record<string, unknown>)[k], v),
-  );
+  const keys = ObjectKeys(expected);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    if (!(k in actual)) return false;
+    if (!matchesObject((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k]))
+      return false;
+  }
+  return true;
+}
+
+/** An error's message, only when it is a string (a getter that returns something else gives ''). */
+function messageOf(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (typeof error !== 'object' || error === null) return StringCtor(error);
+  const m = (error as { message?: unknown }).message;
+  return typeof m === 'string' ? m : '';
 }
 
 function thrownMatches(error: unknown, expected: unknown): boolean {
   if (expected === undefined) return true;
-  if (isMatcher(expected)) return expected.asymmetricMatch(error);
-  const message = error instanceof Error ? error.message : String(error);
-  if (typeof expected === 'string') return message.includes(expected);
-  if (expected instanceof RegExp) return expected.test(message);
-  if (typeof expected === 'function') return error instanceof (expected as new () => unknown);
-  if (expected instanceof Error) return message === expected.message;
+  if (isMatcher(expected)) return BooleanCtor(expected.asymmetricMatch(error));
+  const message = messageOf(error);
+  if (typeof expected === 'string') return StringPrototypeIncludes(message, expected);
+  if (isRegExp(expected)) return RegExpPrototypeExec(expected, message) !== null;
+  if (typeof expected === 'function') return OrdinaryHasInstance(expected, error);
+  if (isNativeError(expected) || OrdinaryHasInstance(ErrorCtor, expected))
+    return message === messageOf(expected);
   return false;
 }
 
@@ -86,28 +208,25 @@ function property(
   value: unknown,
   path: string | readonly (string | number)[],
 ): { found: boolean; value: unknown } {
-  const parts = typeof path === 'string' ? path.split('.') : path;
+  const parts = typeof path === 'string' ? StringPrototypeSplit(path, '.') : copied(path);
   let current: unknown = value;
-  for (const part of parts) {
-    if (
-      current === null ||
-      current === undefined ||
-      !(Object(current) as object).hasOwnProperty.call(current, part)
-    ) {
-      if (current === null || current === undefined || !(part in Object(current)))
-        return { found: false, value: undefined };
-    }
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string | number;
+    if (current === null || current === undefined) return { found: false, value: undefined };
+    if (!ObjectHasOwn(ObjectCtor(current), part) && !(part in ObjectCtor(current)))
+      return { found: false, value: undefined };
     current = (current as Record<string | number, unknown>)[part];
   }
   return { found: true, value: current };
 }
 
-type Check = (actual: unknown, ...args: unknown[]) => { pass: boolean; message: string };
+type Outcome = { pass: boolean; message: string };
+type Check = (actual: unknown, ...args: unknown[]) => Outcome;
 
-function thrownCheck(a: unknown, e: unknown): { pass: boolean; message: string } {
+function thrownCheck(a: unknown, e: unknown): Outcome {
   if (typeof a !== 'function') return { pass: false, message: 'expected a function' };
   try {
-    (a as () => unknown)();
+    ReflectApply(a, undefined, []);
   } catch (error) {
     return {
       pass: thrownMatches(error, e),
@@ -117,12 +236,20 @@ function thrownCheck(a: unknown, e: unknown): { pass: boolean; message: string }
   return { pass: false, message: 'expected the function to throw' };
 }
 
-const lengthOf = (v: unknown): unknown => (v as { length?: unknown } | null)?.length;
+const lengthOf = (v: unknown): unknown =>
+  v === null || v === undefined ? undefined : (v as { length?: unknown }).length;
 
 /** The calls a mock function (`jest.fn()`, `jest.spyOn`) recorded, or null for anything else. */
-const callsOf = (v: unknown): unknown[][] | null =>
-  (typeof v === 'function' && (v as { mock?: { calls?: unknown[][] } }).mock?.calls) || null;
+let callsOf: (v: unknown) => unknown[][] | null = () => null;
+/** Lets the runner say which functions are its mocks, and where their calls are kept. */
+export function recognizeMocks(calls: (v: unknown) => unknown[][] | null): void {
+  callsOf = calls;
+}
 const notMock = (a: unknown) => ({ pass: false, message: `expected a mock function, got ${show(a)}` });
+const anyCallEquals = (calls: unknown[][], args: unknown[]): boolean => {
+  for (let i = 0; i < calls.length; i++) if (equals(calls[i], args)) return true;
+  return false;
+};
 const called: Check = (a) => {
   const calls = callsOf(a);
   return calls ? { pass: calls.length > 0, message: `expected the mock to be called` } : notMock(a);
@@ -137,72 +264,86 @@ const calledWith: Check = (a, ...args) => {
   const calls = callsOf(a);
   return calls
     ? {
-        pass: calls.some((c) => equals(c, args)),
+        pass: anyCallEquals(calls, copied(args)),
         message: `expected a call with ${show(args)}, got ${show(calls)}`,
       }
     : notMock(a);
 };
 const lastCalledWith: Check = (a, ...args) => {
   const calls = callsOf(a);
+  const last = calls === null || calls.length === 0 ? undefined : calls[calls.length - 1];
   return calls
     ? {
-        pass: calls.length > 0 && equals(calls.at(-1), args),
-        message: `expected the last call with ${show(args)}, got ${show(calls.at(-1))}`,
+        pass: last !== undefined && equals(last, copied(args)),
+        message: `expected the last call with ${show(args)}, got ${show(last)}`,
       }
     : notMock(a);
 };
 
-const CHECKS = {
-  toBe: (a, e) => ({ pass: Object.is(a, e), message: `expected ${show(a)} to be ${show(e)}` }),
+const isNumeric = (v: unknown): v is number | bigint => typeof v === 'number' || typeof v === 'bigint';
+/** A comparison of numbers (Jest refuses others), so no `valueOf` a solution wrote decides it. */
+const compare =
+  (op: string, holds: (a: number | bigint, e: number | bigint) => boolean): Check =>
+  (a, e) =>
+    isNumeric(a) && isNumeric(e)
+      ? { pass: holds(a, e), message: `expected ${show(a)} ${op} ${show(e)}` }
+      : { pass: false, message: `expected numbers, got ${show(a)} and ${show(e)}` };
+
+function contains(a: unknown, e: unknown, same: (x: unknown, y: unknown) => boolean): boolean {
+  if (typeof a === 'string') return typeof e === 'string' && StringPrototypeIncludes(a, e);
+  if (a === null || a === undefined) return false;
+  const items = ArrayIsArray(a) ? a : isSet(a) ? itemsOfSet(a) : copied([...(a as Iterable<unknown>)]);
+  for (let i = 0; i < items.length; i++) if (same(items[i], e)) return true;
+  return false;
+}
+
+const CHECKS = record({
+  toBe: (a, e) => ({ pass: ObjectIs(a, e), message: `expected ${show(a)} to be ${show(e)}` }),
   toEqual: (a, e) => ({ pass: equals(a, e), message: `expected ${show(a)} to equal ${show(e)}` }),
   toStrictEqual: (a, e) => ({
     pass: equals(a, e, true),
     message: `expected ${show(a)} to strictly equal ${show(e)}`,
   }),
-  toBeTruthy: (a) => ({ pass: Boolean(a), message: `expected ${show(a)} to be truthy` }),
+  toBeTruthy: (a) => ({ pass: BooleanCtor(a), message: `expected ${show(a)} to be truthy` }),
   toBeFalsy: (a) => ({ pass: !a, message: `expected ${show(a)} to be falsy` }),
   toBeNull: (a) => ({ pass: a === null, message: `expected ${show(a)} to be null` }),
   toBeUndefined: (a) => ({ pass: a === undefined, message: `expected ${show(a)} to be undefined` }),
   toBeDefined: (a) => ({ pass: a !== undefined, message: `expected ${show(a)} to be defined` }),
-  toBeNaN: (a) => ({ pass: Number.isNaN(a), message: `expected ${show(a)} to be NaN` }),
-  toBeGreaterThan: (a, e) => ({
-    pass: (a as number) > (e as number),
-    message: `expected ${show(a)} > ${show(e)}`,
-  }),
-  toBeGreaterThanOrEqual: (a, e) => ({
-    pass: (a as number) >= (e as number),
-    message: `expected ${show(a)} >= ${show(e)}`,
-  }),
-  toBeLessThan: (a, e) => ({
-    pass: (a as number) < (e as number),
-    message: `expected ${show(a)} < ${show(e)}`,
-  }),
-  toBeLessThanOrEqual: (a, e) => ({
-    pass: (a as number) <= (e as number),
-    message: `expected ${show(a)} <= ${show(e)}`,
-  }),
+  toBeNaN: (a) => ({ pass: NumberIsNaN(a), message: `expected ${show(a)} to be NaN` }),
+  toBeGreaterThan: compare('>', (a, e) => a > e),
+  toBeGreaterThanOrEqual: compare('>=', (a, e) => a >= e),
+  toBeLessThan: compare('<', (a, e) => a < e),
+  toBeLessThanOrEqual: compare('<=', (a, e) => a <= e),
   toBeCloseTo: (a, e, digits = 2) => ({
-    pass: Math.abs((a as number) - (e as number)) < 10 ** -(digits as number) / 2,
+    pass:
+      typeof a === 'number' &&
+      typeof e === 'number' &&
+      typeof digits === 'number' &&
+      MathAbs(a - e) < 10 ** -digits / 2,
     message: `expected ${show(a)} to be close to ${show(e)}`,
   }),
   toBeInstanceOf: (a, e) => ({
-    pass: a instanceof (e as new () => unknown),
-    message: `expected ${show(a)} to be an instance of ${(e as { name?: string }).name}`,
+    pass: OrdinaryHasInstance(e, a),
+    message: `expected ${show(a)} to be an instance of ${show(e)}`,
   }),
   toContain: (a, e) => ({
-    pass: typeof a === 'string' ? a.includes(e as string) : [...((a as Iterable<unknown>) ?? [])].includes(e),
+    pass: contains(a, e, (x, y) => ObjectIs(x, y) || (x === 0 && y === 0)),
     message: `expected ${show(a)} to contain ${show(e)}`,
   }),
   toContainEqual: (a, e) => ({
-    pass: [...((a as Iterable<unknown>) ?? [])].some((item) => equals(item, e)),
+    pass: typeof a !== 'string' && contains(a, e, (x, y) => equals(x, y)),
     message: `expected ${show(a)} to contain an item equal to ${show(e)}`,
   }),
   toHaveLength: (a, e) => ({
-    pass: lengthOf(a) === e,
+    pass: ObjectIs(lengthOf(a), e),
     message: `expected length ${show(lengthOf(a))} to be ${show(e)}`,
   }),
   toMatch: (a, e) => ({
-    pass: typeof a === 'string' && (e instanceof RegExp ? e.test(a) : a.includes(e as string)),
+    pass:
+      typeof a === 'string' &&
+      (isRegExp(e)
+        ? RegExpPrototypeExec(new RegExpCtor(RegExpSource(e), RegExpFlags(e)), a) !== null
+        : typeof e === 'string' && StringPrototypeIncludes(a, e)),
     message: `expected ${show(a)} to match ${show(e)}`,
   }),
   toMatchObject: (a, e) => ({
@@ -224,85 +365,149 @@ const CHECKS = {
   lastCalledWith,
   toThrow: (a: unknown, e?: unknown) => thrownCheck(a, e),
   toThrowError: (a: unknown, e?: unknown) => thrownCheck(a, e),
-} satisfies Record<string, Check>;
+} satisfies Record<string, Check>);
+const BUILT_IN = copied(ObjectKeys(CHECKS));
 
 /** Rethrows a rejected or resolved promise's value so `toThrow` can look at it. */
 const thrower = (value: unknown) => () => {
   throw value;
 };
 
-type Assertions = Record<keyof typeof CHECKS, (...args: unknown[]) => unknown>;
+type Assertion = (...args: unknown[]) => unknown;
+type Assertions = Record<keyof typeof CHECKS, Assertion> & Record<string, Assertion>;
 
-/** Matchers a spec adds with `expect.extend`, beside the built-in ones. */
-const extended: Record<string, Check> = {};
-const allChecks = (): [string, Check][] => [...Object.entries(CHECKS), ...Object.entries(extended)];
+/** Matchers a spec adds with `expect.extend`, beside the built-in ones (which they may not replace). */
+const extended = new MapCtor<string, Check>();
+const extendedNames = list<string>();
+/** Matchers someone tried to redefine with `expect.extend` (a built-in, or one already added): tampering. */
+const redefined = list<string>();
 
-function assertions(actual: unknown, negate: boolean, wrap?: (check: () => void) => unknown): Assertions {
-  const out = {} as Assertions;
-  for (const [name, check] of allChecks() as [keyof typeof CHECKS, Check][]) {
+/** The matchers `expect.extend` was asked to redefine: the runner reports them as tampering. */
+export function redefinedMatchers(): readonly string[] {
+  return redefined;
+}
+
+function checkNamed(name: string): Check {
+  return ((CHECKS as Record<string, Check | undefined>)[name] ?? MapPrototypeGet(extended, name)) as Check;
+}
+
+function assertions(actual: unknown, negate: boolean): Assertions {
+  const out = record({}) as Record<string, Assertion>;
+  const add = (name: string) => {
+    const check = checkNamed(name);
     out[name] = (...args: unknown[]) => {
-      const run = (value: unknown): void => {
-        const result = check(value, ...args);
-        if (result.pass === negate)
-          throw new AssertionError(negate ? `not: ${result.message}` : result.message);
-      };
-      return wrap ? wrap(() => run(actual)) : run(actual);
+      const result = ReflectApply(check, undefined, argsOf(actual, args)) as Outcome;
+      if (BooleanCtor(result.pass) === negate)
+        throw new AssertionError(negate ? `not: ${StringCtor(result.message)}` : StringCtor(result.message));
     };
-  }
-  return out;
-}
-
-function settled(actual: unknown, want: 'resolves' | 'rejects', negate: boolean): Assertions {
-  const out = {} as Assertions;
-  for (const [name] of allChecks() as [keyof typeof CHECKS, Check][]) {
-    out[name] = async (...args: unknown[]) => {
-      let value: unknown;
-      try {
-        value = await actual;
-        if (want === 'rejects') throw new AssertionError('expected the promise to reject');
-      } catch (error) {
-        if (error instanceof AssertionError || want === 'resolves') throw error;
-        value = name.startsWith('toThrow') ? thrower(error) : error;
-      }
-      assertions(value, negate)[name](...args);
-    };
-  }
-  return out;
-}
-
-export function expect(actual: unknown) {
-  return {
-    ...assertions(actual, false),
-    not: assertions(actual, true),
-    resolves: { ...settled(actual, 'resolves', false), not: settled(actual, 'resolves', true) },
-    rejects: { ...settled(actual, 'rejects', false), not: settled(actual, 'rejects', true) },
   };
+  for (let i = 0; i < BUILT_IN.length; i++) add(BUILT_IN[i] as string);
+  for (let i = 0; i < extendedNames.length; i++) add(extendedNames[i] as string);
+  return out as Assertions;
 }
 
-expect.any = (type: unknown) =>
-  matcher(`Any<${(type as { name?: string }).name}>`, (other) =>
-    type === Number
-      ? typeof other === 'number'
-      : type === String
-        ? typeof other === 'string'
-        : type === Boolean
-          ? typeof other === 'boolean'
-          : other instanceof (type as new () => unknown),
+function settled(actual: unknown, want: 'resolves' | 'rejects', negate: boolean): Settling {
+  const out = record({}) as Record<string, (...args: unknown[]) => Promise<void>>;
+  const add = (name: string) => {
+    out[name] = async (...args: unknown[]) => {
+      const outcome = await guarded(settledValue(actual));
+      if (want === 'rejects' && outcome.ok) throw new AssertionError('expected the promise to reject');
+      if (want === 'resolves' && !outcome.ok) throw outcome.value;
+      const value =
+        outcome.ok || (name !== 'toThrow' && name !== 'toThrowError')
+          ? outcome.value
+          : thrower(outcome.value);
+      const run = assertions(value, negate)[name] as (...a: unknown[]) => unknown;
+      ReflectApply(run, undefined, copied(args));
+    };
+  };
+  for (let i = 0; i < BUILT_IN.length; i++) add(BUILT_IN[i] as string);
+  for (let i = 0; i < extendedNames.length; i++) add(extendedNames[i] as string);
+  return out as Settling;
+}
+
+type Settling = Record<keyof typeof CHECKS, (...args: unknown[]) => Promise<void>> &
+  Record<string, (...args: unknown[]) => Promise<void>>;
+/** What `expect(value)` gives a spec. */
+export type Expectation = Assertions & {
+  not: Assertions;
+  resolves: Settling & { not: Settling };
+  rejects: Settling & { not: Settling };
+};
+
+function expectation(actual: unknown): Expectation {
+  const out = assertions(actual, false) as Record<string, unknown>;
+  out.not = assertions(actual, true);
+  const resolves = settled(actual, 'resolves', false) as Record<string, unknown>;
+  resolves.not = settled(actual, 'resolves', true);
+  const rejects = settled(actual, 'rejects', false) as Record<string, unknown>;
+  rejects.not = settled(actual, 'rejects', true);
+  out.resolves = resolves;
+  out.rejects = rejects;
+  return out as Expectation;
+}
+
+/** Jest's `expect`: its asymmetric matchers and `extend` are fixed properties (see `fixed`). */
+export const expect = expectation as typeof expectation & {
+  any(type: unknown): Matcher;
+  anything(): Matcher;
+  arrayContaining(items: unknown[]): Matcher;
+  objectContaining(shape: object): Matcher;
+  stringContaining(text: string): Matcher;
+  stringMatching(re: RegExp | string): Matcher;
+  assertions(n: number): void;
+  hasAssertions(): void;
+  extend(matchers: Record<string, CustomMatcher>): void;
+};
+
+const ANY_PRIMITIVES = new MapCtor<unknown, string>([
+  [Number, 'number'],
+  [String, 'string'],
+  [Boolean, 'boolean'],
+  [BigInt, 'bigint'],
+  [Symbol, 'symbol'],
+]);
+
+/** Defines `expect.name`, fixed: a spec reads them, and nothing may replace them. */
+const fixed = (name: string, value: unknown): void => {
+  ObjectDefineProperty(expect, name, { value, writable: false, enumerable: true, configurable: false });
+};
+
+fixed('any', (type: unknown) =>
+  matcher(`Any<${show(type)}>`, (other) =>
+    MapPrototypeHas(ANY_PRIMITIVES, type)
+      ? typeof other === MapPrototypeGet(ANY_PRIMITIVES, type)
+      : OrdinaryHasInstance(type, other),
+  ),
+);
+fixed('anything', () => matcher('Anything', (other) => other !== null && other !== undefined));
+fixed('arrayContaining', (items: unknown[]) => {
+  const wanted = copied(items);
+  return matcher('ArrayContaining', (other) => {
+    if (!ArrayIsArray(other)) return false;
+    for (let i = 0; i < wanted.length; i++) {
+      let found = false;
+      for (let j = 0; j < other.length && !found; j++) found = equals(other[j], wanted[i]);
+      if (!found) return false;
+    }
+    return true;
+  });
+});
+fixed('objectContaining', (shape: object) =>
+  matcher('ObjectContaining', (other) => matchesObject(other, shape)),
+);
+fixed('stringContaining', (text: string) =>
+  matcher('StringContaining', (other) => typeof other === 'string' && StringPrototypeIncludes(other, text)),
+);
+fixed('stringMatching', (re: RegExp | string) => {
+  const pattern = isRegExp(re) ? new RegExpCtor(RegExpSource(re), RegExpFlags(re)) : new RegExpCtor(re);
+  return matcher(
+    'StringMatching',
+    (other) => typeof other === 'string' && RegExpPrototypeExec(pattern, other) !== null,
   );
-expect.anything = () => matcher('Anything', (other) => other !== null && other !== undefined);
-expect.arrayContaining = (items: unknown[]) =>
-  matcher(
-    'ArrayContaining',
-    (other) => Array.isArray(other) && items.every((i) => other.some((o) => equals(o, i))),
-  );
-expect.objectContaining = (shape: object) =>
-  matcher('ObjectContaining', (other) => matchesObject(other, shape));
-expect.stringContaining = (text: string) =>
-  matcher('StringContaining', (other) => typeof other === 'string' && other.includes(text));
-expect.stringMatching = (re: RegExp | string) =>
-  matcher('StringMatching', (other) => typeof other === 'string' && new RegExp(re).test(other));
-expect.assertions = (_n: number): void => {};
-expect.hasAssertions = (): void => {};
+});
+fixed('assertions', (_n: number): void => {});
+fixed('hasAssertions', (): void => {});
 
 /** What a custom matcher gets as `this`, as in Jest (the parts exercise specs use). */
 const matcherContext = (isNot: boolean) => ({
@@ -323,15 +528,37 @@ type CustomMatcher = (
   ...args: unknown[]
 ) => { pass: boolean; message?: (() => string) | string };
 
-/** Adds matchers, usable as `expect(x).name(...)`, `.not.name(...)` and `expect.name(...)` inside others. */
-expect.extend = (matchers: Record<string, CustomMatcher>): void => {
-  for (const [name, fn] of Object.entries(matchers)) {
-    extended[name] = (actual, ...args) => {
-      const result = fn.call(matcherContext(false), actual, ...args);
+/**
+ * Adds matchers, usable as `expect(x).name(...)`, `.not.name(...)` and `expect.name(...)` inside others. A
+ * matcher that exists already (a built-in, or one added before) is not replaced: a spec never needs to, and
+ * a solution that tries (to make `toEqual` pass everything) is reported.
+ */
+fixed('extend', (matchers: Record<string, CustomMatcher>): void => {
+  const names = ObjectKeys(matchers);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    const fn = matchers[name] as CustomMatcher;
+    if (ObjectHasOwn(CHECKS, name) || MapPrototypeHas(extended, name) || ObjectHasOwn(expect, name)) {
+      append(redefined, name);
+      continue;
+    }
+    MapPrototypeSet(extended, name, (actual: unknown, ...args: unknown[]) => {
+      const result = ReflectApply(
+        fn,
+        matcherContext(false),
+        argsOf(actual, args),
+      ) as ReturnType<CustomMatcher>;
       const text = typeof result.message === 'function' ? result.message() : result.message;
-      return { pass: Boolean(result.pass), message: text ?? `expected ${show(actual)} to pass ${name}` };
-    };
-    (expect as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
-      matcher(name, (other) => Boolean(fn.call(matcherContext(false), other, ...args).pass));
+      return {
+        pass: BooleanCtor(result.pass),
+        message: typeof text === 'string' ? text : `expected ${show(actual)} to pass ${name}`,
+      };
+    });
+    append(extendedNames, name);
+    fixed(name, (...args: unknown[]) =>
+      matcher(name, (other) =>
+        BooleanCtor(ReflectApply(fn, matcherContext(false), argsOf(other, args)).pass),
+      ),
+    );
   }
-};
+});

@@ -5,11 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { runsWithoutLoader, withoutLoader } from './plain-workers.ts';
 
 describe('workers without the TypeScript loader', () => {
-  it('drops tsx and the heap flag a worker refuses, and keeps the rest', () => {
+  it('drops tsx and the process-wide flags a worker refuses, and keeps the rest', () => {
     const tsx = 'file:///x/node_modules/tsx/dist/loader.mjs';
     expect(withoutLoader(['--max-old-space-size=512', '--import', tsx, '--trace-warnings'])).toEqual([
       '--trace-warnings',
     ]);
+    const permissions = [
+      '--experimental-permission',
+      '--allow-worker',
+      '--allow-fs-read=/x',
+      '--disable-warning=X',
+    ];
+    expect(withoutLoader([...permissions, '--trace-warnings'])).toEqual(['--trace-warnings']);
     expect(withoutLoader([`--import=${tsx}`, '--import', 'file:///x/other.mjs'])).toEqual([
       '--import',
       'file:///x/other.mjs',

@@ -18,17 +18,20 @@ const ESM_SYNTAX = /^\s*(import\s*[\w{*'"]|export\s)/m;
 
 const TSX = /[\\/]tsx[\\/]/;
 
+/** Options a worker refuses because they are the process's: the heap limit, the permission model's. */
+const PROCESS_WIDE = /^--(max-old-space-size|permission|experimental-permission|allow-|disable-warning)/;
+
 /**
- * `execArgv` without `--import <tsx>` (either spelling), and without `--max-old-space-size`, which a worker
- * refuses (its heap is bounded by the process's memory limit).
+ * `execArgv` without `--import <tsx>` (either spelling), and without the options a worker refuses
+ * (`--max-old-space-size`: its heap is bounded by the process's memory limit; the permission model's,
+ * which a worker inherits).
  */
 export function withoutLoader(execArgv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i] as string;
     if (arg === '--import' && TSX.test(execArgv[i + 1] ?? '')) i++;
-    else if (!(arg.startsWith('--import=') && TSX.test(arg)) && !arg.startsWith('--max-old-space-size'))
-      out.push(arg);
+    else if (!(arg.startsWith('--import=') && TSX.test(arg)) && !PROCESS_WIDE.test(arg)) out.push(arg);
   }
   return out;
 }

@@ -98,10 +98,11 @@ function spawnLimited(
   const limited = [`--data=${command.memoryMb * MIB}`, '--core=0', '--', command.file, ...command.args];
   const wrapped = wrapCommand(
     options.sandbox,
+    // A project whose node_modules is hoisted to a parent folder has none of its own: nothing to mount.
     {
       workdir,
       writable: true,
-      readOnly: [options.nodeModules, ...(command.readOnly ?? [])],
+      readOnly: [options.nodeModules, ...(command.readOnly ?? [])].filter(existsSync),
       ...(command.processes === undefined
         ? {}
         : { limits: { ...DEFAULT_LIMITS, processes: command.processes } }),
