@@ -39,6 +39,7 @@ describe('exercises of every language as workspace tasks', () => {
     expect(tasks.map((t) => t.id)).toEqual([
       'cpp/binary-search-tree',
       'cpp/space-age',
+      'go/bowling',
       'go/octal',
       'java/resistor-color-trio',
       'java/series',
@@ -152,6 +153,7 @@ describe('exercism: references', () => {
       [
         'cpp/binary-search-tree',
         'cpp/space-age',
+        'go/bowling',
         'go/octal',
         'java/resistor-color-trio',
         'java/series',

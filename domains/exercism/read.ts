@@ -179,6 +179,8 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
     ),
   );
   const enabled = grader.enableAllTests(tests, layout);
+  const unsupported = grader.unsupported?.({ tests: enabled, reference, support });
+  if (unsupported) return { id, error: unsupported };
   if (options.testsVisible) Object.assign(files, enabled);
   const testCommand = options.testsVisible && grader.testCommand !== '' ? grader.testCommand : undefined;
   return {
