@@ -100,6 +100,24 @@ describe("the Go grader's report", () => {
     expect(go.readReport(run(cut, 2), token)?.tampering).toEqual([]);
   });
 
+  it('puts a crash on the test that had started, with the panic Go printed', () => {
+    const stdout = `${line('{"start":"TestRoll"}')}\n--- FAIL: TestRoll/x\n`;
+    const result = {
+      ...run(stdout, 2),
+      stderr: 'panic: runtime error: index out of range [3] with length 0\n\ngoroutine 7\n',
+    };
+    expect(go.readReport(result, token)).toEqual({
+      tests: [
+        {
+          name: 'TestRoll',
+          passed: false,
+          message: 'panic: runtime error: index out of range [3] with length 0',
+        },
+      ],
+      tampering: [],
+    });
+  });
+
   it('has no report when no line came, and the refusal when the grading script refused the solution', () => {
     expect(go.readReport(run('PASS\nok  \tbowling\t0.01s\n'), token)).toBeNull();
     expect(go.readReport(run('go-grading-refused: the solution imports unsafe\n', 3), token)).toEqual({

@@ -131,6 +131,7 @@ ${list}
 }
 
 const ReportLine = z.union([
+  z.object({ start: z.string() }),
   z.object({ test: z.string(), passed: z.boolean(), message: z.string() }),
   z.object({ done: z.literal(true), tampering: z.array(z.string()) }),
 ]);
@@ -146,6 +147,8 @@ function readGoReport(result: CommandResult, token: string): TestReport | null {
   const tampering: string[] = [];
   let done = false;
   let forged = 0;
+  /** The test that started last: the one a crash ended, when no outcome follows it. */
+  let running: string | null = null;
   for (const line of result.stdout.split('\n')) {
     const at = line.indexOf(REPORT);
     if (at < 0) continue;
@@ -160,7 +163,8 @@ function readGoReport(result: CommandResult, token: string): TestReport | null {
     const parsed = ReportLine.safeParse(JSON.parse(json));
     if (!parsed.success) continue;
     const entry = parsed.data;
-    if ('done' in entry) {
+    if ('start' in entry) running = entry.start;
+    else if ('done' in entry) {
       done = true;
       tampering.push(...entry.tampering);
     } else
@@ -169,6 +173,15 @@ function readGoReport(result: CommandResult, token: string): TestReport | null {
         passed: entry.passed,
         ...(entry.message ? { message: entry.message } : {}),
       });
+  }
+  if (running !== null && !done && !tests.some((t) => t.name === running)) {
+    // Go prints the panic that ended the process on standard error; it only ever explains a failure.
+    const crash = /^(panic: .*|fatal error: .*)$/m.exec(result.stderr)?.[1];
+    tests.push({
+      name: running,
+      passed: false,
+      message: crash ?? `the test process ended (${result.exitCode ?? result.signal})`,
+    });
   }
   if (forged > 0) tampering.push(`${forged} report line(s) the test harness did not write`);
   const exited = /panic: unexpected call to os\.Exit\(0\) during test/.test(result.stdout + result.stderr);

@@ -59,6 +59,18 @@ describe('Go: correct and honest answers', () => {
     const grade = await gradeAnswer(bowling, { 'bowling.go': scoreless });
     expectCaught(grade, /^1\/2 tests passed; TestScore: failed/, false);
   });
+  it('scores an answer that panics in a test 0, naming the panic and the tests that never ran, without a flag', async () => {
+    const panics = WRONG.replace(
+      'func (g *Game) Roll(pins int) error { return nil }',
+      'func (g *Game) Roll(pins int) error { var rolls []int; return errors.New(string(rune(rolls[pins]))) }',
+    ).replace('package bowling\n', 'package bowling\n\nimport "errors"\n');
+    const grade = await gradeAnswer(bowling, { 'bowling.go': panics });
+    expectCaught(
+      grade,
+      /^0\/2 tests passed; 1 never ran \(TestScore\); TestRoll: panic: runtime error: index out of range.*; exit 2$/,
+      false,
+    );
+  });
 });
 
 describe('Go: answers that end the process or print a result', () => {
@@ -130,6 +142,19 @@ describe('Go: answers that reach into the runner', () => {
       'package bowling\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n';
     const grade = await gradeAnswer(bowling, { 'bowling.go': WRONG, 'main_test.go': main });
     expectCaught(grade, /refused: the answer writes main_test\.go, which the test runner reads/);
+  });
+
+  it('a changed test file, when the tests are visible', async () => {
+    const visible = exerciseTask('go/bowling', true);
+    const tests = visible.workspace!.files['bowling_test.go']!;
+    const grade = await gradeAnswer(visible, {
+      'bowling.go': WRONG,
+      'bowling_test.go': tests.replace(
+        'func TestRoll(t *testing.T) {',
+        'func TestRoll(t *testing.T) {\n\treturn',
+      ),
+    });
+    expectCaught(grade, /refused: the answer writes bowling_test\.go/);
   });
 
   it.each([
