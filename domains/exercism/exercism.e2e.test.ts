@@ -39,6 +39,7 @@ describe('exercises of every language as workspace tasks', () => {
     expect(tasks.map((t) => t.id)).toEqual([
       'cpp/binary-search-tree',
       'cpp/space-age',
+      'go/bowling',
       'go/octal',
       'java/bowling',
       'java/resistor-color-trio',
@@ -155,6 +156,7 @@ describe('exercism: references', () => {
       [
         'cpp/binary-search-tree',
         'cpp/space-age',
+        'go/bowling',
         'go/octal',
         'java/bowling',
         'java/resistor-color-trio',

@@ -102,6 +102,16 @@ export interface ExercismLanguage {
    * itself. Calls for the same content after the first return at once.
    */
   prepare?(ctx: GradeContext, support: Record<string, string>): Promise<void>;
+  /**
+   * Optional: why this exercise cannot be graded here although the toolchain is installed (it needs a
+   * newer toolchain, a library that is missing, or defines no test), or null. The exercise is then
+   * refused as a task with that reason, never scored.
+   */
+  unsupported?(exercise: {
+    tests: Record<string, string>;
+    reference: Record<string, string>;
+    support: Record<string, string>;
+  }): string | null;
   /** The runner's report, from its trusted channel (see TestReport), or null when none came. */
   readReport(result: CommandResult, token: string): TestReport | null;
   /**

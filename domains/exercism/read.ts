@@ -191,6 +191,8 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
     solution.filter((rel) => rel in files && grader.isRunnerInput(rel)).map((rel) => [rel, files[rel]!]),
   );
   const enabled = grader.enableAllTests(tests, layout);
+  const unsupported = grader.unsupported?.({ tests: enabled, reference, support });
+  if (unsupported) return { id, error: unsupported };
   if (options.testsVisible) Object.assign(files, enabled);
   const testCommand = options.testsVisible && grader.testCommand !== '' ? grader.testCommand : undefined;
   return {
