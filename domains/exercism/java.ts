@@ -108,7 +108,7 @@ export const java: ExercismLanguage = {
   isSupportFile(relPath: string): boolean {
     return /^(build\.gradle|settings\.gradle|src\/main\/.+)$/.test(relPath);
   },
-  unmetNeed: (files) => unmetJavaNeed(files, existsSync(JSON_JAR)),
+  unsupported: ({ tests, reference }) => unmetJavaNeed({ ...tests, ...reference }, existsSync(JSON_JAR)),
   enableAllTests(files: Record<string, string>): Record<string, string> {
     return Object.fromEntries(
       Object.entries(files).map(([rel, text]) => [

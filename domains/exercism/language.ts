@@ -62,12 +62,6 @@ export interface ExercismLanguage {
   referenceText?(text: string): string;
   /** Files of the exercise folder beside the solution that the workspace holds (build files, headers). */
   isSupportFile(relPath: string): boolean;
-  /**
-   * Optional: why this exercise cannot be graded here (a library its tests or reference use that is not
-   * installed, a toolchain too old), or null. `files` are its test and reference files, as its folder holds
-   * them. The exercise is then refused as a task with this reason (skipped, never scored).
-   */
-  unmetNeed?(files: Record<string, string>): string | null;
   /** The test files as grading runs them: every test enabled (skips, `@Disabled`, `#[ignore]` lifted). */
   enableAllTests(files: Record<string, string>, layout: ExerciseLayout): Record<string, string>;
   /** The test command, for the TaskAgent's prompt when tests are visible (e.g. `pytest -q`). */
@@ -104,13 +98,15 @@ export interface ExercismLanguage {
   prepare?(ctx: GradeContext, support: Record<string, string>): Promise<void>;
   /**
    * Optional: why this exercise cannot be graded here although the toolchain is installed (it needs a
-   * newer toolchain, a library that is missing, or defines no test), or null. The exercise is then
-   * refused as a task with that reason, never scored.
+   * newer toolchain, a library or crate that is missing, or defines no test), or null. The exercise is
+   * then refused as a task with that reason (skipped, never scored). `tests` have every test enabled;
+   * `files` are the workspace's with the reference over them.
    */
   unsupported?(exercise: {
     tests: Record<string, string>;
     reference: Record<string, string>;
     support: Record<string, string>;
+    files: Record<string, string>;
   }): string | null;
   /** The runner's report, from its trusted channel (see TestReport), or null when none came. */
   readReport(result: CommandResult, token: string): TestReport | null;
@@ -129,12 +125,6 @@ export interface ExercismLanguage {
     text: string,
     exercise: Record<string, string>,
   ): { text: string } | { refused: string };
-  /**
-   * Optional: why this exercise cannot be graded here though the toolchain is there (Rust: a crate its
-   * reference needs that the local registry lacks), or null. `files` are the workspace's with the
-   * reference over them. The exercise is then refused as a task, with this reason, rather than scored 0.
-   */
-  missingNeeds?(files: Record<string, string>): string | null;
   /** Limits of one grading run, when the domain's defaults (3 min, 2 GiB) do not fit. */
   limits?: GradeLimits;
   /**

@@ -162,8 +162,6 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
   if (typeof tests === 'string') return { id, error: `the test file ${tests} is missing` };
   const examples = readFiles(folder, example);
   if (typeof examples === 'string') return { id, error: `the example solution ${examples} is missing` };
-  const unmet = grader.unmetNeed?.({ ...tests, ...examples }) ?? null;
-  if (unmet !== null) return { id, error: unmet };
   const reference = Object.fromEntries(
     Object.entries(examples).map(([rel, text]) => [
       grader.referenceTarget(layout, rel),
@@ -185,13 +183,16 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
       ([rel]) => !solution.includes(rel) && !(rel in reference) && grader.isSupportFile(rel),
     ),
   );
-  const missing = grader.missingNeeds?.({ ...files, ...reference }) ?? null;
-  if (missing !== null) return { id, error: missing };
   const configuration = Object.fromEntries(
     solution.filter((rel) => rel in files && grader.isRunnerInput(rel)).map((rel) => [rel, files[rel]!]),
   );
   const enabled = grader.enableAllTests(tests, layout);
-  const unsupported = grader.unsupported?.({ tests: enabled, reference, support });
+  const unsupported = grader.unsupported?.({
+    tests: enabled,
+    reference,
+    support,
+    files: { ...files, ...reference },
+  });
   if (unsupported) return { id, error: unsupported };
   if (options.testsVisible) Object.assign(files, enabled);
   const testCommand = options.testsVisible && grader.testCommand !== '' ? grader.testCommand : undefined;

@@ -131,7 +131,7 @@ export const rust: ExercismLanguage = {
     const problem = relPath.endsWith('.rs') ? solutionSourceProblem(text) : null;
     return problem === null ? { text } : { refused: `${relPath}: ${problem}` };
   },
-  missingNeeds(files) {
+  unsupported({ files }) {
     const manifest = files['Cargo.toml'];
     if (manifest === undefined) return null;
     crates ??= registryVersions(DEBIAN_CRATES);
