@@ -3,10 +3,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readTarGz, writeTarGz } from './tar.ts';
+import { writeTarGz } from './tar.ts';
+import { readTarGz as readWithin, type UnpackLimits } from './tar-read.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'tar-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const ROOMY: UnpackLimits = { fileBytes: 1024 ** 3, totalBytes: 1024 ** 3, ratio: 1000, entries: 1000 };
+const readTarGz = (file: string, dir: string, limits = ROOMY) => readWithin(file, dir, limits);
 let n = 0;
 const fresh = (): string => {
   const dir = path.join(tmp, `d${n++}`);
@@ -26,7 +29,9 @@ describe('writeTarGz and readTarGz', () => {
     const file = path.join(tmp, 'round.tar.gz');
     await writeTarGz(file, entries);
     const dir = fresh();
-    expect((await readTarGz(file, dir)).sort()).toEqual(entries.map((e) => e.name).sort());
+    expect((await readTarGz(file, dir)).files.map((f) => f.name).sort()).toEqual(
+      entries.map((e) => e.name).sort(),
+    );
     for (const e of entries) expect(readFileSync(path.join(dir, e.name))).toEqual(e.bytes);
     const listed = execFileSync('tar', ['-tzf', file], { encoding: 'utf8' }).trim().split('\n');
     expect(listed.sort()).toEqual(entries.map((e) => e.name).sort());
