@@ -33,10 +33,11 @@ export const bundledRepoFile = (rel: string): boolean =>
   (rel === 'HEAD' || rel === 'packed-refs' || rel.startsWith('refs/') || rel.startsWith('objects/')) &&
   !/^objects\/info\/(http-)?alternates$/.test(rel);
 
-/** Whether a name may be in a bundle at all. */
+/** Whether a name may be in a bundle at all: one of its files, relative, with no empty, `.` or `..` part. */
 export function bundleName(name: string): boolean {
   const { variants, domains, ...files } = BUNDLE;
   if ((Object.values(files) as string[]).includes(name)) return true;
+  if (name.includes('\\') || name.split('/').some((p) => p === '' || p === '.' || p === '..')) return false;
   if (name.startsWith(`${domains}/`)) return insideDomains(name);
   return name.startsWith(`${variants}/`) && bundledRepoFile(name.slice(variants.length + 1));
 }
@@ -73,9 +74,6 @@ const FileHash = z.object({ sha256: z.string(), bytes: z.number() });
 
 /** A run id as `--run-id` takes it: it names a folder, so it is a plain name and nothing more. */
 export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-
-/** A name of the manifest's `files`: one a bundle holds, and nothing outside the bundle's folder. */
-const BundledName = z.string().refine(bundleName, 'a file a bundle holds, named relative to it');
 
 export const Manifest = z.object({
   format: z.literal(BUNDLE_FORMAT),
@@ -127,7 +125,8 @@ export const Manifest = z.object({
     )
     .nullable()
     .optional(),
-  files: z.record(BundledName, FileHash),
+  /** By name; unpackBundle refuses a name that is not one the bundle's tar held. */
+  files: z.record(z.string(), FileHash),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

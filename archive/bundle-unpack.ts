@@ -69,6 +69,13 @@ export async function unpackBundle(
   const manifest = readManifest(dir, manifestFile.bytes);
   const held = new Set(files.map((f) => f.name));
   const listed = Object.keys(manifest.files);
+  // Checked before any name is used: a name that leads out would read a file of this disk.
+  const foreign = listed.find((name) => !bundleName(name));
+  if (foreign !== undefined)
+    throw new BadBundleError(
+      `its ${BUNDLE.manifest} names ${JSON.stringify(foreign)}, which is not a file a bundle holds ` +
+        '(a name relative to the bundle, with no . or .. in it)',
+    );
   const missing = listed.find((name) => !held.has(name));
   if (missing !== undefined)
     throw new BadBundleError(`its ${BUNDLE.manifest} lists ${missing}, which the bundle does not hold`);

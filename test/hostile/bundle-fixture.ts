@@ -97,6 +97,8 @@ export function repack(
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
   edit(manifest);
   for (const name of Object.keys(manifest.files)) {
+    // A name the edit made to lead out of the folder keeps the hash it was given.
+    if (path.relative(dir, path.join(dir, name)).startsWith('..')) continue;
     try {
       const bytes = readFileSync(path.join(dir, name));
       manifest.files[name] = { sha256: sha256(bytes), bytes: bytes.length };

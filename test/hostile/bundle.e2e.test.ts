@@ -133,7 +133,10 @@ describe('archive verify refuses a manifest that names what the tar did not hold
       writeFileSync(manifestFile, JSON.stringify(manifest));
       const bundle = at(`oracle-${i}.tar.gz`);
       repack(dir, bundle);
-      const result = await refused(bundle, /is not one this version reads \(files\..*a file a bundle holds/);
+      const result = await refused(
+        bundle,
+        /its manifest\.json names ".*secret\.txt", which is not a file a bundle holds/,
+      );
       answers.push(result.stderr.replace(bundle, 'BUNDLE'));
     }
     expect(answers[0]).toBe(answers[1]);
@@ -150,7 +153,7 @@ describe('archive verify refuses a manifest that names what the tar did not hold
     writeFileSync(manifestFile, JSON.stringify(manifest));
     repack(dir, at('dev-zero.tar.gz'));
     const started = Date.now();
-    const result = await refused(at('dev-zero.tar.gz'), /a file a bundle holds/);
+    const result = await refused(at('dev-zero.tar.gz'), /dev\/zero", which is not a file a bundle holds/);
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(result.peakBytes).toBeLessThan(512 * 1024 * 1024);
   }, 120_000);
