@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 
 /*
@@ -35,10 +33,11 @@ export const bundledRepoFile = (rel: string): boolean =>
   (rel === 'HEAD' || rel === 'packed-refs' || rel.startsWith('refs/') || rel.startsWith('objects/')) &&
   !/^objects\/info\/(http-)?alternates$/.test(rel);
 
-/** Whether a name may be in a bundle at all. */
+/** Whether a name may be in a bundle at all: one of its files, relative, with no empty, `.` or `..` part. */
 export function bundleName(name: string): boolean {
   const { variants, domains, ...files } = BUNDLE;
   if ((Object.values(files) as string[]).includes(name)) return true;
+  if (name.includes('\\') || name.split('/').some((p) => p === '' || p === '.' || p === '..')) return false;
   if (name.startsWith(`${domains}/`)) return insideDomains(name);
   return name.startsWith(`${variants}/`) && bundledRepoFile(name.slice(variants.length + 1));
 }
@@ -73,11 +72,14 @@ export type DomainHash = z.infer<typeof DomainHash>;
 
 const FileHash = z.object({ sha256: z.string(), bytes: z.number() });
 
+/** A run id as `--run-id` takes it: it names a folder, so it is a plain name and nothing more. */
+export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
 export const Manifest = z.object({
   format: z.literal(BUNDLE_FORMAT),
   createdAt: z.string(),
   run: z.object({
-    id: z.string(),
+    id: z.string().regex(RUN_ID, 'a plain name (letters, digits, dots, dashes and underscores)'),
     /** The run's state when bundled: a bundle of a run still going holds what it had finished by then. */
     state: z.string(),
     seed: z.number(),
@@ -104,9 +106,9 @@ export const Manifest = z.object({
   ),
   domains: z.array(DomainHash),
   /** The bundle's recording of every model response (`--record`/`--replay` file), or null. */
-  recording: z.string().nullable(),
+  recording: z.literal(BUNDLE.recording).nullable(),
   /** The bundle's copy of the `--sim-script` file, or null. */
-  simScript: z.string().nullable(),
+  simScript: z.literal(BUNDLE.simScript).nullable(),
   /**
    * The data files of each `dataset:` or `lmeval:` domain, packed under `domains/NAME/`: `path` is the copy of
    * what the domain's reference names (its file or folder, or its task YAML). null: bundled with --no-data;
@@ -123,6 +125,7 @@ export const Manifest = z.object({
     )
     .nullable()
     .optional(),
+  /** By name; unpackBundle refuses a name that is not one the bundle's tar held. */
   files: z.record(z.string(), FileHash),
 });
 export type Manifest = z.infer<typeof Manifest>;
@@ -130,23 +133,21 @@ export type Manifest = z.infer<typeof Manifest>;
 export const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
 /**
- * What differs between the files unpacked in `dir` and the manifest, one line per file, in name order:
- * changed, missing, or not listed. Empty when every file is as the bundle was made.
+ * What differs between the files unpacked (hashed as they were written) and the manifest, one line per file,
+ * in name order. Both name the same files (unpackBundle refuses a bundle where they do not). Empty when every
+ * file is as the bundle was made. Pure.
  */
-export function checkFiles(dir: string, manifest: Manifest, unpacked: readonly string[]): string[] {
+export function checkFiles(
+  manifest: Manifest,
+  unpacked: readonly { name: string; bytes: number; sha256: string }[],
+): string[] {
   const problems: string[] = [];
+  const found = new Map(unpacked.map((f) => [f.name, f]));
   for (const [name, want] of Object.entries(manifest.files).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const file = path.join(dir, name);
-    if (!existsSync(file)) {
-      problems.push(`${name}: missing from the bundle`);
-      continue;
-    }
-    const bytes = readFileSync(file);
-    if (sha256(bytes) !== want.sha256)
+    const got = found.get(name);
+    if (got === undefined) problems.push(`${name}: missing from the bundle`);
+    else if (got.sha256 !== want.sha256 || got.bytes !== want.bytes)
       problems.push(`${name}: changed since the bundle was made (its sha256 differs from the manifest's)`);
   }
-  const listed = new Set([...Object.keys(manifest.files), BUNDLE.manifest]);
-  for (const name of [...unpacked].sort())
-    if (!listed.has(name)) problems.push(`${name}: not listed in the manifest (added to the bundle)`);
   return problems;
 }

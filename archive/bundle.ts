@@ -6,15 +6,14 @@ import {
   BUNDLE,
   BUNDLE_FORMAT,
   bundledRepoFile,
-  bundleName,
   type DomainHash,
-  Manifest,
+  type Manifest,
   sha256,
 } from './bundle-manifest.ts';
 import { openReadOnly } from './database.ts';
 import { openArchiveReader } from './read.ts';
 import { archiveFile, runLockHolder, variantRepoDir } from './run-folder.ts';
-import { readTarGz, type TarEntry, writeTarGz } from './tar.ts';
+import { type TarEntry, writeTarGz } from './tar.ts';
 
 /**
  * A consistent copy of a run's archive at `dest`, even while the run writes to it: SQLite's online backup
@@ -165,46 +164,4 @@ export async function writeBundle(inputs: BundleInputs): Promise<Manifest> {
     rmSync(partial, { force: true });
   }
   return manifest;
-}
-
-/** A file that is not a bundle, or one this version cannot read; the message says which and why. */
-export class BadBundleError extends Error {
-  override name = 'BadBundleError';
-}
-
-/** Unpacks a bundle into `dir` (empty) and reads its manifest; the names of the files it held. */
-export async function unpackBundle(
-  file: string,
-  dir: string,
-): Promise<{ manifest: Manifest; names: string[] }> {
-  let names: string[];
-  try {
-    names = await readTarGz(file, dir);
-  } catch (error) {
-    if (error instanceof Error && error.name === 'BadTarError') throw new BadBundleError(error.message);
-    throw error;
-  }
-  const stray = names.find((name) => !bundleName(name));
-  if (stray !== undefined)
-    throw new BadBundleError(
-      `it holds ${stray}, which no bundle holds (only refs and objects of variants.git, and data files under ${BUNDLE.domains}/)`,
-    );
-  if (!names.includes(BUNDLE.manifest))
-    throw new BadBundleError(
-      `it holds no ${BUNDLE.manifest}, so it was not made by hyperagents archive bundle`,
-    );
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path.join(dir, BUNDLE.manifest), 'utf8'));
-  } catch (error) {
-    throw new BadBundleError(`its ${BUNDLE.manifest} is not JSON (${(error as Error).message})`);
-  }
-  const parsed = Manifest.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new BadBundleError(
-      `its ${BUNDLE.manifest} is not one this version reads (${issue?.path.join('.') || 'the manifest'}: ${issue?.message})`,
-    );
-  }
-  return { manifest: parsed.data, names };
 }

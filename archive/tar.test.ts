@@ -1,12 +1,24 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readTarGz, writeTarGz } from './tar.ts';
+import { writeTarGz } from './tar.ts';
+import { readTarGz as readWithin, TarLimitError, type UnpackLimits } from './tar-read.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'tar-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const ROOMY: UnpackLimits = { fileBytes: 1024 ** 3, totalBytes: 1024 ** 3, ratio: 100_000, entries: 1000 };
+const readTarGz = (file: string, dir: string, limits = ROOMY) => readWithin(file, dir, limits);
 let n = 0;
 const fresh = (): string => {
   const dir = path.join(tmp, `d${n++}`);
@@ -26,7 +38,9 @@ describe('writeTarGz and readTarGz', () => {
     const file = path.join(tmp, 'round.tar.gz');
     await writeTarGz(file, entries);
     const dir = fresh();
-    expect((await readTarGz(file, dir)).sort()).toEqual(entries.map((e) => e.name).sort());
+    expect((await readTarGz(file, dir)).files.map((f) => f.name).sort()).toEqual(
+      entries.map((e) => e.name).sort(),
+    );
     for (const e of entries) expect(readFileSync(path.join(dir, e.name))).toEqual(e.bytes);
     const listed = execFileSync('tar', ['-tzf', file], { encoding: 'utf8' }).trim().split('\n');
     expect(listed.sort()).toEqual(entries.map((e) => e.name).sort());
@@ -72,5 +86,37 @@ describe('writeTarGz and readTarGz', () => {
     const cut = path.join(tmp, 'cut.tar.gz');
     writeFileSync(cut, execFileSync('gzip', ['-c'], { input: raw.subarray(0, 700) }));
     await expect(readTarGz(cut, fresh())).rejects.toThrow(/cut short/);
+  });
+
+  it('refuses a tar over a limit before writing past it, naming the limit', async () => {
+    const file = path.join(tmp, 'limits.tar.gz');
+    await writeTarGz(file, [
+      { name: 'small', bytes: Buffer.from('x') },
+      { name: 'zeros', bytes: Buffer.alloc(4 * 1024 * 1024) },
+    ]);
+    const over = async (limits: Partial<UnpackLimits>, limit: string, message: RegExp) => {
+      const dir = fresh();
+      const error = await readTarGz(file, dir, { ...ROOMY, ...limits }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TarLimitError);
+      expect((error as TarLimitError).limit).toBe(limit);
+      expect(String(error)).toMatch(message);
+      return dir;
+    };
+    const big = await over(
+      { fileBytes: 1024 * 1024 },
+      'fileBytes',
+      /zeros of 4\.0 MB, more than the 1\.0 MB/,
+    );
+    expect(readdirSync(big)).toEqual(['small']);
+    await over({ totalBytes: 2 * 1024 * 1024 }, 'totalBytes', /more than the 2\.0 MB a bundle may unpack to/);
+    await over({ entries: 1 }, 'entries', /more than 1 files and folders/);
+    await over({ ratio: 2 }, 'ratio', /more than 2 times its size/);
+    const whole = await readTarGz(file, fresh());
+    expect(whole.files.map((f) => [f.name, f.bytes])).toEqual([
+      ['small', 1],
+      ['zeros', 4 * 1024 * 1024],
+    ]);
+    expect(whole.files[0]!.sha256).toBe(createHash('sha256').update('x').digest('hex'));
+    expect(whole.sha256).toBe(createHash('sha256').update(readFileSync(file)).digest('hex'));
   });
 });

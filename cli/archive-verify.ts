@@ -1,16 +1,20 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BadBundleError, unpackBundle } from '../archive/bundle.ts';
-import { BUNDLE, checkFiles, type Manifest } from '../archive/bundle-manifest.ts';
+import { BUNDLE, checkFiles, MAX_DATA_BYTES, type Manifest } from '../archive/bundle-manifest.ts';
+import { BadBundleError, MAX_JSON_BYTES, unpackBundle } from '../archive/bundle-unpack.ts';
 import { openArchiveReader } from '../archive/read.ts';
 import { comparedVariants, compareRuns } from '../archive/run-compare.ts';
 import { archiveFile } from '../archive/run-folder.ts';
+import { sizeText, TarLimitError, type UnpackLimits } from '../archive/tar-read.ts';
+import { checkUntrustedArchive } from '../archive/untrusted-archive.ts';
 import { domainChanges, domainHashes, parseStoredConfig, type RunConfig } from '../harness/run/index.ts';
 import { rerunOf, seedRunFolder } from './archive-rerun.ts';
-import { startRun } from './experiment-runs.ts';
-import { stopOnSignals } from './stop-signals.ts';
+import { type StartedRun, startRun } from './experiment-runs.ts';
+import { abortExitCode, type StopCause, stopOnSignals } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
+import { outsideTheBundle, rerunEnvironment, sandboxMissing } from './verify-confinement.ts';
+import { LIMIT_FLAGS } from './verify-limits.ts';
 
 /** Differences printed; the rest are counted. */
 const SHOWN = 10;
@@ -32,49 +36,122 @@ function bundleFile(given: string): string {
   return file;
 }
 
+const notABundle = (given: string, why: string): UsageError =>
+  new UsageError(`${given} is not a bundle this version can read: ${why}.`);
+
 /**
- * `hyperagents archive verify FILE`: unpacks the bundle, checks every file against its manifest, re-runs the
- * run from it (sim or recording) into a temporary folder and compares. 0 the same, 1 different, 2 bad input.
+ * `hyperagents archive verify FILE`: unpacks the bundle (within `limits`), checks every file against its
+ * manifest, re-runs the run from it (sim or recording) into a temporary folder and compares. 0 the same, 1
+ * different, 2 bad input, 128 + the signal's number when stopped. The bundle is untrusted input throughout;
+ * the temporary folder is gone however the command ends (an error, a signal, a second signal that ends it).
  */
-export async function verifyCommand(given: string): Promise<number> {
+export async function verifyCommand(given: string, limits: UnpackLimits): Promise<number> {
   const file = bundleFile(given);
-  const work = mkdtempSync(path.join(tmpdir(), 'hyperagents-verify-'));
-  try {
-    const dir = path.join(work, 'bundle');
-    mkdirSync(dir);
-    let unpacked: Awaited<ReturnType<typeof unpackBundle>>;
-    try {
-      unpacked = await unpackBundle(file, dir);
-    } catch (error) {
-      if (error instanceof BadBundleError)
-        throw new UsageError(`${given} is not a bundle this version can read: ${error.message}.`);
-      throw error;
-    }
-    const { manifest, names } = unpacked;
-    const { run, project } = manifest;
-    say(
-      `Bundle of run ${run.id} (${run.state} when bundled, ${run.variants} variants, seed ${run.seed}), made ` +
-        `${manifest.createdAt} by hyperagents ${project.version} (commit ${project.commit}).`,
-    );
-    if (manifest.models.length > 0) say(`Models: ${modelsLine(manifest.models)}.`);
-    const problems = checkFiles(dir, manifest, names);
-    if (problems.length > 0) {
-      say(`NOT the same: ${problems.length} file(s) of the bundle differ from its manifest:`);
-      for (const p of problems.slice(0, SHOWN)) say(`  ${p}`);
-      if (problems.length > SHOWN) say(`  ... and ${problems.length - SHOWN} more`);
-      return 1;
-    }
-    say(`Files: all ${Object.keys(manifest.files).length} match the manifest's sha256.`);
-    const config = parseStoredConfig(JSON.parse(readFileSync(path.join(dir, BUNDLE.config), 'utf8')));
-    if (config === null)
-      throw new UsageError(
-        `the run's configuration cannot be read by this version (${project.version} made the bundle): ` +
-          're-run it with that version of hyperagents.',
-      );
-    return await rerunAndCompare(work, dir, manifest, config);
-  } finally {
+  const work = realpathSync(mkdtempSync(path.join(tmpdir(), 'hyperagents-verify-')));
+  let rerun: StartedRun | null = null;
+  const removeWork = (): void => {
+    // The re-run writes into the folder: it goes first, with its process group.
+    if (rerun?.pid !== undefined)
+      try {
+        process.kill(-rerun.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     rmSync(work, { recursive: true, force: true });
+  };
+  // A second Ctrl-C exits at once (stopOnSignals): the folder goes then too.
+  process.on('exit', removeWork);
+  const stops = stopOnSignals('stopping the check and removing its temporary folder', 'Aborted.');
+  try {
+    return await verifyIn(work, file, given, limits, stops.signal, (started) => {
+      rerun = started;
+    });
+  } catch (error) {
+    if (stops.signal.aborted) return abortExitCode(stops.signal.reason as StopCause);
+    throw error;
+  } finally {
+    stops.dispose();
+    removeWork();
+    process.off('exit', removeWork);
   }
+}
+
+async function verifyIn(
+  work: string,
+  file: string,
+  given: string,
+  limits: UnpackLimits,
+  signal: AbortSignal,
+  started: (run: StartedRun) => void,
+): Promise<number> {
+  const dir = path.join(work, 'bundle');
+  mkdirSync(dir);
+  let unpacked: Awaited<ReturnType<typeof unpackBundle>>;
+  try {
+    unpacked = await unpackBundle(file, dir, limits, signal);
+  } catch (error) {
+    if (error instanceof BadBundleError) throw notABundle(given, error.message);
+    if (error instanceof TarLimitError) {
+      const { flag, unit } = LIMIT_FLAGS[error.limit];
+      throw new UsageError(
+        `${given} was not unpacked: ${error.message}. Nothing of it is left on disk. If you trust it, raise ` +
+          `the limit with ${flag} (now ${Math.floor(limits[error.limit] / unit)}).`,
+      );
+    }
+    throw error;
+  }
+  const { manifest, files, sha256 } = unpacked;
+  const { run, project } = manifest;
+  say(`Bundle sha256 ${sha256.bundle}`);
+  say(`Manifest sha256 ${sha256.manifest}`);
+  say(
+    `Bundle of run ${run.id} (${run.state} when bundled, ${run.variants} variants, seed ${run.seed}), made ` +
+      `${manifest.createdAt} by hyperagents ${project.version} (commit ${project.commit}).`,
+  );
+  if (manifest.models.length > 0) say(`Models: ${modelsLine(manifest.models)}.`);
+  const problems = checkFiles(manifest, files);
+  if (problems.length > 0) {
+    say(`NOT the same: ${problems.length} file(s) of the bundle differ from its manifest:`);
+    for (const p of problems.slice(0, SHOWN)) say(`  ${p}`);
+    if (problems.length > SHOWN) say(`  ... and ${problems.length - SHOWN} more`);
+    return 1;
+  }
+  const data = files.filter((f) => f.name.startsWith(`${BUNDLE.domains}/`)).reduce((n, f) => n + f.bytes, 0);
+  if (data > MAX_DATA_BYTES)
+    throw notABundle(
+      given,
+      `its data files come to ${sizeText(data)}, more than the ${sizeText(MAX_DATA_BYTES)} archive bundle packs`,
+    );
+  const total = files.reduce((n, f) => n + f.bytes, 0);
+  say(`Files: all ${Object.keys(manifest.files).length} match the manifest's sha256 (${sizeText(total)}).`);
+  const config = readConfig(dir, files, given, project.version);
+  const archive = checkUntrustedArchive(path.join(dir, BUNDLE.archive));
+  if (!archive.ok) throw notABundle(given, `its ${BUNDLE.archive} is not safe to read: ${archive.why}`);
+  return await rerunAndCompare(work, dir, manifest, config, signal, started);
+}
+
+/** The bundle's config.json as a run configuration; a UsageError when it is not one. */
+function readConfig(
+  dir: string,
+  files: readonly { name: string; bytes: number }[],
+  given: string,
+  version: string,
+): RunConfig {
+  const bytes = files.find((f) => f.name === BUNDLE.config)?.bytes ?? 0;
+  if (bytes > MAX_JSON_BYTES) throw notABundle(given, `its ${BUNDLE.config} is ${sizeText(bytes)} long`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path.join(dir, BUNDLE.config), 'utf8'));
+  } catch (error) {
+    throw notABundle(given, `its ${BUNDLE.config} is not JSON (${(error as Error).message})`);
+  }
+  const config = parseStoredConfig(raw);
+  if (config === null)
+    throw new UsageError(
+      `the run's configuration cannot be read by this version (${version} made the bundle): ` +
+        're-run it with that version of hyperagents.',
+    );
+  return config;
 }
 
 /**
@@ -98,17 +175,24 @@ async function rerunAndCompare(
   dir: string,
   manifest: Manifest,
   config: RunConfig,
+  signal: AbortSignal,
+  started: (run: StartedRun) => void,
 ): Promise<number> {
   const bundled = openArchiveReader(path.join(dir, BUNDLE.archive));
   try {
     const rerun = rerunOf(config, manifest, dir, bundled.variants());
-    if (rerun.kind === 'cannot') {
-      say(`Not re-run: ${rerun.why}.`);
+    const cannot =
+      rerun.kind === 'cannot' ? rerun.why : (outsideTheBundle(rerun.config, dir, work) ?? sandboxMissing());
+    if (rerun.kind === 'cannot' || cannot !== null) {
+      say(`Not re-run: ${cannot}.`);
       return 0;
     }
     if (rerun.packed.length > 0) say(`Data files: ${rerun.packed.join(', ')} read from the bundle's copy.`);
+    for (const { name, dir: exercises } of rerun.exercises)
+      say(`Exercises: ${name} read from ${exercises}, outside the bundle (an exercism: domain names them).`);
     for (const line of domainChanges(manifest.domains, await domainHashes(rerun.config)))
       say(`Note: ${line} from when the bundle was made; the re-run may differ for that reason.`);
+    // The id is a plain name (the manifest's schema), so the run folder is inside this command's own folder.
     const runDir = path.join(work, 'runs', manifest.run.id);
     seedRunFolder(runDir, manifest.run.id, rerun.config);
     const unfinished =
@@ -116,11 +200,16 @@ async function rerunAndCompare(
         ? ''
         : ` (variant ${rerun.unfinished.join(', ')} had not finished when bundled and is left out)`;
     say(`Re-running ${rerun.upTo} generation(s) with ${rerun.how}${unfinished}...`);
-    const started = startRun(['--resume', runDir, '--json', '--quiet'], path.join(work, 'rerun'));
-    const stops = stopOnSignals('stopping the re-run', 'Aborted.');
-    stops.signal.addEventListener('abort', () => started.stop());
-    const code = await started.done.finally(() => stops.dispose());
-    if (stops.signal.aborted) return 130;
+    if (signal.aborted) throw signal.reason;
+    const run = startRun(['--resume', runDir, '--json', '--quiet'], path.join(work, 'rerun'), {
+      cwd: work,
+      env: rerunEnvironment(),
+    });
+    started(run);
+    const stop = (): void => run.stop();
+    signal.addEventListener('abort', stop);
+    const code = await run.done.finally(() => signal.removeEventListener('abort', stop));
+    if (signal.aborted) throw signal.reason;
     if (code !== 0) {
       const log = readFileSync(path.join(work, 'rerun.log'), 'utf8').trim().split('\n').slice(-5);
       say(`The re-run failed (exit ${code}), so nothing could be compared. It said:`);

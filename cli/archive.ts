@@ -13,6 +13,7 @@ import { listVariants } from './archive-variants.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { assertRunsFolder, RUNS_OPTION } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
+import { limitOption, unpackLimits } from './verify-limits.ts';
 
 export { scoreColumns, unfinishedNotes } from './archive-variants.ts';
 
@@ -44,7 +45,17 @@ Commands:
                                    or its recording; data files from the
                                    bundle's copy) and compares variants,
                                    parents, scores and task results; exit 0
-                                   the same, 1 different, 2 bad input
+                                   the same, 1 different, 2 bad input. The
+                                   bundle is untrusted: unpacked within limits
+                                   (--max-file-mb 2048, --max-total-mb 4096,
+                                   --max-ratio 200, --max-files 200000; raise
+                                   them for a bundle you trust), re-run in the
+                                   sandbox with no alerts and no model but the
+                                   sim or its recording, reading no file
+                                   outside it but an exercism: domain's
+
+                                   exercises. It prints the sha256 of the
+                                   bundle and of its manifest
 
 A run is a run id under --runs (default ./runs) or the path of a run folder.
 A split is one of ${ALL_SPLITS.join(', ')}.
@@ -92,6 +103,13 @@ async function parse(argv: string[]) {
         describe:
           'bundle packs the data files of dataset: and lmeval: domains (up to 100 MB); --no-data leaves them out',
       })
+      .option('max-file-mb', limitOption('verify unpacks no file larger, in MB', 'fileBytes'))
+      .option('max-total-mb', limitOption('verify unpacks no more in all, in MB', 'totalBytes'))
+      .option(
+        'max-ratio',
+        limitOption('verify stops unpacking past this many bytes per byte of the bundle', 'ratio'),
+      )
+      .option('max-files', limitOption('verify unpacks no more files and folders', 'entries'))
       .strictOptions()
       .help(),
     'hyperagents archive',
@@ -167,7 +185,13 @@ export async function archiveCommand(argv: string[]): Promise<number> {
     }
     case 'verify': {
       const { verifyCommand } = await import('./archive-verify.ts');
-      return verifyCommand(need(1, 'FILE (a bundle)')[0]!);
+      const limits = unpackLimits({
+        fileBytes: args.maxFileMb,
+        totalBytes: args.maxTotalMb,
+        ratio: args.maxRatio,
+        entries: args.maxFiles,
+      });
+      return verifyCommand(need(1, 'FILE (a bundle)')[0]!, limits);
     }
     case undefined:
       out(ARCHIVE_USAGE);

@@ -3,9 +3,15 @@ import path from 'node:path';
 import type { DatasetOptions } from '../domains/dataset-options.ts';
 import { openDomain } from '../domains/open-domain.ts';
 import { parseDomainRef } from '../domains/reference.ts';
-import { checkDomain, createGradeContext, type DomainReport } from '../harness/evaluation/index.ts';
+import {
+  checkDomain,
+  createGradeContext,
+  type DomainReport,
+  loadTaskIds,
+} from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run/index.ts';
+import { matchAnswerIds } from './answer-ids.ts';
 import { unreadDatasetFlags } from './dataset-flags.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -108,6 +114,15 @@ export async function testDomain(refText: string, parsed: TestOptions): Promise<
     process.stderr.write(
       'Warning: bubblewrap is not installed, so code answers are graded without a sandbox.\n',
     );
+  if (answers !== undefined && parsed.answers !== undefined) {
+    const match = matchAnswerIds([...answers.keys()], await loadTaskIds(opened.domain));
+    if (match.kind === 'refused')
+      throw new UsageError(`--answers ${parsed.answers}: ${match.message} Give each answer its task's id.`);
+    if (match.unanswered > 0 && !parsed.json)
+      process.stderr.write(
+        `Note: ${match.unanswered} task(s) have no answer in ${parsed.answers}, and score 0.\n`,
+      );
+  }
   const ctx = createGradeContext({ sandbox, nodeModules: path.join(PROJECT_ROOT, 'node_modules') });
   const report = await checkDomain(opened.domain, ctx, answers === undefined ? {} : { answers });
   if (parsed.json) process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -57,12 +57,17 @@ export interface StartedRun {
  * once. It holds an IPC channel to this process: when this process ends, however it ends (SIGKILL
  * included), the channel closes and the run stops cleanly by itself (see watchStops).
  */
-export function startRun(args: readonly string[], logBase: string): StartedRun {
+export function startRun(
+  args: readonly string[],
+  logBase: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): StartedRun {
   const out = openSync(`${logBase}.json`, 'w');
   const err = openSync(`${logBase}.log`, 'a');
   const child = spawn(process.execPath, [GENERATE_LOOP, ...args], {
     stdio: ['ignore', out, err, 'ipc'],
     detached: true,
+    ...options,
   });
   const done = new Promise<number>((resolve) => {
     let settled = false;

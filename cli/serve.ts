@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import yargs from 'yargs';
+import { hostName } from '../web/host-check.ts';
 import { startServer } from '../web/server.ts';
 import { bundleRun } from './archive-bundle.ts';
 import { domainTasks } from './domain-tasks.ts';
@@ -10,10 +11,17 @@ import { untilStopped } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
+                 [--allow-host NAME ...]
 
 The archive browser: every run under --runs (a folder that exists), live while
 a run is going. --host is an address of this machine: 127.0.0.1 (the default),
 ::1, or 0.0.0.0 for every interface.
+
+It answers only to the names it is reached by: 127.0.0.1, localhost, ::1, the
+--host given (with 0.0.0.0, every address of this machine) and each name added
+with --allow-host (e.g. --allow-host myhost.lan); any other Host is refused
+with 421, so a site that points its own name at this machine reads nothing. A
+request that changes something from a page of another site is refused (403).
 
 A running run's page has controls (pause, resume, stop-after, budget, note),
 as hyperagents control has. They need the control token this command makes and
@@ -29,6 +37,19 @@ downloads its reproducibility bundle (as hyperagents archive bundle writes it).`
 /** getaddrinfo's answers for a name that does not resolve (now or at all). */
 const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
 
+/** The --allow-host names, each a host name or address without a port or a scheme. */
+function allowedNames(given: readonly string[]): string[] {
+  return given.map((raw) => {
+    const name = hostName(raw);
+    if (name === null || name !== raw.toLowerCase().replace(/^\[|\]$/g, ''))
+      throw new UsageError(
+        `--allow-host ${raw}: give a name or address as a browser's address bar has it, without a scheme or ` +
+          'port, e.g. --allow-host myhost.lan or --allow-host 192.168.1.20.',
+      );
+    return name;
+  });
+}
+
 /** `hyperagents serve`: runs until interrupted. */
 export async function serveCommand(argv: string[]): Promise<number> {
   const args = await parseOrExplain(
@@ -43,6 +64,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
         default: '127.0.0.1',
         requiresArg: true,
         describe: 'address to bind',
+      })
+      .option('allow-host', {
+        type: 'string',
+        array: true,
+        default: [] as string[],
+        requiresArg: true,
+        describe: 'another name this server answers to (repeat for more)',
       })
       .strictOptions()
       .help(),
@@ -64,6 +92,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       host: args.host,
       tasks: domainTasks(),
       controlToken,
+      allowHosts: allowedNames(args.allowHost),
       // A recording or sim script outside the runs folder is not served: a run's stored config names it.
       bundle: (runDir, file) => bundleRun(runDir, file, { within: runsDir }),
     });

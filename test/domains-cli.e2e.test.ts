@@ -138,6 +138,7 @@ describe('hyperagents domains test', () => {
       dir,
     );
     expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Note: 1 task(s) have no answer in');
     expect(result.stdout).toMatch(
       /^ok {3}answers match tasks: 1 answers graded; 1 tasks had no answer and score 0$/m,
     );
@@ -217,6 +218,26 @@ describe('hyperagents domains test', () => {
     expect(report.checks.find((c: { name: string }) => c.name === 'gold answers score 1')).toMatchObject({
       ok: false,
     });
+  }, 180_000);
+
+  it('refuses answers whose ids match no task (an exercise named without its language), exit 2, grading nothing', async () => {
+    const answers = path.join(dir, 'short-ids.jsonl');
+    writeFileSync(
+      answers,
+      `${JSON.stringify({ id: 'leap-days', files: { 'leap-days.js': LEAP_DAYS.example } })}\n`,
+    );
+    const result = await runCli(
+      'hyperagents',
+      ['domains', 'test', 'exercism:exercises', '--answers', answers],
+      {},
+      dir,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('none of its 1 ids is the id of a task: leap-days.');
+    expect(result.stderr).toMatch(/task ids look like \w+\/[\w-]+/);
+    expect(result.stderr).toContain('Did you mean javascript/leap-days for leap-days?');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 180_000);
 
   it('grades workspace answers given as files written over the starting ones', async () => {

@@ -87,6 +87,25 @@ describe('hyperagents serve over real HTTP', () => {
     expect((await get('/runs/good')).headers['content-security-policy']).toContain("script-src 'self'");
   });
 
+  it('answers only to the names it is reached by: another Host (a rebound DNS name) gets 421 and no data', async () => {
+    const port = new URL(server.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LOCALHOST', `[::1]:${port}`]) {
+      expect((await get('/api/runs/good', { host })).status, host).toBe(200);
+    }
+    for (const host of [
+      `attacker.example:${port}`,
+      'attacker.example',
+      '127.0.0.1.attacker.example',
+      '[::2]',
+    ]) {
+      const refused = await get('/api/runs/good', { host });
+      expect(refused.status, host).toBe(421);
+      expect(refused.body).toContain('--allow-host');
+      expect(refused.body).not.toContain('secret-model');
+      expect((await get('/', { host })).status, host).toBe(421);
+    }
+  });
+
   it.each([
     '/api/runs/..%2Foutside',
     '/api/runs/..%2F..%2Foutside',
@@ -237,6 +256,35 @@ describe("a run's controls over HTTP", () => {
       body: '{"action":"pause"}',
     });
     expect(off.status).toBe(403);
+    expect(controlsOf()).toEqual([]);
+  });
+
+  it('refuses a change sent under another Host, or from a page of another site, even with the token', async () => {
+    const { hostname, port } = new URL(steer.url);
+    const send = (headers: Record<string, string>): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = request(
+          {
+            host: hostname,
+            port,
+            path: '/api/runs/steer/control',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-control-token': TOKEN, ...headers },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end('{"action":"pause"}');
+      });
+    expect(await send({ host: `attacker.example:${port}`, origin: `http://attacker.example:${port}` })).toBe(
+      421,
+    );
+    expect(await send({ origin: 'null' })).toBe(403);
+    expect(await send({ 'sec-fetch-site': 'cross-site' })).toBe(403);
+    expect(await send({ origin: `http://localhost:${port}` })).toBe(403);
     expect(controlsOf()).toEqual([]);
   });
 

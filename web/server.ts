@@ -33,6 +33,7 @@ import {
   variantPage,
   withReader,
 } from './data.ts';
+import { allowedHostNames, hostCheck, LOOPBACK_NAMES } from './host-check.ts';
 import { renderShell } from './page.ts';
 
 export interface ServerOptions {
@@ -50,6 +51,13 @@ export interface ServerOptions {
    * one-line message. Without it a run's page offers no download.
    */
   bundle?: (runDir: string, file: string) => Promise<unknown>;
+  /**
+   * The names the server answers to (see host-check.ts); startServer gives the names of where it listens and
+   * `allowHosts`. Default: loopback only.
+   */
+  hostNames?: ReadonlySet<string>;
+  /** Names to answer to besides those (`serve --allow-host`). */
+  allowHosts?: readonly string[];
 }
 
 /** The header a control's POST carries its token in: a page on another site cannot send it unasked. */
@@ -73,6 +81,14 @@ const shellOf = (pollMs: number, controls: boolean) => (c: Context) =>
  */
 export function createApp(options: ServerOptions): Hono {
   const app = new Hono();
+  // Before anything else: a request by a name this server is not, or a change from another site, reads nothing.
+  app.use(
+    '*',
+    hostCheck(
+      options.hostNames ?? new Set(LOOPBACK_NAMES),
+      'To reach it by another name, start hyperagents serve with --allow-host NAME.',
+    ),
+  );
   // Outermost first: the body is compressed after its ETag is taken, and a 304 has none to compress.
   app.use('*', compress());
   // A download is streamed from its file as it is read, not read whole first to hash it.
@@ -157,15 +173,12 @@ function runRoutes(app: Hono, runsDir: string): void {
  * `hyperagents control` records it, where the process running the run reads it. Only with the token serve
  * printed, or the run's own secret (generate-loop prints it), sent in the X-Control-Token header (a form or a
  * page on another origin cannot send that header, and without CORS its answer stays unread); a request that
- * says it came from another origin is refused too.
+ * says it came from another origin is refused before it gets here (hostCheck).
  */
 function controlRoute(app: Hono, runsDir: string, token: string | undefined): void {
   app.post('/api/runs/:run/control', async (c) => {
     if (token === undefined)
       return c.json({ error: 'controls are off: this server was started without a control token' }, 403);
-    const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== new URL(c.req.url).origin)
-      return c.json({ error: `controls are refused from another site (${origin})` }, 403);
     const opened = openRunById(runsDir, c.req.param('run'));
     if (!opened.ok) return unknownRun(c, opened);
     opened.reader.close();
@@ -382,8 +395,8 @@ export interface RunningServer {
 export function startServer(
   options: ServerOptions & { port?: number; host?: string },
 ): Promise<RunningServer> {
-  const app = createApp(options);
   const host = options.host ?? '127.0.0.1';
+  const app = createApp({ hostNames: allowedHostNames(host, options.allowHosts), ...options });
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, port: options.port ?? 0, hostname: host },

@@ -88,6 +88,11 @@ async function loadAll(domain: Domain): Promise<Loaded> {
   return out;
 }
 
+/** The ids of every task of the domain, every split, in load order. */
+export async function loadTaskIds(domain: Domain): Promise<string[]> {
+  return (await loadAll(domain)).map(({ task }) => task.id);
+}
+
 function describeChecks(domain: Domain): CheckResult {
   const problems = [
     !DOMAIN_NAME.test(domain.name) && `name "${domain.name}" is not lower-case letters, digits and dashes`,

@@ -1,4 +1,4 @@
-export { checkDomain, type DomainReport } from './domain-check.ts';
+export { checkDomain, type DomainReport, loadTaskIds } from './domain-check.ts';
 export { createEvalsFolders, type EvalsFolders, type EvalsWrite } from './evals-folder.ts';
 export {
   type AttemptsOutcome,

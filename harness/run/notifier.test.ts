@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createNotifier } from './notifier.ts';
 import { watchAlerts } from './run-alerts.ts';
@@ -12,7 +13,11 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'notifier-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** A receiver on loopback answering each POST with the next of `statuses` (the last one repeats). */
-async function receiver(statuses: number[], delayMs = 0) {
+async function receiver(
+  statuses: number[],
+  delayMs = 0,
+  statusOf: (body: { type?: string }) => number | null = () => null,
+) {
   const bodies: unknown[] = [];
   let n = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -21,8 +26,9 @@ async function receiver(statuses: number[], delayMs = 0) {
       text += c.toString();
     });
     req.on('end', () => {
-      bodies.push(JSON.parse(text));
-      const status = statuses[Math.min(n++, statuses.length - 1)]!;
+      const body = JSON.parse(text);
+      bodies.push(body);
+      const status = statusOf(body) ?? statuses[Math.min(n++, statuses.length - 1)]!;
       setTimeout(() => res.writeHead(status).end(), delayMs);
     });
   });
@@ -71,8 +77,57 @@ describe('the notifier', () => {
     const end = { ...alert, type: 'run_end', message: 'run r1 done' };
     notifier.send(alert);
     notifier.send(end);
+    while (r.bodies.length < 3) await sleep(20);
     await notifier.settle(5000);
     expect(r.bodies).toEqual([alert, alert, end]);
+  });
+
+  it('sends the end of a run at once while an earlier alert still waits to be retried', async () => {
+    const r = await receiver([200], 0, (body) => (body.type === 'stall' ? 500 : null));
+    closers.push(r.close);
+    const log: [string, Record<string, unknown>][] = [];
+    const notifier = createNotifier(
+      { url: r.url, command: null },
+      { backoffMs: 60_000, log: (type, data) => log.push([type, data]) },
+    );
+    const end = { ...alert, type: 'run_end', message: 'run r1 done' };
+    notifier.send(alert);
+    while (!log.some(([type]) => type === 'alert_delivery_failed')) await sleep(20);
+    notifier.send(end);
+    const started = Date.now();
+    await notifier.settle(5000);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(r.bodies).toEqual([alert, end]);
+    expect(log.map(([type, d]) => [type, d.alert ?? d.type])).toEqual([
+      ['alert', 'stall'],
+      ['alert_delivery_failed', 'stall'],
+      ['alert', 'run_end'],
+      ['alert_delivery_failed', 'stall'],
+      ['alert_delivered', 'run_end'],
+    ]);
+    expect(String(log[3]![1].error)).toContain('the run ended, and its last alert goes out now');
+  });
+
+  it('sends an alert once to a receiver that answers after its time is up: it may have it', async () => {
+    const r = await receiver([200], 600);
+    closers.push(r.close);
+    const log: [string, Record<string, unknown>][] = [];
+    const notifier = createNotifier(
+      { url: r.url, command: null },
+      { attemptTimeoutMs: 150, backoffMs: 10, log: (type, data) => log.push([type, data]) },
+    );
+    notifier.send(alert);
+    await notifier.settle(5000);
+    await sleep(900);
+    expect(r.bodies).toEqual([alert]);
+    const failed = log.filter(([type]) => type === 'alert_delivery_failed').map(([, d]) => d);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        retrying: false,
+        error: expect.stringContaining('not sent again'),
+      }),
+    ]);
   });
 
   it('returns at once while a slow receiver takes its time', async () => {

@@ -36,10 +36,12 @@ export const ALERT_ATTEMPT_TIMEOUT_MS = 10_000;
 
 /**
  * Delivers alerts without holding up whoever sends them: `send` logs the alert and returns at once, while
- * each target is tried in the background, its alerts in the order they were sent (a POST of the JSON to the URL, answered 2xx; the command run by the
- * shell with the JSON on stdin, exiting 0), retried with a doubling wait. A failed attempt is logged, never
- * thrown. `settle` waits for deliveries still under way, at most `capMs` (the end of a run, so that its last
- * alert has a chance to go out).
+ * each target is tried in the background, its alerts in the order they were sent (a POST of the JSON to the
+ * URL, answered 2xx; the command run by the shell with the JSON on stdin, exiting 0), retried with a doubling
+ * wait. An attempt that fails is logged, never thrown, and retried only when the receiver cannot have the
+ * alert: one that got no answer in time (a slow receiver, a command that hung) may have it, and is not sent
+ * again. `settle` (the end of a run) stops the retries of every alert but the last one sent, so that the last
+ * one (its end) goes out next even behind an earlier alert still retrying, and waits at most `capMs`.
  */
 export function createNotifier(targets: NotifyTargets, options: NotifierOptions) {
   const attempts = options.attempts ?? ALERT_ATTEMPTS;
@@ -47,6 +49,8 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
   const timeoutMs = options.attemptTimeoutMs ?? ALERT_ATTEMPT_TIMEOUT_MS;
   const pending = new Set<Promise<void>>();
   const stop = new AbortController();
+  /** Per alert sent, what stops its retries: settle aborts all but the last one's. */
+  const giveUps: AbortController[] = [];
   /** Each target's alerts go one after another, in the order sent: `last` is its delivery under way. */
   const deliveries: {
     target: string;
@@ -62,24 +66,38 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
     alert: DeliveredAlert,
     target: string,
     once: (body: string, signal: AbortSignal) => Promise<void>,
+    giveUp: AbortSignal,
   ) => {
     const body = JSON.stringify(alert);
+    const facts = { alert: alert.type, alertTime: alert.time, target };
     for (let attempt = 1; attempt <= attempts && !stop.signal.aborted; attempt++) {
+      const timeout = AbortSignal.timeout(timeoutMs);
       try {
-        await once(body, AbortSignal.any([stop.signal, AbortSignal.timeout(timeoutMs)]));
-        options.log('alert_delivered', { alert: alert.type, alertTime: alert.time, target, attempt });
+        await once(body, AbortSignal.any([stop.signal, timeout]));
+        options.log('alert_delivered', { ...facts, attempt });
         return;
       } catch (error) {
-        const retry = attempt < attempts && !stop.signal.aborted;
+        const slow = timeout.aborted && !stop.signal.aborted;
+        const retry = attempt < attempts && !stop.signal.aborted && !slow && !giveUp.aborted;
         options.log('alert_delivery_failed', {
-          alert: alert.type,
-          alertTime: alert.time,
-          target,
+          ...facts,
           attempt,
           retrying: retry,
-          error: errorLine(error),
+          error: slow
+            ? `no answer within ${timeoutMs / 1000} s: not sent again, as the receiver may have it`
+            : errorLine(error),
         });
-        if (retry) await wait(backoffMs * 2 ** (attempt - 1), stop.signal);
+        if (!retry) return;
+        await wait(backoffMs * 2 ** (attempt - 1), AbortSignal.any([stop.signal, giveUp]));
+        if (giveUp.aborted && !stop.signal.aborted) {
+          options.log('alert_delivery_failed', {
+            ...facts,
+            attempt,
+            retrying: false,
+            error: 'not tried again: the run ended, and its last alert goes out now',
+          });
+          return;
+        }
       }
     }
   };
@@ -88,17 +106,24 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
     /** Logs the alert and starts delivering it; returns at once. Must not throw. */
     send(alert: DeliveredAlert): void {
       options.log('alert', alert);
+      const giveUp = new AbortController();
+      giveUps.push(giveUp);
       for (const queue of deliveries) {
         const delivery: Promise<void> = queue.last
-          .then(() => deliver(alert, queue.target, queue.deliver))
+          .then(() => deliver(alert, queue.target, queue.deliver, giveUp.signal))
           .catch(() => undefined)
           .finally(() => pending.delete(delivery));
         queue.last = delivery;
         pending.add(delivery);
       }
     },
-    /** Waits for the deliveries under way, at most `capMs`; then gives up on those still trying. */
+    /**
+     * Stops the retries of every alert but the last one sent (the end of a run goes out next, even behind an
+     * earlier one still retrying), waits for the deliveries under way at most `capMs`, then gives up on those
+     * still trying.
+     */
     async settle(capMs: number): Promise<void> {
+      for (const giveUp of giveUps.slice(0, -1)) giveUp.abort();
       if (pending.size > 0) {
         const cap = new Promise<void>((resolve) => setTimeout(resolve, capMs).unref());
         await Promise.race([Promise.all(pending), cap]);
