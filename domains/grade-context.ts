@@ -24,6 +24,11 @@ export interface SandboxedCommand {
   timeoutMs: number;
   /** Limit on the data segment of every process, in MiB. */
   memoryMb: number;
+  /**
+   * Processes and threads the command may run at once; the sandbox's default (256) when left out. For
+   * runners whose tests start many threads (C++ `bank-account` starts 1,000).
+   */
+  processes?: number;
   /** Output kept per stream; the command is killed once it writes more. */
   maxOutputBytes: number;
 }

@@ -2,7 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandResult, GradeContext, SandboxedCommand } from '../../domains/grade-context.ts';
-import { killGroup, type ResolvedSandbox, startTracked, wrapCommand } from '../process/index.ts';
+import {
+  DEFAULT_LIMITS,
+  killGroup,
+  type ResolvedSandbox,
+  startTracked,
+  wrapCommand,
+} from '../process/index.ts';
 
 export interface GradeContextOptions {
   sandbox: ResolvedSandbox;
@@ -92,7 +98,14 @@ function spawnLimited(
   const limited = [`--data=${command.memoryMb * MIB}`, '--core=0', '--', command.file, ...command.args];
   const wrapped = wrapCommand(
     options.sandbox,
-    { workdir, writable: true, readOnly: [options.nodeModules, ...(command.readOnly ?? [])] },
+    {
+      workdir,
+      writable: true,
+      readOnly: [options.nodeModules, ...(command.readOnly ?? [])],
+      ...(command.processes === undefined
+        ? {}
+        : { limits: { ...DEFAULT_LIMITS, processes: command.processes } }),
+    },
     'prlimit',
     limited,
     { PATH: '/usr/bin:/bin', HOME: workdir, ...(command.env ?? {}) },
