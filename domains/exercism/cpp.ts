@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { CommandResult, GradeContext } from '../grade-context.ts';
@@ -129,6 +129,20 @@ const reservedFor = (() => {
     return reserved;
   };
 })();
+
+/**
+ * Whether the cache holds an entry for this key under some compiler version: then compiling again is left
+ * out (grading itself picks the entry of the compiler it runs, and compiles Catch's main when there is none).
+ */
+function cachedFor(cache: string, key: string): boolean {
+  try {
+    return readdirSync(cache).some((version) =>
+      existsSync(path.join(cache, version, key, 'catch-main.cmake')),
+    );
+  } catch {
+    return false;
+  }
+}
 
 export function createCpp(options: CppOptions = {}): ExercismLanguage {
   const cache = options.catchCache ?? defaultCatchCache();
@@ -263,6 +277,7 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
       if (header === undefined) return Promise.resolve();
       const key = `${sha16(header)}-${sha16(REPORT_MAIN)}`;
       let done = preparing.get(key);
+      if (done === undefined && cachedFor(cache, key)) done = Promise.resolve();
       if (done === undefined) {
         mkdirSync(cache, { recursive: true });
         done = compileMain(ctx, header, key).catch(() => {});
