@@ -29,6 +29,7 @@ const REFUSED_ATTRIBUTES = new Set([
   'alias',
   'weakref',
   'symver',
+  'weak',
 ]);
 
 /** Names a solution never needs and that end the test process or reach into its code and memory. */

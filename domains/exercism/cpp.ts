@@ -243,6 +243,11 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
       maxOutputBytes: MAX_OUTPUT_BYTES,
       processes: PROCESSES,
     });
+    const interposed = second.exitCode === INTERPOSED_EXIT ? INTERPOSED.exec(second.stdout)?.[1] : undefined;
+    if (interposed !== undefined) {
+      const why = `defines ${interposed.trim().split(' ').join(', ')}, which the C and C++ libraries define (replacing them for the test main too)`;
+      return { ...second, stdout: `${token} ${JSON.stringify({ refused: [why] })}\n` };
+    }
     return { ...second, durationMs: first.durationMs + second.durationMs };
   }
 
@@ -301,9 +306,22 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
   };
 }
 
+/** The libraries every test binary links, whose functions a solution must not define in their place. */
+const LIBRARIES = ['libc.so.6', 'libm.so.6', 'libstdc++.so.6', 'libgcc_s.so.1'];
+/**
+ * The symbols of the checked objects that would take the place of a library's (`nm` types): every strong
+ * definition, and weak ones that are not C++ template or inline instances (those are named `_Z...`).
+ */
+const INTERPOSABLE = '($2 ~ /^[TDBRGS]$/) || ($2 ~ /^[WVi]$/ && $1 !~ /^_Z/) { print $1 }';
+/** The second step's exit when the solution defines a library's function (before anything runs). */
+const INTERPOSED_EXIT = 97;
+const INTERPOSED = /^interposed: (.*)$/m;
+
 /**
  * The second step's script: compiles each checked source as preprocessed input (`.ii`: no directive of
- * the solution is read again), with CMake's own command for it, links with CMake's link command, and
+ * the solution is read again), with CMake's own command for it; refuses objects that define a function
+ * of the libraries the binary links (a `write` of the solution's would see the report), links with
+ * CMake's link command (stripped), and
  * execs the test binary, so that the binary, not a shell, is what holds standard input (the token). The
  * compilers get /dev/null as input. Null when CMake compiles a file that is neither checked nor the
  * report main.
@@ -316,6 +334,7 @@ function buildScript(
 ): string | null {
   const index = new Map([...checked.keys()].map((rel, i) => [rel, i]));
   const steps: string[] = [];
+  const objects: string[] = [];
   for (const entry of sources.commands) {
     const rel = path.posix.relative(root, entry.file);
     steps.push(`echo ${shellQuote(`Compiling ${rel}`)}`);
@@ -327,6 +346,9 @@ function buildScript(
     const at = entry.command.lastIndexOf(` -c ${entry.file}`);
     if (i === undefined || at < 0) return null;
     const ii = `/tmp/grading/${i}.ii`;
+    const object = / -o (\S+)/.exec(entry.command)?.[1];
+    if (object === undefined) return null;
+    objects.push(object);
     steps.push(`base64 -d < "$work/.grading/${i}.b64" > ${ii}`);
     steps.push(
       `${entry.command.slice(0, at)} -c ${ii}${entry.command.slice(at + ` -c ${entry.file}`.length)}`,
@@ -339,6 +361,10 @@ ln -s "$PWD" ${shellQuote(root)}
 cd /tmp/build
 {
 ${steps.join('\n')}
+nm -g --defined-only --format=posix ${objects.join(' ')} | awk '${INTERPOSABLE}' | sort -u > /tmp/grading/defined
+for lib in ${LIBRARIES.join(' ')}; do nm -D --defined-only --format=posix "$(g++ -print-file-name=$lib)"; done | awk '{ sub(/@.*/, "", $1); print $1 }' | sort -u > /tmp/grading/libraries
+interposed=$(comm -12 /tmp/grading/defined /tmp/grading/libraries | tr '\n' ' ')
+if [ -n "$interposed" ]; then echo "interposed: $interposed"; exit ${INTERPOSED_EXIT}; fi
 ${sources.link} -s
 } < /dev/null
 exec ./${shellQuote(name)}`;
