@@ -25,8 +25,9 @@ export interface SandboxedCommand {
   /** Limit on the data segment of every process, in MiB. */
   memoryMb: number;
   /**
-   * Processes and threads at once, when the sandbox's default (256) does not fit the runner: a JVM whose
-   * tests start a thousand threads. Each thread's stack still counts against `memoryMb`.
+   * Processes and threads the command may run at once; the sandbox's default (256) when left out. For
+   * runners whose tests start many threads (C++ and Java `bank-account` start 1,000). Each thread's stack
+   * still counts against `memoryMb`.
    */
   processes?: number;
   /** Output kept per stream; the command is killed once it writes more. */

@@ -1,14 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { CommandResult, GradeContext } from '../grade-context.ts';
-import { type ExerciseLayout, type ExercismLanguage, reportFromCounts } from './language.ts';
+import { checkPreprocessed, identifiers } from './cpp-source-check.ts';
+import type { ExerciseLayout, ExercismLanguage, GradeLimits, TestOutcome, TestReport } from './language.ts';
 import { checkFiles, once } from './toolchain-check.ts';
 
 const PACKAGES = ['g++', 'cmake', 'make'];
 const CATCH_HEADER = 'test/catch.hpp';
 const CATCH_MAIN = 'test/tests-main.cpp';
+/** Where the exercise folder is reached inside the sandbox: its CMakeLists names the exercise after it. */
+const ROOT = '/tmp/exercism';
+/**
+ * The test main grading links instead of the exercise's `test/tests-main.cpp`: Catch with the exercise's
+ * command line, plus the per-test report carrying the grading's token (see the file's header).
+ */
+export const REPORT_MAIN = readFileSync(new URL('./cpp-report-main.cpp', import.meta.url), 'utf8');
+/** Processes and threads a C++ grading run may have at once: `bank-account`'s test starts 1,000 threads. */
+const PROCESSES = 1536;
+/** Output of the step that hands back the preprocessed sources (the test file's is about 3 MB). */
+const SOURCES_BYTES = 64 * 1024 * 1024;
+const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** The default folder of compiled Catch mains: the user's cache, which no sandbox can write. */
 export function defaultCatchCache(): string {
@@ -20,29 +33,40 @@ export function defaultCatchCache(): string {
 }
 
 /**
- * Configures and builds with the exercise's own CMakeLists.txt, whose last step runs the tests. The
- * CMakeLists names the exercise after its folder, so the working directory is reached through a link named
- * after the exercise; the build folder is in the private /tmp, away from anything the workspace holds.
- * When the cache holds Catch's main compiled from these very `test/` files (same header, same main, same
- * compiler), the CMakeLists' own switch for a common Catch library links it instead of compiling it again.
- * Arguments: the exercise name, the cache folder ('' for none).
+ * The first grading step: configures the exercise's own CMakeLists.txt and preprocesses the test file and
+ * the solution's source with its flags (`-E -dD`: directives kept, so the check sees every macro the
+ * solution defines). Nothing of the solution runs here. Prints, each on a line of its own, the compile
+ * commands, the link command and each preprocessed source, in base64; diagnostics go to stderr. When the
+ * cache holds the report main compiled for these very Catch and compiler, the CMakeLists' switch for a
+ * common Catch library links it instead of compiling it again. Arguments: exercise name, cache ('' for none).
  */
-const SCRIPT = `set -e
+const SOURCES_SCRIPT = `set -e
 name=$1 cache=$2
-set -- -DEXERCISM_RUN_ALL_TESTS=1
-if [ -n "$cache" ] && [ -f ${CATCH_HEADER} ] && [ -f ${CATCH_MAIN} ]; then
+file=$(printf %s "$name" | tr - _)
+printf '%s\\n' 'set(CMAKE_CXX_CREATE_PREPROCESSED_SOURCE "<CMAKE_CXX_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -E -dD <SOURCE> -o <PREPROCESSED_SOURCE>")' > /tmp/grading.cmake
+set -- -DEXERCISM_RUN_ALL_TESTS=1 -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_PROJECT_INCLUDE=/tmp/grading.cmake
+if [ -n "$cache" ] && [ -f ${CATCH_HEADER} ]; then
   main="$cache/$(g++ -dumpfullversion)/$(sha256sum < ${CATCH_HEADER} | cut -c1-16)-$(sha256sum < ${CATCH_MAIN} | cut -c1-16)"
   if [ -f "$main/catch-main.cmake" ]; then
-    set -- "$@" -DEXERCISM_COMMON_CATCH=1 "-DCMAKE_PROJECT_INCLUDE=$main/catch-main.cmake"
+    printf 'include("%s")\\n' "$main/catch-main.cmake" >> /tmp/grading.cmake
+    set -- "$@" -DEXERCISM_COMMON_CATCH=1
   fi
 fi
-mkdir -p /tmp/exercism
-ln -s "$PWD" "/tmp/exercism/$name"
-if ! cmake -S "/tmp/exercism/$name" -B /tmp/build "$@" > /tmp/cmake.log 2>&1; then
+mkdir -p ${ROOT}
+ln -s "$PWD" "${ROOT}/$name"
+if ! cmake -S "${ROOT}/$name" -B /tmp/build "$@" > /tmp/cmake.log 2>&1 < /dev/null; then
   cat /tmp/cmake.log >&2
   exit 1
 fi
-exec make -C /tmp/build --no-print-directory`;
+targets="\${file}_test.cpp.i"
+if [ -f "\${file}.cpp" ]; then targets="$targets \${file}.cpp.i"; fi
+make -C /tmp/build --no-print-directory $targets >&2 < /dev/null
+cd /tmp/build
+printf 'commands '; base64 -w0 compile_commands.json; echo
+printf 'link '; base64 -w0 "CMakeFiles/$name.dir/link.txt"; echo
+for target in $targets; do
+  printf 'source %s ' "\${target%.i}"; base64 -w0 "CMakeFiles/$name.dir/$target"; echo
+done`;
 
 /** Compiles Catch's main and prints the compiler's version, then the object in base64. */
 const PREPARE_SCRIPT = `set -e
@@ -54,21 +78,81 @@ const ALL_PASSED = /^All tests passed \((\d+) assertions? in (\d+) test cases?\)
 const SUMMARY = /^test cases: *(\d+) \|(?: *(\d+) passed)?(?: \|)?(?: *(\d+) failed)?/gm;
 
 const sha16 = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 export interface CppOptions {
   /** Where compiled Catch mains are kept; defaults to defaultCatchCache(). */
   catchCache?: string;
 }
 
+/** One translation unit as CMake compiles it (compile_commands.json). */
+interface CompileCommand {
+  directory: string;
+  command: string;
+  file: string;
+}
+
+/** What the first step handed back, or why it did not. */
+type Sources =
+  | { ok: true; commands: CompileCommand[]; link: string; preprocessed: Map<string, string> }
+  | { ok: false; why: string };
+
+function readSources(stdout: string): Sources {
+  let commands: CompileCommand[] | undefined;
+  let link: string | undefined;
+  const preprocessed = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    const [kind, a = '', b = ''] = line.split(' ');
+    if (kind === 'commands') commands = JSON.parse(Buffer.from(a, 'base64').toString('utf8'));
+    else if (kind === 'link') link = Buffer.from(a, 'base64').toString('utf8').trim();
+    else if (kind === 'source') preprocessed.set(a, b);
+  }
+  if (commands === undefined || link === undefined || preprocessed.size === 0)
+    return { ok: false, why: 'the build step did not hand back its sources' };
+  return { ok: true, commands, link, preprocessed };
+}
+
+/** The names the test file's translation unit keeps from the solution: Catch's and the tests'. */
+const reservedFor = (() => {
+  const byCatch = new Map<string, Set<string>>();
+  return (catchHeader: string, tests: readonly string[]): Set<string> => {
+    const key = sha16(catchHeader);
+    let names = byCatch.get(key);
+    if (names === undefined) {
+      names = identifiers(catchHeader);
+      byCatch.set(key, names);
+    }
+    const reserved = new Set(names);
+    for (const test of tests) for (const name of identifiers(test)) reserved.add(name);
+    for (const name of ['EXERCISM_RUN_ALL_TESTS', 'EXERCISM_TEST_SUITE', 'EXERCISM_COMMON_CATCH'])
+      reserved.add(name);
+    return reserved;
+  };
+})();
+
+/**
+ * Whether the cache holds an entry for this key under some compiler version: then compiling again is left
+ * out (grading itself picks the entry of the compiler it runs, and compiles Catch's main when there is none).
+ */
+function cachedFor(cache: string, key: string): boolean {
+  try {
+    return readdirSync(cache).some((version) =>
+      existsSync(path.join(cache, version, key, 'catch-main.cmake')),
+    );
+  } catch {
+    return false;
+  }
+}
+
 export function createCpp(options: CppOptions = {}): ExercismLanguage {
   const cache = options.catchCache ?? defaultCatchCache();
   const preparing = new Map<string, Promise<void>>();
 
-  async function compileMain(ctx: GradeContext, support: Record<string, string>, key: string): Promise<void> {
+  async function compileMain(ctx: GradeContext, catchHeader: string, key: string): Promise<void> {
     const result = await ctx.run({
       file: '/bin/sh',
       args: ['-c', PREPARE_SCRIPT],
-      files: { [CATCH_HEADER]: support[CATCH_HEADER] ?? '', [CATCH_MAIN]: support[CATCH_MAIN] ?? '' },
+      files: { [CATCH_HEADER]: catchHeader, [CATCH_MAIN]: REPORT_MAIN },
       timeoutMs: 600_000,
       memoryMb: 2048,
       maxOutputBytes: 256 * 1024 * 1024,
@@ -90,6 +174,81 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
     } finally {
       rmSync(partial, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Grades in two sandboxed steps. The first preprocesses the test file and the solution's source (no
+   * solution code runs); the harness checks what came back (cpp-source-check.ts). The second compiles
+   * exactly those preprocessed sources with the exercise's flags, links the report main, and runs the
+   * tests with the token on standard input, which the report main reads before any solution code runs.
+   */
+  async function run(
+    ctx: GradeContext,
+    files: Record<string, string>,
+    layout: ExerciseLayout,
+    limits: GradeLimits,
+    token: string,
+  ): Promise<CommandResult> {
+    const cached = existsSync(cache);
+    const readOnly = cached ? { readOnly: [cache] } : {};
+    const copy = { ...files, [CATCH_MAIN]: REPORT_MAIN };
+    const first = await ctx.run({
+      file: '/bin/sh',
+      args: ['-c', SOURCES_SCRIPT, 'sh', layout.name, cached ? cache : ''],
+      files: copy,
+      ...readOnly,
+      timeoutMs: limits.timeoutMs,
+      memoryMb: limits.memoryMb,
+      maxOutputBytes: SOURCES_BYTES,
+    });
+    if (first.exitCode !== 0 || first.timedOut) return { ...first, stdout: '' };
+    const sources = readSources(first.stdout);
+    if (!sources.ok) return { ...first, exitCode: 1, stdout: '', stderr: `${first.stderr}\n${sources.why}` };
+    const root = `${ROOT}/${layout.name}`;
+    const checked = new Map<string, string>();
+    const refused: string[] = [];
+    const reserved = reservedFor(
+      files[CATCH_HEADER] ?? '',
+      layout.test.map((t) => files[t] ?? ''),
+    );
+    const exerciseFiles = [...layout.test, CATCH_HEADER];
+    for (const [rel, encoded] of sources.preprocessed) {
+      const text = Buffer.from(encoded, 'base64').toString('utf8');
+      const isTest = layout.test.includes(rel);
+      for (const why of checkPreprocessed(text, { root, exerciseFiles }, isTest ? reserved : new Set()))
+        refused.push(`${isTest ? (layout.solution.find((f) => f.endsWith('.h')) ?? rel) : rel} ${why}`);
+      checked.set(rel, encoded);
+    }
+    if (refused.length > 0)
+      return { ...first, exitCode: 1, stdout: `${token} ${JSON.stringify({ refused })}\n`, stderr: '' };
+    const script = buildScript(layout.name, root, sources, checked);
+    if (script === null)
+      return {
+        ...first,
+        exitCode: 1,
+        stdout: '',
+        stderr: 'the build step compiles a file grading did not check',
+      };
+    const second = await ctx.run({
+      file: '/bin/sh',
+      args: ['-c', script, 'sh', layout.name],
+      files: {
+        ...copy,
+        ...Object.fromEntries([...checked.values()].map((encoded, i) => [`.grading/${i}.b64`, encoded])),
+      },
+      ...readOnly,
+      stdin: `${token}\n`,
+      timeoutMs: Math.max(1000, limits.timeoutMs - first.durationMs),
+      memoryMb: limits.memoryMb,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
+      processes: PROCESSES,
+    });
+    const interposed = second.exitCode === INTERPOSED_EXIT ? INTERPOSED.exec(second.stdout)?.[1] : undefined;
+    if (interposed !== undefined) {
+      const why = `defines ${interposed.trim().split(' ').join(', ')}, which the C and C++ libraries define (replacing them for the test main too)`;
+      return { ...second, stdout: `${token} ${JSON.stringify({ refused: [why] })}\n` };
+    }
+    return { ...second, durationMs: first.durationMs + second.durationMs };
   }
 
   return {
@@ -114,23 +273,19 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
     },
     testCommand:
       'n=$(basename *_test.cpp _test.cpp | tr _ -) && mkdir -p /tmp/ex && ln -sfn "$PWD" /tmp/ex/$n && cmake -S /tmp/ex/$n -B build -DEXERCISM_RUN_ALL_TESTS=1 >/dev/null && make -C build',
-    gradeCommand(layout: ExerciseLayout) {
-      const cached = existsSync(cache);
-      return {
-        file: '/bin/sh',
-        args: ['-c', SCRIPT, 'sh', layout.name, cached ? cache : ''],
-        ...(cached ? { readOnly: [cache] } : {}),
-      };
+    gradeCommand() {
+      throw new Error('C++ exercises are graded by run(): preprocess, check, then build and run');
     },
+    run,
     prepare(ctx: GradeContext, support: Record<string, string>): Promise<void> {
       const header = support[CATCH_HEADER];
-      const main = support[CATCH_MAIN];
-      if (header === undefined || main === undefined) return Promise.resolve();
-      const key = `${sha16(header)}-${sha16(main)}`;
+      if (header === undefined) return Promise.resolve();
+      const key = `${sha16(header)}-${sha16(REPORT_MAIN)}`;
       let done = preparing.get(key);
+      if (done === undefined && cachedFor(cache, key)) done = Promise.resolve();
       if (done === undefined) {
         mkdirSync(cache, { recursive: true });
-        done = compileMain(ctx, support, key).catch(() => {});
+        done = compileMain(ctx, header, key).catch(() => {});
         preparing.set(key, done);
       }
       return done;
@@ -138,9 +293,11 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
     isRunnerInput(relPath: string): boolean {
       return /^(CMakeLists\.txt|.*\.cmake|test\/.*|[^/]*_test\.cpp)$/.test(relPath);
     },
-    expectedTests: () => [],
-    readReport(result: CommandResult) {
-      return reportFromCounts(countCatchTests(result.stdout));
+    expectedTests(tests: Record<string, string>, layout: ExerciseLayout): string[] {
+      return layout.test.flatMap((file) => catchTestNames(tests[file] ?? ''));
+    },
+    readReport(result: CommandResult, token: string): TestReport | null {
+      return readCatchReport(result.stdout, token);
     },
     claimsSuccess(result: CommandResult) {
       const count = countCatchTests(result.stdout);
@@ -149,7 +306,154 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
   };
 }
 
+/** The libraries every test binary links, whose functions a solution must not define in their place. */
+const LIBRARIES = ['libc.so.6', 'libm.so.6', 'libstdc++.so.6', 'libgcc_s.so.1'];
+/**
+ * The symbols of the checked objects that would take the place of a library's (`nm` types): every strong
+ * definition, and weak ones that are not C++ template or inline instances (those are named `_Z...`).
+ */
+const INTERPOSABLE = '($2 ~ /^[TDBRGS]$/) || ($2 ~ /^[WVi]$/ && $1 !~ /^_Z/) { print $1 }';
+/** The second step's exit when the solution defines a library's function (before anything runs). */
+const INTERPOSED_EXIT = 97;
+const INTERPOSED = /^interposed: (.*)$/m;
+
+/**
+ * The second step's script: compiles each checked source as preprocessed input (`.ii`: no directive of
+ * the solution is read again), with CMake's own command for it; refuses objects that define a function
+ * of the libraries the binary links (a `write` of the solution's would see the report), links with
+ * CMake's link command (stripped), and
+ * execs the test binary, so that the binary, not a shell, is what holds standard input (the token). The
+ * compilers get /dev/null as input. Null when CMake compiles a file that is neither checked nor the
+ * report main.
+ */
+function buildScript(
+  name: string,
+  root: string,
+  sources: Extract<Sources, { ok: true }>,
+  checked: Map<string, string>,
+): string | null {
+  const index = new Map([...checked.keys()].map((rel, i) => [rel, i]));
+  const steps: string[] = [];
+  const objects: string[] = [];
+  for (const entry of sources.commands) {
+    const rel = path.posix.relative(root, entry.file);
+    steps.push(`echo ${shellQuote(`Compiling ${rel}`)}`);
+    if (rel === CATCH_MAIN) {
+      steps.push(entry.command);
+      continue;
+    }
+    const i = index.get(rel);
+    const at = entry.command.lastIndexOf(` -c ${entry.file}`);
+    if (i === undefined || at < 0) return null;
+    const ii = `/tmp/grading/${i}.ii`;
+    const object = / -o (\S+)/.exec(entry.command)?.[1];
+    if (object === undefined) return null;
+    objects.push(object);
+    steps.push(`base64 -d < "$work/.grading/${i}.b64" > ${ii}`);
+    steps.push(
+      `${entry.command.slice(0, at)} -c ${ii}${entry.command.slice(at + ` -c ${entry.file}`.length)}`,
+    );
+  }
+  return `set -e
+work=$PWD
+mkdir -p ${ROOT} /tmp/grading /tmp/build/CMakeFiles/${shellQuote(`${name}.dir`)}/test
+ln -s "$PWD" ${shellQuote(root)}
+cd /tmp/build
+{
+${steps.join('\n')}
+nm -g --defined-only --format=posix ${objects.join(' ')} | awk '${INTERPOSABLE}' | sort -u > /tmp/grading/defined
+for lib in ${LIBRARIES.join(' ')}; do nm -D --defined-only --format=posix "$(g++ -print-file-name=$lib)"; done | awk '{ sub(/@.*/, "", $1); print $1 }' | sort -u > /tmp/grading/libraries
+interposed=$(comm -12 /tmp/grading/defined /tmp/grading/libraries | tr '\n' ' ')
+if [ -n "$interposed" ]; then echo "interposed: $interposed"; exit ${INTERPOSED_EXIT}; fi
+${sources.link} -s
+} < /dev/null
+exec ./${shellQuote(name)}`;
+}
+
 export const cpp = createCpp();
+
+/** Macros grading defines for the test file: every test enabled, Catch from the exercise's own header. */
+const GRADING_DEFINES = new Set(['EXERCISM_RUN_ALL_TESTS']);
+
+/**
+ * Whether a conditional of the test file holds when grading builds it: `#ifdef`, `#ifndef` and `#if` of
+ * `defined` names are read; any other condition counts as true, so no test it guards goes unexpected.
+ */
+function holds(directive: string, rest: string): boolean {
+  const name = rest.trim().split(/\s/)[0] ?? '';
+  if (directive === 'ifdef') return GRADING_DEFINES.has(name);
+  if (directive === 'ifndef') return !GRADING_DEFINES.has(name);
+  const only = /^!?\s*defined\s*\(?\s*(\w+)\s*\)?$/.exec(rest.trim());
+  if (only === null) return true;
+  return rest.trim().startsWith('!') !== GRADING_DEFINES.has(only[1] ?? '');
+}
+
+/** The test file without its comments and without what its conditionals leave out when grading builds it. */
+function gradedText(source: string): string {
+  const kept: string[] = [];
+  const stack: { active: boolean; taken: boolean }[] = [];
+  const active = () => stack.every((s) => s.active);
+  for (const line of source
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/[^\n]*/g, '')
+    .split('\n')) {
+    const directive = /^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$/.exec(line);
+    if (directive === null) {
+      if (active()) kept.push(line);
+      continue;
+    }
+    const [, kind = '', rest = ''] = directive;
+    const top = stack.at(-1);
+    if (kind === 'if' || kind === 'ifdef' || kind === 'ifndef') {
+      const value = holds(kind, rest);
+      stack.push({ active: value, taken: value });
+    } else if (kind === 'elif' && top !== undefined) {
+      top.active = !top.taken && holds('if', rest);
+      top.taken ||= top.active;
+    } else if (kind === 'else' && top !== undefined) {
+      top.active = !top.taken;
+      top.taken = true;
+    } else if (kind === 'endif') stack.pop();
+  }
+  return kept.join('\n');
+}
+
+const TEST_CASE =
+  /\b(TEST_CASE|SCENARIO|TEST_CASE_METHOD)\s*\(\s*(?:\w+(?:::\w+)*\s*,\s*)?"((?:[^"\\\n]|\\.)*)"/g;
+
+/** The names Catch gives the test cases a test file defines when grading builds it (every test enabled). */
+export function catchTestNames(source: string): string[] {
+  return [...gradedText(source).matchAll(TEST_CASE)].map(([, macro, name = '']) => {
+    const decoded = name.replace(/\\(.)/g, (_, c: string) => ({ n: '\n', t: '\t' })[c] ?? c);
+    return macro === 'SCENARIO' ? `Scenario: ${decoded}` : decoded;
+  });
+}
+
+/**
+ * The report main's line (see cpp-report-main.cpp), or the harness's own refusal on that channel: only
+ * lines that begin with this grading's token count. Two reports are tampering (a forked test process).
+ */
+export function readCatchReport(stdout: string, token: string): TestReport | null {
+  const lines = stdout.split('\n').filter((line) => line.startsWith(`${token} `));
+  if (lines.length === 0) return null;
+  if (lines.length > 1) return { tests: [], tampering: ['the test process reported more than once'] };
+  let parsed: { tests?: unknown; refused?: unknown; fatal?: unknown };
+  try {
+    parsed = JSON.parse(lines[0]!.slice(token.length + 1));
+  } catch {
+    return null;
+  }
+  if (Array.isArray(parsed.refused)) return { tests: [], tampering: parsed.refused.map(String) };
+  if (!Array.isArray(parsed.tests)) return null;
+  const tests: TestOutcome[] = parsed.tests.map(
+    (t: { name?: unknown; passed?: unknown; message?: unknown }) => ({
+      name: String(t.name),
+      passed: t.passed === true,
+      ...(typeof t.message === 'string' && t.message !== '' ? { message: t.message } : {}),
+    }),
+  );
+  return { tests, tampering: [] };
+}
 
 /** Passed and total test cases from Catch2's last summary line, or null when it printed none (a crash). */
 export function countCatchTests(stdout: string): { passed: number; total: number } | null {

@@ -75,13 +75,17 @@ export async function gradeFolder(
   limits = { timeoutMs: 300_000, memoryMb: 2048 },
 ): Promise<FolderGrade> {
   const token = newToken();
-  const result = await ctx.run({
-    ...language.gradeCommand(folder.layout, token),
-    files: gradingFiles(language, folder, solution),
-    timeoutMs: limits.timeoutMs,
-    memoryMb: limits.memoryMb,
-    maxOutputBytes: 1024 * 1024,
-  });
+  const files = gradingFiles(language, folder, solution);
+  const result =
+    language.run !== undefined
+      ? await language.run(ctx, files, folder.layout, limits, token)
+      : await ctx.run({
+          ...language.gradeCommand(folder.layout, token),
+          files,
+          timeoutMs: limits.timeoutMs,
+          memoryMb: limits.memoryMb,
+          maxOutputBytes: 1024 * 1024,
+        });
   const report = language.readReport(result, token);
   const count =
     report === null
