@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { CommandResult } from '../grade-context.ts';
 import { go } from './go.ts';
 import { declaredData, goMod, imports, selected, testFunctions } from './go-source.ts';
+import { commandResult } from './testing/command-result.ts';
 
 const GO119 = { goMinor: 19, arch: 'amd64' };
 
@@ -65,16 +65,7 @@ describe("the Go grader's report", () => {
   const token = 'a'.repeat(32);
   const line = (json: string, key = token): string =>
     `\ngo-grading-report ${json} ${createHmac('sha256', key).update(json).digest('hex')}`;
-  const run = (stdout: string, exitCode = 0): CommandResult => ({
-    exitCode,
-    signal: null,
-    stdout,
-    stderr: '',
-    timedOut: false,
-    outputExceeded: false,
-    memoryExceeded: false,
-    durationMs: 1,
-  });
+  const run = commandResult;
   const done = line('{"done":true,"tampering":[]}');
 
   it('takes the lines the token signs', () => {

@@ -4,6 +4,7 @@ import { isTampered } from '../tampering.ts';
 import { gradingCopy, judgeRun } from './grade.ts';
 import type { ExercismLanguage, TestReport } from './language.ts';
 import type { ExerciseAnswer } from './read.ts';
+import { commandResult } from './testing/command-result.ts';
 
 /** A language whose runner reads `runner.cfg` and `*_test.x`, and whose report is a JSON line after the token. */
 const language = {
@@ -24,16 +25,7 @@ const answer: ExerciseAnswer = {
   support: { 'runner.cfg': 'the configuration', 'lib/given.x': 'a given module' },
 };
 
-const run = (stdout: string, exitCode: number | null = 0): CommandResult => ({
-  exitCode,
-  signal: null,
-  stdout,
-  stderr: '',
-  timedOut: false,
-  outputExceeded: false,
-  memoryExceeded: false,
-  durationMs: 5,
-});
+const run = commandResult;
 const limits = { timeoutMs: 1000, memoryMb: 100 };
 const report = (tests: TestReport['tests'], tampering: string[] = []) =>
   `T ${JSON.stringify({ tests, tampering })}\n`;

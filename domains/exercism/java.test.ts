@@ -5,6 +5,7 @@ import { createGradeContext } from '../../harness/evaluation/index.ts';
 import { resolveSandbox } from '../../harness/process/index.ts';
 import { countJUnitTests, java } from './java.ts';
 import { javaTestNames, unmetJavaNeed } from './java-sources.ts';
+import { commandResult } from './testing/command-result.ts';
 import { gradeFolder, readExerciseFolder } from './testing/exercise-folder.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -29,16 +30,7 @@ describe("reading the JUnit console launcher's summary", () => {
 describe("reading the runner's report", () => {
   const token = 'a1b2c3';
   const report = '{"tests":[{"name":"SeriesTest#emptySeries","passed":true}],"tampering":[]}';
-  const result = (stdout: string) => ({
-    exitCode: 0,
-    signal: null,
-    stdout,
-    stderr: '',
-    timedOut: false,
-    outputExceeded: false,
-    memoryExceeded: false,
-    durationMs: 1,
-  });
+  const result = commandResult;
 
   it('takes the last line that starts with the token', () => {
     expect(java.readReport(result(`noise\n${token} ${report}\n`), token)).toEqual({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandResult } from '../grade-context.ts';
 import { python, pythonTestNames, readRunnerReport } from './python.ts';
+import { commandResult } from './testing/command-result.ts';
 
 const TESTS = `import unittest
 from bowling import BowlingGame
@@ -55,16 +55,7 @@ describe('pythonTestNames', () => {
 });
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
-const run = (stdout: string): CommandResult => ({
-  exitCode: 0,
-  signal: null,
-  stdout,
-  stderr: '',
-  timedOut: false,
-  outputExceeded: false,
-  memoryExceeded: false,
-  durationMs: 1,
-});
+const run = commandResult;
 const line = (tests: string, tampering = '[]') => `${TOKEN} {"tests":${tests},"tampering":${tampering}}`;
 
 describe('readRunnerReport', () => {

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandResult } from '../grade-context.ts';
 import { LIST_MARK, RESULT_MARK, RUN_MARK, readHarnessReport, resultTag } from './rust-harness.ts';
 import { siphash24 } from './siphash.ts';
+import { commandResult } from './testing/command-result.ts';
 
 const TOKEN = '000102030405060708090a0b0c0d0e0f';
 const OTHER = 'ffffffffffffffffffffffffffffffff';
 
-const result = (stdout: string, exitCode = 0): CommandResult => ({
-  exitCode,
-  signal: null,
-  stdout,
-  stderr: '',
-  timedOut: false,
-  outputExceeded: false,
-  memoryExceeded: false,
-  durationMs: 1,
-});
+const result = commandResult;
 
 const list = `${LIST_MARK} shelf\na: test\nm::b: test\n\n2 tests, 0 benchmarks\n${RUN_MARK}\n`;
 const line = (status: 'ok' | 'fail', name: string, token = TOKEN, message = '') =>
