@@ -10,19 +10,16 @@ import { etag } from 'hono/etag';
 import { openArchive } from '../archive/archive.ts';
 import { readControlSecret, secretMatches } from '../archive/control-secret.ts';
 import { Control, controlMessage, recordControl } from '../archive/controls.ts';
-import { runFigures } from '../archive/experiment-summary.ts';
-import { runFlags } from '../archive/flags.ts';
 import type { Redactor } from '../archive/redact.ts';
 import { archiveFile, runLockHolder, VARIANT_LOGS } from '../archive/run-folder.ts';
 import { variantDiff } from '../archive/variant-diff.ts';
 import { variantFile, variantFiles } from '../archive/variant-files.ts';
 import { isVariantLog, readVariantLog } from '../archive/variant-logs.ts';
 import { contentType, isAsset, readAsset } from './assets.ts';
-import { compareRuns, parseCompareChoice } from './compare.ts';
+import { compareRoute } from './compare-route.ts';
 import {
   compareVariants,
   listRuns,
-  type Opened,
   openRunById,
   runMark,
   runPage,
@@ -35,6 +32,7 @@ import {
 } from './data.ts';
 import { allowedHostNames, hostCheck, LOOPBACK_NAMES } from './host-check.ts';
 import { renderShell } from './page.ts';
+import { unknownRun } from './responses.ts';
 
 export interface ServerOptions {
   runsDir: string;
@@ -68,8 +66,6 @@ const CSP =
 
 const VARIANT_ID = /^\d{1,9}$/;
 
-const unknownRun = (c: Context, opened: Extract<Opened, { ok: false }>) =>
-  c.json({ error: `no such run; runs: ${opened.known.join(', ') || 'none'}`, known: opened.known }, 404);
 const unknownVariant = (c: Context, run: string) => c.json({ error: `run ${run} has no such variant` }, 404);
 const shellOf = (pollMs: number, controls: boolean) => (c: Context) =>
   c.html(renderShell({ mode: 'serve', pollMs, controls }));
@@ -352,37 +348,6 @@ function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined
     }
     const comparison = withReader(opened, (r) => compareVariants(r, opened.id, Number(a), Number(b)));
     return comparison === null ? unknownVariant(c, opened.id) : c.json(comparison);
-  });
-}
-
-/**
- * Runs side by side, with the figures that compare them: `runs=ID,...`, and the view's choices (groups
- * `a`/`b`, `short=include`, `test=` a direction), checked, as compare.ts reads them.
- */
-function compareRoute(app: Hono, runsDir: string): void {
-  app.get('/api/compare', async (c) => {
-    const ids = (c.req.query('runs') ?? '').split(',').filter((s) => s !== '');
-    const parsed = parseCompareChoice((key) => c.req.query(key), ids);
-    if (!parsed.ok) return c.json({ error: parsed.error }, 400);
-    const runs = [];
-    for (const id of ids) {
-      const opened = openRunById(runsDir, id);
-      if (!opened.ok) return unknownRun(c, opened);
-      let page: (NonNullable<ReturnType<typeof runPage>> & { figures: ReturnType<typeof runFigures> }) | null;
-      try {
-        const r = opened.reader;
-        const p = runPage(r);
-        const figures = runFigures(r);
-        // The same count of variants flagged for reward hacking as `experiment` shows.
-        const flagged = figures === null ? [] : await runFlags(r, opened.dir, r.variants());
-        const flags = new Set(flagged.map((f) => f.variantId)).size;
-        page = p === null ? null : { ...p, figures: figures === null ? null : { ...figures, flags } };
-      } finally {
-        opened.reader.close();
-      }
-      if (page !== null) runs.push(page);
-    }
-    return c.json({ runs: runs.map((r) => r.run), comparison: compareRuns(runs, parsed.choice) });
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catchTestNames, readCatchReport } from './cpp.ts';
+import { catchTestNames, readCatchReport } from './cpp-report.ts';
 import { checkPreprocessed, identifiers, tokens } from './cpp-source-check.ts';
 
 const root = '/tmp/exercism/space-age';

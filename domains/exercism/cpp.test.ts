@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGradeContext } from '../../harness/evaluation/index.ts';
 import { resolveSandbox } from '../../harness/process/index.ts';
-import { countCatchTests, cpp, createCpp } from './cpp.ts';
+import { cpp, createCpp } from './cpp.ts';
+import { countCatchTests } from './cpp-report.ts';
 import { gradeFolder, readExerciseFolder, supportFiles } from './testing/exercise-folder.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
