@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mergeManifest } from './experiment.ts';
 import { DEFAULT_CONFIGS, parseConfig, parseExperimentArgs, parseSeeds } from './experiment-args.ts';
+import { mergeManifest } from './experiment-manifest.ts';
 import { UsageError } from './usage-error.ts';
 
 describe('parseSeeds', () => {
