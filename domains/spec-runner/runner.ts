@@ -1,3 +1,4 @@
+// Over 400 lines: the runner reads its token, captures its built-ins and loads the spec in one order that is its protection; to be split with care.
 /**
  * A small Jest-compatible runner for exercise specs, run inside the grading sandbox as
  * `node --import tsx runner.ts SPEC`, with a one-time token on standard input. Tests run the way
