@@ -1,27 +1,20 @@
 import path from 'node:path';
-import yargs from 'yargs';
+import yargs, { type Options } from 'yargs';
 import { type DomainRef, unknownDomain } from '../domains/reference.ts';
 import {
   DEFAULT_SIM_RETRY_MS,
   RUN_CONFIG_FIELDS,
   type RunConfig,
   RunConfigSchema,
-  type SimConfig,
 } from '../harness/run/index.ts';
-import {
-  FAULT_KINDS,
-  type FaultKind,
-  type LatencySpec,
-  parseFaultKinds,
-  parseLatencySpec,
-} from '../llm/sim/faults.ts';
 import { configUsageError } from './config-error.ts';
 import { datasetFlags, unreadDatasetFlags, withDatasetFlags } from './dataset-flags.ts';
-import { LOOP_OPTIONS, limitsFrom, optionOf } from './loop-options.ts';
+import { COMMAND_OPTIONS } from './loop-options.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
+import { optionOf, settingOptions, settingsFromLine } from './setting-options.ts';
 import { UsageError } from './usage-error.ts';
 
-export { optionOf } from './loop-options.ts';
+export { optionOf } from './setting-options.ts';
 
 /**
  * What the command line says: the run's configuration (the harness's schema) plus how this command prints and
@@ -64,17 +57,21 @@ child, and evaluates its TaskAgent on the domains. Everything is recorded in
 offline simulated model 'sim' is used.`;
 
 function builder(argv: string[]) {
-  return withDatasetFlags(yargs(argv))
-    .scriptName('generate-loop')
-    .usage(LOOP_USAGE)
-    .options(LOOP_OPTIONS)
-    .help(false)
-    .version(false)
-    .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
-    .option('version', { type: 'boolean', describe: 'print the version of hyperagents-ts' })
-    .strict()
-    .exitProcess(false)
-    .wrap(helpWidth());
+  return (
+    withDatasetFlags(yargs(argv))
+      .scriptName('generate-loop')
+      .usage(LOOP_USAGE)
+      // The settings' values are read by their table (settingsFromLine), so their types are not yargs'.
+      .options(settingOptions() as Record<never, Options>)
+      .options(COMMAND_OPTIONS)
+      .help(false)
+      .version(false)
+      .option('help', { type: 'boolean', alias: 'h', describe: 'show this help' })
+      .option('version', { type: 'boolean', describe: 'print the version of hyperagents-ts' })
+      .strict()
+      .exitProcess(false)
+      .wrap(helpWidth())
+  );
 }
 
 type ParsedLoopArgs = Awaited<ReturnType<ReturnType<typeof builder>['parseAsync']>>;
@@ -107,7 +104,7 @@ export async function parseLoopArgs(
   if (parsed.version === true) return 'version';
   const resume = parsed.resume ?? null;
   const input = configInput(parsed, known.defaultModel);
-  if (input.domains.length === 0 && resume === null) {
+  if ((input.domains as string[]).length === 0 && resume === null) {
     throw new UsageError(`--domains is required. Known domains: ${known.domains.join(', ')}.`);
   }
   const config = validate(input, resume !== null);
@@ -177,61 +174,18 @@ function pilotFlags(parsed: ParsedLoopArgs, given: string[], replay: string | nu
 }
 
 /** The run configuration as the command line gives it, unchecked: each option in its field. */
-function configInput(parsed: ParsedLoopArgs, defaultModel: string) {
-  const file = (value: string | undefined): string | null =>
-    value === undefined ? null : path.resolve(value);
-  return {
-    domains: (parsed.domains ?? [])
-      .flatMap((d) => String(d).split(','))
-      .map((d) => d.trim())
-      .filter(Boolean),
-    dataset: datasetFlags(parsed),
-    metaModel: parsed['meta-model'] ?? parsed.model ?? defaultModel,
-    taskModel: parsed['task-model'] ?? parsed.model ?? defaultModel,
-    generations: parsed.generations,
-    parallel: parsed.parallel,
-    evalWorkers: parsed['eval-workers'],
-    tasksPerWorker: parsed['tasks-per-worker'],
-    evalSamples: parsed['eval-samples'] ?? null,
-    evalRepeats: parsed['eval-repeats'],
-    confirmTop: parsed['confirm-top'],
-    noiseFloor: parsed['noise-floor'],
-    stagedSamples: parsed['staged-samples'] ?? null,
-    skipStagedEval: parsed['skip-staged-eval'],
-    evalTest: parsed['eval-test'],
-    parentSelection: parsed['parent-selection'],
-    editSelectParent: parsed['edit-select-parent'],
-    budgetUsd: parsed['budget-usd'] ?? null,
-    sandbox: parsed.sandbox,
-    limits: limitsFrom(parsed),
-    seed: parsed.seed,
-    simScript: file(parsed['sim-script']),
-    freezeMeta: parsed['freeze-meta'],
-    taskTimeoutSec: parsed['task-timeout'],
-    workspace: {
-      maxToolCalls: parsed['max-tool-calls'],
-      maxFiles: parsed['workspace-max-files'],
-      maxKb: parsed['workspace-max-kb'],
-    },
-    metaTimeoutSec: parsed['meta-timeout'],
-    record: file(parsed.record),
-    replay: file(parsed.replay),
-    sim: simConfig(parsed),
-    notifyUrl: parsed.notify ?? null,
-    notifyCmd: parsed['notify-cmd'] ?? null,
-    stallMinutes: parsed['stall-minutes'],
-    failureStreak: parsed['failure-streak'],
-  };
+function configInput(parsed: ParsedLoopArgs, defaultModel: string): Record<string, unknown> {
+  return { ...settingsFromLine(parsed, defaultModel), dataset: datasetFlags(parsed) };
 }
 
 /**
  * The run configuration's schema checks every value; its first complaint is told with the option's name. A
  * resumed run takes its domains from its archive: the command line need not name them.
  */
-function validate(input: ReturnType<typeof configInput>, resuming: boolean): Omit<RunConfig, 'from'> {
+function validate(input: Record<string, unknown>, resuming: boolean): Omit<RunConfig, 'from'> {
   const result = RunConfigSchema.safeParse({ ...input, from: null });
   if (result.success) return runConfigOf(result.data);
-  const skipDomains = resuming && input.domains.length === 0;
+  const skipDomains = resuming && (input.domains as string[]).length === 0;
   const [problem] = result.error.issues.filter((issue) => !(skipDomains && issue.path[0] === 'domains'));
   if (problem !== undefined) throw configUsageError(problem, input, optionOf);
   // Only the missing domains were refused: every other value is valid.
@@ -273,36 +227,4 @@ export function givenOptions(argv: readonly string[]): string[] {
     .map((a) => a.slice(2).split('=')[0]!)
     .map((a) => (a.startsWith('no-') ? a.slice(3) : a));
   return [...new Set(names)];
-}
-
-/** The simulated model's options, their text split into values (the schema checks the values). */
-function simConfig(parsed: ParsedLoopArgs): SimConfig {
-  let latency: LatencySpec | null = null;
-  if (parsed['sim-latency-ms'] !== undefined) {
-    const spec = parseLatencySpec(parsed['sim-latency-ms']);
-    if (!spec.ok) throw new UsageError(`--sim-latency-ms: ${spec.message}`);
-    latency = spec.value;
-  }
-  const rate = parsed['sim-fault-rate'];
-  let faults: FaultKind[] = [...FAULT_KINDS];
-  if (parsed['sim-faults'] !== undefined) {
-    const kinds = parseFaultKinds(parsed['sim-faults']);
-    if (!kinds.ok) throw new UsageError(`--sim-faults: ${kinds.message}.`);
-    if (rate === 0) {
-      throw new UsageError(
-        '--sim-faults chooses which failures --sim-fault-rate injects: give a --sim-fault-rate above 0 too.',
-      );
-    }
-    faults = kinds.value;
-  }
-  return {
-    latency,
-    faultRate: rate,
-    faults,
-    pricePerMTok: parsed['sim-price-per-mtok'],
-    retryMs: parsed['sim-retry-ms'],
-    noise: parsed['sim-noise'],
-    // The schema refuses a name it does not know, listing the landscapes.
-    landscape: parsed['sim-landscape'] as SimConfig['landscape'],
-  };
 }

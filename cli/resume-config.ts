@@ -1,57 +1,25 @@
-import { RESUMABLE_CHANGES, type RunConfig } from '../harness/run/index.ts';
+import { fieldValue, type RunConfig } from '../harness/run/index.ts';
 import type { LoopConfig } from './loop-args.ts';
+import { settingsOfOption } from './setting-options.ts';
 import { UsageError } from './usage-error.ts';
-
-/** The run configuration each command-line option sets. Options not listed here do not change what a run computes. */
-const OPTION_KEYS: Record<string, readonly (keyof RunConfig)[]> = {
-  domains: ['domains'],
-  model: ['metaModel', 'taskModel'],
-  'meta-model': ['metaModel'],
-  'task-model': ['taskModel'],
-  seed: ['seed'],
-  generations: ['generations'],
-  parallel: ['parallel'],
-  'budget-usd': ['budgetUsd'],
-  'eval-workers': ['evalWorkers'],
-  'tasks-per-worker': ['tasksPerWorker'],
-  'eval-samples': ['evalSamples'],
-  'eval-repeats': ['evalRepeats'],
-  'confirm-top': ['confirmTop'],
-  'noise-floor': ['noiseFloor'],
-  'staged-samples': ['stagedSamples'],
-  'skip-staged-eval': ['skipStagedEval'],
-  'eval-test': ['evalTest'],
-  'parent-selection': ['parentSelection'],
-  'edit-select-parent': ['editSelectParent'],
-  sandbox: ['sandbox'],
-  'sim-script': ['simScript'],
-  'freeze-meta': ['freezeMeta'],
-  'task-timeout': ['taskTimeoutSec'],
-  'max-tool-calls': ['workspace'],
-  'workspace-max-files': ['workspace'],
-  'workspace-max-kb': ['workspace'],
-  'meta-timeout': ['metaTimeoutSec'],
-  record: ['record'],
-  replay: ['replay'],
-  'sim-latency-ms': ['sim'],
-  'sim-fault-rate': ['sim'],
-  'sim-faults': ['sim'],
-  'sim-price-per-mtok': ['sim'],
-  'sim-retry-ms': ['sim'],
-  'sim-noise': ['sim'],
-  'sim-landscape': ['sim'],
-  notify: ['notifyUrl'],
-  'notify-cmd': ['notifyCmd'],
-  'stall-minutes': ['stallMinutes'],
-  'failure-streak': ['failureStreak'],
-};
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/** A copy of `config` with the value at `field` (`limits.memoryMb`, one level down at most) replaced. */
+function withField(config: RunConfig, field: string, value: unknown): RunConfig {
+  const [group, key] = field.split('.') as [keyof RunConfig, string | undefined];
+  if (key === undefined) return { ...config, [group]: value };
+  return { ...config, [group]: { ...(config[group] as object), [key]: value } };
+}
+
+/** The settings a resumed run may change, as the help of `--resume` names them. */
+const MAY_CHANGE = '--generations, --budget-usd, --parallel and the alert options (--notify ...)';
+
 /**
- * The configuration a resumed run continues under: the stored one, with --generations, --budget-usd,
- * --parallel and the alert options taken from the command line when given. Any other option given with a value that differs from
- * the stored one is refused, naming it, because the run would no longer compute what it started to. Pure.
+ * The configuration a resumed run continues under: the stored one, with the settings the table marks
+ * `resume: 'may-change'` taken from the command line when given. Any other setting given with a value that
+ * differs from the stored one is refused, naming it, because the run would no longer compute what it started
+ * to. Options that are not settings (--out, --json, ...) do not change what a run computes. Pure.
  */
 export function resumeConfig(cli: LoopConfig, stored: RunConfig, runDir: string): RunConfig {
   if (cli.from !== null) {
@@ -59,20 +27,21 @@ export function resumeConfig(cli: LoopConfig, stored: RunConfig, runDir: string)
       '--from starts a new run; it cannot be combined with --resume, which continues one.',
     );
   }
-  const next: RunConfig = { ...stored };
+  let next: RunConfig = { ...stored };
   for (const option of cli.given) {
-    for (const key of OPTION_KEYS[option] ?? []) {
-      const value = cli[key as keyof LoopConfig];
-      if ((RESUMABLE_CHANGES as readonly string[]).includes(key)) {
-        Object.assign(next, { [key]: value });
+    for (const setting of settingsOfOption(option)) {
+      const value = fieldValue(cli, setting.field);
+      if (setting.resume === 'may-change') {
+        next = withField(next, setting.field, value);
         continue;
       }
-      if (!same(value, stored[key])) {
+      const was = fieldValue(stored, setting.field);
+      if (!same(value, was)) {
         throw new UsageError(
-          `--${option} differs from the run being resumed (${runDir} has ${JSON.stringify(stored[key])}, the ` +
+          `--${option} differs from the run being resumed (${runDir} has ${JSON.stringify(was)}, the ` +
             `command line ${JSON.stringify(value)}). A resumed run keeps its model, domains, seed and evaluation ` +
             `settings so that its archive stays one experiment: drop --${option}, or start a new run. Only ` +
-            '--generations, --budget-usd, --parallel and the alert options (--notify ...) may change.',
+            `${MAY_CHANGE} may change.`,
         );
       }
     }

@@ -16,19 +16,19 @@ export { gatewayFactory } from './gateway-wiring.ts';
 export { type RunDeps, runGenerations } from './run.ts';
 export { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 export {
-  DEFAULT_SIM_RETRY_MS,
-  DEFAULT_TASKS_PER_WORKER,
   HARNESS_VERSION,
   isSimulatedModel,
   PROJECT_ROOT,
   parseStoredConfig,
-  RESUMABLE_CHANGES,
   RUN_CONFIG_FIELDS,
   type RunConfig,
   RunConfigSchema,
   type SimConfig,
   storedConfig,
+  type TaskSettings,
+  TaskSettingsSchema,
   type TransferSource,
+  taskSettingsOf,
 } from './run-config.ts';
 export {
   CONTROL_ACTIONS,
@@ -42,3 +42,7 @@ export { defaultRunId, runExists } from './run-id.ts';
 export { runHolder } from './run-lock.ts';
 export { type PlannedRun, planRun, type RunEnv } from './run-plan.ts';
 export { progressLine, type RunSummary } from './run-summary.ts';
+export { fieldValue, OptionTextError, type Setting } from './setting.ts';
+export { DEFAULT_TASKS_PER_WORKER, SETTINGS, SHORTHANDS } from './settings.ts';
+export { DEFAULT_SIM_RETRY_MS } from './settings-sim.ts';
+export { DEFAULT_MAX_TOOL_CALLS } from './settings-task.ts';
