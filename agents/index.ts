@@ -22,6 +22,7 @@ export {
   type ChatStatus,
   CUT_OFF_MESSAGE,
   chatWithAgent,
+  DEFAULT_MAX_TOOL_CALLS,
   type ToolProtocol,
 } from './core/loop.ts';
 export type {

@@ -28,6 +28,7 @@ const key: CacheKey = {
   taskHash: 'a1b2',
   graderVersion: '1',
   taskModel: 'sim',
+  settingsHash: '5e771n65',
   seed: 0,
   attempt: 0,
 };
@@ -72,6 +73,7 @@ describe('openEvalCache', () => {
     ['another task content under the same id', { taskHash: 'ffff' }],
     ['another grader version', { graderVersion: '2' }],
     ['another attempt at the task', { attempt: 1 }],
+    ['other task settings (another tool-call cap, time, output limit...)', { settingsHash: '07he55' }],
   ])('misses for %s', (_name, change) => {
     cache.put(key, result);
     expect(cache.get({ ...key, ...change })).toBeUndefined();
@@ -102,23 +104,31 @@ describe('openEvalCache', () => {
     expect(cache.get({ ...key, attempt: 1 })).toMatchObject({ outcome: 'wrong', prediction: 12 });
   });
 
-  it('reads the results of a cache file written before attempts as first attempts', () => {
+  it('opens a cache file of an older version, keeps its rows, and reuses none of them', () => {
     cache.close();
     const older = path.join(dir, 'older.sqlite');
     const db = new Database(older);
-    db.exec(`CREATE TABLE results_v2 (
+    db.exec(`CREATE TABLE results_v3 (
       code_hash TEXT NOT NULL, domain TEXT NOT NULL, split TEXT NOT NULL, task_id TEXT NOT NULL,
       task_hash TEXT NOT NULL, grader_version TEXT NOT NULL, task_model TEXT NOT NULL, seed INTEGER NOT NULL,
-      outcome TEXT NOT NULL, prediction TEXT, raw_output TEXT NOT NULL, score REAL NOT NULL, error TEXT,
-      latency_ms INTEGER, cost_usd REAL NOT NULL, created_at TEXT NOT NULL,
-      PRIMARY KEY (code_hash, domain, split, task_id, task_hash, grader_version, task_model, seed))`);
+      attempt INTEGER NOT NULL, outcome TEXT NOT NULL, prediction TEXT, raw_output TEXT NOT NULL,
+      score REAL NOT NULL, error TEXT, latency_ms INTEGER, cost_usd REAL NOT NULL, created_at TEXT NOT NULL,
+      detail TEXT, log TEXT, workspace TEXT,
+      PRIMARY KEY (code_hash, domain, split, task_id, task_hash, grader_version, task_model, seed, attempt))`);
     db.prepare(
-      `INSERT INTO results_v2 VALUES ('c0ffee', 'arithmetic', 'train', 'train-000', 'a1b2', '1', 'sim', 0,
-        'correct', '"1,200"', 'raw', 1, NULL, 340, 0.002, '2026-01-01')`,
+      `INSERT INTO results_v3 VALUES ('c0ffee', 'arithmetic', 'train', 'train-000', 'a1b2', '1', 'sim', 0, 0,
+        'correct', '"1,200"', 'raw', 1, NULL, 340, 0.002, '2026-01-01', NULL, NULL, NULL)`,
     ).run();
     db.close();
     cache = openEvalCache(older);
-    expect(cache.get(key)).toMatchObject({ outcome: 'correct', prediction: '1,200', rawOutput: 'raw' });
-    expect(cache.get({ ...key, attempt: 1 })).toBeUndefined();
+    // Made under settings nobody recorded: not a result of this run's settings.
+    expect(cache.get(key)).toBeUndefined();
+    cache.put(key, result);
+    expect(cache.get(key)).toEqual(result);
+    cache.close();
+    const rows = new Database(older, { readonly: true });
+    expect(rows.prepare('SELECT COUNT(*) AS n FROM results_v3').get()).toEqual({ n: 1 });
+    rows.close();
+    cache = openEvalCache(older);
   });
 });

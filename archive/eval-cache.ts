@@ -5,9 +5,11 @@ import { TASK_OUTCOMES, type TaskOutcomeRecord } from './archive.ts';
 /**
  * Task results shared by every run under one `--out` folder, keyed by what determines them:
  * the TaskAgent's code hash, domain, split, task id, a hash of the task's content, the grader's version,
- * task model, seed and attempt (a second attempt at a task is a second answer, never the first one again). A variant whose task-side code is unchanged (or the initial agent, evaluated once
- * by setup) reuses them instead of calling a model; two datasets with the same ids, a task whose text
- * changed, or a changed grader never do.
+ * task model, the hash of the task settings it ran under (tool calls, time, memory, output, sandbox...: every
+ * setting that changes a task's result, see docs/architecture.md "Task settings"), seed and attempt (a
+ * second attempt at a task is a second answer, never the first one again). A variant whose task-side code
+ * is unchanged (or the initial agent, evaluated once by setup) reuses them instead of calling a model; two
+ * datasets with the same ids, a task whose text changed, a changed grader, or other settings never do.
  */
 export interface CacheKey {
   codeHash: string;
@@ -17,6 +19,8 @@ export interface CacheKey {
   taskHash: string;
   graderVersion: string;
   taskModel: string;
+  /** The hash of the task settings the result was made under (taskSettingsHash). */
+  settingsHash: string;
   seed: number;
   /** Which attempt at the task (0 first). */
   attempt: number;
@@ -40,22 +44,6 @@ const Row = z.object({
   workspace: z.string().nullable(),
 });
 
-/** Columns added after `results_v2` was first shipped (an older file's rows may lack them). */
-const ADDED_COLUMNS = ['detail', 'log', 'workspace'] as const;
-
-/** Copies a `results_v2` table's rows into `results_v3` as first attempts. */
-function copyV2(db: Database.Database): void {
-  const columns = new Set(
-    (db.prepare('PRAGMA table_info(results_v2)').all() as { name: string }[]).map((c) => c.name),
-  );
-  const added = ADDED_COLUMNS.map((c) => (columns.has(c) ? c : `NULL AS ${c}`)).join(', ');
-  db.exec(`INSERT OR IGNORE INTO results_v3 (code_hash, domain, split, task_id, task_hash, grader_version,
-      task_model, seed, attempt, outcome, prediction, raw_output, score, error, latency_ms, cost_usd, created_at,
-      detail, log, workspace)
-    SELECT code_hash, domain, split, task_id, task_hash, grader_version, task_model, seed, 0, outcome,
-      prediction, raw_output, score, error, latency_ms, cost_usd, created_at, ${added} FROM results_v2`);
-}
-
 export type EvalCache = ReturnType<typeof openEvalCache>;
 
 export function openEvalCache(file: string) {
@@ -64,29 +52,29 @@ export function openEvalCache(file: string) {
   // As the archive's: no sync at every commit (WAL keeps the file consistent; a killed process loses nothing).
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  // `results_v2`: rows of the older `results` table lack the task and grader hashes, so none is reused.
-  // `results_v3` adds the attempt to the key; a file's `results_v2` rows are its first attempts, copied once.
-  const hadV3 = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results_v3'`).get();
-  db.exec(`CREATE TABLE IF NOT EXISTS results_v3 (
+  // Tables of older versions stay in the file, unread: `results` and `results_v2` lack the task and grader
+  // hashes, and `results_v3` the task settings, so none of their results is known to be made under the
+  // settings of a run now.
+  db.exec(`CREATE TABLE IF NOT EXISTS results_v4 (
     code_hash TEXT NOT NULL, domain TEXT NOT NULL, split TEXT NOT NULL, task_id TEXT NOT NULL,
-    task_hash TEXT NOT NULL, grader_version TEXT NOT NULL, task_model TEXT NOT NULL, seed INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
+    task_hash TEXT NOT NULL, grader_version TEXT NOT NULL, task_model TEXT NOT NULL,
+    settings_hash TEXT NOT NULL, seed INTEGER NOT NULL, attempt INTEGER NOT NULL,
     outcome TEXT NOT NULL, prediction TEXT, raw_output TEXT NOT NULL, score REAL NOT NULL, error TEXT,
     latency_ms INTEGER, cost_usd REAL NOT NULL, created_at TEXT NOT NULL, detail TEXT, log TEXT, workspace TEXT,
-    PRIMARY KEY (code_hash, domain, split, task_id, task_hash, grader_version, task_model, seed, attempt))`);
-  const hasV2 = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results_v2'`).get();
-  if (hadV3 === undefined && hasV2 !== undefined) copyV2(db);
+    PRIMARY KEY (code_hash, domain, split, task_id, task_hash, grader_version, task_model, settings_hash, seed,
+      attempt))`);
   const get = db.prepare(
-    `SELECT outcome, prediction, raw_output, score, error, latency_ms, cost_usd, detail, log, workspace FROM results_v3
+    `SELECT outcome, prediction, raw_output, score, error, latency_ms, cost_usd, detail, log, workspace FROM results_v4
      WHERE code_hash = @codeHash AND domain = @domain AND split = @split AND task_id = @taskId
        AND task_hash = @taskHash AND grader_version = @graderVersion AND task_model = @taskModel
-       AND seed = @seed AND attempt = @attempt`,
+       AND settings_hash = @settingsHash AND seed = @seed AND attempt = @attempt`,
   );
   const put = db.prepare(
-    `INSERT OR REPLACE INTO results_v3 (code_hash, domain, split, task_id, task_hash, grader_version,
-       task_model, seed, attempt, outcome, prediction, raw_output, score, error, latency_ms, cost_usd, created_at,
+    `INSERT OR REPLACE INTO results_v4 (code_hash, domain, split, task_id, task_hash, grader_version,
+       task_model, settings_hash, seed, attempt, outcome, prediction, raw_output, score, error, latency_ms, cost_usd, created_at,
        detail, log, workspace)
-     VALUES (@codeHash, @domain, @split, @taskId, @taskHash, @graderVersion, @taskModel, @seed, @attempt, @outcome,
+     VALUES (@codeHash, @domain, @split, @taskId, @taskHash, @graderVersion, @taskModel, @settingsHash, @seed,
+       @attempt, @outcome,
        @prediction, @rawOutput, @score, @error, @latencyMs, @costUsd, @createdAt, @detail, @log, @workspace)`,
   );
   return {

@@ -282,6 +282,7 @@ async function evaluation(bench: Bench, pool: TaskPool, workers: number, name: s
         variantId: 0,
         codeHash: 'bench',
         taskModel: 'sim',
+        settings: { maxToolCalls: 40 },
         seed: 0,
         cacheable: true,
         limit: createTaskLimit(workers),

@@ -8,7 +8,7 @@ import type { Task } from '../domains/define-domain.ts';
 import { createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand } from '../harness/generation/index.ts';
 import { agentEnv, buildAgentEntry, createVariantRepo, DEFAULT_LIMITS } from '../harness/process/index.ts';
-import { PROJECT_ROOT } from '../harness/run/index.ts';
+import { defaultTaskSettings, PROJECT_ROOT } from '../harness/run/index.ts';
 import { type Gateway, startGateway } from '../llm/gateway.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
 import { type Coordinator, openCoordinator } from '../queue/coordinator.ts';
@@ -134,11 +134,10 @@ async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
     runDir,
     gateway,
     signal: new AbortController().signal,
+    taskSettings: { ...defaultTaskSettings(), taskTimeoutSec: 120 },
     config: {
       taskModel: 'sim',
-      taskTimeoutSec: 120,
       tasksPerWorker: 1,
-      limits: DEFAULT_LIMITS,
       domains: [{ kind: 'named' as const, name: 'arithmetic' }],
     },
   };

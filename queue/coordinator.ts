@@ -10,6 +10,7 @@ import type {
   RemoteTaskContext,
   RemoteTasks,
 } from '../harness/generation/index.ts';
+import { TaskSettingsSchema } from '../harness/run/index.ts';
 import { type AwaitedJobs, KEEP_SECONDS, openAwaitedJobs } from './awaited-jobs.ts';
 import { gitArchive, tarFolder } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
@@ -171,9 +172,9 @@ async function remotePool(
     ...(attempt > 0 ? { attempt } : {}),
     commit: variant.commit,
     token,
-    taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
     tasksPerWorker: ctx.config.tasksPerWorker,
-    limits: ctx.config.limits,
+    // Whole, as the evaluation made them; checked here so that a worker never gets a part of them.
+    settings: TaskSettingsSchema.parse(ctx.taskSettings),
   };
   const shipped = shippedDomains(ctx.config.domains);
   return {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import arithmetic from '../domains/arithmetic/index.ts';
 import type { GradeContext } from '../domains/grade-context.ts';
 import { type Graded, gradeOutput } from '../harness/evaluation/index.ts';
+import { defaultTaskSettings } from '../harness/run/index.ts';
 import {
   decodeEditResult,
   decodeTaskResult,
@@ -196,11 +197,20 @@ describe('a task job over the queue', () => {
     variantId: 0,
     commit: 'b'.repeat(40),
     token: 't'.repeat(32),
-    taskTimeoutMs: 1000,
     tasksPerWorker: 2,
-    limits: { memoryMb: 1, processes: 1, openFiles: 1, fileSizeMb: 1, diskMb: 1, outputKb: 1 },
+    settings: { ...defaultTaskSettings(), maxToolCalls: 3, taskTimeoutSec: 1 },
     gradeHere: true,
   };
+
+  it('carries the task settings whole, and refuses a job that lacks one of them', () => {
+    const parsed = TaskJobSchema.parse(
+      throughRedis({ ...data, request: { id: 'a', domain: 'd', input: 1 } }),
+    );
+    expect(parsed.settings).toEqual(data.settings);
+    const { maxToolCalls: _, ...partial } = data.settings;
+    const without = throughRedis({ ...data, settings: partial, request: { id: 'a', domain: 'd', input: 1 } });
+    expect(TaskJobSchema.safeParse(without).success).toBe(false);
+  });
 
   it.each([
     ['a task with a format hint', { id: 'a', domain: 'd', input: { q: [1, null] }, formatHint: 'a number' }],

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { TASK_OUTCOMES } from '../archive/archive.ts';
 import type { WorkerReply } from '../harness/evaluation/index.ts';
 import type { RemoteEditReply } from '../harness/generation/index.ts';
+import { TaskSettingsSchema } from '../harness/run/index.ts';
 
 /**
  * What crosses Redis between a coordinator and its workers: a job names a run (by a key derived from the
@@ -48,10 +49,10 @@ export const TaskJobSchema = z.object({
   attempt: z.number().int().positive().optional(),
   commit: z.string().regex(/^[0-9a-f]{40,64}$/),
   token: z.string().min(20),
-  taskTimeoutMs: z.number().int().positive(),
   /** The run's --tasks-per-worker (its config has it, see RunConfigSchema): tasks one TaskAgent process runs at once. */
   tasksPerWorker: z.number().int().positive(),
-  limits: LimitsSchema,
+  /** What the task runs under, whole (the run's TaskSettings): its limits, time, tool calls, sandbox... */
+  settings: TaskSettingsSchema,
   request: z.object({
     id: z.string(),
     domain: z.string(),

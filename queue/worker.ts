@@ -5,7 +5,7 @@ import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createGradeContext, createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation/index.ts';
-import type { ResolvedSandbox } from '../harness/process/index.ts';
+import type { ResolvedSandbox, ResourceLimits } from '../harness/process/index.ts';
 import { type AgentEntry, agentEnv, buildAgentEntry } from '../harness/process/index.ts';
 import { fetchTree } from './code-transfer.ts';
 import { connectionOptions } from './connection.ts';
@@ -203,15 +203,15 @@ function poolFor({ options }: Held, job: TaskJob, variant: Prepared, relay: Rela
           writable: false,
           readOnly: [options.nodeModules],
           gatewaySocket: relay.socketPath,
-          limits: job.limits,
+          limits: resourceLimits(job.settings),
         },
         variant.entry,
         [],
         agentEnv({ url: `unix:${relay.socketPath}`, token: job.token }),
       ),
-      taskTimeoutMs: job.taskTimeoutMs,
+      taskTimeoutMs: job.settings.taskTimeoutSec * 1000,
       logFile: path.join(variant.dir, 'task-agent.log'),
-      outputCapBytes: job.limits.outputKb * 1024,
+      outputCapBytes: job.settings.outputKb * 1024,
     });
     variant.pools.set(key, pool);
   }
@@ -227,7 +227,7 @@ async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
   try {
     const pool = poolFor(held, task, variant, gateway.relay);
     const failuresBefore = gateway.relay.failures();
-    const reply = await pool.run(task.request);
+    const reply = await pool.run({ ...task.request, settings: task.settings });
     // Its pool was closed (the worker is stopping): no answer, so the job is tried again elsewhere.
     if (reply.kind === 'closed') throw new Error('the worker stopped before the task had an answer');
     // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
@@ -268,4 +268,10 @@ async function closeHeld(held: Held): Promise<void> {
 async function closeVariant(variant: Prepared): Promise<void> {
   for (const pool of variant.pools.values()) await pool.close();
   rmSync(variant.dir, { recursive: true, force: true });
+}
+
+/** The limits on each TaskAgent process, out of the task settings that carry them. */
+function resourceLimits(settings: TaskJob['settings']): ResourceLimits {
+  const { memoryMb, processes, openFiles, fileSizeMb, diskMb, outputKb } = settings;
+  return { memoryMb, processes, openFiles, fileSizeMb, diskMb, outputKb };
 }

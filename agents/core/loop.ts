@@ -19,6 +19,9 @@ import { type Tool, toToolSpec } from './tool.ts';
 import { formatToolResult, parseToolCalls, renderToolList } from './tool-protocol.ts';
 import { runToolCall, type ToolRunOptions } from './tool-runner.ts';
 
+/** Tool calls one agent run may make unless told otherwise (a TaskAgent is told, with each workspace task). */
+export const DEFAULT_MAX_TOOL_CALLS = 40;
+
 export type ToolProtocol = 'native' | 'text';
 
 export type ChatOptions = {
@@ -175,7 +178,7 @@ function prepare(options: ChatOptions) {
         ? `\n\n${renderToolList(specs, { multipleToolCalls: multiple })}`
         : '',
     budget: contextBudget(options, sendsSpecs ? JSON.stringify(specs).length : 0),
-    maxToolCalls: options.maxToolCalls ?? 40,
+    maxToolCalls: options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
     maxTurns: options.maxTurns ?? 60,
     deadline: options.wallTimeMs === undefined ? undefined : Date.now() + options.wallTimeMs,
     maxCostUsd: options.maxCostUsd,

@@ -75,7 +75,6 @@ export function runMetaAgent(options: MetaRunOptions): Promise<ChatOutcome> {
     tools: options.tools,
     protocol: options.protocol,
     ...(options.modelInfo ? { modelInfo: options.modelInfo } : {}),
-    maxToolCalls: 40,
     beforeToolCall: defaultSafetyPolicy,
     root: options.args.repo,
     ...(options.onMessage ? { onMessage: options.onMessage } : {}),

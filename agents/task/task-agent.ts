@@ -3,7 +3,7 @@ import { chatWithAgent, type ToolProtocol } from '../core/loop.ts';
 import type { ModelFn, ModelInfo } from '../core/messages.ts';
 import { renderTemplate } from '../core/prompt.ts';
 import type { Tool } from '../core/tool.ts';
-import { limitsSchema, runWorkspaceTask, workspaceSchema } from './workspace-task.ts';
+import { runWorkspaceTask, settingsSchema, workspaceSchema } from './workspace-task.ts';
 
 /**
  * One request line of the TaskAgent's JSON-lines protocol (stdin). With `workspace`, the task is worked
@@ -15,7 +15,7 @@ export const taskRequestSchema = z.object({
   input: z.unknown(),
   formatHint: z.string().optional(),
   workspace: workspaceSchema.optional(),
-  limits: limitsSchema.optional(),
+  settings: settingsSchema.optional(),
 });
 export type TaskRequest = z.infer<typeof taskRequestSchema>;
 

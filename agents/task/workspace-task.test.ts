@@ -213,7 +213,7 @@ describe('workspace confinement', () => {
     expect(results[5]?.trim()).toBe('fine');
   });
 
-  it('stops after limits.maxToolCalls tool calls', async () => {
+  it('stops after settings.maxToolCalls tool calls', async () => {
     const { response, model } = await runScripted(
       [
         call('bash', { command: 'echo 1 >> count.txt' }),
@@ -221,7 +221,7 @@ describe('workspace confinement', () => {
         call('bash', { command: 'echo 3 >> count.txt' }),
         'done',
       ],
-      { limits: { maxToolCalls: 2 } },
+      { settings: { maxToolCalls: 2 } },
     );
     expect(await readFile(join(workspace, 'count.txt'), 'utf8')).toBe('1\n2\n');
     expect(model.requests).toHaveLength(2);

@@ -16,10 +16,13 @@ export const workspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof workspaceSchema>;
 
-export const limitsSchema = z.object({ maxToolCalls: z.number().int().positive().optional() });
-export type TaskLimits = z.infer<typeof limitsSchema>;
-
-export const DEFAULT_MAX_TOOL_CALLS = 40;
+/**
+ * What the task runs under, as the harness sends it with every task (its TaskSettings: limits, time,
+ * sandbox... every setting that changes a task's result). This agent reads the tool-call cap; the rest is
+ * kept for code that wants it.
+ */
+export const settingsSchema = z.looseObject({ maxToolCalls: z.number().int().positive() });
+export type TaskSettings = z.infer<typeof settingsSchema>;
 
 export type WorkspaceRequest = {
   id: string;
@@ -27,7 +30,7 @@ export type WorkspaceRequest = {
   input: unknown;
   formatHint?: string;
   workspace: Workspace;
-  limits?: TaskLimits;
+  settings?: TaskSettings;
 };
 
 export type WorkspaceRunOptions = {
@@ -73,7 +76,8 @@ async function workspaceProblem(path: string): Promise<string | undefined> {
 
 /**
  * Works on a workspace task: the agent loop with the tools confined to the folder (bash starts there,
- * the editor and the safety policy refuse paths outside it), at most `limits.maxToolCalls` tool calls.
+ * the editor and the safety policy refuse paths outside it), at most `settings.maxToolCalls` tool calls
+ * (without settings, the agent loop's default).
  * The files as left are the answer; the output is the last reply. Never throws for model or tool failures.
  */
 export async function runWorkspaceTask(
@@ -92,7 +96,7 @@ export async function runWorkspaceTask(
       tools,
       protocol: options.protocol,
       ...(options.modelInfo ? { modelInfo: options.modelInfo } : {}),
-      maxToolCalls: request.limits?.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
+      ...(request.settings === undefined ? {} : { maxToolCalls: request.settings.maxToolCalls }),
       beforeToolCall: workspacePolicy(),
       root,
     });

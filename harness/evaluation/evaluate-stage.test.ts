@@ -107,6 +107,7 @@ const target = (over: Partial<EvaluationTarget> = {}): EvaluationTarget => ({
   variantId: 0,
   codeHash: 'code',
   taskModel: 'sim',
+  settings: { maxToolCalls: 40 },
   seed: 1,
   cacheable: false,
   limit: createTaskLimit(8),

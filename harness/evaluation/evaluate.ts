@@ -8,8 +8,9 @@ import type { GradeContext } from '../../domains/grade-context.ts';
 import { resultCacheIdentity } from '../../llm/registry.ts';
 import { type Graded, gradeOutput, gradeWorkspace, tally } from './grading.ts';
 import type { TaskLimit } from './task-limit.ts';
+import { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
 import type { TaskPool } from './task-workers.ts';
-import { type CollectedWorkspace, DEFAULT_MAX_TOOL_CALLS } from './workspace-folders.ts';
+import type { CollectedWorkspace } from './workspace-folders.ts';
 
 export type Stage = 'staged' | 'full';
 
@@ -35,8 +36,8 @@ export interface EvaluationTarget {
   signal?: AbortSignal;
   /** Runs graders' commands in the sandbox. */
   grading: GradeContext;
-  /** Tool calls a TaskAgent may make on a workspace task (sent with the request). Default DEFAULT_MAX_TOOL_CALLS. */
-  maxToolCalls?: number;
+  /** What every task runs under (the run's TaskSettings): sent with each task, and in the result cache's key. */
+  settings: TaskSettingsRecord;
   /**
    * Attempts per task (`--eval-repeats`; default 1). Each is kept as its own result (cached under its own key);
    * a stage's score is the mean over every attempt.
@@ -44,8 +45,6 @@ export interface EvaluationTarget {
   attempts?: number;
   /** The workers of attempt `attempt` > 0 (a model told which attempt its calls belong to); default `pool`. */
   attemptPool?: (attempt: number) => Promise<TaskPool>;
-  /** The sim's noise (`--sim-noise`): answers differ with it, so it is part of the cache key's model. */
-  simNoise?: number;
   onTask?: (done: number, total: number) => void;
 }
 
@@ -392,7 +391,8 @@ async function evaluateTask(
     taskId: task.id,
     taskHash: taskContentHash(task),
     graderVersion: domain.graderVersion,
-    taskModel: cacheModel(target),
+    taskModel: resultCacheIdentity(target.taskModel),
+    settingsHash: taskSettingsHash(target.settings),
     seed: target.seed,
     attempt,
   };
@@ -427,12 +427,10 @@ async function evaluateTask(
     domain: domain.name,
     input: task.input,
     ...(domain.formatHint === undefined ? {} : { formatHint: domain.formatHint }),
+    settings: target.settings,
     ...(task.workspace === undefined
       ? {}
-      : {
-          workspace: task.workspace,
-          limits: { maxToolCalls: target.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS },
-        }),
+      : { workspace: task.workspace, limits: { maxToolCalls: target.settings.maxToolCalls } }),
   });
   // The pool was closed under it: no answer, and nothing to store.
   if (reply.kind === 'closed') return null;
@@ -469,12 +467,6 @@ async function evaluateTask(
     target.cache.put(key, reply.workspace === undefined ? result : { ...result, workspace: reply.workspace });
   const tokens = { inputTokens: spent.inputTokens, outputTokens: spent.outputTokens };
   return { kind: 'result', result: { ...base, ...result, ...tokens, reused: false } };
-}
-
-/** The task model as the cache knows it: its identity, and the sim's noise level when it has one. */
-function cacheModel(target: EvaluationTarget): string {
-  const identity = resultCacheIdentity(target.taskModel);
-  return target.simNoise ? `${identity}+noise=${target.simNoise}` : identity;
 }
 
 /** The workspace a reply brought back; none is the pool's failure to collect it, a refusal with the reason. */

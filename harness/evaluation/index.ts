@@ -17,11 +17,11 @@ export { createGradeContext } from './grade-context.ts';
 export { type Graded, gradeOutput, gradeWorkspace } from './grading.ts';
 export { scoresBySplit, selectionScore } from './scoring.ts';
 export { createTaskLimit, type TaskLimit } from './task-limit.ts';
+export { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
 export { createTaskPool, type TaskPool, type TaskRequest, type WorkerReply } from './task-workers.ts';
 export { diffSummary, storedWorkspaceDiff, workspaceDiff } from './workspace-diff.ts';
 export {
   type CollectedWorkspace,
-  DEFAULT_MAX_TOOL_CALLS,
   DEFAULT_WORKSPACE_LIMITS,
   type WorkspaceLimits,
 } from './workspace-folders.ts';

@@ -11,6 +11,7 @@ import {
   startTracked,
 } from '../process/index.ts';
 import type { Graded } from './grading.ts';
+import type { TaskSettingsRecord } from './task-settings.ts';
 import {
   type CollectedWorkspace,
   collectWorkspace,
@@ -32,7 +33,9 @@ export interface TaskRequest {
   formatHint?: string;
   /** A workspace task's starting files: the pool writes them into a fresh folder in the worker's sandbox. */
   workspace?: TaskWorkspace;
-  /** Limits the TaskAgent is asked to keep (tool calls), sent with a workspace task. */
+  /** What the task runs under (every setting that changes its result), sent whole with every task. */
+  settings?: TaskSettingsRecord;
+  /** The tool-call cap again, for TaskAgents written before `settings`; sent with a workspace task. */
   limits?: { maxToolCalls: number };
 }
 
@@ -43,6 +46,7 @@ export interface TaskRequestLine {
   input: unknown;
   formatHint?: string;
   workspace?: { path: string; files: string[]; language?: string; testCommand?: string };
+  settings?: TaskSettingsRecord;
   limits?: { maxToolCalls: number };
 }
 

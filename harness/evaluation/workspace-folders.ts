@@ -11,9 +11,6 @@ export interface WorkspaceLimits {
   maxKb: number;
 }
 
-/** Tool calls a TaskAgent may make on one workspace task, unless the run says otherwise. */
-export const DEFAULT_MAX_TOOL_CALLS = 40;
-
 export const DEFAULT_WORKSPACE_LIMITS: WorkspaceLimits = { maxFiles: 1000, maxKb: 4096 };
 /** Folders inside folders a workspace may have. */
 const MAX_DEPTH = 32;

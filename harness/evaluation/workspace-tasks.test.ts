@@ -66,7 +66,7 @@ function target(variantId: number, overrides: Partial<EvaluationTarget> = {}): E
       nodeModules: path.resolve('node_modules'),
       scratchDir: path.join(tmp, 'grading'),
     }),
-    maxToolCalls: 7,
+    settings: { maxToolCalls: 7, taskTimeoutSec: 30, sandbox: 'auto' },
     ...overrides,
   };
 }
@@ -112,16 +112,19 @@ describe('a workspace task', () => {
     expect(solved.log).toContain('grading copy: only regular files');
   });
 
-  it('sends the workspace path, its files, the test command and the tool-call limit in the request', () => {
+  it('sends the workspace path, its files, the test command and the task settings whole in the request', () => {
     const diff = result(1, 'solve').diff as string;
     const line = diff.split('\n').find((l) => l.startsWith('+{'));
     const seen = JSON.parse(line!.slice(1)) as {
       workspace: { path: string; files: string[]; language: string; testCommand: string };
+      settings: Record<string, unknown>;
       limits: { maxToolCalls: number };
     };
     expect(seen.workspace.files).toEqual(['README.md', 'solution.js']);
     expect(seen.workspace.language).toBe('javascript');
     expect(seen.workspace.testCommand).toBe('node test.js');
+    expect(seen.settings).toEqual({ maxToolCalls: 7, taskTimeoutSec: 30, sandbox: 'auto' });
+    // The cap again where a TaskAgent written before the settings looks for it.
     expect(seen.limits).toEqual({ maxToolCalls: 7 });
     expect(path.isAbsolute(seen.workspace.path)).toBe(true);
     // A fresh folder under an unguessable name, removed once collected.

@@ -151,10 +151,9 @@ async function evaluate(
     seed: ctx.config.seed,
     cacheable: ctx.cacheable,
     grading: ctx.grading,
-    maxToolCalls: ctx.config.workspace.maxToolCalls,
+    settings: ctx.taskSettings,
     attempts: ctx.config.evalRepeats,
     attemptPool: (attempt: number) => session.pool(attempt),
-    simNoise: ctx.config.sim.noise,
     limit: ctx.taskLimit,
     signal: ctx.signal,
     onTask: (done: number, total: number) => {

@@ -4,7 +4,13 @@ import type { EvalCache } from '../../archive/eval-cache.ts';
 import { variantLogDir, worktreesDir } from '../../archive/run-folder.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
-import type { DomainTasks, EvalsFolders, TaskLimit, TaskPool } from '../evaluation/index.ts';
+import type {
+  DomainTasks,
+  EvalsFolders,
+  TaskLimit,
+  TaskPool,
+  TaskSettingsRecord,
+} from '../evaluation/index.ts';
 import type { ResolvedSandbox, VariantRepo } from '../process/index.ts';
 import type { RunConfig, RunEvent } from '../run/index.ts';
 
@@ -54,6 +60,8 @@ export interface RunContext {
   grading: GradeContext;
   /** Whether task replies may be cached across variants (not for scripted replies). */
   cacheable: boolean;
+  /** What every task runs under: the configuration's task settings, made once (sent whole with each task). */
+  taskSettings: TaskSettingsRecord;
   progress(line: string): void;
   /** A transient status (tasks done), shown in place on a terminal. */
   status(text: string): void;
@@ -70,8 +78,11 @@ export interface RunContext {
 }
 
 /** What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits. */
-export type RemoteTaskContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' | 'signal'> & {
-  config: Pick<RunConfig, 'taskModel' | 'taskTimeoutSec' | 'tasksPerWorker' | 'limits' | 'domains'>;
+export type RemoteTaskContext = Pick<
+  RunContext,
+  'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings'
+> & {
+  config: Pick<RunConfig, 'taskModel' | 'tasksPerWorker' | 'domains'>;
 };
 
 /** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */

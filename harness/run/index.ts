@@ -16,6 +16,7 @@ export { gatewayFactory } from './gateway-wiring.ts';
 export { type RunDeps, runGenerations } from './run.ts';
 export { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 export {
+  defaultTaskSettings,
   HARNESS_VERSION,
   isSimulatedModel,
   PROJECT_ROOT,

@@ -167,9 +167,20 @@ export function taskSettingsOf(config: RunConfig): TaskSettings {
   return taskFields(SETTINGS, config);
 }
 
-/** `TaskSettings` checked, as they cross Redis to a worker. */
+/** A schema without the value it gives a stored configuration that lacks the field. */
+const required = (schema: z.ZodType): z.ZodType =>
+  schema instanceof z.ZodDefault ? (schema.unwrap() as z.ZodType) : schema;
+
+/** `TaskSettings` checked, as they cross Redis to a worker: every field present. */
 export const TaskSettingsSchema = z.object(
   Object.fromEntries(
-    SETTINGS.flatMap((s) => (typeof s.result === 'object' ? [[s.result.task, s.schema]] : [])),
+    SETTINGS.flatMap((s) => (typeof s.result === 'object' ? [[s.result.task, required(s.schema)]] : [])),
   ) as unknown as { [K in keyof TaskSettings]: z.ZodType<TaskSettings[K]> },
 );
+
+/** The task settings of a new run given no options: each setting's default (for tests and benchmarks). */
+export function defaultTaskSettings(): TaskSettings {
+  return Object.fromEntries(
+    SETTINGS.flatMap((s) => (typeof s.result === 'object' ? [[s.result.task, s.default]] : [])),
+  ) as TaskSettings;
+}

@@ -91,8 +91,7 @@ async function attempts(ctx: RunContext, id: number, list: number[]): Promise<At
         seed: ctx.config.seed,
         cacheable: ctx.cacheable,
         grading: ctx.grading,
-        maxToolCalls: ctx.config.workspace.maxToolCalls,
-        simNoise: ctx.config.sim.noise,
+        settings: ctx.taskSettings,
         limit: ctx.taskLimit,
         signal: ctx.signal,
         onTask: (done: number, total: number) =>

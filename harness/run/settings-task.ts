@@ -1,10 +1,11 @@
+import { DEFAULT_MAX_TOOL_CALLS } from '../../agents/core/loop.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { DEFAULT_LIMITS, type ResourceLimits, SANDBOX_MODES } from '../process/index.ts';
 import type { Setting } from './setting.ts';
 import * as schema from './setting-schemas.ts';
 
-/** Tool calls a TaskAgent may make on one workspace task, unless `--max-tool-calls` says otherwise. */
-export const DEFAULT_MAX_TOOL_CALLS = 40;
+// A TaskAgent's tool calls on one workspace task, unless `--max-tool-calls` says otherwise: the agent loop's.
+export { DEFAULT_MAX_TOOL_CALLS };
 
 /** A limit on each agent process (and the tools run on agent files); enforcement is in docs/sandbox.md. */
 const limitSetting = <const F extends keyof ResourceLimits>(option: string, field: F, describe: string) =>

@@ -22,7 +22,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const ws = req.workspace.path;
   const at = (rel) => path.join(ws, rel);
   const act = req.input.act;
-  fs.writeFileSync(at('request.json'), JSON.stringify({ workspace: req.workspace, limits: req.limits }));
+  fs.writeFileSync(at('request.json'), JSON.stringify({ workspace: req.workspace, settings: req.settings, limits: req.limits }));
   if (act === 'hang') return;
   if (act === 'solve') fs.writeFileSync(at('solution.js'), 'module.exports = (a, b) => a + b;\\n');
   if (act === 'wrong') fs.writeFileSync(at('solution.js'), 'module.exports = (a, b) => a - b;\\n');
