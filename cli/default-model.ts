@@ -1,4 +1,4 @@
-import { defaultModelFor } from '../llm/provider-registry.ts';
+import { defaultModelFor, defaultOrder } from '../llm/provider-registry.ts';
 
 /**
  * Without --model: the default model of the first registered provider (by its rank) whose key is set, with
@@ -9,4 +9,14 @@ export function defaultModel(env: Readonly<Record<string, string | undefined>>):
   key?: string;
 } {
   return defaultModelFor(env) ?? { model: 'sim' };
+}
+
+/** `--model`'s help: an example id and the order the default is chosen in, both the registry's. */
+export function modelOptionHelp(): string {
+  const order = defaultOrder();
+  const example = order[0]?.defaultModel?.id;
+  return (
+    `model for both roles, e.g. ${example === undefined ? '' : `${example} or `}sim (hyperagents models lists ` +
+    `them). Default: the first of ${order.map((p) => p.label).join(', ')} whose key is set, else sim`
+  );
 }

@@ -10,6 +10,7 @@ import {
   DEFAULT_TASKS_PER_WORKER,
 } from '../harness/run/index.ts';
 import { FAULT_KINDS, LATENCY_SPEC_HELP } from '../llm/sim/faults.ts';
+import { modelOptionHelp } from './default-model.ts';
 
 /** The pilot's tasks per split of each domain, unless --pilot-tasks says otherwise. */
 export const DEFAULT_PILOT_TASKS = 5;
@@ -52,8 +53,7 @@ export const LOOP_OPTIONS = {
   model: {
     type: 'string',
     requiresArg: true,
-    describe:
-      'model for both roles, e.g. anthropic/claude-sonnet-4-6 or sim (hyperagents models lists them). Default: the first of Anthropic, OpenAI, Google whose key is set, else sim',
+    describe: modelOptionHelp(),
   },
   'meta-model': {
     type: 'string',

@@ -70,15 +70,19 @@ export function keyOf(spec: ProviderSpec, env: Env): { variable: string; value: 
   return undefined;
 }
 
-/**
- * The model a run uses without `--model`: the default model of the first provider, by rank, one of whose
- * key variables is set, and that variable (for the message saying why); null when none is set.
- */
-export function defaultModelFor(env: Env): { model: string; key: string } | null {
-  const ranked = registered
+/** The providers that may be a run's default, in the order they are tried (by rank, then registration). */
+export function defaultOrder(): ProviderSpec[] {
+  return registered
     .filter((p) => p.defaultModel !== undefined)
     .sort((a, b) => (a.defaultModel?.rank ?? 0) - (b.defaultModel?.rank ?? 0));
-  for (const spec of ranked) {
+}
+
+/**
+ * The model a run uses without `--model`: the default model of the first provider, in `defaultOrder`, one
+ * of whose key variables is set, and that variable (for the message saying why); null when none is set.
+ */
+export function defaultModelFor(env: Env): { model: string; key: string } | null {
+  for (const spec of defaultOrder()) {
     const key = keyOf(spec, env);
     if (key !== undefined && spec.defaultModel) return { model: spec.defaultModel.id, key: key.variable };
   }
