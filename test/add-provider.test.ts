@@ -4,8 +4,10 @@ import { defaultModel } from '../cli/default-model.ts';
 import { modelsListing } from '../cli/models.ts';
 import { registerProvider } from '../llm/provider-registry.ts';
 import { connectModel, providerSettings } from '../llm/providers/index.ts';
+import type { ProviderSpec } from '../llm/providers/provider-spec.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { echo } from '../llm/testing/echo-provider.ts';
+import { errorReply, textReply } from '../llm/testing/fake-openai.ts';
 import { type FakeServer, startFakeServer } from '../llm/testing/fake-server.ts';
 
 /**
@@ -85,6 +87,44 @@ describe('a provider added in one file', () => {
     const again = registerProvider({ ...echo, name: 'echo2', models: [], defaultModel: undefined });
     again();
     expect(chatUsage().match(/ECHO_API_KEY/g)).toHaveLength(1);
+  });
+});
+
+describe('an OpenAI-compatible API added in one file', () => {
+  it("reuses the OpenAI client, whose messages name the provider's own label and key variable", async () => {
+    const server = await startFakeServer();
+    const compat: ProviderSpec = {
+      name: 'compat',
+      label: 'Compat AI',
+      keyVariables: ['COMPAT_API_KEY'],
+      baseUrlVariable: 'COMPAT_BASE_URL',
+      models: [{ ...registered('openai/gpt-4o-mini'), id: 'compat/chat-1', provider: 'compat' }],
+      client: async (model, opts) =>
+        (await import('../llm/providers/openai.ts')).createOpenAIProvider(model, opts),
+    };
+    const unregister = registerProvider(compat);
+    try {
+      const env = { COMPAT_API_KEY: 'compat-key', COMPAT_BASE_URL: `${server.url}/v1` };
+      const connected = connectModel(registered('compat/chat-1'), env);
+      if (!connected.ok) throw new Error(connected.message);
+      server.enqueue(textReply('hi from compat'), errorReply('auth'));
+      expect(await connected.provider.complete(hello, ctx)).toMatchObject({
+        ok: true,
+        response: { message: { content: 'hi from compat' } },
+      });
+      expect(server.requests[0]).toMatchObject({
+        path: '/v1/chat/completions',
+        headers: { authorization: 'Bearer compat-key' },
+        body: { model: 'chat-1' },
+      });
+      const refused = await connected.provider.complete(hello, ctx);
+      expect(!refused.ok && refused.error.message).toMatch(
+        /^Compat AI refused the API key .*Check COMPAT_API_KEY/,
+      );
+    } finally {
+      unregister();
+      await server.close();
+    }
   });
 });
 
