@@ -6,6 +6,7 @@ import yargs from 'yargs';
 import { loadEnv } from '../llm/env.ts';
 import { startGateway } from '../llm/gateway.ts';
 import type { ModelProvider } from '../llm/provider.ts';
+import { registeredProviders } from '../llm/provider-registry.ts';
 import { connectModel } from '../llm/providers/index.ts';
 import { resolveModel } from '../llm/registry.ts';
 import { createSimModel } from '../llm/sim/sim-model.ts';
@@ -15,16 +16,41 @@ import { printGatewayWarning } from './errors.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';
 
-export const CHAT_USAGE = `hyperagents chat --model <id> [options] "prompt"
+/** `hyperagents chat --help`'s text; the variables and servers it names are the registered providers'. */
+export function chatUsage(): string {
+  const providers = registeredProviders();
+  const keys = providers.flatMap((p) => p.keyVariables.slice(0, 1));
+  const baseUrls = providers.map((p) => p.baseUrlVariable);
+  const servers = providers.flatMap((p) =>
+    p.anyModel ? [`Any model on ${p.anyModel.server}: --model ${p.name}/<name> --base-url URL.`] : [],
+  );
+  const variables = [
+    `Keys: ${keys.join(', ')}.`,
+    `Base URLs: ${baseUrls.join(', ')}, or --base-url.`,
+    ...servers,
+  ];
+  return `hyperagents chat --model <id> [options] "prompt"
 
 Sends one prompt to a model through the same layer runs use (key and base URL
 from the environment or .env, parameter adaptation, retries, pricing), and
 prints the reply. Use it to check a key or an endpoint. Exit code: 0 on a reply,
 1 when the provider failed (the message names the cause), 2 on bad usage.
 
-Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY. Base URLs:
-OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL, or --base-url.
-Local OpenAI-compatible servers: --model local/<name> --base-url URL.`;
+${variables.map((paragraph) => wrapWords(paragraph, 80)).join('\n')}`;
+}
+
+/** `text` in lines of at most `width` characters, broken between words. Pure. */
+function wrapWords(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join('\n');
+}
 
 export interface ChatConfig {
   model: string;
@@ -42,7 +68,7 @@ export interface ChatConfig {
 function builder(argv: string[]) {
   return yargs(argv)
     .scriptName('hyperagents chat')
-    .usage(CHAT_USAGE)
+    .usage(chatUsage())
     .option('model', { type: 'string', requiresArg: true, describe: 'model id (see hyperagents models)' })
     .option('system', { type: 'string', requiresArg: true, describe: 'system prompt' })
     .option('temperature', { type: 'number', requiresArg: true, describe: 'sampling temperature, 0..2' })
@@ -84,7 +110,7 @@ export async function parseChatArgs(
   const model = parsed.model;
   if (model === undefined)
     throw new UsageError(
-      '--model is required, e.g. --model openai/gpt-4o-mini (list them with hyperagents models).',
+      '--model is required, e.g. --model sim to try the command offline (list them with hyperagents models).',
     );
   let prompt = parsed._.map(String).join(' ').trim();
   if ((prompt === '' || prompt === '-') && stdinText) prompt = (await stdinText()).trim();

@@ -1,13 +1,22 @@
-/** Without --model: the first provider whose key is set, in this order; else the simulated model. */
-export const DEFAULT_MODELS: readonly { model: string; key: string }[] = [
-  { model: 'anthropic/claude-sonnet-4-6', key: 'ANTHROPIC_API_KEY' },
-  { model: 'openai/gpt-5-mini', key: 'OPENAI_API_KEY' },
-  { model: 'google/gemini-2.5-flash', key: 'GEMINI_API_KEY' },
-];
+import { defaultModelFor, defaultOrder } from '../llm/provider-registry.ts';
 
+/**
+ * Without --model: the default model of the first registered provider (by its rank) whose key is set, with
+ * the variable that made it so; else the simulated model.
+ */
 export function defaultModel(env: Readonly<Record<string, string | undefined>>): {
   model: string;
   key?: string;
 } {
-  return DEFAULT_MODELS.find((d) => env[d.key]) ?? { model: 'sim' };
+  return defaultModelFor(env) ?? { model: 'sim' };
+}
+
+/** `--model`'s help: an example id and the order the default is chosen in, both the registry's. */
+export function modelOptionHelp(): string {
+  const order = defaultOrder();
+  const example = order[0]?.defaultModel?.id;
+  return (
+    `model for both roles, e.g. ${example === undefined ? '' : `${example} or `}sim (hyperagents models lists ` +
+    `them). Default: the first of ${order.map((p) => p.label).join(', ')} whose key is set, else sim`
+  );
 }

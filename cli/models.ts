@@ -1,5 +1,5 @@
-import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
-import { MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
+import { registeredProviders } from '../llm/provider-registry.ts';
+import { listModels, type ModelRecord } from '../llm/registry.ts';
 import { UsageError } from './usage-error.ts';
 
 const MODELS_HELP = `hyperagents models [--json]
@@ -8,13 +8,10 @@ Lists the models you can pass to --model, with their context window, output
 limit, prices and tool support.
   --json   one JSON array on stdout: every field of every model record`;
 
-/** The registry as a table (or, with --json, every record with every field). */
-function printModels(json: boolean): void {
-  if (json) {
-    process.stdout.write(`${JSON.stringify(MODELS)}\n`);
-    return;
-  }
-  const local = resolveModel('local/<name>');
+/** The registry as a table (or, with --json, every record with every field). Pure. */
+export function modelsListing(json: boolean): string {
+  const models = listModels();
+  if (json) return `${JSON.stringify(models)}\n`;
   const price = (n: number) =>
     n === 0 ? '0' : n.toFixed(Math.max(2, (String(n).split('.')[1] ?? '').length));
   const row = (m: ModelRecord, notes: string[]) => [
@@ -26,29 +23,33 @@ function printModels(json: boolean): void {
     m.nativeTools ? 'native' : 'text',
     notes.join(', '),
   ];
+  // A provider that serves any model name shows one row: the record its defaults make.
+  const anyModelRows = registeredProviders().flatMap((p) => {
+    if (p.anyModel === undefined) return [];
+    const where = [
+      `--base-url or ${p.baseUrlVariable}`,
+      ...(p.defaultBaseUrl ? [`default ${p.defaultBaseUrl}`] : []),
+    ];
+    const record = { ...p.anyModel.record('<name>', {}), id: `${p.name}/<name>` };
+    return [row(record, [`any model on ${p.anyModel.server}: ${where.join(', ')}`])];
+  });
   const rows = [
     ['MODEL', 'PROVIDER', 'CONTEXT', 'MAX OUT', '$/M IN/OUT', 'TOOLS', 'NOTES'],
-    ...MODELS.map((m) =>
+    ...models.map((m) =>
       row(m, [
         ...(m.simulated ? ['simulated (offline, no key needed)'] : []),
         ...(m.reasoning ? ['reasoning'] : []),
         ...(m.successor ? [`successor: ${m.successor}`] : []),
       ]),
     ),
-    ...(local.ok
-      ? [
-          row(local.model, [
-            `any model on an OpenAI-compatible server (ollama, llama.cpp, vLLM): --base-url or ${PROVIDER_ENV.local.baseUrl}, default ${DEFAULT_LOCAL_BASE_URL}`,
-          ]),
-        ]
-      : []),
+    ...anyModelRows,
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)));
-  for (const r of rows) process.stdout.write(`${line(r).join('  ').trimEnd()}\n`);
-  process.stdout.write(
+  return (
+    rows.map((r) => `${line(r).join('  ').trimEnd()}\n`).join('') +
     '\nPrices are $ per million tokens. Tools "text": the agents describe tools in the prompt and read <json> ' +
-      'blocks back.\n',
+    'blocks back.\n'
   );
 }
 
@@ -71,6 +72,6 @@ function listingOptions(command: string, rest: string[]): { json: boolean; help:
 export async function modelsCommand(argv: string[]): Promise<number> {
   const { json, help } = listingOptions('models', argv);
   if (help) process.stdout.write(`${MODELS_HELP}\n`);
-  else printModels(json);
+  else process.stdout.write(modelsListing(json));
   return 0;
 }

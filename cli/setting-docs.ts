@@ -1,4 +1,5 @@
 import { SETTINGS, type Setting, SHORTHANDS } from '../harness/run/index.ts';
+import { shorthandHelp } from './setting-options.ts';
 
 /** Text in a table cell: its pipes escaped, on one line. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
@@ -22,7 +23,8 @@ export function settingsMarkdown(): string {
     return `| \`--${s.option}\` | ${def} | ${cell(s.describe)} | ${resume} | ${resultCell(s)} |`;
   });
   const shorthands = Object.entries(SHORTHANDS).map(
-    ([name, s]) => `- \`--${name}\` sets ${s.sets.map((o) => `\`--${o}\``).join(' and ')}: ${s.describe}.`,
+    ([name, s]) =>
+      `- \`--${name}\` sets ${s.sets.map((o) => `\`--${o}\``).join(' and ')}: ${shorthandHelp(name)}.`,
   );
   return [
     '# The run settings',

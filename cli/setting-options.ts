@@ -1,5 +1,6 @@
 import type { Options } from 'yargs';
 import { fieldValue, OptionTextError, SETTINGS, type Setting, SHORTHANDS } from '../harness/run/index.ts';
+import { modelOptionHelp } from './default-model.ts';
 import { UsageError } from './usage-error.ts';
 
 /** A setting's command-line option, as yargs reads it: the value is checked by the configuration's schema. */
@@ -16,10 +17,15 @@ function optionOfSetting(setting: Setting): Options {
 /** The options of every run setting (harness/run/settings.ts), and the shorthands that set several. */
 export function settingOptions(table: readonly Setting[] = SETTINGS): Record<string, Options> {
   const options: Record<string, Options> = {};
-  for (const [name, shorthand] of Object.entries(SHORTHANDS))
-    options[name] = { type: 'string', requiresArg: true, describe: shorthand.describe };
+  for (const [name] of Object.entries(SHORTHANDS))
+    options[name] = { type: 'string', requiresArg: true, describe: shorthandHelp(name) };
   for (const setting of table) options[setting.option] = optionOfSetting(setting);
   return options;
+}
+
+/** A shorthand's help; `--model`'s names an example and the order the default is chosen in. */
+export function shorthandHelp(name: string): string {
+  return name === 'model' ? modelOptionHelp() : SHORTHANDS[name as keyof typeof SHORTHANDS].describe;
 }
 
 /** `--eval-workers` for `evalWorkers`, `--memory-mb` for `limits.memoryMb`: the longest known prefix. */

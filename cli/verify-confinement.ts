@@ -4,7 +4,7 @@ import { MAX_JSON_BYTES } from '../archive/bundle-unpack.ts';
 import { readSidecar, sidecarPath } from '../domains/dataset-options.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { domainData, type RunConfig } from '../harness/run/index.ts';
-import { PROVIDER_ENV } from '../llm/providers/index.ts';
+import { providerVariables } from '../llm/provider-registry.ts';
 
 /*
  * What `archive verify` does so that a bundle's re-run reads nothing of this machine but the project, the
@@ -56,10 +56,6 @@ export function sandboxMissing(): string | null {
  * its re-run cannot reach a paid model with this machine's keys. (It starts in a folder with no .env.)
  */
 export function rerunEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const names = new Set<string>(['GOOGLE_API_KEY']);
-  for (const spec of Object.values(PROVIDER_ENV)) {
-    if (spec.key !== undefined) names.add(spec.key);
-    names.add(spec.baseUrl);
-  }
+  const names = new Set(providerVariables());
   return Object.fromEntries(Object.entries(env).filter(([name]) => !names.has(name)));
 }

@@ -8,13 +8,17 @@ export interface ModelPrice {
   cacheWrite: number;
 }
 
-export type ProviderName = 'openai' | 'anthropic' | 'google' | 'local' | 'sim';
-export type WireApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'google-genai' | 'sim';
+/**
+ * The wire format a model is spoken to in: the ones `adaptRequest` knows the quirks of, or a registered
+ * provider's own.
+ */
+export type WireApi = 'openai-chat' | 'anthropic-messages' | 'google-genai' | 'sim' | (string & {});
 
 /** A model as plain data. Token counts are in tokens; prices in $ per million tokens. */
 export interface ModelRecord {
   id: string;
-  provider: ProviderName;
+  /** The name of the provider that serves it (see `ProviderSpec`), `sim` for the simulated model. */
+  provider: string;
   api: WireApi;
   contextWindow: number;
   maxOutput: number;

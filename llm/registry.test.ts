@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   costUsd,
   knownModelIds,
-  MODELS,
+  listModels,
   type ModelRecord,
   resolveModel,
   resultCacheIdentity,
@@ -38,13 +38,13 @@ const ROUTED = [
   'google/gemini-2.5-pro',
   'google/gemini-2.5-flash',
 ];
-const OPENAI_REASONING = MODELS.filter((m) => /^openai\/(o\d|gpt-5)/.test(m.id));
-const hosted = MODELS.filter((m) => !m.simulated);
+const OPENAI_REASONING = listModels().filter((m) => /^openai\/(o\d|gpt-5)/.test(m.id));
+const hosted = listModels().filter((m) => !m.simulated);
 
 describe('the model table', () => {
   it('holds every routed model and sim, each id once', () => {
     expect(knownModelIds()).toEqual(expect.arrayContaining([...ROUTED, 'sim']));
-    expect(new Set(knownModelIds()).size).toBe(MODELS.length);
+    expect(new Set(knownModelIds()).size).toBe(listModels().length);
   });
 
   it.each(hosted.map((m) => [m.id, m] as const))('%s: provider, wire API and limits agree', (id, m) => {
@@ -117,7 +117,7 @@ describe('the model table', () => {
   });
 
   it('points each superseded model at a newer one of the same provider, which itself is current', () => {
-    const withSuccessor = MODELS.filter((m) => m.successor !== undefined);
+    const withSuccessor = listModels().filter((m) => m.successor !== undefined);
     expect(withSuccessor.map((m) => m.id)).toEqual(
       expect.arrayContaining(['anthropic/claude-3-haiku', 'anthropic/claude-3-5-sonnet', 'openai/o3']),
     );
@@ -129,7 +129,7 @@ describe('the model table', () => {
   });
 
   it('lists the reasoning efforts a model takes only among the known ones, on reasoning models', () => {
-    for (const m of MODELS.filter((m) => m.reasoningEfforts !== undefined)) {
+    for (const m of listModels().filter((m) => m.reasoningEfforts !== undefined)) {
       expect(m.reasoning, m.id).toBe(true);
       expect(m.reasoningEfforts!.length).toBeGreaterThan(0);
     }

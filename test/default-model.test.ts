@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MODELS, defaultModel } from '../cli/default-model.ts';
+import { defaultModel } from '../cli/default-model.ts';
+import { registeredProviders } from '../llm/provider-registry.ts';
 import { resolveModel } from '../llm/registry.ts';
 
 describe('the model a run uses without --model', () => {
@@ -10,12 +11,22 @@ describe('the model a run uses without --model', () => {
     expect(defaultModel({ GEMINI_API_KEY: 'g' }).model).toBe('google/gemini-2.5-flash');
   });
 
+  it("names the variable that chose it, Google's second name for its key included", () => {
+    expect(defaultModel({ GOOGLE_API_KEY: 'g' })).toEqual({
+      model: 'google/gemini-2.5-flash',
+      key: 'GOOGLE_API_KEY',
+    });
+  });
+
   it('is the simulated model when no key is set (empty counts as unset)', () => {
     expect(defaultModel({})).toEqual({ model: 'sim' });
     expect(defaultModel({ ANTHROPIC_API_KEY: '' })).toEqual({ model: 'sim' });
+    expect(defaultModel({ ANTHROPIC_API_KEY: '  ' })).toEqual({ model: 'sim' });
   });
 
   it('names only models the registry knows', () => {
-    for (const { model } of DEFAULT_MODELS) expect(resolveModel(model).ok, model).toBe(true);
+    const defaults = registeredProviders().flatMap((p) => (p.defaultModel ? [p.defaultModel.id] : []));
+    expect(defaults).toHaveLength(3);
+    for (const model of defaults) expect(resolveModel(model).ok, model).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MODELS } from '../llm/registry.ts';
+import { listModels } from '../llm/registry.ts';
 import { runCli } from './run-cli.ts';
 
 /** The table's rows by model id, each split into its columns. */
@@ -23,7 +23,7 @@ describe('hyperagents models', () => {
       'TOOLS',
       'NOTES',
     ]);
-    for (const m of MODELS) expect(rows.has(m.id), m.id).toBe(true);
+    for (const m of listModels()) expect(rows.has(m.id), m.id).toBe(true);
     expect(rows.get('openai/gpt-4o')).toEqual([
       'openai/gpt-4o',
       'openai',
@@ -67,7 +67,7 @@ describe('hyperagents models', () => {
     const { code, stdout } = await runCli('hyperagents', ['models', '--json']);
     expect(code).toBe(0);
     const printed = JSON.parse(stdout) as Record<string, unknown>[];
-    expect(printed).toEqual(JSON.parse(JSON.stringify(MODELS)));
+    expect(printed).toEqual(JSON.parse(JSON.stringify(listModels())));
     const haiku = printed.find((m) => m.id === 'anthropic/claude-3-haiku');
     expect(haiku).toEqual({
       id: 'anthropic/claude-3-haiku',

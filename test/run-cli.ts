@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { providerVariables } from '../llm/provider-registry.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -15,20 +16,9 @@ export interface CliResult {
  * Provider keys and endpoints are never inherited from the developer's shell: a test that wants one passes
  * it in `env`. (Likewise the default `cwd` is the temp folder, so a `.env` in the project is not read.)
  */
-const PROVIDER_VARIABLES = [
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'GEMINI_API_KEY',
-  'GOOGLE_API_KEY',
-  'OPENAI_BASE_URL',
-  'ANTHROPIC_BASE_URL',
-  'GOOGLE_GEMINI_BASE_URL',
-  'HYPERAGENTS_LOCAL_BASE_URL',
-];
-
 function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const merged: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of PROVIDER_VARIABLES) delete merged[name];
+  for (const name of providerVariables()) delete merged[name];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete merged[name];
     else merged[name] = value;

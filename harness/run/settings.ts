@@ -348,7 +348,7 @@ export const SETTINGS = [
 export const SHORTHANDS = {
   model: {
     sets: ['meta-model', 'task-model'],
-    describe:
-      'model for both roles, e.g. anthropic/claude-sonnet-4-6 or sim (hyperagents models lists them). Default: the first of Anthropic, OpenAI, Google whose key is set, else sim',
+    // The command adds an example and the order the default is chosen in (the providers' registry).
+    describe: 'model for both roles (hyperagents models lists them)',
   },
 } as const;

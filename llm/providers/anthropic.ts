@@ -20,7 +20,8 @@ import type { ModelRecord } from '../registry.ts';
 import type { ErrorType, StopReason, ToolCall, Usage } from '../types.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
 import { isRecord, tryJson } from './json.ts';
-import { DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
+import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+import { registeredSpec } from './registered-spec.ts';
 
 /** What a reply holds once read, streamed or not; tool input is JSON text when it came in fragments. */
 interface Reply {
@@ -53,10 +54,11 @@ export function createAnthropicProvider(model: ModelRecord, opts: ProviderOption
     ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
+  const spec = registeredSpec(model);
   const source: ErrorSource = {
-    label: PROVIDER_ENV.anthropic.label,
+    label: spec.label,
     baseUrl: client.baseURL,
-    keyVariable: PROVIDER_ENV.anthropic.key,
+    ...(spec.keyVariables[0] === undefined ? {} : { keyVariable: spec.keyVariables[0] }),
   };
   const stream = opts.stream ?? true;
 

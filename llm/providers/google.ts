@@ -10,7 +10,8 @@ import type { ModelProvider, ProviderError, ProviderResult } from '../provider.t
 import type { ModelRecord } from '../registry.ts';
 import type { StopReason, ToolCall, Usage } from '../types.ts';
 import { encodeCallId, toGeminiRequest } from './google-request.ts';
-import { DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
+import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+import { registeredSpec } from './registered-spec.ts';
 
 const DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -33,10 +34,11 @@ export function createGoogleProvider(model: ModelRecord, opts: ProviderOptions):
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     },
   });
+  const spec = registeredSpec(model);
   const source: ErrorSource = {
-    label: PROVIDER_ENV.google.label,
+    label: spec.label,
     baseUrl: opts.baseUrl ?? DEFAULT_BASE_URL,
-    keyVariable: PROVIDER_ENV.google.key,
+    ...(spec.keyVariables[0] === undefined ? {} : { keyVariable: spec.keyVariables[0] }),
   };
   const stream = opts.stream === true;
 

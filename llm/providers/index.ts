@@ -1,32 +1,28 @@
 import { type ModelProvider, providerError } from '../provider.ts';
+import { keyOf, providerNamed } from '../provider-registry.ts';
 import type { ModelRecord } from '../registry.ts';
 import { type RetryOptions, withRetries } from '../retry.ts';
-import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV, type ProviderOptions } from './options.ts';
+import type { ProviderOptions } from './options.ts';
 
-export { DEFAULT_LOCAL_BASE_URL, DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
+export { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
 
 /**
- * A provider for a real (non-sim) model: one attempt per call; wrap it with `withRetries`. Its SDK is
- * loaded on the first call, so commands and simulated runs do not pay for loading three SDKs (~0.5 s).
+ * A provider for a real (non-sim) model, made by the registered provider the model names: one attempt per
+ * call; wrap it with `withRetries`. Its SDK is loaded on the first call, so commands and simulated runs do
+ * not pay for loading three SDKs (~0.5 s).
  */
 export function createProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
-  const load = async (): Promise<ModelProvider> => {
-    switch (model.api) {
-      case 'openai-chat':
-      case 'openai-responses':
-        return (await import('./openai.ts')).createOpenAIProvider(model, opts);
-      case 'anthropic-messages':
-        return (await import('./anthropic.ts')).createAnthropicProvider(model, opts);
-      case 'google-genai':
-        return (await import('./google.ts')).createGoogleProvider(model, opts);
-      case 'sim':
-        throw new Error('the sim model is created with createSimModel, not createProvider');
-    }
-  };
+  const spec = providerNamed(model.provider);
+  if (spec === undefined)
+    throw new Error(
+      model.simulated
+        ? 'the sim model is created with createSimModel, not createProvider'
+        : `no provider "${model.provider}" is registered for ${model.id}`,
+    );
   let loaded: Promise<ModelProvider> | undefined;
   return {
     async complete(req, ctx, signal) {
-      loaded ??= load();
+      loaded ??= spec.client(model, opts);
       let provider: ModelProvider;
       try {
         provider = await loaded;
@@ -52,30 +48,31 @@ export function providerSettings(
   env: Readonly<Record<string, string | undefined>>,
   flags: { baseUrl?: string; timeoutMs?: number } = {},
 ): ProviderSettings {
-  if (model.provider === 'sim') return { ok: false, message: 'the sim model needs no provider settings' };
-  const spec = PROVIDER_ENV[model.provider];
-  const fromEnv = env[spec.baseUrl]?.trim() || undefined;
-  const baseUrl =
-    flags.baseUrl ??
-    (model.provider === 'local' ? (model.baseUrl ?? fromEnv ?? DEFAULT_LOCAL_BASE_URL) : fromEnv);
+  if (model.simulated) return { ok: false, message: 'the sim model needs no provider settings' };
+  const spec = providerNamed(model.provider);
+  if (spec === undefined) return { ok: false, message: `no provider "${model.provider}" is registered` };
+  const fromEnv = env[spec.baseUrlVariable]?.trim() || undefined;
+  const baseUrl = flags.baseUrl ?? model.baseUrl ?? fromEnv ?? spec.defaultBaseUrl;
   // A base URL that is not one would fail every attempt, and be retried for minutes as a network error.
-  const from = baseUrl === flags.baseUrl ? '--base-url' : `${spec.baseUrl} (from the environment or .env)`;
+  const from =
+    baseUrl === flags.baseUrl ? '--base-url' : `${spec.baseUrlVariable} (from the environment or .env)`;
   const badUrl =
     baseUrl === undefined || (baseUrl !== flags.baseUrl && baseUrl !== fromEnv)
       ? null
       : notHttpUrl(baseUrl, from);
   if (badUrl !== null) return { ok: false, message: badUrl };
   const timeout = flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs };
-  if (spec.key === undefined)
-    return { ok: true, options: { apiKey: 'local', ...(baseUrl ? { baseUrl } : {}), ...timeout } };
-  const apiKey =
-    env[spec.key]?.trim() || (model.provider === 'google' ? env.GOOGLE_API_KEY?.trim() : undefined);
-  if (!apiKey)
+  const where = baseUrl ? { baseUrl } : {};
+  // A server that takes no key still gets one: the SDKs refuse to start without.
+  if (spec.keyVariables.length === 0)
+    return { ok: true, options: { apiKey: 'no-key', ...where, ...timeout } };
+  const key = keyOf(spec, env);
+  if (key === undefined)
     return {
       ok: false,
-      message: `${model.id} needs an API key: set ${spec.key} in the environment or in a .env file in the current folder.`,
+      message: `${model.id} needs an API key: set ${spec.keyVariables[0]} in the environment or in a .env file in the current folder.`,
     };
-  return { ok: true, options: { apiKey, ...(baseUrl ? { baseUrl } : {}), ...timeout } };
+  return { ok: true, options: { apiKey: key.value, ...where, ...timeout } };
 }
 
 /** Null for an http(s) URL; else the message, naming where the value came from (`what`). Pure. */
@@ -87,7 +84,7 @@ export function notHttpUrl(url: string, what: string): string | null {
     // not a URL at all
   }
   if (protocol === 'http:' || protocol === 'https:') return null;
-  return `${what} must be an http(s) URL such as ${DEFAULT_LOCAL_BASE_URL}, not "${url}": correct it or unset it.`;
+  return `${what} must be an http(s) URL such as http://127.0.0.1:8080/v1, not "${url}": correct it or unset it.`;
 }
 
 export type ConnectResult = { ok: true; provider: ModelProvider } | { ok: false; message: string };

@@ -6,7 +6,8 @@ import type { ModelProvider, ProviderError, ProviderResult } from '../provider.t
 import { type ModelRecord, wireModelName } from '../registry.ts';
 import type { ChatRequest } from '../types.ts';
 import { type ChatReply, readChunks, readCompletion, toWireRequest } from './openai-wire.ts';
-import { DEFAULT_LOCAL_BASE_URL, DEFAULT_TIMEOUT_MS, PROVIDER_ENV, type ProviderOptions } from './options.ts';
+import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
+import { registeredSpec } from './registered-spec.ts';
 
 export { RAW_ARGUMENTS_KEY } from './openai-wire.ts';
 
@@ -18,15 +19,18 @@ const LOCAL_CONTEXT_FIX =
   'Or start the server with a larger context (llama-server -c, ollama num_ctx, vLLM --max-model-len).';
 
 interface Source extends ErrorSource {
-  /** An OpenAI-compatible server (ollama, llama.cpp, vLLM) rather than OpenAI itself. */
+  /** A server of one's own that takes no key (ollama, llama.cpp, vLLM) rather than a hosted API. */
   local: boolean;
+  /** The provider's name, the prefix of the model's id. */
+  provider: string;
   /** The model name the server knows, for hints like `ollama pull <name>`. */
   modelName: string;
 }
 
 /**
- * OpenAI Chat Completions through the official SDK, for `openai/*` models and for `local/*` models on
- * OpenAI-compatible servers (ollama, llama.cpp `llama-server`, vLLM). One attempt per call: the SDK's
+ * OpenAI Chat Completions through the official SDK, for OpenAI's models and for every provider that speaks
+ * its wire (servers of one's own such as ollama, llama.cpp `llama-server`, vLLM; OpenAI-compatible APIs).
+ * Messages name the provider, its key variable and its API root as its `ProviderSpec` declares them. One attempt per call: the SDK's
  * retries are off (see `withRetries`). `opts.timeoutMs` bounds the whole attempt, streamed body included.
  *
  * Streaming (`opts.stream`) sends `stream_options: {include_usage: true}` so usage arrives in the last
@@ -34,12 +38,14 @@ interface Source extends ErrorSource {
  * that report no usage get zeros.
  */
 export function createOpenAIProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
-  const local = model.provider === 'local';
+  const spec = registeredSpec(model);
+  const keyVariable = spec.keyVariables[0];
   const source: Source = {
-    label: PROVIDER_ENV[local ? 'local' : 'openai'].label,
-    baseUrl: opts.baseUrl ?? model.baseUrl ?? (local ? DEFAULT_LOCAL_BASE_URL : OPENAI_BASE_URL),
-    ...(local ? {} : { keyVariable: PROVIDER_ENV.openai.key }),
-    local,
+    label: spec.label,
+    baseUrl: opts.baseUrl ?? model.baseUrl ?? spec.defaultBaseUrl ?? OPENAI_BASE_URL,
+    ...(keyVariable === undefined ? {} : { keyVariable }),
+    local: keyVariable === undefined,
+    provider: spec.name,
     modelName: wireModelName(model),
   };
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -157,7 +163,7 @@ function withLocalHints(error: ProviderError, source: Source): ProviderError {
   if (error.status === 404 && /model/i.test(error.message))
     return {
       ...error,
-      message: `${error.message} The server does not have the model "${source.modelName}": pull it first (for ollama: \`ollama pull ${source.modelName}\`) or fix the name after "local/" in the model id.`,
+      message: `${error.message} The server does not have the model "${source.modelName}": pull it first (for ollama: \`ollama pull ${source.modelName}\`) or fix the name after "${source.provider}/" in the model id.`,
     };
   return error;
 }

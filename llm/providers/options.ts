@@ -13,16 +13,3 @@ export interface ProviderOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 600_000;
-
-/** The environment variables each provider reads (key, base-URL override) and its name in messages. */
-export const PROVIDER_ENV: Readonly<
-  Record<'openai' | 'anthropic' | 'google' | 'local', { key?: string; baseUrl: string; label: string }>
-> = {
-  openai: { key: 'OPENAI_API_KEY', baseUrl: 'OPENAI_BASE_URL', label: 'OpenAI' },
-  anthropic: { key: 'ANTHROPIC_API_KEY', baseUrl: 'ANTHROPIC_BASE_URL', label: 'Anthropic' },
-  google: { key: 'GEMINI_API_KEY', baseUrl: 'GOOGLE_GEMINI_BASE_URL', label: 'Google Gemini' },
-  local: { baseUrl: 'HYPERAGENTS_LOCAL_BASE_URL', label: 'local server' },
-};
-
-/** Where `local/*` models are served when no base URL is given: ollama's default. */
-export const DEFAULT_LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
