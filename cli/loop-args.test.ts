@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fieldValue, SETTINGS, type Setting } from '../harness/run/index.ts';
 import { type LoopConfig, loopHelp, parseLoopArgs } from './loop-args.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -269,26 +270,17 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
 });
 
 describe('parseLoopArgs accepts good input', () => {
-  it('fills in the defaults', async () => {
-    const config = await parse('--domains arithmetic');
-    expect(config).toEqual({
+  it("fills in every setting's default from the table, and the command's own defaults", async () => {
+    const config = (await parse('--domains arithmetic')) as LoopConfig;
+    for (const setting of SETTINGS as readonly Setting[]) {
+      const expected = setting.default ?? (setting.read === undefined ? null : undefined);
+      if (expected !== undefined) expect(fieldValue(config, setting.field), setting.option).toEqual(expected);
+    }
+    expect(config).toMatchObject({
       domains: [named('arithmetic')],
       metaModel: 'sim',
       taskModel: 'sim',
-      generations: 10,
-      parallel: 1,
-      evalWorkers: 8,
       tasksPerWorker: 8,
-      evalSamples: null,
-      evalRepeats: 1,
-      stagedSamples: null,
-      skipStagedEval: false,
-      evalTest: false,
-      parentSelection: 'score_child_prop',
-      budgetUsd: null,
-      out: path.resolve('runs'),
-      runId: null,
-      sandbox: 'auto',
       limits: {
         memoryMb: 2048,
         processes: 256,
@@ -297,41 +289,28 @@ describe('parseLoopArgs accepts good input', () => {
         diskMb: 512,
         outputKb: 1024,
       },
-      seed: 0,
-      json: false,
-      quiet: false,
-      simScript: null,
-      freezeMeta: false,
-      taskTimeoutSec: 300,
       workspace: { maxToolCalls: 40, maxFiles: 1000, maxKb: 4096 },
-      metaTimeoutSec: 3600,
+      sim: {
+        latency: null,
+        faults: ['429', '500', '529', 'timeout', 'truncated', 'malformed'],
+        landscape: 'default',
+      },
+      simScript: null,
       record: null,
       replay: null,
       dataset: {},
-      sim: {
-        latency: null,
-        faultRate: 0,
-        faults: ['429', '500', '529', 'timeout', 'truncated', 'malformed'],
-        pricePerMTok: 0,
-        retryMs: 1000,
-        noise: 0,
-        landscape: 'default',
-      },
-      editSelectParent: false,
-      confirmTop: 0,
-      noiseFloor: 0,
-      notifyUrl: null,
-      notifyCmd: null,
-      stallMinutes: 30,
-      failureStreak: 3,
+      out: path.resolve('runs'),
+      runId: null,
+      json: false,
+      quiet: false,
       resume: null,
       from: null,
       given: ['domains'],
       estimate: false,
       estimateFrom: null,
       pilot: null,
-    } satisfies LoopConfig);
-    expect(path.isAbsolute((config as LoopConfig).out)).toBe(true);
+    });
+    expect(path.isAbsolute(config.out)).toBe(true);
   });
 
   it.each<[string, Partial<LoopConfig>]>([
@@ -400,7 +379,7 @@ describe('parseLoopArgs accepts good input', () => {
     ['--domains arithmetic --replay /tmp/calls.jsonl', { record: null, replay: '/tmp/calls.jsonl' }],
     [
       '--domains arithmetic --max-tool-calls 5 --workspace-max-files 20 --workspace-max-kb 100',
-      { workspace: { maxToolCalls: 5, maxFiles: 20, maxKb: 100 } },
+      { workspace: { maxToolCalls: 5, maxFiles: 20, maxKb: 100 } as LoopConfig['workspace'] },
     ],
     [
       '--domains arithmetic --sim-latency-ms 200',
