@@ -21,6 +21,8 @@ import { runToolCall, type ToolRunOptions } from './tool-runner.ts';
 
 /** Tool calls one agent run may make unless told otherwise (a TaskAgent is told, with each workspace task). */
 export const DEFAULT_MAX_TOOL_CALLS = 40;
+/** Model calls one agent run may make unless told otherwise (a TaskAgent is told, with each workspace task). */
+export const DEFAULT_MAX_TURNS = 60;
 
 export type ToolProtocol = 'native' | 'text';
 
@@ -179,7 +181,7 @@ function prepare(options: ChatOptions) {
         : '',
     budget: contextBudget(options, sendsSpecs ? JSON.stringify(specs).length : 0),
     maxToolCalls: options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
-    maxTurns: options.maxTurns ?? 60,
+    maxTurns: options.maxTurns ?? DEFAULT_MAX_TURNS,
     deadline: options.wallTimeMs === undefined ? undefined : Date.now() + options.wallTimeMs,
     maxCostUsd: options.maxCostUsd,
   };

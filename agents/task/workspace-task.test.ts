@@ -227,6 +227,20 @@ describe('workspace confinement', () => {
     expect(model.requests).toHaveLength(2);
     expect(response.error).toBeUndefined();
   });
+
+  it('stops after settings.maxTurns model calls', async () => {
+    const { model } = await runScripted(
+      [
+        call('bash', { command: 'echo 1 >> count.txt' }),
+        call('bash', { command: 'echo 2 >> count.txt' }),
+        call('bash', { command: 'echo 3 >> count.txt' }),
+        'done',
+      ],
+      { settings: { maxToolCalls: 40, maxTurns: 2 } },
+    );
+    expect(await readFile(join(workspace, 'count.txt'), 'utf8')).toBe('1\n2\n');
+    expect(model.requests).toHaveLength(2);
+  });
 });
 
 describe('workspace prompt', () => {

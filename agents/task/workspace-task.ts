@@ -18,10 +18,13 @@ export type Workspace = z.infer<typeof workspaceSchema>;
 
 /**
  * What the task runs under, as the harness sends it with every task (its TaskSettings: limits, time,
- * sandbox... every setting that changes a task's result). This agent reads the tool-call cap; the rest is
- * kept for code that wants it.
+ * sandbox... every setting that changes a task's result). This agent reads the caps on tool calls and model
+ * calls; the rest is kept for code that wants it.
  */
-export const settingsSchema = z.looseObject({ maxToolCalls: z.number().int().positive() });
+export const settingsSchema = z.looseObject({
+  maxToolCalls: z.number().int().positive(),
+  maxTurns: z.number().int().positive().optional(),
+});
 export type TaskSettings = z.infer<typeof settingsSchema>;
 
 export type WorkspaceRequest = {
@@ -97,6 +100,7 @@ export async function runWorkspaceTask(
       protocol: options.protocol,
       ...(options.modelInfo ? { modelInfo: options.modelInfo } : {}),
       ...(request.settings === undefined ? {} : { maxToolCalls: request.settings.maxToolCalls }),
+      ...(request.settings?.maxTurns === undefined ? {} : { maxTurns: request.settings.maxTurns }),
       beforeToolCall: workspacePolicy(),
       root,
     });

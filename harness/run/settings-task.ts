@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_TOOL_CALLS } from '../../agents/core/loop.ts';
+import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS } from '../../agents/core/loop.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { DEFAULT_LIMITS, type ResourceLimits, SANDBOX_MODES } from '../process/index.ts';
 import type { Setting } from './setting.ts';
@@ -64,6 +64,16 @@ export const TASK_SETTINGS = [
     describe: 'tool calls a TaskAgent may make on one workspace task',
     resume: 'keep',
     result: { task: 'maxToolCalls' },
+  },
+  {
+    option: 'max-turns',
+    field: 'workspace.maxTurns',
+    schema: schema.wholeNumber(1, 10_000).default(DEFAULT_MAX_TURNS),
+    type: 'number',
+    default: DEFAULT_MAX_TURNS,
+    describe: 'model calls a TaskAgent may make on one workspace task',
+    resume: 'keep',
+    result: { task: 'maxTurns' },
   },
   {
     option: 'workspace-max-files',
