@@ -1,16 +1,21 @@
-import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import type { Archive, EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
-import type { EvalCache } from '../../archive/eval-cache.ts';
+import type { EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
 import { CANARY_MARK } from '../../archive/flags.ts';
 import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
-import { resultCacheIdentity } from '../../llm/registry.ts';
-import { type Graded, gradeOutput, gradeWorkspace, tally } from './grading.ts';
-import type { TaskLimit } from './task-limit.ts';
-import { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
-import type { TaskPool } from './task-workers.ts';
-import type { CollectedWorkspace } from './workspace-folders.ts';
+import {
+  type EvaluationTarget,
+  evaluateTask,
+  type Grade,
+  INFRA_ERROR,
+  type StageJob,
+} from './evaluate-task.ts';
+import { gradeOutput, tally } from './grading.ts';
+
+export {
+  agentError,
+  type EvaluationTarget,
+  INFRA_ERROR,
+  taskContentHash,
+} from './evaluate-task.ts';
 
 export type Stage = 'staged' | 'full';
 
@@ -18,34 +23,6 @@ export interface DomainTasks {
   domain: Domain;
   /** Tasks per split, already cut to `--eval-samples`. */
   splits: Partial<Record<Split, Task[]>>;
-}
-
-export interface EvaluationTarget {
-  archive: Archive;
-  cache: EvalCache;
-  pool: TaskPool;
-  variantId: number;
-  codeHash: string;
-  taskModel: string;
-  seed: number;
-  /** Whether model replies may be cached (false for scripted runs, whose replies depend on call order). */
-  cacheable: boolean;
-  /** The run's bound on tasks under way (`--eval-workers`), shared with the other evaluations under way. */
-  limit: TaskLimit;
-  /** Once aborted (the run was interrupted), results are not stored: their workers were stopped. */
-  signal?: AbortSignal;
-  /** Runs graders' commands in the sandbox. */
-  grading: GradeContext;
-  /** What every task runs under (the run's TaskSettings): sent with each task, and in the result cache's key. */
-  settings: TaskSettingsRecord;
-  /**
-   * Attempts per task (`--eval-repeats`; default 1). Each is kept as its own result (cached under its own key);
-   * a stage's score is the mean over every attempt.
-   */
-  attempts?: number;
-  /** The workers of attempt `attempt` > 0 (a model told which attempt its calls belong to); default `pool`. */
-  attemptPool?: (attempt: number) => Promise<TaskPool>;
-  onTask?: (done: number, total: number) => void;
 }
 
 /** Splits a stage evaluates: staged looks at train and the selection split; full adds test on request. */
@@ -201,14 +178,6 @@ export class StageUnfinishedError extends Error {
   override name = 'StageUnfinishedError';
 }
 
-/** One task of a stage, with where it comes from. */
-interface StageJob {
-  domain: Domain;
-  split: Split;
-  task: Task;
-  attempt: number;
-}
-
 /**
  * Runs and grades `todo`, storing each result as it arrives, so a run killed mid-stage never pays for a
  * finished task again. After an error (thrown) or an interrupt nothing more is stored. Returns the reasons of
@@ -303,17 +272,6 @@ function asCanary(result: TaskResultInput): TaskResultInput {
   return { ...result, detail: `${CANARY_MARK}${result.detail ?? ''}` };
 }
 
-/**
- * Began the stored error of a task that failed for the infrastructure, when such failures were stored (they
- * no longer are: they are not results); a stored one is run again. An agent's own error never begins with it.
- */
-export const INFRA_ERROR = 'infrastructure: ';
-
-/** A TaskAgent's own error as stored: one that reads like the harness's infrastructure failures is marked as its own. */
-export function agentError(text: string): string {
-  return text.startsWith(INFRA_ERROR) ? `TaskAgent error: ${text}` : text;
-}
-
 /** A stored task result that is an infrastructure failure (written by an earlier version), not an answer. */
 export function isInfraFailure(
   row: Pick<TaskResultRow, 'outcome' | 'error'>,
@@ -342,134 +300,4 @@ function reasonCounts(reasons: readonly string[]): string {
 export function unfinishedReason(reasons: readonly string[]): string {
   const n = reasons.length;
   return `${n} task${n === 1 ? '' : 's'} could not be run: ${reasonCounts(reasons)}; the stage is left for resume`;
-}
-
-/** Hash of what a task asks and expects: a changed task (or another file's task with the same id) misses the cache. */
-export function taskContentHash(task: Task): string {
-  return createHash('sha256')
-    .update(
-      JSON.stringify(
-        task.workspace === undefined ? [task.input, task.answer] : [task.input, task.answer, task.workspace],
-      ) ?? '',
-    )
-    .digest('hex')
-    .slice(0, 16);
-}
-
-type Grade = (domain: Domain, task: Task, output: string) => Promise<Graded>;
-
-/** A task's result to store, or the infrastructure failure that left it without one (never stored). */
-type Evaluated =
-  | { kind: 'result'; result: TaskResultInput; agentFault?: string }
-  | { kind: 'infra'; reason: string };
-
-/** What a cached result of a workspace task keeps of its final folder, read back. */
-function cachedWorkspace(value: unknown): CollectedWorkspace {
-  const parsed = z
-    .union([
-      z.object({
-        kind: z.literal('files'),
-        files: z.record(z.string(), z.string()),
-        skipped: z.array(z.string()),
-      }),
-      z.object({ kind: z.literal('refused'), reason: z.string() }),
-    ])
-    .safeParse(value);
-  return parsed.success ? parsed.data : { kind: 'refused', reason: 'the cached workspace could not be read' };
-}
-
-async function evaluateTask(
-  target: EvaluationTarget,
-  grade: Grade,
-  job: StageJob,
-): Promise<Evaluated | null> {
-  const { domain, split, task, attempt } = job;
-  const key = {
-    codeHash: target.codeHash,
-    domain: domain.name,
-    split,
-    taskId: task.id,
-    taskHash: taskContentHash(task),
-    graderVersion: domain.graderVersion,
-    taskModel: resultCacheIdentity(target.taskModel),
-    settingsHash: taskSettingsHash(target.settings),
-    seed: target.seed,
-    attempt,
-  };
-  const base = {
-    variantId: target.variantId,
-    domain: domain.name,
-    split,
-    taskId: task.id,
-    attempt,
-    codeHash: target.codeHash,
-    taskModel: target.taskModel,
-  };
-  const cached = target.cacheable ? target.cache.get(key) : undefined;
-  if (cached !== undefined) {
-    // Graded again: the cache keeps what the model said (and the workspace it left), and grading is the
-    // harness's, which may change.
-    const { workspace: kept, ...record } = cached;
-    const graded =
-      task.workspace === undefined
-        ? await grade(domain, task, cached.rawOutput)
-        : await gradeWorkspace(domain, task, cachedWorkspace(kept), target.grading);
-    // No model was called for it: it cost nothing now (the cache keeps what the first answer cost).
-    return {
-      kind: 'result',
-      result: { ...base, ...record, ...graded, costUsd: 0, inputTokens: 0, outputTokens: 0, reused: true },
-    };
-  }
-
-  const pool = attempt === 0 || !target.attemptPool ? target.pool : await target.attemptPool(attempt);
-  const reply = await pool.run({
-    id: task.id,
-    domain: domain.name,
-    input: task.input,
-    ...(domain.formatHint === undefined ? {} : { formatHint: domain.formatHint }),
-    settings: target.settings,
-    ...(task.workspace === undefined
-      ? {}
-      : { workspace: task.workspace, limits: { maxToolCalls: target.settings.maxToolCalls } }),
-  });
-  // The pool was closed under it: no answer, and nothing to store.
-  if (reply.kind === 'closed') return null;
-  // The TaskAgent failed on the task itself, twice: its result, an error that scores 0 (and a stage where
-  // every task ends so says why instead of scoring).
-  if (reply.kind === 'infra' && reply.agentFault === true) {
-    const error = `the TaskAgent failed on this task: ${reply.reason}`;
-    const result = { outcome: 'error' as const, prediction: undefined, score: 0, error, detail: null };
-    return {
-      kind: 'result',
-      result: { ...base, ...result, rawOutput: '', latencyMs: reply.latencyMs, costUsd: 0, reused: false },
-      agentFault: reply.reason,
-    };
-  }
-  // Not an answer of the agent's: no result to store, and no 0 in a score.
-  if (reply.kind === 'infra') return { kind: 'infra', reason: reply.reason };
-  const graded =
-    reply.error !== null
-      ? {
-          outcome: 'error' as const,
-          prediction: undefined,
-          score: 0,
-          error: agentError(reply.error),
-          detail: null,
-        }
-      : (reply.graded ??
-        (task.workspace === undefined
-          ? await grade(domain, task, reply.output)
-          : await gradeWorkspace(domain, task, returnedWorkspace(reply.workspace), target.grading)));
-  // What the TaskAgent's calls naming this task cost (the gateway ledgered them before answering them).
-  const spent = target.archive.taskSpend(target.variantId, { domain: domain.name, id: task.id });
-  const result = { ...graded, rawOutput: reply.output, latencyMs: reply.latencyMs, costUsd: spent.costUsd };
-  if (target.cacheable && reply.error === null)
-    target.cache.put(key, reply.workspace === undefined ? result : { ...result, workspace: reply.workspace });
-  const tokens = { inputTokens: spent.inputTokens, outputTokens: spent.outputTokens };
-  return { kind: 'result', result: { ...base, ...result, ...tokens, reused: false } };
-}
-
-/** The workspace a reply brought back; none is the pool's failure to collect it, a refusal with the reason. */
-function returnedWorkspace(collected: CollectedWorkspace | undefined): CollectedWorkspace {
-  return collected ?? { kind: 'refused', reason: 'no workspace came back with the reply' };
 }

@@ -4,13 +4,13 @@ import type { TaskWorkspace } from '../../domains/define-domain.ts';
 import {
   type CappedLog,
   type CommandSpec,
-  capText,
   DEFAULT_LIMITS,
   killGroup,
   openCappedLog,
   startTracked,
 } from '../process/index.ts';
 import type { Graded } from './grading.ts';
+import { onLines, parseReply } from './task-lines.ts';
 import type { TaskSettingsRecord } from './task-settings.ts';
 import {
   type CollectedWorkspace,
@@ -383,47 +383,4 @@ export interface TaskPool {
   /** Starts every worker not yet running, so that the tasks to come do not wait for their start-up. */
   warm(): void;
   close(): Promise<void>;
-}
-
-/**
- * Calls `onLine` for each stdout line; a line longer than `maxBytes` is never held in memory whole: it
- * ends with `onLine(null)` and the rest of the stream is ignored.
- */
-function onLines(child: ChildProcess, maxBytes: number, onLine: (line: string | null) => void): void {
-  let held = '';
-  let broken = false;
-  child.stdout?.on('data', (chunk: Buffer) => {
-    if (broken) return;
-    held += chunk.toString();
-    let end = held.indexOf('\n');
-    while (end >= 0 && end <= maxBytes) {
-      onLine(held.slice(0, end));
-      held = held.slice(end + 1);
-      end = held.indexOf('\n');
-    }
-    if (end > maxBytes || held.length > maxBytes) {
-      broken = true;
-      held = '';
-      onLine(null);
-    }
-  });
-}
-
-function parseReply(
-  text: string,
-  capBytes: number,
-): { id: string; output: string; error: string | null } | null {
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null) return null;
-    const { id, output, error } = value as Record<string, unknown>;
-    if (typeof id !== 'string') return null;
-    return {
-      id,
-      output: capText(typeof output === 'string' ? output : JSON.stringify(output ?? ''), capBytes),
-      error: typeof error === 'string' && error !== '' ? capText(error, 4096) : null,
-    };
-  } catch {
-    return null;
-  }
 }
