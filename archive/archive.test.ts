@@ -233,7 +233,7 @@ describe('variants', () => {
   });
 
   it('moves a variant only from the step it is in, and logs the move with it', () => {
-    expect(archive.transitionVariant(1, 'selected', 'editing', {}, { note: 'a' })).toBe(true);
+    expect(archive.transitionVariant(1, 'selected', 'editing')).toBe(true);
     // A second process that still believes the variant is in `selected` cannot move it again.
     expect(archive.transitionVariant(1, 'selected', 'editing')).toBe(false);
     expect(archive.transitionVariant(1, 'gating', 'staged')).toBe(false);
@@ -245,14 +245,20 @@ describe('variants', () => {
       .prepare('SELECT type, data FROM events WHERE variant_id = 1 ORDER BY id')
       .all() as { type: string; data: string }[];
     expect(moves.map((m) => [m.type, JSON.parse(m.data)])).toEqual([
-      ['editing', { from: 'selected', note: 'a' }],
+      ['editing', { from: 'selected' }],
       ['gating', { from: 'editing' }],
     ]);
   });
 
   it('stores the parent commit given at selection and the cause of a failure', () => {
     archive.insertVariant({ id: 2, parentId: 0, step: 'selected', parentCommit: 'p0' });
-    archive.transitionVariant(2, 'selected', 'failed', { status: 'failed', failureCause: 'budget' });
+    archive.transitionVariant(
+      2,
+      'selected',
+      'failed',
+      { status: 'failed', failureCause: 'budget' },
+      { status: 'failed', reason: 'the budget', cause: 'budget' },
+    );
     expect(archive.getVariant(2)).toMatchObject({
       parentCommit: 'p0',
       failureCause: 'budget',
@@ -561,16 +567,16 @@ describe('LLM calls and events', () => {
 
   it('logs events with JSON data', () => {
     archive.insertVariant({ id: 0, parentId: null, step: 'done' });
-    archive.logEvent(0, 'failed', { status: 'gate_failed', reason: 'no change' });
-    archive.logEvent(null, 'run_started');
+    archive.recordEvent(0, 'failed', { status: 'rejected', reason: 'no change' });
+    archive.recordEvent(null, 'interrupted', {});
     const rows = archive.db.prepare('SELECT variant_id, type, data FROM events ORDER BY id').all() as {
       variant_id: number | null;
       type: string;
       data: string;
     }[];
     expect(rows.map((r) => [r.variant_id, r.type, JSON.parse(r.data)])).toEqual([
-      [0, 'failed', { status: 'gate_failed', reason: 'no change' }],
-      [null, 'run_started', {}],
+      [0, 'failed', { status: 'rejected', reason: 'no change' }],
+      [null, 'interrupted', {}],
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { confirmedScoreQueries, confirmedScoreWrites } from './confirmed-scores.ts';
 import { type Db, openWritable, strictDecode } from './database.ts';
 import { evaluationQueries, evaluationWrites } from './evaluations.ts';
-import { eventQueries, eventWrites } from './events.ts';
+import { eventQueries, eventWriter, eventWrites } from './events.ts';
 import { modelCallQueries, modelCallWrites } from './model-calls.ts';
 import { createRedactor } from './redact.ts';
 import { runQueries, runWrites } from './runs.ts';
@@ -9,6 +9,17 @@ import { taskResultQueries, taskResultWrites } from './task-results.ts';
 import { VariantRow, variantQueries, variantWrites } from './variants.ts';
 
 export { type EvaluationInput, EvaluationRow } from './evaluations.ts';
+export {
+  type ArchiveEvent,
+  EVENT_KINDS,
+  type EventData,
+  type EventInput,
+  type EventKind,
+  eventsOfKinds,
+  type MovedStep,
+  type StepEventInput,
+  type UnreadEvent,
+} from './event-kinds.ts';
 export { EventRow } from './events.ts';
 export { type CallTotals, type LlmCallInput, LlmCallRow, type SpendPoint } from './model-calls.ts';
 export { type NewRun, RunRow } from './runs.ts';
@@ -57,7 +68,7 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
     ...runQueries(db, strictDecode),
     ...runWrites(db),
     ...variantQueries(db, strictDecode, VariantRow),
-    ...variantWrites(db, redact),
+    ...variantWrites(db, redact, eventWriter(db, redact)),
     ...evaluationQueries(db, strictDecode),
     ...evaluationWrites(db),
     ...taskResultQueries(db, strictDecode),

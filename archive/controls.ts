@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Archive } from './archive.ts';
-import type { EventRow } from './events.ts';
+import type { ArchiveEvent } from './event-kinds.ts';
 
-/** The event type every control of a run is recorded under; its data is a Control. */
-export const CONTROL_EVENT = 'control';
+/** The event kind every control of a run is recorded under; its data is a Control. */
+export const CONTROL_EVENT = 'control' as const;
 
 /**
  * What a user can tell a running run (`hyperagents control RUN ...`): `pause` starts no new generation until
@@ -23,13 +23,11 @@ export type Control = z.infer<typeof Control>;
 export const CONTROL_ACTIONS = ['pause', 'resume', 'stop-after', 'budget', 'note'] as const;
 
 /** The notes (`note` controls) among a run's events, oldest first, with when each was given. Pure. */
-export function notesOf(events: readonly EventRow[]): { ts: string; text: string }[] {
+export function notesOf(
+  events: readonly ArchiveEvent<typeof CONTROL_EVENT>[],
+): { ts: string; text: string }[] {
   const notes: { ts: string; text: string }[] = [];
-  for (const e of events) {
-    if (e.type !== CONTROL_EVENT) continue;
-    const parsed = Control.safeParse(e.data);
-    if (parsed.success && parsed.data.action === 'note') notes.push({ ts: e.ts, text: parsed.data.value });
-  }
+  for (const { ts, data } of events) if (data.action === 'note') notes.push({ ts, text: data.value });
   return notes;
 }
 
@@ -37,20 +35,8 @@ export function notesOf(events: readonly EventRow[]): { ts: string; text: string
  * Records a control in the run's archive, where the process running it reads it (the CLI's
  * `hyperagents control` and the browser's buttons both write it here).
  */
-export function recordControl(archive: Pick<Archive, 'logEvent'>, control: Control): void {
-  archive.logEvent(null, CONTROL_EVENT, control);
-}
-
-/** The controls among a run's events, oldest first, each after the `resumed` events before it. */
-function controlsOf(events: readonly EventRow[]): (Control | 'resumed')[] {
-  const out: (Control | 'resumed')[] = [];
-  for (const e of events) {
-    if (e.type === 'resumed') out.push('resumed');
-    if (e.type !== CONTROL_EVENT) continue;
-    const parsed = Control.safeParse(e.data);
-    if (parsed.success) out.push(parsed.data);
-  }
-  return out;
+export function recordControl(archive: Pick<Archive, 'recordEvent'>, control: Control): void {
+  archive.recordEvent(null, CONTROL_EVENT, control);
 }
 
 /**
@@ -58,11 +44,13 @@ function controlsOf(events: readonly EventRow[]): (Control | 'resumed')[] {
  * stays paused until `resume`) and a budget set by `budget`. A `stop-after` is done once the run stopped:
  * `--resume` is the ask to go on, so it does not carry over. Pure.
  */
-export function carriedControls(events: readonly EventRow[]): { paused: boolean; budgetUsd: number | null } {
+export function carriedControls(events: readonly ArchiveEvent<typeof CONTROL_EVENT>[]): {
+  paused: boolean;
+  budgetUsd: number | null;
+} {
   let paused = false;
   let budgetUsd: number | null = null;
-  for (const c of controlsOf(events)) {
-    if (c === 'resumed') continue;
+  for (const { data: c } of events) {
     if (c.action === 'pause') paused = true;
     if (c.action === 'resume') paused = false;
     if (c.action === 'budget') budgetUsd = c.value;

@@ -115,7 +115,7 @@ describe('openArchiveReader', () => {
       score: null,
     });
     writer.updateVariant(0, { step: 'done', status: 'evaluated', selectionScore: 0.5 });
-    writer.logEvent(0, 'evaluated');
+    writer.recordEvent(0, 'done', { status: 'evaluated', score: 0.5 });
     expect(reader.changeMark()).not.toBe(before);
     expect(reader.run()?.best).toEqual({ id: 0, score: 0.5 });
     writer.finishRun('stopped');

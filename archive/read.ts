@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { confirmedScoreQueries, reportedBest } from './confirmed-scores.ts';
 import { type Db, type Decode, openReadOnly } from './database.ts';
 import { evaluationQueries } from './evaluations.ts';
+import type { ArchiveEvent, EventKind, UnreadEvent } from './event-kinds.ts';
 import { eventQueries } from './events.ts';
 import { modelCallQueries } from './model-calls.ts';
 import { runLockHolder } from './run-folder.ts';
@@ -12,7 +13,6 @@ import { runQueries } from './runs.ts';
 import { type TaskResultFilter, type TaskResultRow, taskResultQueries } from './task-results.ts';
 import { StoredVariantRow, variantColumnNames, variantQueries } from './variants.ts';
 import {
-  type EventView,
   type GenerationSpend,
   type LlmCallView,
   lineageOf,
@@ -24,9 +24,9 @@ import {
   variantViews,
 } from './views.ts';
 
+export { type ArchiveEvent, type EventKind, eventsOfKinds, type UnreadEvent } from './event-kinds.ts';
 export {
   bestVariant,
-  type EventView,
   foldScores,
   type GenerationSpend,
   type LlmCallView,
@@ -192,13 +192,17 @@ function openReader(file: string) {
     modelsUsed() {
       return calls.modelsUsed();
     },
-    /** Events after `afterId` (all by default), oldest first. */
-    events(afterId = 0): EventView[] {
+    /** Events after `afterId` (all by default), oldest first; those this version cannot read are left out. */
+    events(afterId = 0): ArchiveEvent[] {
       return events.listEvents(afterId);
     },
-    /** Events of the given types, oldest first. */
-    eventsOfType(types: readonly string[]): EventView[] {
-      return events.listEventsOfType(types);
+    /** The events of `kinds`, oldest first, each with its data parsed by its kind's schema. */
+    eventsOf<K extends EventKind>(kinds: readonly K[]): ArchiveEvent<K>[] {
+      return events.eventsOf(kinds);
+    },
+    /** The rows of the event log this version cannot read (a kind it does not know, data that does not match). */
+    unreadEvents(): UnreadEvent[] {
+      return events.unreadEvents();
     },
     spendOverTime(): SpendPoint[] {
       return calls.spendOverTime();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Db, type Decode, flagColumn, now } from './database.ts';
+import type { EventWriter, MovedStep, StepEventArgs } from './event-kinds.ts';
 import type { Redactor } from './redact.ts';
 
 /**
@@ -150,7 +151,8 @@ const COLUMNS: Record<keyof VariantPatch, string> = {
   selectionScore: 'selection_score',
 };
 
-export function variantWrites(db: Db, redact: Redactor) {
+/** `recordEvent` writes the event of each move (see eventWriter). */
+export function variantWrites(db: Db, redact: Redactor, recordEvent: EventWriter) {
   /** Applies `patch`; with `from`, only while the variant is in that step. True when a row changed. */
   function updateVariant(id: number, patch: VariantPatch, from?: VariantStep): boolean {
     const sets: string[] = [];
@@ -175,6 +177,14 @@ export function variantWrites(db: Db, redact: Redactor) {
     return result.changes === 1;
   }
 
+  const moveVariant = db.transaction(
+    (id: number, from: VariantStep, to: MovedStep, patch: VariantPatch, event: object): boolean => {
+      const changed = updateVariant(id, { ...patch, step: to }, from);
+      if (changed) recordEvent(id, to, event);
+      return changed;
+    },
+  );
+
   return {
     insertVariant(v: NewVariant): void {
       db.prepare(
@@ -193,21 +203,18 @@ export function variantWrites(db: Db, redact: Redactor) {
     },
     updateVariant,
     /**
-     * Moves a variant from the step `from` to `to` with `patch`, and logs it, in one transaction. Applies only
-     * while the variant is still in `from`, so two processes can never both advance it: false when it was not.
+     * Moves a variant from the step `from` to `to` with `patch`, and records it as an event of kind `to` (with
+     * `from` and `event`), in one transaction. Applies only while the variant is still in `from`, so two
+     * processes can never both advance it: false when it was not.
      */
-    transitionVariant: db.transaction(
-      (id: number, from: VariantStep, to: VariantStep, patch: VariantPatch = {}, event: unknown = {}) => {
-        const changed = updateVariant(id, { ...patch, step: to }, from);
-        if (!changed) return false;
-        db.prepare('INSERT INTO events (ts, variant_id, type, data) VALUES (?, ?, ?, ?)').run(
-          now(),
-          id,
-          to,
-          JSON.stringify({ from, ...(event as object) }),
-        );
-        return true;
-      },
-    ),
+    transitionVariant<To extends MovedStep>(
+      id: number,
+      from: VariantStep,
+      to: To,
+      patch: VariantPatch = {},
+      ...event: StepEventArgs<To>
+    ): boolean {
+      return moveVariant(id, from, to, patch, { ...event[0], from });
+    },
   };
 }

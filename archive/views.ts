@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { EvaluationRow } from './evaluations.ts';
-import type { EventRow } from './events.ts';
 import type { CallSpend, CallTotals, LlmCallRow } from './model-calls.ts';
 import type { RunRow } from './runs.ts';
 import type { StoredVariantRow } from './variants.ts';
@@ -85,7 +84,6 @@ export interface RunView {
 }
 
 export type LlmCallView = LlmCallRow;
-export type EventView = EventRow;
 
 /** The state of a run from its stored status and whether a live process holds its folder (run.lock). Pure. */
 export function runState(status: string, held = true): RunState {

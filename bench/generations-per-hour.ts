@@ -91,7 +91,8 @@ function generationPhase(runDir: string, parallel: number): Phase {
   const archive = openArchive(archiveFile(runDir));
   const reader = openArchiveReader(archiveFile(runDir));
   try {
-    const events = reader.events();
+    // A variant moved to `staged` was evaluated; one moved only to `gating` stopped at the gate.
+    const events = reader.eventsOf(['staged', 'gating']);
     const reached = (id: number): Reached =>
       events.some((e) => e.variantId === id && e.type === 'staged')
         ? 'evaluated'

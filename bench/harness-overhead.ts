@@ -69,11 +69,14 @@ function storeVariant(archive: Archive, id: number, parentId: number | null): vo
       });
     }
   }
-  archive.transitionVariant(id, 'full', 'done', {
-    status: 'evaluated',
-    validParent: true,
-    selectionScore: 0.35 + id * 1e-4,
-  });
+  const score = 0.35 + id * 1e-4;
+  archive.transitionVariant(
+    id,
+    'full',
+    'done',
+    { status: 'evaluated', validParent: true, selectionScore: score },
+    { status: 'evaluated', score },
+  );
 }
 
 /**

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { EventView } from '../archive/read.ts';
-import { runAlertsView } from './alerts.ts';
+import type { EventInput } from '../archive/archive.ts';
+import { testEvent } from '../archive/testing/events.ts';
+import { type ALERT_EVENTS, runAlertsView } from './alerts.ts';
 
 let id = 0;
-const event = (type: string, data: Record<string, unknown>): EventView => ({
-  id: ++id,
-  ts: '2026-01-01T00:00:00.000Z',
-  variantId: null,
-  type,
-  data,
-});
+const event = <K extends (typeof ALERT_EVENTS)[number]>(kind: K, data: EventInput<K>) =>
+  testEvent(++id, kind, data);
 const HOOK = 'https://hooks.example.com/services/T0/B0/secret';
 const alert = (type: string, time: string, extra: Record<string, unknown> = {}) =>
   event('alert', { type, runId: 'r', time, message: `${type} at ${time}`, ...extra });

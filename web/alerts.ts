@@ -1,7 +1,8 @@
-import type { EventView } from '../archive/read.ts';
+import type { ArchiveEvent } from '../archive/read.ts';
 
 /** The run events an Alerts section is made of (harness/run/notifier.ts logs them). */
 export const ALERT_EVENTS = ['alert', 'alert_delivery_failed', 'alert_delivered'] as const;
+type AlertEvent = ArchiveEvent<(typeof ALERT_EVENTS)[number]>;
 
 /** Where an alert went: `notify` (--notify URL) or `notify-cmd` (--notify-cmd CMD). */
 export interface AlertDelivery {
@@ -60,7 +61,7 @@ const str = (x: unknown): string | null => (typeof x === 'string' ? x : null);
  */
 export function runAlertsView(
   config: unknown,
-  events: readonly EventView[],
+  events: readonly AlertEvent[],
   running: boolean,
 ): RunAlertsView {
   const c = (config ?? {}) as NotifyConfig;
@@ -71,33 +72,31 @@ export function runAlertsView(
   if (command !== null) targets.push({ target: 'notify-cmd', label: '--notify-cmd (a shell command)' });
   const alerts: (SentAlert & { byTarget: Map<string, AlertDelivery> })[] = [];
   for (const event of events) {
-    const data = (event.data ?? {}) as Record<string, unknown>;
     if (event.type === 'alert') {
+      const { type, time, message, percent } = event.data;
       alerts.push({
-        type: str(data.type) ?? '?',
-        time: str(data.time) ?? event.ts,
-        message: str(data.message) ?? '',
-        percent: typeof data.percent === 'number' ? data.percent : null,
+        type,
+        time: time ?? event.ts,
+        message,
+        percent: percent ?? null,
         deliveries: [],
         byTarget: new Map(),
       });
       continue;
     }
-    const type = str(data.alert);
-    const time = str(data.alertTime);
-    const alert = alerts.findLast((a) => a.type === type && (time === null || a.time === time));
-    const target = str(data.target);
-    if (alert === undefined || target === null) continue;
+    const { alert: type, alertTime: time, target, attempt } = event.data;
+    const alert = alerts.findLast((a) => a.type === type && (time === undefined || a.time === time));
+    if (alert === undefined) continue;
     let delivery = alert.byTarget.get(target);
     if (delivery === undefined) {
       delivery = { target, state: 'sending', attempts: 0, errors: [] };
       alert.byTarget.set(target, delivery);
     }
-    delivery.attempts = typeof data.attempt === 'number' ? data.attempt : delivery.attempts + 1;
+    delivery.attempts = attempt ?? delivery.attempts + 1;
     if (event.type === 'alert_delivered') delivery.state = 'delivered';
     else {
-      delivery.errors.push(withoutPath(str(data.error) ?? 'failed', url));
-      delivery.state = data.retrying === true ? 'retrying' : 'failed';
+      delivery.errors.push(withoutPath(event.data.error, url));
+      delivery.state = event.data.retrying ? 'retrying' : 'failed';
     }
   }
   return {

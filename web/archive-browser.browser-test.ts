@@ -64,7 +64,7 @@ function liveVariant(id: number, parent: number, score: number): void {
     errors: 0,
   });
   live.updateVariant(id, { step: 'done', status: 'evaluated', validParent: true, selectionScore: score });
-  live.logEvent(id, 'evaluated', { score });
+  live.recordEvent(id, 'done', { status: 'evaluated', score });
 }
 
 beforeAll(async () => {
@@ -289,7 +289,7 @@ describe('the archive browser in headless Chromium', () => {
 
   it('shows why a run stopped at the top: the budget, with the command that continues it', async () => {
     const budgetArchive = openArchive(path.join(runs, 'budget', 'archive.sqlite'));
-    budgetArchive.logEvent(null, 'control', { action: 'note', value: 'try <b>smaller</b> edits' });
+    budgetArchive.recordEvent(null, 'control', { action: 'note', value: 'try <b>smaller</b> edits' });
     budgetArchive.close();
     const page = await open(`${server.url}/runs/budget`);
     // The controls the run was given are listed, as text.

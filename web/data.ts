@@ -5,6 +5,7 @@ import { type ScoreStanding, scoreStanding } from '../archive/confirmed-scores.t
 import { type Flag, variantFlags } from '../archive/flags.ts';
 import {
   type ArchiveReader,
+  eventsOfKinds,
   type GenerationSpend,
   openArchiveReader,
   type RunView,
@@ -181,9 +182,15 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
   const variants = reader.variants();
   const runDir = path.dirname(reader.file);
   const lastActivityAt = reader.lastActivityAt();
-  const events = reader.eventsOfType([...HEALTH_EVENTS, ...ALERT_EVENTS, ESTIMATE_EVENT]);
-  const of = (types: readonly string[]) => events.filter((e) => types.includes(e.type));
-  const health = runHealth({ run, variants, events: of(HEALTH_EVENTS), lastActivityAt, runDir, now });
+  const events = reader.eventsOf([...HEALTH_EVENTS, ...ALERT_EVENTS, ESTIMATE_EVENT]);
+  const health = runHealth({
+    run,
+    variants,
+    events: eventsOfKinds(events, HEALTH_EVENTS),
+    lastActivityAt,
+    runDir,
+    now,
+  });
   const held = runLockHolder(runDir) !== null;
   const best = run.best === null ? null : (variants.find((v) => v.id === run.best?.id) ?? null);
   const tampered = reader.tamperedTasks();
@@ -194,12 +201,12 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
     bestStanding: best === null ? null : standingOf(reader, variants, best, best.id),
     withinNoise: withinNoise(reader, variants),
     health,
-    alerts: runAlertsView(run.config, of(ALERT_EVENTS), held),
+    alerts: runAlertsView(run.config, eventsOfKinds(events, ALERT_EVENTS), held),
     estimate: estimateAgainstRun({
       run,
       variants,
       health,
-      events: of([ESTIMATE_EVENT]),
+      events: eventsOfKinds(events, [ESTIMATE_EVENT]),
       lastActivityAt,
       now,
     }),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EventView, RunView, VariantView } from '../archive/read.ts';
+import type { EventInput } from '../archive/archive.ts';
+import type { RunView, VariantView } from '../archive/read.ts';
+import { testEvent } from '../archive/testing/events.ts';
 import { runHealth } from './health.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -49,15 +51,19 @@ const variant = (id: number, outcome: VariantView['outcome'], cause: string | nu
   finishedAt: outcome === 'in_progress' ? null : at(id * 10 + 10),
 });
 
-const event = (id: number, type: string, data: unknown = {}): EventView => ({
-  id,
-  ts: at(id),
-  variantId: null,
-  type,
-  data,
-});
+const event = <K extends Parameters<typeof runHealth>[0]['events'][number]['type']>(
+  id: number,
+  kind: K,
+  data: EventInput<K>,
+) => testEvent(id, kind, data, at(id));
 
-const health = (r: RunView, variants: VariantView[], events: EventView[] = [], nowMin = 45, lastMin = 44) =>
+const health = (
+  r: RunView,
+  variants: VariantView[],
+  events: Parameters<typeof runHealth>[0]['events'] = [],
+  nowMin = 45,
+  lastMin = 44,
+) =>
   runHealth({
     run: r,
     variants,
@@ -111,19 +117,19 @@ describe('runHealth', () => {
 
   it('says why a run stopped and how to continue it: budget, stop-after, Ctrl-C, a killed process', () => {
     const stopped = run('stopped', { finishedAt: at(50) });
-    const budget = health(stopped, four, [event(1, 'budget_reached')]);
+    const budget = health(stopped, four, [event(1, 'budget_reached', { spentUsd: 2, budgetUsd: 2 })]);
     expect(budget.why).toMatch(/^stopped by the budget: \$0\.8000 spent of \$2\.0000/);
     expect(budget.resume).toBe('hyperagents generate-loop --resume /runs/r --budget-usd 4');
     const asked = health(stopped, four, [event(1, 'control', { action: 'stop-after' })]);
     expect(asked.why).toMatch(/^stopped when asked \(stop-after\)/);
     expect(asked.controls).toEqual([{ ts: at(1), action: 'stop-after', value: null }]);
-    expect(health(stopped, four, [event(1, 'interrupted')]).why).toBe(
+    expect(health(stopped, four, [event(1, 'interrupted', {})]).why).toBe(
       'interrupted (Ctrl-C or a stop signal)',
     );
     // An interrupt before a resume says nothing of the stop after it.
-    expect(health(stopped, four, [event(1, 'interrupted'), event(2, 'resumed')]).why).toBe(
-      'stopped before its end',
-    );
+    expect(
+      health(stopped, four, [event(1, 'interrupted', {}), event(2, 'resumed', { pid: 1, spentUsd: 1 })]).why,
+    ).toBe('stopped before its end');
     const killed = health(run('interrupted'), four);
     expect(killed).toMatchObject({
       state: 'interrupted',

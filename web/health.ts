@@ -1,4 +1,4 @@
-import type { EventView, RunState, RunView, VariantView } from '../archive/read.ts';
+import type { ArchiveEvent, RunState, RunView, VariantView } from '../archive/read.ts';
 
 /** The run events that say why a run stopped or what it was told; read by runHealth. */
 export const HEALTH_EVENTS = [
@@ -8,6 +8,7 @@ export const HEALTH_EVENTS = [
   'harness_error',
   'control',
 ] as const;
+type HealthEvent = ArchiveEvent<(typeof HEALTH_EVENTS)[number]>;
 
 /**
  * The state a page shows: the stored one, except that a run whose every generation failed reads as
@@ -44,8 +45,8 @@ export interface RunHealth {
 export interface HealthInput {
   run: RunView;
   variants: readonly VariantView[];
-  /** The run's events of the types in HEALTH_EVENTS, oldest first. */
-  events: readonly EventView[];
+  /** The run's events of the kinds in HEALTH_EVENTS, oldest first. */
+  events: readonly HealthEvent[];
   lastActivityAt: string | null;
   runDir: string;
   /** Milliseconds since the epoch, for the pace and a stall. */
@@ -79,11 +80,9 @@ export function runHealth(input: HealthInput): RunHealth {
   const counts = new Map<string, number>();
   for (const v of failedOnes) counts.set(causeOf(v), (counts.get(causeOf(v)) ?? 0) + 1);
   const failures = [...counts].map(([cause, count]) => ({ cause, count })).sort((a, b) => b.count - a.count);
-  const budgetControl = events.findLast(
-    (e) => e.type === 'control' && (e.data as { action?: unknown } | null)?.action === 'budget',
-  );
-  const budgetValue = (budgetControl?.data as { value?: unknown } | undefined)?.value;
-  const budgetUsd = typeof budgetValue === 'number' ? budgetValue : budgetOf(run.config);
+  const controls = events.filter((e) => e.type === 'control');
+  const budgetControl = controls.map((e) => e.data).findLast((c) => c.action === 'budget');
+  const budgetUsd = budgetControl?.value ?? budgetOf(run.config);
   const planned = run.generationsPlanned ?? children.length;
 
   const start = Date.parse(run.createdAt);
@@ -98,11 +97,10 @@ export function runHealth(input: HealthInput): RunHealth {
       : { generations: left, hours: left / perHour, costUsd: (cost / ended.length) * left };
 
   const since = events.slice(events.findLastIndex((e) => e.type === 'resumed') + 1);
-  const last = (type: string) => since.findLast((e) => e.type === type);
+  const last = <K extends HealthEvent['type']>(kind: K) =>
+    since.findLast((e): e is ArchiveEvent<K> => e.type === kind);
   const resume = `hyperagents generate-loop --resume ${word(input.runDir)}`;
-  const actions = events
-    .filter((e) => e.type === 'control')
-    .map((e) => (e.data as { action?: unknown } | null)?.action);
+  const actions = controls.map((e) => e.data.action);
   const paused = actions.lastIndexOf('pause') > actions.lastIndexOf('resume');
   const base = {
     paused,
@@ -115,16 +113,11 @@ export function runHealth(input: HealthInput): RunHealth {
     perHour,
     estimate,
     lastActivityAt: input.lastActivityAt,
-    controls: events
-      .filter((e) => e.type === 'control')
-      .map((e) => {
-        const data = (e.data ?? {}) as { action?: unknown; value?: unknown };
-        return {
-          ts: e.ts,
-          action: String(data.action ?? '?'),
-          value: data.value === undefined || data.value === null ? null : String(data.value),
-        };
-      }),
+    controls: controls.map(({ ts, data }) => ({
+      ts,
+      action: data.action,
+      value: 'value' in data ? String(data.value) : null,
+    })),
   };
   const allFailed = ended.length > 0 && failedOnes.length === ended.length;
   const failedWhy = `every generation failed (${failedOnes.length} of ${ended.length}: ${failures
@@ -168,9 +161,7 @@ export function runHealth(input: HealthInput): RunHealth {
       };
     case 'stopped': {
       const budget = last('budget_reached');
-      const control = since.findLast(
-        (e) => e.type === 'control' && (e.data as { action?: unknown })?.action === 'stop-after',
-      );
+      const control = since.findLast((e) => e.type === 'control' && e.data.action === 'stop-after');
       const why =
         budget !== undefined
           ? `stopped by the budget: ${usd(run.costUsd)} spent of ${budgetUsd === null ? 'its budget' : usd(budgetUsd)}; raise --budget-usd to go on`
@@ -185,13 +176,12 @@ export function runHealth(input: HealthInput): RunHealth {
     }
     case 'failed': {
       const error = last('harness_error');
-      const message = (error?.data as { message?: unknown } | undefined)?.message;
       return {
         ...base,
         resume,
         state: 'failed',
         level: 'error',
-        why: typeof message === 'string' ? `a harness error: ${message}` : 'the run failed',
+        why: error === undefined ? 'the run failed' : `a harness error: ${error.data.message}`,
       };
     }
     case 'done':

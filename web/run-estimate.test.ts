@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventView, RunView, VariantView } from '../archive/read.ts';
+import type { RunView, VariantView } from '../archive/read.ts';
+import { testEvent } from '../archive/testing/events.ts';
 import type { RunHealth } from './health.ts';
 import { estimateAgainstRun } from './run-estimate.ts';
 
@@ -19,7 +20,7 @@ const run = (extra: Partial<RunView>): RunView =>
 const variant = (id: number, outcome: VariantView['outcome'], llmCalls: number) =>
   ({ id, outcome, llmCalls }) as VariantView;
 const health = (estimate: RunHealth['estimate']) => ({ estimate }) as RunHealth;
-const printed = (data: unknown): EventView => ({ id: 1, ts: at(0), variantId: null, type: 'estimate', data });
+const printed = (data: typeof RANGE) => testEvent(1, 'estimate', data, at(0));
 const RANGE = {
   generations: 4,
   resumed: false,
@@ -49,12 +50,12 @@ describe('estimateAgainstRun', () => {
     expect(view.projected?.seconds).toBe(600 + 1800);
   });
 
-  it('times an ended run to its end, has nothing to project, and skips what is not an estimate', () => {
+  it('times an ended run to its end, and has nothing to project', () => {
     const view = estimateAgainstRun({
       run: run({ state: 'done', finishedAt: at(90) }),
       variants: [],
       health: health(null),
-      events: [printed({ calls: 3 }), printed(null)],
+      events: [],
       lastActivityAt: at(80),
       now: T0 + 10_000_000,
     });

@@ -1,8 +1,8 @@
-import type { EventView, RunView, VariantView } from '../archive/read.ts';
+import type { ArchiveEvent, RunView, VariantView } from '../archive/read.ts';
 import type { RunHealth } from './health.ts';
 
 /** The event generate-loop records with the estimate it printed before the run (and each resume) started. */
-export const ESTIMATE_EVENT = 'estimate';
+export const ESTIMATE_EVENT = 'estimate' as const;
 
 interface Range {
   low: number;
@@ -41,27 +41,7 @@ export interface EstimateAgainstRun {
   projected: Figures | null;
 }
 
-const isRange = (x: unknown): x is Range =>
-  typeof x === 'object' &&
-  x !== null &&
-  typeof (x as Range).low === 'number' &&
-  typeof (x as Range).high === 'number';
-
-function recorded(event: EventView): RecordedEstimate | null {
-  const d = (event.data ?? {}) as Record<string, unknown>;
-  if (!isRange(d.calls) || !isRange(d.usd) || !isRange(d.seconds)) return null;
-  return {
-    ts: event.ts,
-    resumed: d.resumed === true,
-    generations: typeof d.generations === 'number' ? d.generations : 0,
-    calls: { low: d.calls.low, high: d.calls.high },
-    usd: { low: d.usd.low, high: d.usd.high },
-    seconds: { low: d.seconds.low, high: d.seconds.high },
-    from: typeof d.from === 'string' ? d.from : null,
-    spentUsd: typeof d.spentUsd === 'number' ? d.spentUsd : 0,
-    lines: Array.isArray(d.lines) ? d.lines.filter((l): l is string => typeof l === 'string') : [],
-  };
-}
+const recorded = ({ ts, data }: ArchiveEvent<typeof ESTIMATE_EVENT>): RecordedEstimate => ({ ts, ...data });
 
 /**
  * The run's recorded estimates beside its calls, cost and time so far, and the projection to its end: what
@@ -72,8 +52,8 @@ export function estimateAgainstRun(input: {
   run: RunView;
   variants: readonly VariantView[];
   health: RunHealth;
-  /** Events of type ESTIMATE_EVENT, oldest first. */
-  events: readonly EventView[];
+  /** The run's ESTIMATE_EVENT events, oldest first. */
+  events: readonly ArchiveEvent<typeof ESTIMATE_EVENT>[];
   lastActivityAt: string | null;
   now: number;
 }): EstimateAgainstRun {
@@ -89,7 +69,7 @@ export function estimateAgainstRun(input: {
   const left = health.estimate;
   const callsEach = ended.length === 0 ? 0 : ended.reduce((n, v) => n + v.llmCalls, 0) / ended.length;
   return {
-    estimates: input.events.map(recorded).filter((e): e is RecordedEstimate => e !== null),
+    estimates: input.events.map(recorded),
     actual,
     projected:
       left === null

@@ -208,10 +208,7 @@ describe("a run's controls over HTTP", () => {
   const controlsOf = () => {
     const archive = openArchive(archiveFile(path.join(runs, 'steer')));
     try {
-      return archive
-        .listEvents(0)
-        .filter((e) => e.type === 'control')
-        .map((e) => e.data);
+      return archive.eventsOf(['control']).map((e) => e.data);
     } finally {
       archive.close();
     }
@@ -327,7 +324,7 @@ describe("a run's own control secret", () => {
   const paused = (dir: string) => {
     const archive = openArchive(archiveFile(dir));
     try {
-      return archive.listEvents(0).filter((e) => e.type === 'control').length;
+      return archive.eventsOf(['control']).length;
     } finally {
       archive.close();
     }

@@ -169,7 +169,7 @@ function writeVariant(
       latencyMs: 500,
       status: 'ok',
     });
-  archive.logEvent(v, 'evaluated', { score });
+  archive.recordEvent(v, 'done', { status: 'evaluated', score });
   archive.updateVariant(v, {
     step: 'done',
     status: 'evaluated',

@@ -35,7 +35,13 @@ describe('finishedVariants', () => {
     archive.insertVariant({ id: 0, parentId: null, step: 'full' });
     const memo = finishedVariants(archive);
     expect(memo.variants().map((v) => [v.id, v.step])).toEqual([[0, 'full']]);
-    archive.transitionVariant(0, 'full', 'done', { status: 'evaluated', selectionScore: 0.5 });
+    archive.transitionVariant(
+      0,
+      'full',
+      'done',
+      { status: 'evaluated', selectionScore: 0.5 },
+      { status: 'evaluated', score: 0.5 },
+    );
     archive.insertVariant({ id: 1, parentId: 0, step: 'selected' });
     expect(memo.variants().map((v) => [v.id, v.step, v.selectionScore])).toEqual([
       [0, 'done', 0.5],
@@ -57,7 +63,13 @@ describe('finishedVariants', () => {
     expect(memo.evaluations(0).map((e) => e.score)).toEqual([0.3]);
     archive.putEvaluation(evaluation(0, 0.4));
     expect(memo.evaluations(0).map((e) => e.score)).toEqual([0.4]);
-    archive.transitionVariant(0, 'full', 'done', { status: 'evaluated', selectionScore: 0.4 });
+    archive.transitionVariant(
+      0,
+      'full',
+      'done',
+      { status: 'evaluated', selectionScore: 0.4 },
+      { status: 'evaluated', score: 0.4 },
+    );
     memo.variants();
     expect(memo.evaluations(0).map((e) => e.score)).toEqual([0.4]);
   });

@@ -33,9 +33,9 @@ describe("notes in the MetaAgent's evals folder", () => {
     expect(existsSync(path.join(evals, 'notes.md'))).toBe(false);
     folders.release(evals);
 
-    archive.logEvent(null, CONTROL_EVENT, { action: 'note', value: 'try smaller edits' });
-    archive.logEvent(null, CONTROL_EVENT, { action: 'pause' });
-    archive.logEvent(null, CONTROL_EVENT, { action: 'note', value: 'the parser is the weak part' });
+    archive.recordEvent(null, CONTROL_EVENT, { action: 'note', value: 'try smaller edits' });
+    archive.recordEvent(null, CONTROL_EVENT, { action: 'pause' });
+    archive.recordEvent(null, CONTROL_EVENT, { action: 'note', value: 'the parser is the weak part' });
     // The next MetaAgent's folder is the one kept from the last, updated: it gets the notes too.
     const next = path.join(dir, 'evals', 'variant-2');
     expect(folders.write(next, 0)).toEqual({ kind: 'reused' });

@@ -5,8 +5,8 @@ import { CONTROL_EVENT, notesOf } from '../../archive/controls.ts';
  * notes.md of a MetaAgent's evals folder: the notes the person running the run gave it
  * (`hyperagents control RUN note TEXT`), oldest first; null when there are none (no file is written).
  */
-export function runNotesFile(archive: Pick<Archive, 'listEventsOfType'>): string | null {
-  const notes = notesOf(archive.listEventsOfType([CONTROL_EVENT]));
+export function runNotesFile(archive: Pick<Archive, 'eventsOf'>): string | null {
+  const notes = notesOf(archive.eventsOf([CONTROL_EVENT]));
   if (notes.length === 0) return null;
   return [
     '# Notes from the person running this run',

@@ -96,7 +96,7 @@ export const harnessLog = (ctx: RunContext, file: string): GateLog => ({
 export const buildCache = (ctx: Pick<RunContext, 'runDir'>): string =>
   path.join(buildsDir(ctx.runDir), 'cache');
 
-const BUILD_EVENT: Record<EntryPoint, string> = {
+const BUILD_EVENT: Record<EntryPoint, 'task_agent_build' | 'meta_agent_build'> = {
   [TASK_ENTRY]: 'task_agent_build',
   [META_ENTRY]: 'meta_agent_build',
 };
@@ -121,7 +121,7 @@ async function buildEntry(
     cacheDir: buildCache(ctx),
   };
   const built = entry === TASK_ENTRY ? await buildAgentEntry(options) : await precompileAgent(options);
-  ctx.archive.logEvent(
+  ctx.archive.recordEvent(
     id,
     BUILD_EVENT[entry],
     built.kind === 'source'

@@ -101,7 +101,7 @@ export const gate: Step = async (ctx, variant, session) => {
   const checked = await checkEntryPoints(ctx, id, session, typecheckNeeded(diff));
   if (ctx.signal.aborted) return { kind: 'interrupted' };
   if (!checked.ok) return { kind: 'failed', status: 'rejected', reason: checked.reason, cause: null };
-  ctx.archive.logEvent(id, 'entry_points_loaded', {});
+  ctx.archive.recordEvent(id, 'entry_points_loaded', {});
   const smoke = await smokeTest(ctx, session);
   if (session.budgetRefused('task')) return budgetFailure('the smoke task');
   if (!smoke.ok) return { kind: 'failed', status: 'rejected', reason: smoke.reason, cause: null };
@@ -177,7 +177,11 @@ async function evaluate(
     };
   }
   if (outcome.kind === 'unfinished') {
-    ctx.archive.logEvent(id, 'stage_unfinished', { stage, failed: outcome.failed, reason: outcome.reason });
+    ctx.archive.recordEvent(id, 'stage_unfinished', {
+      stage,
+      failed: outcome.failed,
+      reason: outcome.reason,
+    });
     ctx.progress(`variant ${id}: ${stage} evaluation: ${outcome.reason}`);
     throw new StageUnfinishedError(`variant ${id}'s ${stage} evaluation: ${outcome.reason}`);
   }
@@ -208,7 +212,8 @@ async function checkEntryPoints(
   // An interrupt kills the processes running; none may start after it.
   if (ctx.signal.aborted) return { ok: false, reason: 'interrupted' };
   const gateLog = harnessLog(ctx, path.join(logDir(ctx, id), 'gate.log'));
-  if (!typed) ctx.archive.logEvent(id, 'typecheck_skipped', { reason: 'no file the compiler reads changed' });
+  if (!typed)
+    ctx.archive.recordEvent(id, 'typecheck_skipped', { reason: 'no file the compiler reads changed' });
   const typing: Promise<GateResult> = typed
     ? typecheck(typecheckCommand(ctx.sandbox, taskPolicy(ctx, session.worktree)), gateLog)
     : Promise.resolve({ ok: true });

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import {
   type FailureCause,
   isFinalStep,
+  type MovedStep,
+  type StepEventInput,
   type VariantPatch,
   type VariantRow,
   type VariantStatus,
@@ -13,9 +15,11 @@ import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './gene
 import { logDir, type RunContext } from './run-context.ts';
 import { failVariant } from './transitions.ts';
 
+type NextStep = Exclude<MovedStep, 'done' | 'failed'>;
+
 /** What a step decided: the next step with what it learned, or the end of the generation. */
 export type StepOutcome =
-  | { kind: 'next'; to: Exclude<VariantStep, 'done' | 'failed'>; patch?: VariantPatch; event?: object }
+  | { kind: 'next'; to: NextStep; patch?: VariantPatch; event?: StepEventInput<NextStep> }
   | { kind: 'done'; status: Extract<VariantStatus, 'evaluated' | 'staged_only'>; score: number | null }
   | {
       kind: 'failed';

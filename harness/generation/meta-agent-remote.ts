@@ -24,7 +24,7 @@ export async function editOnWorker(
   const logs = logDir(ctx, id);
   const evalsDir = writeEvals(ctx, variant);
   try {
-    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parentId, queued: true });
+    ctx.archive.recordEvent(id, 'meta_started', { parent: variant.parentId, queued: true });
     const reply = await remote.edit(ctx, {
       variantId: id,
       parentCommit,
@@ -48,9 +48,9 @@ export async function editOnWorker(
         cap,
         ctx.archive.redact,
       );
-      if (refused !== null) ctx.archive.logEvent(id, 'transcript_refused', { reason: refused });
+      if (refused !== null) ctx.archive.recordEvent(id, 'transcript_refused', { reason: refused });
     }
-    ctx.archive.logEvent(id, 'meta_finished', {
+    ctx.archive.recordEvent(id, 'meta_finished', {
       exitCode: reply.exitCode,
       timedOut: reply.timedOut,
       worker: reply.worker,

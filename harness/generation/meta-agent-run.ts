@@ -66,7 +66,7 @@ export async function editWithMetaAgent(
       limits: ctx.config.limits,
       iterationsLeft: iterationsLeft(ctx, id),
     });
-    ctx.archive.logEvent(id, 'meta_started', { parent: variant.parentId });
+    ctx.archive.recordEvent(id, 'meta_started', { parent: variant.parentId });
     const finished = await runToCompletion(command, {
       ...harnessLog(ctx, path.join(logs, 'meta-agent.log')),
       timeoutMs: ctx.config.metaTimeoutSec * 1000,
@@ -78,8 +78,11 @@ export async function editWithMetaAgent(
       ctx.config.limits.outputKb * 1024,
       ctx.archive.redact,
     );
-    if (refused !== null) ctx.archive.logEvent(id, 'transcript_refused', { reason: refused });
-    ctx.archive.logEvent(id, 'meta_finished', { exitCode: finished.exitCode, timedOut: finished.timedOut });
+    if (refused !== null) ctx.archive.recordEvent(id, 'transcript_refused', { reason: refused });
+    ctx.archive.recordEvent(id, 'meta_finished', {
+      exitCode: finished.exitCode,
+      timedOut: finished.timedOut,
+    });
     return editVerdict(finished, ctx.config.metaTimeoutSec);
   } finally {
     ctx.gateway.revokeToken(token);
@@ -101,7 +104,7 @@ async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string):
     cacheDir: buildCache(ctx),
   });
   if (compiled.kind === 'source')
-    ctx.archive.logEvent(id, 'meta_agent_build', {
+    ctx.archive.recordEvent(id, 'meta_agent_build', {
       built: false,
       reason: compiled.reason,
       running: 'parent',
@@ -117,7 +120,7 @@ export function writeEvals(ctx: RunContext, variant: VariantRow): string {
   const evalsDir = path.join(runEvalsDir(ctx.runDir), `variant-${variant.id}`);
   const written = ctx.evals.write(evalsDir, variant.parentId ?? 0);
   if (written.kind === 'refused')
-    ctx.archive.logEvent(variant.id, 'evals_rewritten', { change: written.change });
+    ctx.archive.recordEvent(variant.id, 'evals_rewritten', { change: written.change });
   return evalsDir;
 }
 

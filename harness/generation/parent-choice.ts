@@ -58,7 +58,7 @@ export async function chooseParent(ctx: RunContext, id: number): Promise<Selecti
   const chooser = pool[pool.length - 1]!;
   const chosen = await runSelectParent(ctx, id, chooser.id, pool);
   if (chosen.ok) return { id: chosen.id, reason: `select-parent.ts of variant ${chooser.id}` };
-  ctx.archive.logEvent(id, 'select_parent_failed', { chooser: chooser.id, reason: chosen.reason });
+  ctx.archive.recordEvent(id, 'select_parent_failed', { chooser: chooser.id, reason: chosen.reason });
   const fallback = drawn();
   return {
     id: fallback.id,

@@ -21,7 +21,7 @@ export function startGeneration(
       selectionReason: start.reason,
       parentCommit: start.parentCommit,
     });
-    archive.logEvent(start.id, 'selected', { parent: start.parent, reason: start.reason });
+    archive.recordEvent(start.id, 'selected', { parent: start.parent, reason: start.reason });
   });
 }
 

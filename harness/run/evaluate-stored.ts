@@ -142,7 +142,7 @@ async function evaluateSplit(
   failure: () => Error | null,
 ): Promise<StoredEvaluationOutcome> {
   const { archive } = ctx;
-  archive.logEvent(job.variantId, 'eval_started', {
+  archive.recordEvent(job.variantId, 'eval_started', {
     domains: job.domains.map((d) => d.domain.name),
     split: job.split,
   });
@@ -169,7 +169,7 @@ async function evaluateSplit(
   job.status('');
   const failed = failure();
   if (failed !== null) throw failed;
-  archive.logEvent(job.variantId, 'eval_finished', {
+  archive.recordEvent(job.variantId, 'eval_finished', {
     split: job.split,
     interrupted: outcome.kind === 'interrupted',
     ...(outcome.kind === 'unanswered' ? { unanswered: outcome.reason } : {}),

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import type { EventInput } from '../../archive/archive.ts';
 import { errorLine } from '../process/index.ts';
 
 /** Where a run's alerts go (`--notify URL`, `--notify-cmd CMD`); either may be absent. */
@@ -27,8 +28,14 @@ export interface NotifierOptions {
    * Told of every alert sent, of every failed attempt and of every delivery that succeeded (each naming the
    * alert by its type and time); must not throw.
    */
-  log(type: 'alert' | 'alert_delivery_failed' | 'alert_delivered', data: Record<string, unknown>): void;
+  log: AlertLog;
 }
+
+/** Records an alert event in the run's archive (see EVENT_KINDS). */
+export type AlertLog = <K extends 'alert' | 'alert_delivery_failed' | 'alert_delivered'>(
+  kind: K,
+  data: EventInput<K>,
+) => void;
 
 export const ALERT_ATTEMPTS = 4;
 export const ALERT_BACKOFF_MS = 1000;

@@ -1,4 +1,4 @@
-import { createNotifier, type Notifier } from './notifier.ts';
+import { type AlertLog, createNotifier, type Notifier } from './notifier.ts';
 import type { RunEvent } from './run-events.ts';
 
 /** Default of `--stall-minutes`: no generation finished for this long is worth a look overnight. */
@@ -162,7 +162,7 @@ export const ALERT_SETTLE_MS = 15_000;
  */
 export function runAlerts(
   config: { notifyUrl: string | null; notifyCmd: string | null; stallMinutes: number; failureStreak: number },
-  log: (type: string, data: Record<string, unknown>) => void,
+  log: AlertLog,
   options: Omit<AlertWatchOptions, 'stallMinutes' | 'failureStreak'>,
 ) {
   if (config.notifyUrl === null && config.notifyCmd === null) return null;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Archive } from '../../archive/archive.ts';
-import { CONTROL_EVENT, Control, carriedControls } from '../../archive/controls.ts';
+import { CONTROL_EVENT, type Control, carriedControls } from '../../archive/controls.ts';
 import type { RunContext } from '../generation/index.ts';
 
 export { CONTROL_ACTIONS, CONTROL_EVENT, Control, recordControl } from '../../archive/controls.ts';
@@ -45,7 +45,7 @@ export const NO_CONTROLS: ControlState = { paused: false, stopAfter: false, budg
  * reads what came since the last poll and calls `onBudget` when a `budget` control changed the budget.
  */
 export function watchControls(
-  archive: Pick<Archive, 'listEvents'>,
+  archive: Pick<Archive, 'eventsOf'>,
   afterId: number,
   onBudget: (usd: number) => void,
   initial: ControlState = NO_CONTROLS,
@@ -54,14 +54,9 @@ export function watchControls(
   let state: ControlState = initial;
   return {
     poll(): ControlState {
-      const events = archive.listEvents(last);
-      const controls: Control[] = [];
-      for (const e of events) {
-        last = Math.max(last, e.id);
-        if (e.type !== CONTROL_EVENT) continue;
-        const parsed = Control.safeParse(e.data);
-        if (parsed.success) controls.push(parsed.data);
-      }
+      const events = archive.eventsOf([CONTROL_EVENT], last);
+      last = events.at(-1)?.id ?? last;
+      const controls = events.map((e) => e.data);
       const before = state.budgetUsd;
       state = applyControls(state, controls);
       if (state.budgetUsd !== null && state.budgetUsd !== before) onBudget(state.budgetUsd);
@@ -79,7 +74,7 @@ export type ControlWatch = ReturnType<typeof watchControls>;
  */
 export function carriedOver(archive: Archive, budgetUsd: number | null): ControlState {
   const stored = (archive.getRun()?.config as { budgetUsd?: unknown } | undefined)?.budgetUsd ?? null;
-  const carried = carriedControls(archive.listEvents(0));
+  const carried = carriedControls(archive.eventsOf([CONTROL_EVENT]));
   const flagChanged = budgetUsd !== stored;
   return {
     paused: carried.paused,

@@ -1,4 +1,4 @@
-import { type Archive, isFinalStep } from '../../archive/archive.ts';
+import { type Archive, type EventKind, isFinalStep } from '../../archive/archive.ts';
 import type { ModelHealthEvent } from '../../llm/failure-watch.ts';
 
 /**
@@ -27,7 +27,7 @@ export type RunEvent =
   | ModelHealthEvent;
 
 /** Archive events that start a step worth showing: the name shown for each. */
-const STEPS: Record<string, string> = {
+const STEPS: Partial<Record<EventKind, string>> = {
   meta_started: 'MetaAgent editing',
   meta_finished: 'committing the edit',
   entry_points_loaded: 'smoke task',
@@ -63,15 +63,14 @@ export function observeArchive(archive: Archive, emit: (event: RunEvent) => void
       if (changed && patch.step !== undefined) entered(id, patch.step);
       return changed;
     },
-    // Still the archive's transaction (its `deferred`, `immediate` ... variants), reporting each move made.
-    transitionVariant: Object.assign((...args: Parameters<Archive['transitionVariant']>): boolean => {
-      const moved = archive.transitionVariant(...args);
-      if (moved) entered(args[0], args[2]);
+    transitionVariant(id, from, to, patch, ...event) {
+      const moved = archive.transitionVariant(id, from, to, patch, ...event);
+      if (moved) entered(id, to);
       return moved;
-    }, archive.transitionVariant),
-    logEvent(variantId, type, data) {
-      archive.logEvent(variantId, type, data);
-      const step = STEPS[type];
+    },
+    recordEvent(variantId, kind, data) {
+      archive.recordEvent(variantId, kind, data);
+      const step = STEPS[kind];
       if (variantId !== null && step !== undefined) emit({ type: 'step', variant: variantId, step });
     },
   };

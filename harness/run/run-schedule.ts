@@ -45,7 +45,7 @@ export async function schedule(
     if (error instanceof StageUnfinishedError) return;
     ctx.progress(`${id === null ? 'run' : `variant ${id}`}: harness error: ${message}`);
     try {
-      archive.logEvent(id, 'harness_error', { message });
+      archive.recordEvent(id, 'harness_error', { message });
     } catch {
       // The archive cannot be written either (a full disk): the terminal has the message.
     }

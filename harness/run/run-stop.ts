@@ -58,14 +58,14 @@ export function recordStop(
   controls: ControlWatch,
 ): string | null {
   if (interrupted) {
-    archive.logEvent(null, 'interrupted', {});
+    archive.recordEvent(null, 'interrupted', {});
     return 'interrupted';
   }
   const told = controls.state();
   const budgetUsd = told.budgetUsd ?? configBudgetUsd;
   if (gateway.budgetReached() || overBudget(told.budgetUsd, spentUsd)) {
     const stop = gateway.budgetStop();
-    archive.logEvent(null, 'budget_reached', {
+    archive.recordEvent(null, 'budget_reached', {
       spentUsd,
       budgetUsd,
       heldUsd: stop?.heldUsd ?? 0,
@@ -74,7 +74,7 @@ export function recordStop(
     return budgetMessage(spentUsd, budgetUsd, stop);
   }
   if (!told.stopAfter) return null;
-  archive.logEvent(null, 'stopped_after', { spentUsd });
+  archive.recordEvent(null, 'stopped_after', { spentUsd });
   return STOPPED_AFTER;
 }
 

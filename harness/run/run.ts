@@ -100,7 +100,7 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   let gateway: RunGateway | undefined;
   const spent = (): number => spentBefore + (gateway?.spentUsd() ?? 0);
   let controls: ControlWatch | undefined;
-  alerts = runAlerts(config, (type, data) => archive.logEvent(null, type, data), {
+  alerts = runAlerts(config, (type, data) => archive.recordEvent(null, type, data), {
     runId,
     spentUsd: spent,
     budgetUsd: () => controls?.state().budgetUsd ?? config.budgetUsd,
@@ -177,12 +177,12 @@ function recordStart(archive: Archive, plan: RunPlan, deps: RunDeps, spentBefore
   const carried = plan.mode === 'new' ? NO_CONTROLS : carriedOver(archive, config.budgetUsd);
   if (plan.mode !== 'new') {
     archive.reopenRun(storedConfig(config));
-    archive.logEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore, carried });
+    archive.recordEvent(null, 'resumed', { pid: process.pid, spentUsd: spentBefore, carried });
   }
   if (deps.estimate) {
     const { generations, resumed, calls, usd, seconds, from, lines } = deps.estimate;
     const recorded = { generations, resumed, calls, usd, seconds, from, lines, spentUsd: spentBefore };
-    archive.logEvent(null, 'estimate', recorded);
+    archive.recordEvent(null, 'estimate', recorded);
   }
   return carried;
 }
@@ -199,7 +199,7 @@ function followControls(
     progress(`control: the budget is now $${usd.toFixed(4)} for the whole run`);
     gateway.setBudgetUsd?.(usd - spentBefore);
   };
-  const controls = watchControls(archive, archive.listEvents(0).at(-1)?.id ?? 0, onBudget, carried);
+  const controls = watchControls(archive, archive.lastEventId(), onBudget, carried);
   if (carried.budgetUsd !== null) onBudget(carried.budgetUsd);
   if (carried.paused)
     progress(
