@@ -1,7 +1,13 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildsDir, TASK_AGENT_LOG, workspacesDir, worktreesDir } from '../../archive/run-folder.ts';
+import {
+  buildsDir,
+  TASK_AGENT_LOG,
+  variantFolder,
+  workspacesDir,
+  worktreesDir,
+} from '../../archive/run-folder.ts';
 import { removeTreeNoFollow } from '../../system/read-no-follow.ts';
 import { createTaskPool, stageSize, type TaskPool } from '../evaluation/index.ts';
 import type { ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
@@ -151,9 +157,9 @@ function tasksAtOnce(ctx: RunContext): number {
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
   const worktree =
     worktreeName === undefined ? worktreeDir(ctx, id) : path.join(worktreesDir(ctx.runDir), worktreeName);
-  const buildFolder = path.join(buildsDir(ctx.runDir), worktreeName ?? `variant-${id}`);
+  const buildFolder = path.join(buildsDir(ctx.runDir), worktreeName ?? variantFolder(id));
   // Each TaskAgent process's workspace folders (workspace tasks), removed with the pool.
-  const workspacesFolder = path.join(workspacesDir(ctx.runDir), worktreeName ?? `variant-${id}`);
+  const workspacesFolder = path.join(workspacesDir(ctx.runDir), worktreeName ?? variantFolder(id));
   const refusalsAtStart = {
     meta: ctx.archive.callCounts('meta', id).budgetRefusals,
     task: ctx.archive.callCounts('task', id).budgetRefusals,
