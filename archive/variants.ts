@@ -3,7 +3,8 @@ import { type Db, type Decode, flagColumn, now } from './database.ts';
 import type { Redactor } from './redact.ts';
 
 /**
- * A variant's `step` is the generation step it is in (DESIGN §7): where a resumed run continues.
+ * A variant's `step` is the generation step it is in: where a resumed run continues (docs/architecture.md,
+ * 'The generation as a table of steps').
  * Its `status` is the verdict once the generation has ended: what readers rank and filter by.
  */
 export const VARIANT_STEPS = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'] as const;
@@ -55,7 +56,10 @@ function decodeVariant<S extends string>(r: Omit<z.output<typeof variantColumns>
     diffStat: r.diff_stat,
     taskCodeHash: r.task_code_hash,
     selectionReason: r.selection_reason,
-    /** The score parent selection ranks this variant by (DESIGN §6); null until it is evaluated. */
+    /**
+     * The score parent selection ranks this variant by; null until it is evaluated (docs/architecture.md,
+     * 'Splits and scores').
+     */
     selectionScore: r.selection_score,
     /** The commit the generation started from, stored when its parent is selected. */
     parentCommit: r.parent_commit,

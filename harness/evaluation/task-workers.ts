@@ -36,7 +36,10 @@ export interface TaskRequest {
   limits?: { maxToolCalls: number };
 }
 
-/** A request line as the TaskAgent reads it (DESIGN §2): a workspace goes as its path and its file names. */
+/**
+ * A request line as the TaskAgent reads it (agents/AGENTS.md, 'The interface that must keep working'): a
+ * workspace goes as its path and its file names.
+ */
 export interface TaskRequestLine {
   id: string;
   domain: string;

@@ -144,7 +144,10 @@ export interface MetaAgentPlace {
   iterationsLeft: number;
 }
 
-/** The sandboxed command that runs the MetaAgent (DESIGN §2: `--repo`, `--evals`, `--iterations-left`). */
+/**
+ * The sandboxed command that runs the MetaAgent with `--repo`, `--evals` and `--iterations-left`
+ * (agents/AGENTS.md, 'The interface that must keep working').
+ */
 export function metaAgentCommand(sandbox: ResolvedSandbox, place: MetaAgentPlace): CommandSpec {
   const frozen = place.metaRoot !== place.worktree;
   const env = agentEnv(

@@ -52,7 +52,10 @@ const NOISE =
   'must be a level from 0 to 1: the share of task answers drawn afresh on each attempt (0: none, 1: every one)';
 const PRICE = 'must be an amount of USD of 0 or more';
 
-/** The simulated model's knobs (DESIGN §5), for benchmarks, fault tests and offline budgets. */
+/**
+ * The simulated model's knobs, for benchmarks, fault tests and offline budgets (docs/architecture.md, 'The
+ * simulated model').
+ */
 export const SimConfigSchema = z.object({
   /** Delay per call; null: none. */
   latency: LatencySpecSchema.nullable(),
@@ -216,9 +219,9 @@ const RunConfigFields = z.object({
     })
     .default(DEFAULT_LIMITS),
   /**
-   * Limits on each workspace task (DESIGN §9): tool calls the TaskAgent is asked to keep to, and the files
-   * and KiB of the folder it leaves (a workspace over them is a wrong answer). A run stored before they
-   * existed ran no workspace tasks, and resumes with the defaults.
+   * Limits on each workspace task (docs/architecture.md, 'Workspace tasks'): tool calls the TaskAgent is asked
+   * to keep to, and the files and KiB of the folder it leaves (a workspace over them is a wrong answer). A run
+   * stored before they existed ran no workspace tasks, and resumes with the defaults.
    */
   workspace: z
     .object({
