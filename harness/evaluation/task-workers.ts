@@ -36,10 +36,7 @@ export interface TaskRequest {
   limits?: { maxToolCalls: number };
 }
 
-/**
- * A request line as the TaskAgent reads it (agents/AGENTS.md, 'The interface that must keep working'): a
- * workspace goes as its path and its file names.
- */
+/** A request line (agents/AGENTS.md, 'The interface that must keep working'); a workspace as path and files. */
 export interface TaskRequestLine {
   id: string;
   domain: string;

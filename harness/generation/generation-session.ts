@@ -151,6 +151,31 @@ function tasksAtOnce(ctx: RunContext): number {
 }
 
 /**
+ * The TaskAgent workers of variant `id` on this machine: `entry` run in the sandbox under `policy`, calling
+ * the gateway with `token`, each process's workspace folders under `workspaces`.
+ */
+function localTaskPool(
+  ctx: RunContext,
+  id: number,
+  run: { entry: AgentEntry; token: string; policy: SandboxPolicy; workspaces: string },
+): TaskPool {
+  const { entry, policy } = run;
+  const env = agentEnv({ url: ctx.gateway.url, token: run.token });
+  return createTaskPool({
+    size: tasksAtOnce(ctx),
+    tasksPerWorker: ctx.config.tasksPerWorker,
+    command: entryCommand(ctx.sandbox, policy, entry, [], env),
+    taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
+    ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
+    workspaces: {
+      dir: run.workspaces,
+      limits: ctx.config.workspace,
+      command: (mounted) => entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
+    },
+  });
+}
+
+/**
  * `worktreeName` replaces the name of the generation's own worktree and build folders (for an evaluation
  * beside a running run).
  */
@@ -205,20 +230,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         role: 'task',
         model: ctx.config.taskModel,
       });
-      const env = agentEnv({ url: ctx.gateway.url, token });
-      pool = createTaskPool({
-        size: tasksAtOnce(ctx),
-        tasksPerWorker: ctx.config.tasksPerWorker,
-        command: command(entry, [], env),
-        taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-        ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
-        workspaces: {
-          dir: workspacesFolder,
-          limits: ctx.config.workspace,
-          command: (mounted) =>
-            entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
-        },
-      });
+      pool = localTaskPool(ctx, id, { entry, token, policy, workspaces: workspacesFolder });
       return pool;
     },
     built,
@@ -244,21 +256,9 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     }
     const grant = { runId: ctx.runId, variantId: id, role: 'task' as const, model: ctx.config.taskModel };
     const attemptToken = ctx.gateway.issueToken({ ...grant, attempt });
-    const env = agentEnv({ url: ctx.gateway.url, token: attemptToken });
+    const workspaces = path.join(workspacesFolder, `attempt-${attempt}`);
     const started = built(TASK_ENTRY).then((entry) =>
-      createTaskPool({
-        size: tasksAtOnce(ctx),
-        tasksPerWorker: ctx.config.tasksPerWorker,
-        command: command(entry, [], env),
-        taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-        ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
-        workspaces: {
-          dir: path.join(workspacesFolder, `attempt-${attempt}`),
-          limits: ctx.config.workspace,
-          command: (mounted) =>
-            entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
-        },
-      }),
+      localTaskPool(ctx, id, { entry, token: attemptToken, policy, workspaces }),
     );
     attemptPools.set(attempt, { pool: started, token: attemptToken });
     return started;
