@@ -142,6 +142,7 @@ function cachedFor(cache: string, key: string): boolean {
   }
 }
 
+// Over 80 lines: the C++ grader's steps share one Catch build cache and the builds under way.
 export function createCpp(options: CppOptions = {}): ExercismLanguage {
   const cache = options.catchCache ?? defaultCatchCache();
   const preparing = new Map<string, Promise<void>>();

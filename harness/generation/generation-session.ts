@@ -179,6 +179,7 @@ function localTaskPool(
  * `worktreeName` replaces the name of the generation's own worktree and build folders (for an evaluation
  * beside a running run).
  */
+// Over 80 lines: one session whose methods share its checked-out commit, workers, tokens and builds.
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
   const worktree =
     worktreeName === undefined ? worktreeDir(ctx, id) : path.join(worktreesDir(ctx.runDir), worktreeName);

@@ -47,6 +47,7 @@ interface Reply {
 type ReplyOrError = { ok: true; reply: Reply } | { ok: false; result: ProviderResult };
 
 /** The simulated model (docs/architecture.md, 'The simulated model'): deterministic, offline, never throws. */
+// Over 80 lines: its roles share the seed, the script's cursors, the registered tasks and the fault plan.
 export function createSimModel(opts: SimModelOptions): SimModel {
   const base = resolveModel('sim');
   if (!base.ok) throw new Error('the registry has no sim model');
