@@ -1,4 +1,5 @@
 import type { EventView, RunState, RunView, VariantView } from '../archive/read.ts';
+import { shellWord } from '../system/shell-word.ts';
 
 /** The run events that say why a run stopped or what it was told; read by runHealth. */
 export const HEALTH_EVENTS = [
@@ -54,8 +55,6 @@ export interface HealthInput {
 
 /** A running run that has written nothing for this long (or 3 generations' time, if longer) is stalled. */
 const STALL_MS = 15 * 60_000;
-
-const word = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`);
 
 const causeOf = (v: VariantView): string =>
   v.outcome === 'rejected' ? 'rejected at the gate' : (v.failureCause ?? 'unknown');
@@ -166,7 +165,7 @@ function controlsOf(events: readonly EventView[]): RunHealth['controls'] {
 function verdict(facts: StateFacts): StateVerdict {
   const { input, ended, failedOnes, failures } = facts;
   const { run, events } = input;
-  const resume = `hyperagents generate-loop --resume ${word(input.runDir)}`;
+  const resume = `hyperagents generate-loop --resume ${shellWord(input.runDir)}`;
   const since = events.slice(events.findLastIndex((e) => e.type === 'resumed') + 1);
   const last = (type: string) => since.findLast((e) => e.type === type);
   const allFailed = ended.length > 0 && failedOnes.length === ended.length;
