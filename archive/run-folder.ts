@@ -56,6 +56,11 @@ export const buildsDir = (runDir: string): string => path.join(runDir, 'builds')
 export const workspacesDir = (runDir: string): string => path.join(runDir, 'workspaces');
 /** What a MetaAgent process writes besides its worktree (its transcript), one folder per variant. */
 export const agentOutputDir = (runDir: string): string => path.join(runDir, 'agent-output');
+/**
+ * An experiment's best-of-k baseline runs variant 0 alone and keeps no archive: its folder holds this record
+ * of its attempts instead.
+ */
+export const baselineRecordFile = (runDir: string): string => path.join(runDir, 'baseline.json');
 /** The result cache shared by the runs of one folder of runs, beside them. */
 export const evalCacheFile = (runsDir: string): string => path.join(runsDir, 'eval-cache.sqlite');
 /** The result cache a run shares with the runs beside it. */
