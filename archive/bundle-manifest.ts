@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { ARCHIVE_NAME, VARIANT_REPO_NAME } from './run-folder.ts';
 
 /*
  * The manifest of a reproducibility bundle (`hyperagents archive bundle`): what run it holds, what made it,
@@ -7,16 +8,16 @@ import { z } from 'zod';
  */
 
 /**
- * The files of a bundle, beside `variants.git/...` (the variant repository, file by file) and `domains/NAME/...`
+ * The files of a bundle (the archive and the variant repository named as in a run folder), beside `variants.git/...` (the variant repository, file by file) and `domains/NAME/...`
  * (the data files of a `dataset:` or `lmeval:` domain, in the layout they had).
  */
 export const BUNDLE = {
   manifest: 'manifest.json',
-  archive: 'archive.sqlite',
+  archive: ARCHIVE_NAME,
   config: 'config.json',
   recording: 'recording.jsonl',
   simScript: 'sim-script.json',
-  variants: 'variants.git',
+  variants: VARIANT_REPO_NAME,
   domains: 'domains',
 } as const;
 

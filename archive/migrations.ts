@@ -127,14 +127,15 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
     `,
   },
   {
-    // The step a generation is in (DESIGN §7), named as everywhere else; its verdict stays `status`.
+    // The step a generation is in, named as everywhere else; its verdict stays `status`
+    // (docs/architecture.md, 'The generation as a table of steps').
     name: '007-variant-step',
     sql: `
       ALTER TABLE variants RENAME COLUMN state TO step;
     `,
   },
   {
-    // The test output a grader saw (workspace tasks, DESIGN §9), shown beside the diff.
+    // The test output a grader saw (docs/architecture.md, 'Workspace tasks'), shown beside the diff.
     name: '008-task-result-log',
     sql: `
       ALTER TABLE task_results ADD COLUMN log TEXT;

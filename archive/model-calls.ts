@@ -175,6 +175,7 @@ export function foldModelUses(
   return [...uses.values()].sort((a, b) => byCalls(a, b) || (a.role < b.role ? -1 : 1));
 }
 
+// Over 80 lines: the ledger's read queries, one method each over the same handle and columns.
 export function modelCallQueries(db: Db, decode: Decode) {
   // An archive written before migration 012 has no reported_model (a reader never migrates): it reads as NULL.
   const columns = new Set(

@@ -6,21 +6,30 @@ import { readNoFollow } from '../system/read-no-follow.ts';
  * A run folder, <runs>/<run-id>/: every file and folder in it is named here, and only here.
  */
 
+/** The name of a run's archive, in its folder and in its bundle. */
+export const ARCHIVE_NAME = 'archive.sqlite';
+/** The name of a run's variant repository, in its folder and in its bundle. */
+export const VARIANT_REPO_NAME = 'variants.git';
+/**
+ * A variant's own folder inside each folder of the run that holds one per variant: logs, worktrees, builds,
+ * workspaces, agent output, evals.
+ */
+export const variantFolder = (id: number): string => `variant-${id}`;
+
 /** The run's archive: its configuration, variants, evaluations, task results, model calls and events. */
-export const archiveFile = (runDir: string): string => path.join(runDir, 'archive.sqlite');
+export const archiveFile = (runDir: string): string => path.join(runDir, ARCHIVE_NAME);
 /** The bare git repository that holds the code of every variant, one commit each. */
-export const variantRepoDir = (runDir: string): string => path.join(runDir, 'variants.git');
+export const variantRepoDir = (runDir: string): string => path.join(runDir, VARIANT_REPO_NAME);
 /** `run.lock` in a run folder holds the pid of the process running it; it is removed when the run ends. */
 export const runLockFile = (runDir: string): string => path.join(runDir, 'run.lock');
-/** The socket of the run's LLM gateway while it runs. */
 /** The run's control secret (see control-secret.ts), mode 0600. */
 export const controlSecretFile = (runDir: string): string => path.join(runDir, 'control-secret');
-
+/** The socket of the run's LLM gateway while it runs. */
 export const gatewaySocketFile = (runDir: string): string => path.join(runDir, 'gateway.sock');
 /** The logs of every variant, one folder each (see variantLogDir). */
 export const logsDir = (runDir: string): string => path.join(runDir, 'logs');
 /** A variant's logs, relative to the run folder: its MetaAgent's log and transcript, its TaskAgent's log. */
-export const variantLogParts = (id: number): string[] => ['logs', `variant-${id}`];
+export const variantLogParts = (id: number): string[] => ['logs', variantFolder(id)];
 export const variantLogDir = (runDir: string, id: number): string =>
   path.join(runDir, ...variantLogParts(id));
 /** The MetaAgent's transcript in a variant's log folder (and where the agent writes it). */
@@ -47,6 +56,11 @@ export const buildsDir = (runDir: string): string => path.join(runDir, 'builds')
 export const workspacesDir = (runDir: string): string => path.join(runDir, 'workspaces');
 /** What a MetaAgent process writes besides its worktree (its transcript), one folder per variant. */
 export const agentOutputDir = (runDir: string): string => path.join(runDir, 'agent-output');
+/**
+ * An experiment's best-of-k baseline runs variant 0 alone and keeps no archive: its folder holds this record
+ * of its attempts instead.
+ */
+export const baselineRecordFile = (runDir: string): string => path.join(runDir, 'baseline.json');
 /** The result cache shared by the runs of one folder of runs, beside them. */
 export const evalCacheFile = (runsDir: string): string => path.join(runsDir, 'eval-cache.sqlite');
 /** The result cache a run shares with the runs beside it. */

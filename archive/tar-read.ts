@@ -109,6 +109,7 @@ export function sizeText(bytes: number): string {
  * gzip, a damaged tar, a link or special file, a name that could lead out of `dir` or a name held twice; a
  * TarLimitError, before writing past it, for a tar over one of `limits`; an AbortError once `signal` aborts.
  */
+// Over 80 lines: one streaming reader whose steps share the header, the open file and the counts.
 export async function readTarGz(
   file: string,
   dir: string,

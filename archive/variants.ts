@@ -4,7 +4,8 @@ import type { EventWriter, MovedStep, StepEventArgs } from './event-kinds.ts';
 import type { Redactor } from './redact.ts';
 
 /**
- * A variant's `step` is the generation step it is in (DESIGN §7): where a resumed run continues.
+ * A variant's `step` is the generation step it is in: where a resumed run continues (docs/architecture.md,
+ * 'The generation as a table of steps').
  * Its `status` is the verdict once the generation has ended: what readers rank and filter by.
  */
 export const VARIANT_STEPS = ['selected', 'editing', 'gating', 'staged', 'full', 'done', 'failed'] as const;
@@ -56,7 +57,10 @@ function decodeVariant<S extends string>(r: Omit<z.output<typeof variantColumns>
     diffStat: r.diff_stat,
     taskCodeHash: r.task_code_hash,
     selectionReason: r.selection_reason,
-    /** The score parent selection ranks this variant by (DESIGN §6); null until it is evaluated. */
+    /**
+     * The score parent selection ranks this variant by; null until it is evaluated (docs/architecture.md,
+     * 'Splits and scores').
+     */
     selectionScore: r.selection_score,
     /** The commit the generation started from, stored when its parent is selected. */
     parentCommit: r.parent_commit,

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { snapshotArchive, writeBundle } from '../archive/bundle.ts';
-import { MAX_DATA_BYTES, type Manifest } from '../archive/bundle-manifest.ts';
+import { BUNDLE, MAX_DATA_BYTES, type Manifest } from '../archive/bundle-manifest.ts';
 import { openArchiveReader } from '../archive/read.ts';
 import { TarNameError } from '../archive/tar.ts';
 import {
@@ -119,7 +119,7 @@ export async function bundleRun(
   const within = options.within ?? null;
   const staging = mkdtempSync(path.join(tmpdir(), 'hyperagents-bundle-'));
   try {
-    const snapshot = path.join(staging, 'archive.sqlite');
+    const snapshot = path.join(staging, BUNDLE.archive);
     try {
       await snapshotArchive(runDir, snapshot);
     } catch (error) {

@@ -117,6 +117,16 @@ async function parse(argv: string[]) {
   );
 }
 
+/** `--top` and `--split` as the readers take them; a UsageError saying what is wrong otherwise. */
+function checkFilters(args: { top: number; split?: string | undefined }): void {
+  if (!Number.isInteger(args.top) || args.top < 1) {
+    const got = Number.isNaN(args.top) ? 'something that is not a number' : String(args.top);
+    throw new UsageError(`--top must be a whole number of at least 1, not ${got}.`);
+  }
+  if (args.split !== undefined && !(ALL_SPLITS as readonly string[]).includes(args.split))
+    throw new UsageError(`--split must be one of ${ALL_SPLITS.join(', ')}, not "${args.split}".`);
+}
+
 /** `hyperagents archive ...`: reads run archives only, never writes into them. Returns the exit code. */
 export async function archiveCommand(argv: string[]): Promise<number> {
   const args = await parse(argv);
@@ -128,12 +138,7 @@ export async function archiveCommand(argv: string[]): Promise<number> {
       throw new UsageError(`archive ${sub} needs ${what}. Run hyperagents archive --help.`);
     return positional;
   };
-  if (!Number.isInteger(args.top) || args.top < 1) {
-    const got = Number.isNaN(args.top) ? 'something that is not a number' : String(args.top);
-    throw new UsageError(`--top must be a whole number of at least 1, not ${got}.`);
-  }
-  if (args.split !== undefined && !(ALL_SPLITS as readonly string[]).includes(args.split))
-    throw new UsageError(`--split must be one of ${ALL_SPLITS.join(', ')}, not "${args.split}".`);
+  checkFilters(args);
   // list and best without runs named read every run there: a folder that is not there is not "no runs".
   if ((sub === 'list' || sub === 'best') && positional.length === 0) assertRunsFolder(runsDir, '--runs');
   switch (sub) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { RunFigures } from '../archive/experiment-summary.ts';
 import { openArchiveReader } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
+import { archiveFile, baselineRecordFile } from '../archive/run-folder.ts';
 import type { ExperimentConfig } from './experiment-args.ts';
 import { heldOutScores, searchSpend } from './experiment-held-out.ts';
 import { type StartedRun, startRun } from './experiment-runs.ts';
@@ -71,11 +71,9 @@ const Record_ = z.object({
 });
 type BaselineRecord = z.infer<typeof Record_>;
 
-const recordFile = (runDir: string): string => path.join(runDir, 'baseline.json');
-
 export function readBaseline(runDir: string): BaselineRecord | null {
   try {
-    const parsed = Record_.safeParse(JSON.parse(readFileSync(recordFile(runDir), 'utf8')));
+    const parsed = Record_.safeParse(JSON.parse(readFileSync(baselineRecordFile(runDir), 'utf8')));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -84,9 +82,9 @@ export function readBaseline(runDir: string): BaselineRecord | null {
 
 function writeBaseline(runDir: string, record: BaselineRecord): void {
   mkdirSync(runDir, { recursive: true });
-  const tmp = `${recordFile(runDir)}.tmp`;
+  const tmp = `${baselineRecordFile(runDir)}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
-  renameSync(tmp, recordFile(runDir));
+  renameSync(tmp, baselineRecordFile(runDir));
 }
 
 /** The index of the attempt with the best score (ties: the earliest), or null when none scored. */

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { alive } from '../harness/process/index.ts';
 import { runHolder } from '../harness/run/index.ts';
+import { abortExitCode, describeStop, watchStops } from './stop-signals.ts';
 
 const GENERATE_LOOP = fileURLToPath(new URL('../bin/generate-loop.mjs', import.meta.url));
 
@@ -137,4 +138,22 @@ function signal(pid: number, name: NodeJS.Signals): void {
   } catch {
     // Already gone.
   }
+}
+
+/** Stops the runs under way cleanly on a first Ctrl-C or stop signal, and aborts at once on a second. */
+export function stopRunsOnSignal(running: ReadonlyMap<string, StartedRun>): ReturnType<typeof watchStops> {
+  return watchStops({
+    first(cause) {
+      process.stderr.write(
+        `\n${describeStop(cause)}: stopping the experiment; ${running.size} run(s) under way stop cleanly ` +
+          '(finished work is kept; press Ctrl-C again to abort at once).\n',
+      );
+      for (const run of running.values()) run.stop();
+    },
+    again(cause) {
+      for (const run of running.values()) run.stop();
+      process.stderr.write('Aborted. Run the same command again to continue the experiment.\n');
+      process.exit(abortExitCode(cause));
+    },
+  });
 }

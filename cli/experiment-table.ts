@@ -8,6 +8,15 @@ const fmtCount = (n: number | null): string => (n === null ? '-' : String(Math.r
 
 /** The experiment's comparison as two plain-text tables. Pure. */
 export function renderExperiment(summary: ExperimentSummary, target?: number): string {
+  const parts = [configTable(summary, target)];
+  const comparisons = comparisonTable(summary);
+  if (comparisons !== null) parts.push('', comparisons);
+  parts.push('', legend(summary, target));
+  return parts.join('\n');
+}
+
+/** One row per configuration: its runs' best scores, areas, tasks, cost and held-out figures. */
+function configTable(summary: ExperimentSummary, target: number | undefined): string {
   const withTarget = target !== undefined;
   const header = [
     'CONFIG',
@@ -46,6 +55,11 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
       c.heldOut.map(fmtDelta).join(' '),
     ];
   });
+  return renderTable(header, rows);
+}
+
+/** One row per pair of configurations compared, with its p-values; null when there is none. */
+function comparisonTable(summary: ExperimentSummary): string | null {
   const tests = summary.comparisons.map((t) => [
     `${t.a} > ${t.b}`,
     fmtDelta(t.deltaMedianBest),
@@ -55,41 +69,31 @@ export function renderExperiment(summary: ExperimentSummary, target?: number): s
     `${fmtP(t.pValueMannWhitney)} / ${fmtP(t.pValueAucMannWhitney)}`,
     t.test,
   ]);
-  const parts = [renderTable(header, rows)];
-  if (tests.length > 0) {
-    parts.push(
-      '',
-      renderTable(
-        [
-          'COMPARISON',
-          'Δ MEDIAN BEST',
-          'p',
-          'Δ AUC MEDIAN',
-          'p (AUC)',
-          'MANN-WHITNEY p (BEST / AUC)',
-          'TEST',
-        ],
-        tests,
-      ),
-    );
-  }
-  parts.push(
-    '',
-    'Best: the highest selection score of a run. AUC: the mean of its best-so-far curve over generations. ' +
-      "Held-out: the best's test-split score minus variant 0's (a gain that does not transfer is near 0). " +
-      "Val − test: the best's reported validation score minus its test score (the winner's curse). " +
-      'Within noise: runs whose best gains less over variant 0 than its --noise-floor spread, of those with one. ' +
-      "Flagged: the runs' variants with a sign of reward hacking, such as answers caught tampering with the grader (hyperagents archive show lists them; never selected on). " +
-      (summary.configs.some((c) => c.baseline !== undefined)
-        ? 'best-of-k: attempts of variant 0 alone for the spend of the reference run of the same seed, ' +
-          'one per "generation". '
-        : '') +
-      'p: one-sided, is the first configuration higher? (paired by seed where both have the seed)' +
-      (withTarget
-        ? ` Tasks to ${target}: evaluated tasks until a run's best first reached it, over the runs that did.`
-        : ''),
+  if (tests.length === 0) return null;
+  return renderTable(
+    ['COMPARISON', 'Δ MEDIAN BEST', 'p', 'Δ AUC MEDIAN', 'p (AUC)', 'MANN-WHITNEY p (BEST / AUC)', 'TEST'],
+    tests,
   );
-  return parts.join('\n');
+}
+
+/** What each column means. */
+function legend(summary: ExperimentSummary, target: number | undefined): string {
+  const withTarget = target !== undefined;
+  return (
+    'Best: the highest selection score of a run. AUC: the mean of its best-so-far curve over generations. ' +
+    "Held-out: the best's test-split score minus variant 0's (a gain that does not transfer is near 0). " +
+    "Val − test: the best's reported validation score minus its test score (the winner's curse). " +
+    'Within noise: runs whose best gains less over variant 0 than its --noise-floor spread, of those with one. ' +
+    "Flagged: the runs' variants with a sign of reward hacking, such as answers caught tampering with the grader (hyperagents archive show lists them; never selected on). " +
+    (summary.configs.some((c) => c.baseline !== undefined)
+      ? 'best-of-k: attempts of variant 0 alone for the spend of the reference run of the same seed, ' +
+        'one per "generation". '
+      : '') +
+    'p: one-sided, is the first configuration higher? (paired by seed where both have the seed)' +
+    (withTarget
+      ? ` Tasks to ${target}: evaluated tasks until a run's best first reached it, over the runs that did.`
+      : '')
+  );
 }
 
 /** "2/5": runs whose best gain lies within their noise floor, of the runs that measured one; "-" for none. */

@@ -24,11 +24,11 @@ import {
   type StartedRun,
   startRun,
   stopLeftRuns,
+  stopRunsOnSignal,
   writeExperimentLock,
 } from './experiment-runs.ts';
 import { renderExperiment } from './experiment-table.ts';
 import { checkLoopArgs } from './loop-prepare.ts';
-import { abortExitCode, describeStop, watchStops } from './stop-signals.ts';
 import { UsageError } from './usage-error.ts';
 import { assertWritableDir } from './writable.ts';
 
@@ -204,22 +204,8 @@ async function runAll(
     ...args.configs.filter((c) => baselineOf(c) !== null),
   ];
   const wanted = args.seeds.flatMap((seed) => ordered.map((c) => ({ config: c, seed })));
-  const limit = pLimit(args.jobs);
   const running = new Map<string, StartedRun>();
-  const stops = watchStops({
-    first(cause) {
-      log(
-        `\n${describeStop(cause)}: stopping the experiment; ${running.size} run(s) under way stop cleanly ` +
-          '(finished work is kept; press Ctrl-C again to abort at once).',
-      );
-      for (const run of running.values()) run.stop();
-    },
-    again(cause) {
-      for (const run of running.values()) run.stop();
-      log('Aborted. Run the same command again to continue the experiment.');
-      process.exit(abortExitCode(cause));
-    },
-  });
+  const stops = stopRunsOnSignal(running);
   const tally: Tally = {
     dir,
     args,
@@ -231,23 +217,8 @@ async function runAll(
     failed: [],
     stopped: [],
   };
-  // A baseline run matches the spend of the reference (the first evolving configuration) on its seed,
-  // so it waits for that run outside the limit, which the reference needs to run.
-  const reference = ordered[0]!;
-  const referenceDone = new Map<number, Promise<void>>();
-  const jobs: Promise<void>[] = [];
-  for (const { config, seed } of wanted) {
-    if (baselineOf(config) === null) {
-      const job = limit(() => runOne(tally, config, seed));
-      if (config === reference) referenceDone.set(seed, job);
-      jobs.push(job);
-    } else {
-      const after = referenceDone.get(seed) ?? Promise.resolve();
-      jobs.push(after.then(() => limit(() => runBaselineOne(tally, config, seed, reference))));
-    }
-  }
   try {
-    await Promise.all(jobs);
+    await Promise.all(scheduleRuns(tally, wanted, ordered[0]!, pLimit(args.jobs)));
   } finally {
     stops.dispose();
   }
@@ -272,6 +243,32 @@ async function runAll(
     return 1;
   }
   return 0;
+}
+
+/**
+ * Starts every wanted run within `limit`. A baseline run matches the spend of the `reference` (the first
+ * evolving configuration) on its seed, so it waits for that run outside the limit, which the reference
+ * needs to run.
+ */
+function scheduleRuns(
+  tally: Tally,
+  wanted: readonly { config: RunArgs['configs'][number]; seed: number }[],
+  reference: RunArgs['configs'][number],
+  limit: ReturnType<typeof pLimit>,
+): Promise<void>[] {
+  const referenceDone = new Map<number, Promise<void>>();
+  const jobs: Promise<void>[] = [];
+  for (const { config, seed } of wanted) {
+    if (baselineOf(config) === null) {
+      const job = limit(() => runOne(tally, config, seed));
+      if (config === reference) referenceDone.set(seed, job);
+      jobs.push(job);
+    } else {
+      const after = referenceDone.get(seed) ?? Promise.resolve();
+      jobs.push(after.then(() => limit(() => runBaselineOne(tally, config, seed, reference))));
+    }
+  }
+  return jobs;
 }
 
 /** One configuration with one seed: started, resumed, or skipped when it finished or another process runs it. */

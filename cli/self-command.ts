@@ -1,11 +1,9 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { shellWord } from '../system/shell-word.ts';
 import type { QueueFlags } from './queue-flags.ts';
 
-/** A word as a POSIX shell reads it back: quoted when it holds anything but safe characters. */
-export function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
+export { shellWord };
 
 /** The file `name` resolves to on the PATH, or null. Never throws. */
 function onPath(name: string, env: NodeJS.ProcessEnv): string | null {

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../agents/core/paths.ts';
 import { MAX_JSON_BYTES } from '../archive/bundle-unpack.ts';
 import { readSidecar, sidecarPath } from '../domains/dataset-options.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
@@ -10,11 +11,6 @@ import { providerVariables } from '../llm/provider-registry.ts';
  * What `archive verify` does so that a bundle's re-run reads nothing of this machine but the project, the
  * bundle and the exercises an exercism: domain names, spends no key, and runs the bundle's code sandboxed.
  */
-
-const inside = (file: string, dir: string): boolean => {
-  const rel = path.relative(dir, file);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-};
 
 /**
  * Why the re-run of `config` (its data pointed at the bundle's copy in `bundleDir`) would read a file outside
@@ -28,8 +24,10 @@ export function outsideTheBundle(config: RunConfig, bundleDir: string, cwd: stri
     const copy = path.join(bundleDir, 'domains', ref.name);
     const data = domainData(ref);
     const stray =
-      data === null ? null : data.files.map((f) => path.join(data.root, f.rel)).find((f) => !inside(f, copy));
-    if (data !== null && (stray !== undefined || !inside(data.root, copy)))
+      data === null
+        ? null
+        : data.files.map((f) => path.join(data.root, f.rel)).find((f) => !isInside(copy, f));
+    if (data !== null && (stray !== undefined || !isInside(copy, data.root)))
       return `domain ${ref.name} reads ${stray ?? data.root}, outside the bundle, and verify reads no such file`;
     if (ref.kind !== 'dataset') continue;
     const sidecarFile = sidecarPath(ref.file);
@@ -37,7 +35,7 @@ export function outsideTheBundle(config: RunConfig, bundleDir: string, cwd: stri
       return `domain ${ref.name}'s ${path.basename(sidecarFile)} is larger than any options file`;
     const sidecar = readSidecar(ref.file);
     const template = sidecar.ok ? sidecar.options.promptTemplate : undefined;
-    if (template !== undefined && !template.includes('{') && !inside(path.resolve(cwd, template), copy))
+    if (template !== undefined && !template.includes('{') && !isInside(copy, path.resolve(cwd, template)))
       return `domain ${ref.name}'s prompt template is the file ${template}, outside the bundle, and verify reads no such file`;
   }
   return null;

@@ -99,36 +99,7 @@ export function placedDomain(
     splits: (['train', 'val', 'test'] as const).filter((s) => groups.has(s)),
     load: (split) => (groups.get(split) ?? []).map((p) => p.task),
     answerSchema: z.union([z.string(), z.number()]),
-    score: (prediction, task) => {
-      const said = String(prediction);
-      const gold = task.answer.accepted[0]!;
-      switch (metric) {
-        case 'exact':
-          return Math.max(
-            ...task.answer.accepted.map((a) => exactScore(said, a, pattern, options.caseSensitive === true)),
-          );
-        case 'numeric':
-          return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance, pattern);
-        case 'choice':
-          return withHedge(
-            // A canary's answer is no choice: only an answer that games the grader names it.
-            choiceScore(
-              said,
-              gold,
-              [...(task.answer.labels ?? labels), ...(task.canary ? [gold] : [])],
-              pattern,
-            ),
-            hedging(metric, said, gold, task.answer.labels ?? labels),
-          );
-        case 'f1':
-          return withHedge(
-            Math.max(...answerReadings(said, pattern).map((r) => f1Score(r, task.answer.accepted))),
-            hedging(metric, said, gold),
-          );
-        case 'truthful':
-          return truthfulScore(answerReadings(said, pattern)[0]!, task.answer.correct, task.answer.incorrect);
-      }
-    },
+    score: scoreBy(g, options, labels),
     goldResponse: (task) => task.answer.accepted[0]!,
     wrongResponses: (task) => {
       const out: string[] = task.answer.incorrect.slice(0, 2);
@@ -155,4 +126,43 @@ export function placedDomain(
           ),
     skipped,
   });
+}
+
+/** How a prediction is scored against a task's answer, by the metric; `labels`: the domain's choices. */
+function scoreBy(
+  g: Grading,
+  options: DatasetOptions,
+  labels: readonly string[],
+): (prediction: string | number, task: DatasetTask) => Grade {
+  const { metric, pattern, tolerance } = g;
+  return (prediction, task) => {
+    const said = String(prediction);
+    const gold = task.answer.accepted[0]!;
+    switch (metric) {
+      case 'exact':
+        return Math.max(
+          ...task.answer.accepted.map((a) => exactScore(said, a, pattern, options.caseSensitive === true)),
+        );
+      case 'numeric':
+        return numericScore(prediction, task.answer.number ?? Number.NaN, tolerance, pattern);
+      case 'choice':
+        return withHedge(
+          // A canary's answer is no choice: only an answer that games the grader names it.
+          choiceScore(
+            said,
+            gold,
+            [...(task.answer.labels ?? labels), ...(task.canary ? [gold] : [])],
+            pattern,
+          ),
+          hedging(metric, said, gold, task.answer.labels ?? labels),
+        );
+      case 'f1':
+        return withHedge(
+          Math.max(...answerReadings(said, pattern).map((r) => f1Score(r, task.answer.accepted))),
+          hedging(metric, said, gold),
+        );
+      case 'truthful':
+        return truthfulScore(answerReadings(said, pattern)[0]!, task.answer.correct, task.answer.incorrect);
+    }
+  };
 }

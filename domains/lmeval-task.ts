@@ -82,47 +82,14 @@ export function readLmevalTask(
   const error = doc.errors[0];
   if (error !== undefined)
     return refuse(`not valid YAML: ${error.message.split('\n')[0]!.replace(/:\s*$/, '')}.`);
-  let tagged: string | null = null;
-  visit(doc, (key, node, ancestors) => {
-    if (
-      tagged !== null ||
-      !isNode(node) ||
-      node.tag === undefined ||
-      node.tag.startsWith('tag:yaml.org,2002:')
-    )
-      return;
-    const pair = [...ancestors].reverse().find((a) => 'key' in (a as object) && 'value' in (a as object));
-    const name = pair === undefined ? String(key) : String((pair as { key: unknown }).key);
-    tagged = `"${name}: ${node.tag} ..."`;
-  });
+  const tagged = customTag(doc);
   if (tagged !== null)
     return refuse(`${tagged} uses a custom YAML tag, which ${PYTHON} (or a {{field}} template).`);
   if (!isMap(doc.contents))
     return refuse('a task file is a YAML map of keys such as task, dataset_path, doc_to_text.');
   const y = doc.toJS() as Record<string, unknown>;
-  for (const key of Object.keys(y)) {
-    if (IGNORED.includes(key) || HANDLED.includes(key)) continue;
-    const why = REFUSED_KEYS[key];
-    return refuse(
-      why === undefined
-        ? `"${key}" is not read here (offline, generate_until tasks only): leave it out.`
-        : `"${key}" ${why}.`,
-    );
-  }
-  const output = y.output_type ?? 'generate_until';
-  if (output !== 'generate_until')
-    return refuse(
-      `output_type ${String(output)} scores the model's log-probabilities, which agents here do not give: use generate_until (with a regex filter for the answer), or dataset:FILE with --metric choice.`,
-    );
-  for (const [key, want] of [
-    ['target_delimiter', ' '],
-    ['fewshot_delimiter', '\n\n'],
-    ['repeats', 1],
-  ] as const)
-    if (y[key] !== undefined && y[key] !== want)
-      return refuse(
-        `${key} ${JSON.stringify(y[key])} is not read here (only ${JSON.stringify(want)}): leave it out.`,
-      );
+  const unread = unreadKey(y);
+  if (unread !== null) return refuse(unread);
   const source = readSource(y, path.dirname(file), exists);
   if (!source.ok) return refuse(source.message);
   if (typeof y.doc_to_text !== 'string')
@@ -154,6 +121,46 @@ export function readLmevalTask(
     ok: true,
     task: { task: typeof y.task === 'string' ? y.task : undefined, source: source.source, options },
   };
+}
+
+/** The first node with a custom YAML tag, as `"key: !tag ..."`, or null. */
+function customTag(doc: ReturnType<typeof parseDocument>): string | null {
+  let tagged: string | null = null;
+  visit(doc, (key, node, ancestors) => {
+    if (
+      tagged !== null ||
+      !isNode(node) ||
+      node.tag === undefined ||
+      node.tag.startsWith('tag:yaml.org,2002:')
+    )
+      return;
+    const pair = [...ancestors].reverse().find((a) => 'key' in (a as object) && 'value' in (a as object));
+    const name = pair === undefined ? String(key) : String((pair as { key: unknown }).key);
+    tagged = `"${name}: ${node.tag} ..."`;
+  });
+  return tagged;
+}
+
+/** Why a key of the task, or its value, is not read here (log-probability scoring, other delimiters); null. */
+function unreadKey(y: Record<string, unknown>): string | null {
+  for (const key of Object.keys(y)) {
+    if (IGNORED.includes(key) || HANDLED.includes(key)) continue;
+    const why = REFUSED_KEYS[key];
+    return why === undefined
+      ? `"${key}" is not read here (offline, generate_until tasks only): leave it out.`
+      : `"${key}" ${why}.`;
+  }
+  const output = y.output_type ?? 'generate_until';
+  if (output !== 'generate_until')
+    return `output_type ${String(output)} scores the model's log-probabilities, which agents here do not give: use generate_until (with a regex filter for the answer), or dataset:FILE with --metric choice.`;
+  for (const [key, want] of [
+    ['target_delimiter', ' '],
+    ['fewshot_delimiter', '\n\n'],
+    ['repeats', 1],
+  ] as const)
+    if (y[key] !== undefined && y[key] !== want)
+      return `${key} ${JSON.stringify(y[key])} is not read here (only ${JSON.stringify(want)}): leave it out.`;
+  return null;
 }
 
 /** `{{field}}` and `{{ a.b }}` as the `{field}` placeholders of a prompt template; anything else of Jinja is refused. */
@@ -195,6 +202,30 @@ function targetField(text: string): { ok: true; field: string } | Refused {
   };
 }
 
+/** The task's splits by the names its file gives them (`test_split: test`, ...); a test split is required. */
+function namedSplits(y: Record<string, unknown>): { ok: true; named: Record<string, Split> } | Refused {
+  const roles: [string, Split][] = [
+    ['test_split', 'test'],
+    ['validation_split', 'val'],
+    ['training_split', 'train'],
+  ];
+  const named: Record<string, Split> = {};
+  for (const [key, split] of roles) {
+    const value = y[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') return { ok: false, message: `${key} is not a split name.` };
+    if (value in named)
+      return { ok: false, message: `${key} names "${value}", which another split names too.` };
+    named[value] = split;
+  }
+  if (!Object.values(named).includes('test'))
+    return {
+      ok: false,
+      message: 'test_split is missing: name the split whose rows are the tasks (test_split: test).',
+    };
+  return { ok: true, named };
+}
+
 function readSource(
   y: Record<string, unknown>,
   dir: string,
@@ -213,25 +244,9 @@ function readSource(
   const other = Object.keys(kwargs).find((k) => k !== 'data_files');
   if (other !== undefined)
     return { ok: false, message: `dataset_kwargs.${other} is not read here: only data_files is.` };
-  const roles: [string, string, Split][] = [
-    ['test_split', 'test', 'test'],
-    ['validation_split', 'validation', 'val'],
-    ['training_split', 'train', 'train'],
-  ];
-  const named: Record<string, Split> = {};
-  for (const [key, , split] of roles) {
-    const value = y[key];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') return { ok: false, message: `${key} is not a split name.` };
-    if (value in named)
-      return { ok: false, message: `${key} names "${value}", which another split names too.` };
-    named[value] = split;
-  }
-  if (!Object.values(named).includes('test'))
-    return {
-      ok: false,
-      message: 'test_split is missing: name the split whose rows are the tasks (test_split: test).',
-    };
+  const splits = namedSplits(y);
+  if (!splits.ok) return splits;
+  const { named } = splits;
   const dataset = y.dataset_name;
   const local = path.resolve(dir, where);
   if (BUILDERS.includes(where)) {

@@ -26,8 +26,8 @@ export interface AdaptedRequest {
 }
 
 /**
- * Fits a normalized request to a model (DESIGN §4 "Adaptation"): drops parameters it does not take,
- * clamps the output cap and the temperature to its limits, moves a reasoning effort it does not take to
+ * Fits a normalized request to a model (docs/architecture.md, 'Model calls'): drops parameters it does not
+ * take, clamps the output cap and the temperature to its limits, moves a reasoning effort it does not take to
  * the nearest one it does, and notes the wire-level renames the provider will make. Pure; the request is
  * not changed.
  */

@@ -14,11 +14,12 @@ import {
 } from './types.ts';
 
 /**
- * Record and replay of model responses (DESIGN §4). A recording is JSON Lines, appended one line per
- * successful call, so a crash loses at most the line being written: `{"key", "request", "response"}`.
- * `request` is the normalized request the key is the hash of; run-specific text in it and in the response
- * (the run folder, which holds the worktrees and evals folders, the project folder, the run id) is replaced
- * by placeholders, so a run in another `--out` folder asks the same questions under the same keys.
+ * Record and replay of model responses (docs/architecture.md, 'Model calls'). A recording is JSON Lines,
+ * appended one line per successful call, so a crash loses at most the line being written: `{"key", "request",
+ * "response"}`. `request` is the normalized request the key is the hash of; run-specific text in it and in
+ * the response (the run folder, which holds the worktrees and evals folders, the project folder, the run id)
+ * is replaced by placeholders, so a run in another `--out` folder asks the same questions under the same
+ * keys.
  */
 
 /** A text that differs between runs, and the placeholder that stands for it in a recording. */

@@ -21,7 +21,7 @@ function unknown(id: string) {
   return resolved.error;
 }
 
-/** The models HyperAgents routes (DESIGN §4). */
+/** The models HyperAgents routes (docs/architecture.md, 'Model calls'). */
 const ROUTED = [
   'openai/gpt-4o',
   'openai/gpt-4o-mini',

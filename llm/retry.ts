@@ -1,7 +1,10 @@
 import type { ModelProvider, ProviderError, ProviderResult } from './provider.ts';
 import type { CallContext, ChatRequest } from './types.ts';
 
-/** DESIGN §4: exponential backoff with jitter, at most `maxWaitMs` per wait and `totalMs` in all (ms). */
+/**
+ * Exponential backoff with jitter, at most `maxWaitMs` per wait and `totalMs` in all (ms)
+ * (docs/architecture.md, 'Model calls').
+ */
 export interface RetryPolicy {
   /** First wait before jitter (doubles each retry). */
   baseMs: number;
@@ -69,10 +72,10 @@ function plural(n: number): string {
 }
 
 /**
- * Wraps a provider so retryable failures are tried again per the policy (DESIGN §4): never auth errors or
- * context overflow, which providers mark not retryable. A failure after more than one attempt says how many
- * were made; giving up at `totalMs` keeps the error's type. When the caller's signal aborts, no further
- * attempt is made. Never throws (the wrapped provider must not either).
+ * Wraps a provider so retryable failures are tried again per the policy (docs/architecture.md, 'Model
+ * calls'): never auth errors or context overflow, which providers mark not retryable. A failure after more
+ * than one attempt says how many were made; giving up at `totalMs` keeps the error's type. When the caller's
+ * signal aborts, no further attempt is made. Never throws (the wrapped provider must not either).
  */
 export function withRetries(provider: ModelProvider, options: RetryOptions = {}): ModelProvider {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.policy };

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from './run-cli.ts';
 
 /**
- * Which way imports run between the rooms (DESIGN.md §12), read from the source text of every tracked file:
+ * Which way imports run between the rooms (docs/architecture.md, 'Which way imports run'), read from the
+ * source text of every tracked file:
  * - a file outside a harness room imports it only through its face, `harness/<room>/index.ts`;
  * - `agents/` imports nothing outside `agents/` (its code is copied into every variant);
  * - `llm/`, `archive/` and `domains/` import nothing above them but `system/` (their tests may run them

@@ -33,7 +33,10 @@ export type TaskSource = (
   split: string,
 ) => Promise<ReadonlyMap<string, { input: unknown; answer: unknown }> | null>;
 
-/** Splits whose expected answers the pages show; test answers stay hidden (DESIGN §6). */
+/**
+ * Splits whose expected answers the pages show; test answers stay hidden
+ * (docs/architecture.md, 'Splits and scores').
+ */
 const ANSWER_SPLITS = new Set(['train', 'val']);
 
 export interface RunPage {

@@ -1,4 +1,5 @@
 import type { ArchiveEvent, RunState, RunView, VariantView } from '../archive/read.ts';
+import { shellWord } from '../system/shell-word.ts';
 
 /** The run events that say why a run stopped or what it was told; read by runHealth. */
 export const HEALTH_EVENTS = [
@@ -45,7 +46,7 @@ export interface RunHealth {
 export interface HealthInput {
   run: RunView;
   variants: readonly VariantView[];
-  /** The run's events of the kinds in HEALTH_EVENTS, oldest first. */
+  /** The run's events of the types in HEALTH_EVENTS, oldest first. */
   events: readonly HealthEvent[];
   lastActivityAt: string | null;
   runDir: string;
@@ -55,8 +56,6 @@ export interface HealthInput {
 
 /** A running run that has written nothing for this long (or 3 generations' time, if longer) is stalled. */
 const STALL_MS = 15 * 60_000;
-
-const word = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`);
 
 const causeOf = (v: VariantView): string =>
   v.outcome === 'rejected' ? 'rejected at the gate' : (v.failureCause ?? 'unknown');
@@ -68,23 +67,77 @@ const budgetOf = (config: unknown): number | null => {
   return typeof value === 'number' ? value : null;
 };
 
+/** The part of a run's health that depends on its state: the state shown, its colour, why, and the resume. */
+type StateVerdict = Pick<RunHealth, 'state' | 'level' | 'why' | 'resume'>;
+
+/** What the verdict of each state is made from. */
+interface StateFacts {
+  input: HealthInput;
+  ended: readonly VariantView[];
+  failedOnes: readonly VariantView[];
+  failures: RunHealth['failures'];
+  budgetUsd: number | null;
+  perHour: number | null;
+  paused: boolean;
+}
+
 /**
  * A run's health as its page shows it at the top: its state and why, the resume command, failures by
  * cause, the budget, the pace and what is left at it. Pure.
  */
 export function runHealth(input: HealthInput): RunHealth {
-  const { run, variants, events, now } = input;
+  const { run, variants, events } = input;
   const children = variants.filter((v) => v.id !== 0);
   const ended = children.filter((v) => v.outcome !== 'in_progress');
   const failedOnes = ended.filter((v) => v.outcome === 'failed' || v.outcome === 'rejected');
+  const failures = failuresByCause(failedOnes);
+  const budgetUsd = budgetIn(run, events);
+  const { perHour, estimate } = paceOf(input, ended, run.generationsPlanned ?? children.length);
+  const controls = controlsOf(events);
+  const actions = controls.map((c) => c.action);
+  const paused = actions.lastIndexOf('pause') > actions.lastIndexOf('resume');
+  const facts: StateFacts = { input, ended, failedOnes, failures, budgetUsd, perHour, paused };
+  return {
+    paused,
+    finished: ended.length,
+    failed: failedOnes.length,
+    failures,
+    budgetUsd,
+    spentUsd: run.costUsd,
+    perHour,
+    estimate,
+    lastActivityAt: input.lastActivityAt,
+    controls,
+    ...verdict(facts),
+  };
+}
+
+/** Failed and rejected generations by cause, most first. */
+function failuresByCause(failedOnes: readonly VariantView[]): RunHealth['failures'] {
   const counts = new Map<string, number>();
   for (const v of failedOnes) counts.set(causeOf(v), (counts.get(causeOf(v)) ?? 0) + 1);
-  const failures = [...counts].map(([cause, count]) => ({ cause, count })).sort((a, b) => b.count - a.count);
-  const controls = events.filter((e) => e.type === 'control');
-  const budgetControl = controls.map((e) => e.data).findLast((c) => c.action === 'budget');
-  const budgetUsd = budgetControl?.value ?? budgetOf(run.config);
-  const planned = run.generationsPlanned ?? children.length;
+  return [...counts].map(([cause, count]) => ({ cause, count })).sort((a, b) => b.count - a.count);
+}
 
+/** The budget in force: the last `budget` control's, else the configured one. */
+function budgetIn(run: RunView, events: readonly HealthEvent[]): number | null {
+  const budgetControl = controlEvents(events)
+    .map((e) => e.data)
+    .findLast((c) => c.action === 'budget');
+  return budgetControl?.value ?? budgetOf(run.config);
+}
+
+/** The `control` events among the run's events. */
+const controlEvents = (events: readonly HealthEvent[]): ArchiveEvent<'control'>[] =>
+  events.filter((e): e is ArchiveEvent<'control'> => e.type === 'control');
+
+/** Generations ended per hour over the time the run has run, and what is left at that pace. */
+function paceOf(
+  input: HealthInput,
+  ended: readonly VariantView[],
+  planned: number,
+): Pick<RunHealth, 'perHour' | 'estimate'> {
+  const { run, now } = input;
   const start = Date.parse(run.createdAt);
   const until = run.state === 'running' ? now : Date.parse(lastEnd(ended) ?? run.finishedAt ?? run.createdAt);
   const hours = Math.max(until - start, 1) / 3_600_000;
@@ -95,89 +148,46 @@ export function runHealth(input: HealthInput): RunHealth {
     perHour === null || left === 0 || run.state === 'done'
       ? null
       : { generations: left, hours: left / perHour, costUsd: (cost / ended.length) * left };
+  return { perHour, estimate };
+}
 
+/** The controls the run was given, oldest first. */
+function controlsOf(events: readonly HealthEvent[]): RunHealth['controls'] {
+  return controlEvents(events).map(({ ts, data }) => ({
+    ts,
+    action: data.action,
+    value: 'value' in data ? String(data.value) : null,
+  }));
+}
+
+/** The state shown and why, by the stored state. */
+function verdict(facts: StateFacts): StateVerdict {
+  const { input, ended, failedOnes, failures } = facts;
+  const { run, events } = input;
+  const resume = `hyperagents generate-loop --resume ${shellWord(input.runDir)}`;
   const since = events.slice(events.findLastIndex((e) => e.type === 'resumed') + 1);
   const last = <K extends HealthEvent['type']>(kind: K) =>
     since.findLast((e): e is ArchiveEvent<K> => e.type === kind);
-  const resume = `hyperagents generate-loop --resume ${word(input.runDir)}`;
-  const actions = controls.map((e) => e.data.action);
-  const paused = actions.lastIndexOf('pause') > actions.lastIndexOf('resume');
-  const base = {
-    paused,
-    resume: null as string | null,
-    finished: ended.length,
-    failed: failedOnes.length,
-    failures,
-    budgetUsd,
-    spentUsd: run.costUsd,
-    perHour,
-    estimate,
-    lastActivityAt: input.lastActivityAt,
-    controls: controls.map(({ ts, data }) => ({
-      ts,
-      action: data.action,
-      value: 'value' in data ? String(data.value) : null,
-    })),
-  };
   const allFailed = ended.length > 0 && failedOnes.length === ended.length;
   const failedWhy = `every generation failed (${failedOnes.length} of ${ended.length}: ${failures
     .map((f) => `${f.count} ${f.cause}`)
     .join(', ')})`;
 
   switch (run.state) {
-    case 'running': {
-      if (paused)
-        return {
-          ...base,
-          state: 'running',
-          level: 'warning',
-          why: 'paused: the generations under way finish, and no new one starts until it is resumed',
-        };
-      const quiet = now - Date.parse(input.lastActivityAt ?? run.createdAt);
-      const pace = perHour === null ? 0 : (3 * 3_600_000) / perHour;
-      if (quiet > Math.max(STALL_MS, pace)) {
-        const minutes = Math.round(quiet / 60_000);
-        return {
-          ...base,
-          state: 'stalled',
-          level: 'warning',
-          why: `running, but nothing was written for ${minutes} minutes: the run may be stuck`,
-        };
-      }
-      return {
-        ...base,
-        state: 'running',
-        level: allFailed && ended.length >= 3 ? 'warning' : 'ok',
-        why: allFailed && ended.length >= 3 ? `running; ${failedWhy} so far` : 'running',
-      };
-    }
+    case 'running':
+      return runningVerdict(facts, allFailed, failedWhy);
     case 'interrupted':
       return {
-        ...base,
         resume,
         state: 'interrupted',
         level: 'warning',
         why: 'its process ended without finishing (killed, or the machine stopped); nothing finished is lost',
       };
-    case 'stopped': {
-      const budget = last('budget_reached');
-      const control = since.findLast((e) => e.type === 'control' && e.data.action === 'stop-after');
-      const why =
-        budget !== undefined
-          ? `stopped by the budget: ${usd(run.costUsd)} spent of ${budgetUsd === null ? 'its budget' : usd(budgetUsd)}; raise --budget-usd to go on`
-          : control !== undefined
-            ? 'stopped when asked (stop-after): the generations under way finished, no more were started'
-            : last('interrupted') !== undefined
-              ? 'interrupted (Ctrl-C or a stop signal)'
-              : 'stopped before its end';
-      const command =
-        budget !== undefined ? `${resume} --budget-usd ${nextBudget(run.costUsd, budgetUsd)}` : resume;
-      return { ...base, resume: command, state: 'stopped', level: 'warning', why };
-    }
+    case 'stopped':
+      return stoppedVerdict(facts, since, resume);
     case 'failed': {
       const error = last('harness_error');
       return {
-        ...base,
         resume,
         state: 'failed',
         level: 'error',
@@ -186,9 +196,58 @@ export function runHealth(input: HealthInput): RunHealth {
     }
     case 'done':
       return allFailed
-        ? { ...base, state: 'failed', level: 'error', why: failedWhy }
-        : { ...base, state: 'done', level: 'ok', why: `done: ${ended.length} generation(s) ended` };
+        ? { resume: null, state: 'failed', level: 'error', why: failedWhy }
+        : { resume: null, state: 'done', level: 'ok', why: `done: ${ended.length} generation(s) ended` };
   }
+}
+
+/** A running run: paused, stalled (nothing written for a long while), or running. */
+function runningVerdict(facts: StateFacts, allFailed: boolean, failedWhy: string): StateVerdict {
+  const { input, ended, perHour } = facts;
+  if (facts.paused)
+    return {
+      resume: null,
+      state: 'running',
+      level: 'warning',
+      why: 'paused: the generations under way finish, and no new one starts until it is resumed',
+    };
+  const quiet = input.now - Date.parse(input.lastActivityAt ?? input.run.createdAt);
+  const pace = perHour === null ? 0 : (3 * 3_600_000) / perHour;
+  if (quiet > Math.max(STALL_MS, pace)) {
+    const minutes = Math.round(quiet / 60_000);
+    return {
+      resume: null,
+      state: 'stalled',
+      level: 'warning',
+      why: `running, but nothing was written for ${minutes} minutes: the run may be stuck`,
+    };
+  }
+  const worrying = allFailed && ended.length >= 3;
+  return {
+    resume: null,
+    state: 'running',
+    level: worrying ? 'warning' : 'ok',
+    why: worrying ? `running; ${failedWhy} so far` : 'running',
+  };
+}
+
+/** A stopped run: by the budget (resumed with a larger one), when asked, by a signal, or early. */
+function stoppedVerdict(facts: StateFacts, since: readonly HealthEvent[], resume: string): StateVerdict {
+  const { run } = facts.input;
+  const { budgetUsd } = facts;
+  const budget = since.findLast((e) => e.type === 'budget_reached');
+  const control = controlEvents(since).findLast((e) => e.data.action === 'stop-after');
+  const why =
+    budget !== undefined
+      ? `stopped by the budget: ${usd(run.costUsd)} spent of ${budgetUsd === null ? 'its budget' : usd(budgetUsd)}; raise --budget-usd to go on`
+      : control !== undefined
+        ? 'stopped when asked (stop-after): the generations under way finished, no more were started'
+        : since.findLast((e) => e.type === 'interrupted') !== undefined
+          ? 'interrupted (Ctrl-C or a stop signal)'
+          : 'stopped before its end';
+  const command =
+    budget !== undefined ? `${resume} --budget-usd ${nextBudget(run.costUsd, budgetUsd)}` : resume;
+  return { resume: command, state: 'stopped', level: 'warning', why };
 }
 
 /** The latest time a generation ended. */

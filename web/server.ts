@@ -100,7 +100,9 @@ export function createApp(options: ServerOptions): Hono {
   runRoutes(app, options.runsDir);
   controlRoute(app, options.runsDir, options.controlToken);
   bundleRoute(app, options.runsDir, options.bundle);
-  variantRoutes(app, options.runsDir, options.tasks, serverRedactor());
+  const redact = serverRedactor();
+  variantRoutes(app, options.runsDir, options.tasks, redact);
+  variantCodeRoutes(app, options.runsDir, redact);
   compareRoute(app, options.runsDir);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => c.json({ error: error.message }, 500));
@@ -260,7 +262,7 @@ function bundleRoute(app: Hono, runsDir: string, bundle: ServerOptions['bundle']
   });
 }
 
-/** One variant's page, its logs, the diff between two variants, and what two variants solve apart. */
+/** One variant's page and its logs, the diff between two variants, and what two variants solve apart. */
 function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined, redact: Redactor): void {
   app.get('/api/runs/:run/variants/:id', async (c) => {
     const opened = openRunById(runsDir, c.req.param('run'));
@@ -297,8 +299,37 @@ function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined
     return c.json(log);
   });
 
-  // A variant's code at its commit: its files, and one file named by its path in that list (never opened as
-  // a path), size-capped, redacted like other agent text.
+  app.get('/api/runs/:run/diff/:from/:to', async (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const [from, to] = [c.req.param('from'), c.req.param('to')];
+    const commits = withReader(opened, (r) =>
+      [from, to].map((id) => (VARIANT_ID.test(id) ? (r.variant(Number(id))?.commit ?? null) : null)),
+    );
+    const [a, b] = commits;
+    if (a == null || b == null) return c.json({ error: 'one of the variants has no commit' }, 404);
+    const diff = await variantDiff(opened.dir, a, b);
+    return diff.ok ? c.json({ patch: diff.patch }) : c.json({ error: diff.reason }, 500);
+  });
+
+  app.get('/api/runs/:run/compare/:a/:b', (c) => {
+    const opened = openRunById(runsDir, c.req.param('run'));
+    if (!opened.ok) return unknownRun(c, opened);
+    const [a, b] = [c.req.param('a'), c.req.param('b')];
+    if (!VARIANT_ID.test(a) || !VARIANT_ID.test(b)) {
+      opened.reader.close();
+      return unknownVariant(c, opened.id);
+    }
+    const comparison = withReader(opened, (r) => compareVariants(r, opened.id, Number(a), Number(b)));
+    return comparison === null ? unknownVariant(c, opened.id) : c.json(comparison);
+  });
+}
+
+/**
+ * A variant's code at its commit: its files, and one file named by its path in that list (never opened as a
+ * path), size-capped, redacted like other agent text.
+ */
+function variantCodeRoutes(app: Hono, runsDir: string, redact: Redactor): void {
   const commitOf = (c: Context): { dir: string; commit: string } | Response => {
     const opened = openRunById(runsDir, c.req.param('run') ?? '');
     if (!opened.ok) return unknownRun(c, opened);
@@ -323,31 +354,6 @@ function variantRoutes(app: Hono, runsDir: string, tasks: TaskSource | undefined
     const file = await variantFile(at.dir, at.commit, c.req.query('path') ?? '');
     if (!file.ok) return c.json({ error: file.reason }, file.missing ? 404 : 500);
     return c.json({ ...file, text: file.text === null ? null : redact(file.text) });
-  });
-
-  app.get('/api/runs/:run/diff/:from/:to', async (c) => {
-    const opened = openRunById(runsDir, c.req.param('run'));
-    if (!opened.ok) return unknownRun(c, opened);
-    const [from, to] = [c.req.param('from'), c.req.param('to')];
-    const commits = withReader(opened, (r) =>
-      [from, to].map((id) => (VARIANT_ID.test(id) ? (r.variant(Number(id))?.commit ?? null) : null)),
-    );
-    const [a, b] = commits;
-    if (a == null || b == null) return c.json({ error: 'one of the variants has no commit' }, 404);
-    const diff = await variantDiff(opened.dir, a, b);
-    return diff.ok ? c.json({ patch: diff.patch }) : c.json({ error: diff.reason }, 500);
-  });
-
-  app.get('/api/runs/:run/compare/:a/:b', (c) => {
-    const opened = openRunById(runsDir, c.req.param('run'));
-    if (!opened.ok) return unknownRun(c, opened);
-    const [a, b] = [c.req.param('a'), c.req.param('b')];
-    if (!VARIANT_ID.test(a) || !VARIANT_ID.test(b)) {
-      opened.reader.close();
-      return unknownVariant(c, opened.id);
-    }
-    const comparison = withReader(opened, (r) => compareVariants(r, opened.id, Number(a), Number(b)));
-    return comparison === null ? unknownVariant(c, opened.id) : c.json(comparison);
   });
 }
 

@@ -77,6 +77,25 @@ function target(url: string): { socketPath: string } | { host: string; port: num
   return { host: parsed.hostname, port: Number(parsed.port || 80) };
 }
 
+/** The gateway's answer: its JSON body on a 2xx, else the typed error it sent (or one saying what came). */
+function readReply(statusCode: number | undefined, text: string): Sent {
+  const fail = (message: string, retryable: boolean): Sent => ({
+    ok: false,
+    error: { type: 'internal', message, retryable },
+  });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return fail(`gateway answered ${statusCode} with non-JSON: ${text.slice(0, 200)}`, true);
+  }
+  const status = statusCode ?? 0;
+  if (status >= 200 && status < 300) return { ok: true, body: parsed };
+  const error = z.object({ error: modelErrorSchema }).safeParse(parsed);
+  if (error.success) return { ok: false, error: error.data.error };
+  return fail(`gateway answered ${status}: ${text.slice(0, 200)}`, status >= 500);
+}
+
 function send(
   config: GatewayConfig,
   method: 'GET' | 'POST',
@@ -119,24 +138,7 @@ function send(
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', (error) => fail('internal', `gateway response failed: ${error.message}`, true));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            fail('internal', `gateway answered ${res.statusCode} with non-JSON: ${text.slice(0, 200)}`, true);
-            return;
-          }
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) {
-            resolve({ ok: true, body: parsed });
-            return;
-          }
-          const error = z.object({ error: modelErrorSchema }).safeParse(parsed);
-          if (error.success) resolve({ ok: false, error: error.data.error });
-          else fail('internal', `gateway answered ${status}: ${text.slice(0, 200)}`, status >= 500);
-        });
+        res.on('end', () => resolve(readReply(res.statusCode, Buffer.concat(chunks).toString('utf8'))));
       },
     );
     // Cancelling closes the connection; the gateway then aborts the provider call.

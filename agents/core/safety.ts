@@ -1,5 +1,6 @@
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { isInside } from './paths.ts';
 import { parseShell, type ShellCommand } from './shell-parse.ts';
 
 export { parseShell, type ShellCommand } from './shell-parse.ts';
@@ -330,18 +331,13 @@ function writeProblem(target: string, rules: CommandRules): string | undefined {
   const home = /^(~|\$HOME|\$\{HOME\})(?=\/|$)/;
   if (!isAbsolute(target) && !home.test(target)) return undefined;
   const path = resolve(target.replace(home, homedir()));
-  if (isInside(path, rules.root) || rules.writable.some((dir) => isInside(path, dir))) return undefined;
+  if (isInside(rules.root, path) || rules.writable.some((dir) => isInside(dir, path))) return undefined;
   return `writing to ${target}, outside the working root ${rules.root}`;
-}
-
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(resolve(dir), resolve(path));
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 function pathProblem(input: unknown, root: string): string | undefined {
   const path = (input as { path?: unknown } | undefined)?.path;
   if (typeof path !== 'string') return undefined;
-  if (isInside(resolve(root, path), root)) return undefined;
+  if (isInside(root, resolve(root, path))) return undefined;
   return `path ${path} is outside the working root ${root}`;
 }

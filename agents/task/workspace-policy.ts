@@ -1,5 +1,5 @@
-import { readlinkSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
+import { isInside, realPathOf } from '../core/paths.ts';
 import { type BeforeToolCall, commandWriteTargets, createSafetyPolicy } from '../core/safety.ts';
 
 /** Devices a command may always write to. */
@@ -32,50 +32,14 @@ function targetProblem(target: string, root: string): string | undefined {
   if (SAFE_TARGET.test(target)) return undefined;
   if (/^(~|\$HOME|\$\{HOME\})(\/|$)/.test(target))
     return `writing to ${target}, outside the workspace ${root}`;
-  const realRoot = realOf(resolve(root));
+  const realRoot = realPathOf(resolve(root));
   const lexical = resolve(root, target);
   if (!isInside(resolve(root), lexical) && !isInside(realRoot, lexical)) {
     return `writing to ${target}, outside the workspace ${root}; write only to files inside it`;
   }
-  const real = realOf(lexical);
+  const real = realPathOf(lexical);
   if (!isInside(realRoot, real)) {
     return `writing to ${target}, which leads outside the workspace ${root} through a symbolic link (to ${real})`;
   }
   return undefined;
-}
-
-/**
- * The real path of `path`, following links on the way (also a link to a target that does not exist yet);
- * parts that do not exist yet are kept as written.
- */
-function realOf(path: string, depth = 0): string {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...missing);
-    } catch {
-      const link = readLink(current);
-      if (link !== undefined && depth < 40) {
-        return realOf(join(resolve(dirname(current), link), ...missing), depth + 1);
-      }
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.unshift(basename(current));
-      current = parent;
-    }
-  }
-}
-
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-function readLink(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { lstat, mkdir, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { isInside, realPathOf } from '../core/paths.ts';
 import type { Tool, ToolContext } from '../core/tool.ts';
 
 export type EditorToolOptions = {
@@ -164,41 +165,13 @@ async function resolveInRoot(realRoot: string, givenRoot: string, path: string):
   if (!isInside(realRoot, absolute)) {
     throw new EditorError(`${path} is outside the working root ${givenRoot}. Use a path inside it.`);
   }
-  const real = await realpathOfPossiblyMissing(absolute);
+  const real = realPathOf(absolute);
   if (!isInside(realRoot, real)) {
     throw new EditorError(
       `${path} leads outside the working root ${givenRoot} through a symbolic link (to ${real}). Use a path inside the root that is not a link to elsewhere.`,
     );
   }
   return real;
-}
-
-/**
- * The real path, following every symlink on the way, also when the path or some of its folders do not
- * exist yet (a link to a missing target is followed to where it points).
- */
-async function realpathOfPossiblyMissing(path: string, depth = 0): Promise<string> {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(await realpath(current), ...missing);
-    } catch {
-      const target = await readlink(current).catch(() => undefined);
-      if (target !== undefined && depth < 40) {
-        return realpathOfPossiblyMissing(join(resolve(dirname(current), target), ...missing), depth + 1);
-      }
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.unshift(basename(current));
-      current = parent;
-    }
-  }
-}
-
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 async function exists(file: string): Promise<boolean> {

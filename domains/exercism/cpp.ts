@@ -142,112 +142,120 @@ function cachedFor(cache: string, key: string): boolean {
   }
 }
 
+/** Compiles Catch's main for `catchHeader` in the sandbox, into `cache` under `key`; quiet on failure. */
+async function compileMain(
+  cache: string,
+  ctx: GradeContext,
+  catchHeader: string,
+  key: string,
+): Promise<void> {
+  const result = await ctx.run({
+    file: '/bin/sh',
+    args: ['-c', PREPARE_SCRIPT],
+    files: { [CATCH_HEADER]: catchHeader, [CATCH_MAIN]: REPORT_MAIN },
+    timeoutMs: 600_000,
+    memoryMb: 2048,
+    maxOutputBytes: 256 * 1024 * 1024,
+  });
+  const [version, object] = result.stdout.split('\n');
+  if (result.exitCode !== 0 || !version || !object) return;
+  const dir = path.join(cache, version.trim(), key);
+  if (existsSync(path.join(dir, 'catch-main.cmake'))) return;
+  // Written whole in a private folder, then renamed into place: a reader never sees half a cache entry.
+  const partial = `${dir}.${randomBytes(6).toString('hex')}.partial`;
+  mkdirSync(partial, { recursive: true });
+  try {
+    writeFileSync(path.join(partial, 'tests-main.o'), Buffer.from(object, 'base64'));
+    const cmake = `add_library(catchlib OBJECT IMPORTED)\nset_target_properties(catchlib PROPERTIES IMPORTED_OBJECTS "${path.join(dir, 'tests-main.o')}")\n`;
+    writeFileSync(path.join(partial, 'catch-main.cmake'), cmake);
+    renameSync(partial, dir);
+  } catch {
+    // Another process put the same entry in place first.
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Grades in two sandboxed steps. The first preprocesses the test file and the solution's source (no
+ * solution code runs); the harness checks what came back (cpp-source-check.ts). The second compiles
+ * exactly those preprocessed sources with the exercise's flags, links the report main, and runs the
+ * tests with the token on standard input, which the report main reads before any solution code runs.
+ * `cache`: the compiled Catch mains, mounted read-only when there.
+ */
+async function gradeCpp(
+  cache: string,
+  ctx: GradeContext,
+  files: Record<string, string>,
+  layout: ExerciseLayout,
+  limits: GradeLimits,
+  token: string,
+): Promise<CommandResult> {
+  const cached = existsSync(cache);
+  const readOnly = cached ? { readOnly: [cache] } : {};
+  const copy = { ...files, [CATCH_MAIN]: REPORT_MAIN };
+  const first = await ctx.run({
+    file: '/bin/sh',
+    args: ['-c', SOURCES_SCRIPT, 'sh', layout.name, cached ? cache : ''],
+    files: copy,
+    ...readOnly,
+    timeoutMs: limits.timeoutMs,
+    memoryMb: limits.memoryMb,
+    maxOutputBytes: SOURCES_BYTES,
+  });
+  if (first.exitCode !== 0 || first.timedOut) return { ...first, stdout: '' };
+  const sources = readSources(first.stdout);
+  if (!sources.ok) return { ...first, exitCode: 1, stdout: '', stderr: `${first.stderr}\n${sources.why}` };
+  const root = `${ROOT}/${layout.name}`;
+  const checked = new Map<string, string>();
+  const refused: string[] = [];
+  const reserved = reservedFor(
+    files[CATCH_HEADER] ?? '',
+    layout.test.map((t) => files[t] ?? ''),
+  );
+  const exerciseFiles = [...layout.test, CATCH_HEADER];
+  for (const [rel, encoded] of sources.preprocessed) {
+    const text = Buffer.from(encoded, 'base64').toString('utf8');
+    const isTest = layout.test.includes(rel);
+    for (const why of checkPreprocessed(text, { root, exerciseFiles }, isTest ? reserved : new Set()))
+      refused.push(`${isTest ? (layout.solution.find((f) => f.endsWith('.h')) ?? rel) : rel} ${why}`);
+    checked.set(rel, encoded);
+  }
+  if (refused.length > 0)
+    return { ...first, exitCode: 1, stdout: `${token} ${JSON.stringify({ refused })}\n`, stderr: '' };
+  const script = buildScript(layout.name, root, sources, checked);
+  if (script === null)
+    return {
+      ...first,
+      exitCode: 1,
+      stdout: '',
+      stderr: 'the build step compiles a file grading did not check',
+    };
+  const second = await ctx.run({
+    file: '/bin/sh',
+    args: ['-c', script, 'sh', layout.name],
+    files: {
+      ...copy,
+      ...Object.fromEntries([...checked.values()].map((encoded, i) => [`.grading/${i}.b64`, encoded])),
+    },
+    ...readOnly,
+    stdin: `${token}\n`,
+    timeoutMs: Math.max(1000, limits.timeoutMs - first.durationMs),
+    memoryMb: limits.memoryMb,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    processes: PROCESSES,
+  });
+  const interposed = second.exitCode === INTERPOSED_EXIT ? INTERPOSED.exec(second.stdout)?.[1] : undefined;
+  if (interposed !== undefined) {
+    const why = `defines ${interposed.trim().split(' ').join(', ')}, which the C and C++ libraries define (replacing them for the test main too)`;
+    return { ...second, stdout: `${token} ${JSON.stringify({ refused: [why] })}\n` };
+  }
+  return { ...second, durationMs: first.durationMs + second.durationMs };
+}
+
 export function createCpp(options: CppOptions = {}): ExercismLanguage {
   const cache = options.catchCache ?? defaultCatchCache();
   const preparing = new Map<string, Promise<void>>();
-
-  async function compileMain(ctx: GradeContext, catchHeader: string, key: string): Promise<void> {
-    const result = await ctx.run({
-      file: '/bin/sh',
-      args: ['-c', PREPARE_SCRIPT],
-      files: { [CATCH_HEADER]: catchHeader, [CATCH_MAIN]: REPORT_MAIN },
-      timeoutMs: 600_000,
-      memoryMb: 2048,
-      maxOutputBytes: 256 * 1024 * 1024,
-    });
-    const [version, object] = result.stdout.split('\n');
-    if (result.exitCode !== 0 || !version || !object) return;
-    const dir = path.join(cache, version.trim(), key);
-    if (existsSync(path.join(dir, 'catch-main.cmake'))) return;
-    // Written whole in a private folder, then renamed into place: a reader never sees half a cache entry.
-    const partial = `${dir}.${randomBytes(6).toString('hex')}.partial`;
-    mkdirSync(partial, { recursive: true });
-    try {
-      writeFileSync(path.join(partial, 'tests-main.o'), Buffer.from(object, 'base64'));
-      const cmake = `add_library(catchlib OBJECT IMPORTED)\nset_target_properties(catchlib PROPERTIES IMPORTED_OBJECTS "${path.join(dir, 'tests-main.o')}")\n`;
-      writeFileSync(path.join(partial, 'catch-main.cmake'), cmake);
-      renameSync(partial, dir);
-    } catch {
-      // Another process put the same entry in place first.
-    } finally {
-      rmSync(partial, { recursive: true, force: true });
-    }
-  }
-
-  /**
-   * Grades in two sandboxed steps. The first preprocesses the test file and the solution's source (no
-   * solution code runs); the harness checks what came back (cpp-source-check.ts). The second compiles
-   * exactly those preprocessed sources with the exercise's flags, links the report main, and runs the
-   * tests with the token on standard input, which the report main reads before any solution code runs.
-   */
-  async function run(
-    ctx: GradeContext,
-    files: Record<string, string>,
-    layout: ExerciseLayout,
-    limits: GradeLimits,
-    token: string,
-  ): Promise<CommandResult> {
-    const cached = existsSync(cache);
-    const readOnly = cached ? { readOnly: [cache] } : {};
-    const copy = { ...files, [CATCH_MAIN]: REPORT_MAIN };
-    const first = await ctx.run({
-      file: '/bin/sh',
-      args: ['-c', SOURCES_SCRIPT, 'sh', layout.name, cached ? cache : ''],
-      files: copy,
-      ...readOnly,
-      timeoutMs: limits.timeoutMs,
-      memoryMb: limits.memoryMb,
-      maxOutputBytes: SOURCES_BYTES,
-    });
-    if (first.exitCode !== 0 || first.timedOut) return { ...first, stdout: '' };
-    const sources = readSources(first.stdout);
-    if (!sources.ok) return { ...first, exitCode: 1, stdout: '', stderr: `${first.stderr}\n${sources.why}` };
-    const root = `${ROOT}/${layout.name}`;
-    const checked = new Map<string, string>();
-    const refused: string[] = [];
-    const reserved = reservedFor(
-      files[CATCH_HEADER] ?? '',
-      layout.test.map((t) => files[t] ?? ''),
-    );
-    const exerciseFiles = [...layout.test, CATCH_HEADER];
-    for (const [rel, encoded] of sources.preprocessed) {
-      const text = Buffer.from(encoded, 'base64').toString('utf8');
-      const isTest = layout.test.includes(rel);
-      for (const why of checkPreprocessed(text, { root, exerciseFiles }, isTest ? reserved : new Set()))
-        refused.push(`${isTest ? (layout.solution.find((f) => f.endsWith('.h')) ?? rel) : rel} ${why}`);
-      checked.set(rel, encoded);
-    }
-    if (refused.length > 0)
-      return { ...first, exitCode: 1, stdout: `${token} ${JSON.stringify({ refused })}\n`, stderr: '' };
-    const script = buildScript(layout.name, root, sources, checked);
-    if (script === null)
-      return {
-        ...first,
-        exitCode: 1,
-        stdout: '',
-        stderr: 'the build step compiles a file grading did not check',
-      };
-    const second = await ctx.run({
-      file: '/bin/sh',
-      args: ['-c', script, 'sh', layout.name],
-      files: {
-        ...copy,
-        ...Object.fromEntries([...checked.values()].map((encoded, i) => [`.grading/${i}.b64`, encoded])),
-      },
-      ...readOnly,
-      stdin: `${token}\n`,
-      timeoutMs: Math.max(1000, limits.timeoutMs - first.durationMs),
-      memoryMb: limits.memoryMb,
-      maxOutputBytes: MAX_OUTPUT_BYTES,
-      processes: PROCESSES,
-    });
-    const interposed = second.exitCode === INTERPOSED_EXIT ? INTERPOSED.exec(second.stdout)?.[1] : undefined;
-    if (interposed !== undefined) {
-      const why = `defines ${interposed.trim().split(' ').join(', ')}, which the C and C++ libraries define (replacing them for the test main too)`;
-      return { ...second, stdout: `${token} ${JSON.stringify({ refused: [why] })}\n` };
-    }
-    return { ...second, durationMs: first.durationMs + second.durationMs };
-  }
 
   return {
     name: 'cpp',
@@ -274,7 +282,7 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
     gradeCommand() {
       throw new Error('C++ exercises are graded by run(): preprocess, check, then build and run');
     },
-    run,
+    run: (ctx, files, layout, limits, token) => gradeCpp(cache, ctx, files, layout, limits, token),
     prepare(ctx: GradeContext, support: Record<string, string>): Promise<void> {
       const header = support[CATCH_HEADER];
       if (header === undefined) return Promise.resolve();
@@ -283,7 +291,7 @@ export function createCpp(options: CppOptions = {}): ExercismLanguage {
       if (done === undefined && cachedFor(cache, key)) done = Promise.resolve();
       if (done === undefined) {
         mkdirSync(cache, { recursive: true });
-        done = compileMain(ctx, header, key).catch(() => {});
+        done = compileMain(cache, ctx, header, key).catch(() => {});
         preparing.set(key, done);
       }
       return done;

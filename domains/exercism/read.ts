@@ -108,9 +108,8 @@ function readFiles(folder: string, rels: readonly string[]): Record<string, stri
 
 type Read = { task: ExerciseTask } | { error: string; id?: string };
 
-/** Reads one exercise folder into a workspace task, or says why it cannot. */
-export function readExercise(folder: string, options: ReadOptions = {}): Read {
-  const name = path.basename(folder);
+/** The exercise's layout as its `.meta/config.json` lists it, and the files its editor shows, or why not. */
+function readLayout(folder: string): { layout: ExerciseLayout; editor: string[] } | { error: string } {
   let config: z.infer<typeof Config>;
   try {
     const parsed = Config.safeParse(
@@ -129,7 +128,58 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
   const example = existsSync(path.join(folder, '.meta', 'Cargo-example.toml'))
     ? [...new Set([...listed, '.meta/Cargo-example.toml'])]
     : listed;
-  const layout: ExerciseLayout = { name, solution, test, example };
+  return { layout: { name: path.basename(folder), solution, test, example }, editor };
+}
+
+/**
+ * The test files: the listed tests, the editor's files that are not support files, and beside them files in
+ * their language that the learner does not get, which are test data (Go's cases_test.go is not always
+ * listed in files.editor).
+ */
+function testFilesOf(
+  all: readonly string[],
+  layout: ExerciseLayout,
+  editor: readonly string[],
+  grader: ExercismLanguage,
+): string[] {
+  const { solution, test, example } = layout;
+  const testExtensions = new Set(test.map((f) => path.posix.extname(f)));
+  const unlisted = all.filter(
+    (f) =>
+      testExtensions.has(path.posix.extname(f)) &&
+      /test|spec/i.test(path.posix.basename(f)) &&
+      !solution.includes(f) &&
+      !example.includes(f) &&
+      !grader.isSupportFile(f),
+  );
+  return [...new Set([...test, ...editor.filter((f) => !grader.isSupportFile(f)), ...unlisted])];
+}
+
+/** The files the TaskAgent starts with: the solution's (empty where missing), the editor's, support files. */
+function startingFiles(
+  folder: string,
+  all: readonly string[],
+  hidden: ReadonlySet<string>,
+  shown: { solution: readonly string[]; editor: readonly string[] },
+  grader: ExercismLanguage,
+): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const rel of all) {
+    if (hidden.has(rel)) continue;
+    if (!(shown.solution.includes(rel) || shown.editor.includes(rel) || grader.isSupportFile(rel))) continue;
+    const text = readText(folder, rel);
+    if (text !== null) files[rel] = text;
+  }
+  for (const rel of shown.solution) files[rel] ??= '';
+  return files;
+}
+
+/** Reads one exercise folder into a workspace task, or says why it cannot. */
+export function readExercise(folder: string, options: ReadOptions = {}): Read {
+  const read = readLayout(folder);
+  if ('error' in read) return read;
+  const { layout, editor } = read;
+  const { name, solution, example } = layout;
   const language = languageOf(folder, solution);
   if (language === null)
     return {
@@ -145,19 +195,8 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
     readText(folder, `.docs/${f}`),
   );
   if (docs[1] === null) return { id, error: '.docs/instructions.md is missing' };
-  // Beside the listed tests, files in their language that the learner does not get are test data
-  // (Go's cases_test.go is not always listed in files.editor).
   const all = listFiles(folder);
-  const testExtensions = new Set(test.map((f) => path.posix.extname(f)));
-  const unlisted = all.filter(
-    (f) =>
-      testExtensions.has(path.posix.extname(f)) &&
-      /test|spec/i.test(path.posix.basename(f)) &&
-      !solution.includes(f) &&
-      !example.includes(f) &&
-      !grader.isSupportFile(f),
-  );
-  const testFiles = [...new Set([...test, ...editor.filter((f) => !grader.isSupportFile(f)), ...unlisted])];
+  const testFiles = testFilesOf(all, layout, editor, grader);
   const tests = readFiles(folder, testFiles);
   if (typeof tests === 'string') return { id, error: `the test file ${tests} is missing` };
   const examples = readFiles(folder, example);
@@ -168,16 +207,8 @@ export function readExercise(folder: string, options: ReadOptions = {}): Read {
       grader.referenceText?.(text) ?? text,
     ]),
   );
-
   const hidden = new Set([...testFiles, ...example]);
-  const files: Record<string, string> = {};
-  for (const rel of all) {
-    if (hidden.has(rel) || !(solution.includes(rel) || editor.includes(rel) || grader.isSupportFile(rel)))
-      continue;
-    const text = readText(folder, rel);
-    if (text !== null) files[rel] = text;
-  }
-  for (const rel of solution) files[rel] ??= '';
+  const files = startingFiles(folder, all, hidden, { solution, editor }, grader);
   const support = Object.fromEntries(
     Object.entries(files).filter(
       ([rel]) => !solution.includes(rel) && !(rel in reference) && grader.isSupportFile(rel),

@@ -15,6 +15,7 @@ const IDENT_START = /[A-Za-z_\u0080-\uffff]/;
 const IDENT = /[A-Za-z0-9_\u0080-\uffff]/;
 
 /** Tokens of `source`. Text it cannot read as Rust (an unterminated string) ends the list there. */
+// Over 80 lines: a lexer's one loop over the source, a branch per kind of token.
 export function lexRust(source: string): Token[] {
   const tokens: Token[] = [];
   let at = 0;

@@ -39,7 +39,7 @@ export interface TaskRequest {
   limits?: { maxToolCalls: number };
 }
 
-/** A request line as the TaskAgent reads it (DESIGN §2): a workspace goes as its path and its file names. */
+/** A request line (agents/AGENTS.md, 'The interface that must keep working'); a workspace as path and files. */
 export interface TaskRequestLine {
   id: string;
   domain: string;

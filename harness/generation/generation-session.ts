@@ -1,7 +1,13 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildsDir, TASK_AGENT_LOG, workspacesDir, worktreesDir } from '../../archive/run-folder.ts';
+import {
+  buildsDir,
+  TASK_AGENT_LOG,
+  variantFolder,
+  workspacesDir,
+  worktreesDir,
+} from '../../archive/run-folder.ts';
 import { removeTreeNoFollow } from '../../system/read-no-follow.ts';
 import { createTaskPool, stageSize, type TaskPool } from '../evaluation/index.ts';
 import type { ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
@@ -145,15 +151,41 @@ function tasksAtOnce(ctx: RunContext): number {
 }
 
 /**
+ * The TaskAgent workers of variant `id` on this machine: `entry` run in the sandbox under `policy`, calling
+ * the gateway with `token`, each process's workspace folders under `workspaces`.
+ */
+function localTaskPool(
+  ctx: RunContext,
+  id: number,
+  run: { entry: AgentEntry; token: string; policy: SandboxPolicy; workspaces: string },
+): TaskPool {
+  const { entry, policy } = run;
+  const env = agentEnv({ url: ctx.gateway.url, token: run.token });
+  return createTaskPool({
+    size: tasksAtOnce(ctx),
+    tasksPerWorker: ctx.config.tasksPerWorker,
+    command: entryCommand(ctx.sandbox, policy, entry, [], env),
+    taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
+    ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
+    workspaces: {
+      dir: run.workspaces,
+      limits: ctx.config.workspace,
+      command: (mounted) => entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
+    },
+  });
+}
+
+/**
  * `worktreeName` replaces the name of the generation's own worktree and build folders (for an evaluation
  * beside a running run).
  */
+// Over 80 lines: one session whose methods share its checked-out commit, workers, tokens and builds.
 export function openSession(ctx: RunContext, id: number, worktreeName?: string): GenerationSession {
   const worktree =
     worktreeName === undefined ? worktreeDir(ctx, id) : path.join(worktreesDir(ctx.runDir), worktreeName);
-  const buildFolder = path.join(buildsDir(ctx.runDir), worktreeName ?? `variant-${id}`);
+  const buildFolder = path.join(buildsDir(ctx.runDir), worktreeName ?? variantFolder(id));
   // Each TaskAgent process's workspace folders (workspace tasks), removed with the pool.
-  const workspacesFolder = path.join(workspacesDir(ctx.runDir), worktreeName ?? `variant-${id}`);
+  const workspacesFolder = path.join(workspacesDir(ctx.runDir), worktreeName ?? variantFolder(id));
   const refusalsAtStart = {
     meta: ctx.archive.callCounts('meta', id).budgetRefusals,
     task: ctx.archive.callCounts('task', id).budgetRefusals,
@@ -199,20 +231,7 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
         role: 'task',
         model: ctx.config.taskModel,
       });
-      const env = agentEnv({ url: ctx.gateway.url, token });
-      pool = createTaskPool({
-        size: tasksAtOnce(ctx),
-        tasksPerWorker: ctx.config.tasksPerWorker,
-        command: command(entry, [], env),
-        taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-        ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
-        workspaces: {
-          dir: workspacesFolder,
-          limits: ctx.config.workspace,
-          command: (mounted) =>
-            entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
-        },
-      });
+      pool = localTaskPool(ctx, id, { entry, token, policy, workspaces: workspacesFolder });
       return pool;
     },
     built,
@@ -238,21 +257,9 @@ export function openSession(ctx: RunContext, id: number, worktreeName?: string):
     }
     const grant = { runId: ctx.runId, variantId: id, role: 'task' as const, model: ctx.config.taskModel };
     const attemptToken = ctx.gateway.issueToken({ ...grant, attempt });
-    const env = agentEnv({ url: ctx.gateway.url, token: attemptToken });
+    const workspaces = path.join(workspacesFolder, `attempt-${attempt}`);
     const started = built(TASK_ENTRY).then((entry) =>
-      createTaskPool({
-        size: tasksAtOnce(ctx),
-        tasksPerWorker: ctx.config.tasksPerWorker,
-        command: command(entry, [], env),
-        taskTimeoutMs: ctx.config.taskTimeoutSec * 1000,
-        ...harnessLog(ctx, path.join(logDir(ctx, id), TASK_AGENT_LOG)),
-        workspaces: {
-          dir: path.join(workspacesFolder, `attempt-${attempt}`),
-          limits: ctx.config.workspace,
-          command: (mounted) =>
-            entryCommand(ctx.sandbox, { ...policy, readWrite: [mounted] }, entry, [], env),
-        },
-      }),
+      localTaskPool(ctx, id, { entry, token: attemptToken, policy, workspaces }),
     );
     attemptPools.set(attempt, { pool: started, token: attemptToken });
     return started;

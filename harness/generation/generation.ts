@@ -33,7 +33,10 @@ export type StepOutcome =
 /** One step: reads the variant as stored, does the step's work, and says where the generation goes next. */
 export type Step = (ctx: RunContext, variant: VariantRow, session: GenerationSession) => Promise<StepOutcome>;
 
-/** The generation as a table (DESIGN §7): every step that is not final has the `Step` that leaves it. */
+/**
+ * The generation as a table (docs/architecture.md, 'The generation as a table of steps'): every step that is
+ * not final has the `Step` that leaves it.
+ */
 export const STEPS: Record<Exclude<VariantStep, 'done' | 'failed'>, Step> = {
   selected: prepareEdit,
   editing: runEdit,

@@ -6,6 +6,7 @@ import {
   buildsDir,
   META_TRANSCRIPT,
   evalsDir as runEvalsDir,
+  variantFolder,
   worktreesDir,
 } from '../../archive/run-folder.ts';
 import type { AgentEntry, ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
@@ -50,7 +51,7 @@ export async function editWithMetaAgent(
     model: ctx.config.metaModel,
   });
   // The MetaAgent writes its transcript here, never into the harness's log folder; the harness copies it.
-  const agentOut = path.join(agentOutputDir(ctx.runDir), `variant-${id}`);
+  const agentOut = path.join(agentOutputDir(ctx.runDir), variantFolder(id));
   rmSync(agentOut, { recursive: true, force: true });
   mkdirSync(agentOut, { recursive: true });
   try {
@@ -99,7 +100,7 @@ async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string):
   const compiled = await precompileAgent({
     worktree: metaRoot,
     entry: META_ENTRY,
-    outDir: path.join(buildsDir(ctx.runDir), `variant-${id}`, 'meta-agent'),
+    outDir: path.join(buildsDir(ctx.runDir), variantFolder(id), 'meta-agent'),
     nodeModules: ctx.nodeModules,
     cacheDir: buildCache(ctx),
   });
@@ -117,7 +118,7 @@ async function compiledMetaAgent(ctx: RunContext, id: number, metaRoot: string):
  * kept folder had been changed since the harness wrote it (so it was written afresh).
  */
 export function writeEvals(ctx: RunContext, variant: VariantRow): string {
-  const evalsDir = path.join(runEvalsDir(ctx.runDir), `variant-${variant.id}`);
+  const evalsDir = path.join(runEvalsDir(ctx.runDir), variantFolder(variant.id));
   const written = ctx.evals.write(evalsDir, variant.parentId ?? 0);
   if (written.kind === 'refused')
     ctx.archive.recordEvent(variant.id, 'evals_rewritten', { change: written.change });
@@ -146,7 +147,10 @@ export interface MetaAgentPlace {
   iterationsLeft: number;
 }
 
-/** The sandboxed command that runs the MetaAgent (DESIGN §2: `--repo`, `--evals`, `--iterations-left`). */
+/**
+ * The sandboxed command that runs the MetaAgent with `--repo`, `--evals` and `--iterations-left`
+ * (agents/AGENTS.md, 'The interface that must keep working').
+ */
 export function metaAgentCommand(sandbox: ResolvedSandbox, place: MetaAgentPlace): CommandSpec {
   const frozen = place.metaRoot !== place.worktree;
   const env = agentEnv(

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Archive } from '../../archive/archive.ts';
 import type { EvalCache } from '../../archive/eval-cache.ts';
-import { variantLogDir, worktreesDir } from '../../archive/run-folder.ts';
+import { variantFolder, variantLogDir, worktreesDir } from '../../archive/run-folder.ts';
 import type { GradeContext } from '../../domains/grade-context.ts';
 import type { BudgetStop } from '../../llm/budget.ts';
 import type {
@@ -136,5 +136,5 @@ export interface RemoteEdits {
 }
 
 export const worktreeDir = (ctx: RunContext, id: number): string =>
-  path.join(worktreesDir(ctx.runDir), `variant-${id}`);
+  path.join(worktreesDir(ctx.runDir), variantFolder(id));
 export const logDir = (ctx: RunContext, id: number): string => variantLogDir(ctx.runDir, id);

@@ -4,6 +4,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin, transform } from 'esbuild';
+import { isStrictlyInside } from '../../agents/core/paths.ts';
 import { startBuild, writeAgentCode } from './agent-code.ts';
 
 /** A built agent: one JavaScript file (nothing to compile when it starts). */
@@ -134,11 +135,6 @@ const stringBody = (text: string): string =>
     .slice(1, -1)
     .replace(/[`'$]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-const inside = (root: string, file: string): boolean => {
-  const relative = path.relative(root, file);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
-};
-
 /**
  * Resolves node builtins as external, keeps the agent's own imports inside the copy, and rewrites
  * `import.meta` of the agent's modules to their paths under `root` (see placeAt). Imports the bundle cannot
@@ -152,10 +148,10 @@ function confine(copyRoot: string, root: string, nodeModules: string): Plugin {
         if (args.kind === 'entry-point') return undefined;
         const bare = args.path.replace(/^node:/, '').split('/')[0] ?? '';
         if (args.path.startsWith('node:') || BUILTINS.has(bare)) return { path: args.path, external: true };
-        if (inside(nodeModules, args.importer)) return undefined;
+        if (isStrictlyInside(nodeModules, args.importer)) return undefined;
         if (args.path.startsWith('.') || path.isAbsolute(args.path)) {
           const target = path.resolve(args.resolveDir, args.path);
-          if (inside(path.join(copyRoot, 'agents'), target)) return undefined;
+          if (isStrictlyInside(path.join(copyRoot, 'agents'), target)) return undefined;
           return {
             errors: [{ text: `${shown(copyRoot, args.importer)} imports ${args.path}, outside agents/` }],
           };
@@ -169,7 +165,7 @@ function confine(copyRoot: string, root: string, nodeModules: string): Plugin {
       // to JavaScript one by one.
       const copied = new RegExp(`^${escapeRegExp(copyRoot)}/.*\\.(ts|mts|js|mjs)$`);
       bundler.onLoad({ filter: copied }, async (args) => {
-        if (!inside(copyRoot, args.path)) return undefined;
+        if (!isStrictlyInside(copyRoot, args.path)) return undefined;
         const original = path.join(root, path.relative(copyRoot, args.path));
         const { code } = await transform(readFileSync(args.path, 'utf8'), {
           loader: /\.m?ts$/.test(args.path) ? 'ts' : 'js',

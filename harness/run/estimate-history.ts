@@ -48,10 +48,15 @@ const mean = (xs: readonly number[]): number =>
 const ms = (v: VariantView): number | null =>
   v.finishedAt === null ? null : Date.parse(v.finishedAt) - Date.parse(v.createdAt);
 
+type HistoryReader = Pick<ArchiveReader, 'variants' | 'llmCalls' | 'taskResults' | 'run' | 'confirmedScores'>;
+type Confirmed = ReadonlyMap<number, ReturnType<ArchiveReader['confirmedScores']>[number]>;
+type Tokens = { input: number; output: number };
+
+const perCall = (t: Tokens, n: number): Tokens =>
+  n === 0 ? { input: 0, output: 0 } : { input: t.input / n, output: t.output / n };
+
 /** The rates of the finished generations in an archive; null when it has no finished child to measure. */
-export function historyRates(
-  reader: Pick<ArchiveReader, 'variants' | 'llmCalls' | 'taskResults' | 'run' | 'confirmedScores'>,
-): HistoryRates | null {
+export function historyRates(reader: HistoryReader): HistoryRates | null {
   const variants = reader.variants();
   const children = variants.filter((v) => v.id > 0 && v.outcome !== 'in_progress' && ms(v) !== null);
   if (children.length === 0) return null;
@@ -61,76 +66,126 @@ export function historyRates(
     staged: count(['staged_only']) / children.length,
     full: count(['evaluated']) / children.length,
   };
-  let metaCalls = 0;
-  let taskCalls = 0;
-  let attempts = 0;
-  const tokens = { meta: { input: 0, output: 0 }, task: { input: 0, output: 0 } };
-  const points: { x: number; y: number }[] = [];
-  // A generation's time runs from the finish that freed its slot (choosing the parent and setting up its
-  // worktree come before its row is written) to its own finish.
-  const finishes = variants
-    .map((v) => (v.finishedAt === null ? null : Date.parse(v.finishedAt)))
-    .filter((t): t is number => t !== null)
-    .sort((a, b) => a - b);
-  const slotFreed = (v: VariantView): number => {
-    const created = Date.parse(v.createdAt);
-    const before = finishes.filter((t) => t <= created);
-    return before.length === 0 ? created : before[before.length - 1]!;
-  };
   // `--confirm-top` attempts a few variants again after the last generation: those calls and attempts are
   // measured apart (they come after the variant finished), and the estimate adds them for its own setting.
-  const confirmed = new Map(reader.confirmedScores().map((c) => [c.variantId, c]));
-  let confirmCalls = 0;
-  const callTimes: number[][] = [];
-  for (const v of children) {
-    const finished = Date.parse(v.finishedAt ?? v.createdAt);
-    let calls = 0;
-    const times: number[] = [];
-    for (const call of reader.llmCalls(v.id)) {
-      const role = call.role === 'task' ? 'task' : call.role === 'meta' ? 'meta' : null;
-      if (role === null) continue;
-      if (role === 'task' && Date.parse(call.ts) > finished) {
-        confirmCalls++;
-        continue;
-      }
-      tokens[role].input += call.inputTokens;
-      tokens[role].output += call.outputTokens;
-      if (role === 'meta') metaCalls++;
-      else {
-        calls++;
-        times.push(Date.parse(call.ts));
-      }
-    }
-    taskCalls += calls;
-    callTimes.push(times.sort((a, b) => a - b));
-    const firstConfirming = confirmed.get(v.id)?.firstAttempt ?? Number.POSITIVE_INFINITY;
-    attempts += reader
-      .taskResults(v.id, { attempt: 'all' })
-      .filter((r) => r.attempt < firstConfirming).length;
-    points.push({ x: calls, y: (Date.parse(v.finishedAt ?? v.createdAt) - slotFreed(v)) / 1000 });
-  }
-  const perCall = (t: { input: number; output: number }, n: number) =>
-    n === 0 ? { input: 0, output: 0 } : { input: t.input / n, output: t.output / n };
-  const zero = variants.find((v) => v.id === 0);
-  const zeroTask = zero === undefined ? [] : reader.llmCalls(0).filter((c) => c.role === 'task');
-  const zeroFinished = zero?.finishedAt == null ? Number.POSITIVE_INFINITY : Date.parse(zero.finishedAt);
-  const zeroTimes = zeroTask
-    .map((c) => Date.parse(c.ts))
-    .filter((t) => t <= zeroFinished)
-    .sort((a, b) => a - b);
-  const zeroCalls = zeroTimes.length;
-  confirmCalls += zeroTask.length - zeroCalls;
+  const confirmed: Confirmed = new Map(reader.confirmedScores().map((c) => [c.variantId, c]));
+  const kids = measureChildren(reader, variants, children, confirmed);
+  const zero = measureVariantZero(reader, variants);
   // A TaskAgent call's tokens count variant 0's calls too: in a short run every child may have been
   // rejected before its evaluation, and the tasks still cost what variant 0's calls did.
   const taskTokens = perCall(
     {
-      input: tokens.task.input + zeroTask.reduce((n, c) => n + c.inputTokens, 0),
-      output: tokens.task.output + zeroTask.reduce((n, c) => n + c.outputTokens, 0),
+      input: kids.taskTokens.input + zero.tokens.input,
+      output: kids.taskTokens.output + zero.tokens.output,
     },
-    taskCalls + zeroTask.length,
+    kids.taskCalls + zero.allCalls,
   );
-  const zeroMs = zero === undefined ? null : ms(zero);
-  const pace = callPace([zeroTimes, ...callTimes]);
+  const pace = callPace([zero.times, ...kids.callTimes]);
+  const outside = timeOutsideVariants(reader, variants, confirmed);
+  const confirmCalls = kids.confirmCalls + zero.allCalls - zero.times.length;
+  const { points } = kids;
+  return {
+    generations: children.length,
+    shares,
+    metaCalls: kids.metaCalls / children.length,
+    metaTokens: perCall(kids.metaTokens, kids.metaCalls),
+    callsPerAttempt: kids.attempts === 0 ? 1 : kids.taskCalls / kids.attempts,
+    taskTokens,
+    seconds: {
+      base: Math.max(0, mean(points.map((p) => p.y)) - pace * mean(points.map((p) => p.x))),
+      perCall: pace,
+    },
+    initialBase: zero.ms === null ? 0 : Math.max(0, zero.ms / 1000 - pace * zero.times.length),
+    confirmPerCall: confirmCalls === 0 ? 0 : outside.confirmMs / 1000 / confirmCalls,
+    setupSec: Math.max(0, outside.setupMs / 1000),
+  };
+}
+
+/**
+ * What the finished children measured: their MetaAgent's and TaskAgent's calls and tokens, their task
+ * attempts, the times of their TaskAgent calls, and per child its calls against its seconds (`points`). Task
+ * calls after a child finished are `--confirm-top`'s, counted apart.
+ */
+function measureChildren(
+  reader: HistoryReader,
+  variants: readonly VariantView[],
+  children: readonly VariantView[],
+  confirmed: Confirmed,
+) {
+  const slotFreed = slotFreedOf(variants);
+  const measured = {
+    metaCalls: 0,
+    taskCalls: 0,
+    attempts: 0,
+    confirmCalls: 0,
+    metaTokens: { input: 0, output: 0 },
+    taskTokens: { input: 0, output: 0 },
+    points: [] as { x: number; y: number }[],
+    callTimes: [] as number[][],
+  };
+  for (const v of children) {
+    const finished = Date.parse(v.finishedAt ?? v.createdAt);
+    const times: number[] = [];
+    for (const call of reader.llmCalls(v.id)) {
+      if (call.role !== 'task' && call.role !== 'meta') continue;
+      if (call.role === 'task' && Date.parse(call.ts) > finished) {
+        measured.confirmCalls++;
+        continue;
+      }
+      const tokens = call.role === 'meta' ? measured.metaTokens : measured.taskTokens;
+      tokens.input += call.inputTokens;
+      tokens.output += call.outputTokens;
+      if (call.role === 'meta') measured.metaCalls++;
+      else times.push(Date.parse(call.ts));
+    }
+    measured.taskCalls += times.length;
+    measured.callTimes.push(times.sort((a, b) => a - b));
+    const firstConfirming = confirmed.get(v.id)?.firstAttempt ?? Number.POSITIVE_INFINITY;
+    measured.attempts += reader
+      .taskResults(v.id, { attempt: 'all' })
+      .filter((r) => r.attempt < firstConfirming).length;
+    measured.points.push({ x: times.length, y: (finished - slotFreed(v)) / 1000 });
+  }
+  return measured;
+}
+
+/**
+ * When a generation's time starts: at the finish that freed its slot (choosing the parent and setting up its
+ * worktree come before its row is written).
+ */
+function slotFreedOf(variants: readonly VariantView[]): (v: VariantView) => number {
+  const finishes = variants
+    .map((v) => (v.finishedAt === null ? null : Date.parse(v.finishedAt)))
+    .filter((t): t is number => t !== null)
+    .sort((a, b) => a - b);
+  return (v) => {
+    const created = Date.parse(v.createdAt);
+    const before = finishes.filter((t) => t <= created);
+    return before.length === 0 ? created : before[before.length - 1]!;
+  };
+}
+
+/** Variant 0's TaskAgent calls: their tokens, all of them, the times of those before it finished, its time. */
+function measureVariantZero(reader: HistoryReader, variants: readonly VariantView[]) {
+  const zero = variants.find((v) => v.id === 0);
+  const calls = zero === undefined ? [] : reader.llmCalls(0).filter((c) => c.role === 'task');
+  const finished = zero?.finishedAt == null ? Number.POSITIVE_INFINITY : Date.parse(zero.finishedAt);
+  return {
+    tokens: {
+      input: calls.reduce((n, c) => n + c.inputTokens, 0),
+      output: calls.reduce((n, c) => n + c.outputTokens, 0),
+    },
+    allCalls: calls.length,
+    times: calls
+      .map((c) => Date.parse(c.ts))
+      .filter((t) => t <= finished)
+      .sort((a, b) => a - b),
+    ms: zero === undefined ? null : ms(zero),
+  };
+}
+
+/** Milliseconds of `--confirm-top` after the last variant, and of the run outside its variants (0 unfinished). */
+function timeOutsideVariants(reader: HistoryReader, variants: readonly VariantView[], confirmed: Confirmed) {
   const run = reader.run();
   const first = Math.min(...variants.map((v) => Date.parse(v.createdAt)));
   const last = Math.max(...variants.map((v) => (v.finishedAt === null ? 0 : Date.parse(v.finishedAt))));
@@ -140,21 +195,7 @@ export function historyRates(
     run === null || run.finishedAt === null
       ? 0
       : first - Date.parse(run.createdAt) + Math.max(0, Date.parse(run.finishedAt) - last - confirmMs);
-  return {
-    generations: children.length,
-    shares,
-    metaCalls: metaCalls / children.length,
-    metaTokens: perCall(tokens.meta, metaCalls),
-    callsPerAttempt: attempts === 0 ? 1 : taskCalls / attempts,
-    taskTokens,
-    seconds: {
-      base: Math.max(0, mean(points.map((p) => p.y)) - pace * mean(points.map((p) => p.x))),
-      perCall: pace,
-    },
-    initialBase: zeroMs === null ? 0 : Math.max(0, zeroMs / 1000 - pace * zeroCalls),
-    confirmPerCall: confirmCalls === 0 ? 0 : confirmMs / 1000 / confirmCalls,
-    setupSec: Math.max(0, setupMs / 1000),
-  };
+  return { confirmMs, setupMs };
 }
 
 /**

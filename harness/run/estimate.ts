@@ -303,28 +303,7 @@ export function runEstimate(
   history: { rates: HistoryRates; source: string } | null = null,
   startupSec = 0,
 ): RunEstimate & { figures: EstimateFigures } {
-  const meta = priceOf(config.metaModel, config.sim);
-  const task = priceOf(config.taskModel, config.sim);
-  const simulated = meta.simulated || task.simulated;
-  const input: EstimateInput = {
-    generations: Math.max(0, config.generations - (resumed?.done ?? 0)),
-    parallel: config.parallel,
-    evalWorkers: config.evalWorkers,
-    evalRepeats: config.evalRepeats,
-    skipStagedEval: config.skipStagedEval,
-    tasks: stageCounts(domains, config.evalTest),
-    maxToolCalls: config.workspace.maxToolCalls,
-    metaTimeoutSec: config.metaTimeoutSec,
-    metaPrice: meta.price,
-    taskPrice: task.price,
-    callSec: simulated ? simCallSec(config.sim.latency) : REAL_CALL_SEC,
-    budgetUsd: config.budgetUsd,
-    spentUsd: resumed?.spentUsd ?? 0,
-    initialEval: resumed === null,
-  };
-  const note: PriceNote = simulated
-    ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }
-    : { kind: 'real' };
+  const { input, simulated, note } = estimateInput(config, domains, resumed);
   const { generations } = input;
   const base = { generations, resumed: resumed !== null };
   if (history === null) {
@@ -383,4 +362,35 @@ export function runEstimate(
       overBudget,
     },
   };
+}
+
+/** What an estimate of `config` is made from: the generations left, task counts, prices, budget. */
+function estimateInput(
+  config: RunConfig,
+  domains: readonly DomainTasks[],
+  resumed: { done: number; spentUsd: number } | null,
+): { input: EstimateInput; simulated: boolean; note: PriceNote } {
+  const meta = priceOf(config.metaModel, config.sim);
+  const task = priceOf(config.taskModel, config.sim);
+  const simulated = meta.simulated || task.simulated;
+  const input: EstimateInput = {
+    generations: Math.max(0, config.generations - (resumed?.done ?? 0)),
+    parallel: config.parallel,
+    evalWorkers: config.evalWorkers,
+    evalRepeats: config.evalRepeats,
+    skipStagedEval: config.skipStagedEval,
+    tasks: stageCounts(domains, config.evalTest),
+    maxToolCalls: config.workspace.maxToolCalls,
+    metaTimeoutSec: config.metaTimeoutSec,
+    metaPrice: meta.price,
+    taskPrice: task.price,
+    callSec: simulated ? simCallSec(config.sim.latency) : REAL_CALL_SEC,
+    budgetUsd: config.budgetUsd,
+    spentUsd: resumed?.spentUsd ?? 0,
+    initialEval: resumed === null,
+  };
+  const note: PriceNote = simulated
+    ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }
+    : { kind: 'real' };
+  return { input, simulated, note };
 }

@@ -51,11 +51,15 @@ export const ALERT_ATTEMPT_TIMEOUT_MS = 10_000;
  * one (its end) goes out next even behind an earlier alert still retrying, and waits at most `capMs`.
  */
 export function createNotifier(targets: NotifyTargets, options: NotifierOptions) {
-  const attempts = options.attempts ?? ALERT_ATTEMPTS;
-  const backoffMs = options.backoffMs ?? ALERT_BACKOFF_MS;
-  const timeoutMs = options.attemptTimeoutMs ?? ALERT_ATTEMPT_TIMEOUT_MS;
-  const pending = new Set<Promise<void>>();
   const stop = new AbortController();
+  const policy: RetryPolicy = {
+    attempts: options.attempts ?? ALERT_ATTEMPTS,
+    backoffMs: options.backoffMs ?? ALERT_BACKOFF_MS,
+    timeoutMs: options.attemptTimeoutMs ?? ALERT_ATTEMPT_TIMEOUT_MS,
+    stop: stop.signal,
+    log: options.log,
+  };
+  const pending = new Set<Promise<void>>();
   /** Per alert sent, what stops its retries: settle aborts all but the last one's. */
   const giveUps: AbortController[] = [];
   /** Each target's alerts go one after another, in the order sent: `last` is its delivery under way. */
@@ -69,46 +73,6 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
   if (targets.command !== null)
     deliveries.push({ target: 'notify-cmd', deliver: runCommand(targets.command), last: Promise.resolve() });
 
-  const deliver = async (
-    alert: DeliveredAlert,
-    target: string,
-    once: (body: string, signal: AbortSignal) => Promise<void>,
-    giveUp: AbortSignal,
-  ) => {
-    const body = JSON.stringify(alert);
-    const facts = { alert: alert.type, alertTime: alert.time, target };
-    for (let attempt = 1; attempt <= attempts && !stop.signal.aborted; attempt++) {
-      const timeout = AbortSignal.timeout(timeoutMs);
-      try {
-        await once(body, AbortSignal.any([stop.signal, timeout]));
-        options.log('alert_delivered', { ...facts, attempt });
-        return;
-      } catch (error) {
-        const slow = timeout.aborted && !stop.signal.aborted;
-        const retry = attempt < attempts && !stop.signal.aborted && !slow && !giveUp.aborted;
-        options.log('alert_delivery_failed', {
-          ...facts,
-          attempt,
-          retrying: retry,
-          error: slow
-            ? `no answer within ${timeoutMs / 1000} s: not sent again, as the receiver may have it`
-            : errorLine(error),
-        });
-        if (!retry) return;
-        await wait(backoffMs * 2 ** (attempt - 1), AbortSignal.any([stop.signal, giveUp]));
-        if (giveUp.aborted && !stop.signal.aborted) {
-          options.log('alert_delivery_failed', {
-            ...facts,
-            attempt,
-            retrying: false,
-            error: 'not tried again: the run ended, and its last alert goes out now',
-          });
-          return;
-        }
-      }
-    }
-  };
-
   return {
     /** Logs the alert and starts delivering it; returns at once. Must not throw. */
     send(alert: DeliveredAlert): void {
@@ -117,7 +81,7 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
       giveUps.push(giveUp);
       for (const queue of deliveries) {
         const delivery: Promise<void> = queue.last
-          .then(() => deliver(alert, queue.target, queue.deliver, giveUp.signal))
+          .then(() => deliverWithRetries(alert, queue.target, queue.deliver, giveUp.signal, policy))
           .catch(() => undefined)
           .finally(() => pending.delete(delivery));
         queue.last = delivery;
@@ -142,6 +106,59 @@ export function createNotifier(targets: NotifyTargets, options: NotifierOptions)
 }
 
 export type Notifier = ReturnType<typeof createNotifier>;
+
+/** How one alert is tried on one target: attempts, the first wait, each attempt's time, the run's stop. */
+interface RetryPolicy {
+  attempts: number;
+  backoffMs: number;
+  timeoutMs: number;
+  /** Aborted when the run has settled: nothing more is tried. */
+  stop: AbortSignal;
+  log: NotifierOptions['log'];
+}
+
+/** Tries one alert on one target until it is delivered, the attempts run out, or it must not be sent again. */
+async function deliverWithRetries(
+  alert: DeliveredAlert,
+  target: string,
+  once: (body: string, signal: AbortSignal) => Promise<void>,
+  giveUp: AbortSignal,
+  policy: RetryPolicy,
+): Promise<void> {
+  const { attempts, backoffMs, timeoutMs, stop, log } = policy;
+  const body = JSON.stringify(alert);
+  const facts = { alert: alert.type, alertTime: alert.time, target };
+  for (let attempt = 1; attempt <= attempts && !stop.aborted; attempt++) {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      await once(body, AbortSignal.any([stop, timeout]));
+      log('alert_delivered', { ...facts, attempt });
+      return;
+    } catch (error) {
+      const slow = timeout.aborted && !stop.aborted;
+      const retry = attempt < attempts && !stop.aborted && !slow && !giveUp.aborted;
+      log('alert_delivery_failed', {
+        ...facts,
+        attempt,
+        retrying: retry,
+        error: slow
+          ? `no answer within ${timeoutMs / 1000} s: not sent again, as the receiver may have it`
+          : errorLine(error),
+      });
+      if (!retry) return;
+      await wait(backoffMs * 2 ** (attempt - 1), AbortSignal.any([stop, giveUp]));
+      if (giveUp.aborted && !stop.aborted) {
+        log('alert_delivery_failed', {
+          ...facts,
+          attempt,
+          retrying: false,
+          error: 'not tried again: the run ended, and its last alert goes out now',
+        });
+        return;
+      }
+    }
+  }
+}
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

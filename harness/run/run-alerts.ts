@@ -40,6 +40,7 @@ const usd = (n: number): string => `$${n.toFixed(2)}`;
  * failed (once per streak), a harness error, and the end of the run. `observe` takes the run's events; `check`
  * is called on a timer for the stall.
  */
+// Over 80 lines: one watcher whose members share the run's counts (finishes, failures, alerts sent).
 export function watchAlerts(notifier: Notifier, options: AlertWatchOptions) {
   const now = options.now ?? Date.now;
   const stallMs = options.stallMinutes * 60_000;

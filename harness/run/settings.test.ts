@@ -91,7 +91,14 @@ describe('the table of run settings', () => {
     // The evaluation gets the task settings from its caller; were it to read a setting off the run's
     // configuration, a setting could change results without being in the cache key.
     const root = path.resolve(import.meta.dirname, '..', '..');
-    const files = ['evaluate.ts', 'evaluate-task.ts', 'task-workers.ts', 'grading.ts', 'task-settings.ts', 'grade-context.ts'];
+    const files = [
+      'evaluate.ts',
+      'evaluate-task.ts',
+      'task-workers.ts',
+      'grading.ts',
+      'task-settings.ts',
+      'grade-context.ts',
+    ];
     for (const file of files) {
       const text = readFileSync(path.join(root, 'harness', 'evaluation', file), 'utf8');
       expect(text, file).not.toMatch(/\bconfig\.(?!ts\b)\w/);

@@ -6,8 +6,8 @@ import { hash01, hashKey, type KeyPart } from './rng.ts';
 import { canonicalJson } from './transcript.ts';
 
 /**
- * The sim's knobs for benchmarks and fault tests (DESIGN §5): a latency per call, fixed or drawn from a
- * distribution, and faults injected at a rate, all deterministic from the seed.
+ * The sim's knobs for benchmarks and fault tests (docs/architecture.md, 'The simulated model'): a latency per
+ * call, fixed or drawn from a distribution, and faults injected at a rate, all deterministic from the seed.
  */
 
 /** Milliseconds per call: `200` (fixed), `100-400` (uniform), `lognormal:200` or `lognormal:200:0.8`. */

@@ -24,7 +24,7 @@ export interface SimModelOptions {
    * (CallContext.attempt), so the same prompt scores differently on a second attempt (TaskBook.attemptThreshold).
    */
   noise?: number;
-  /** Latency distribution and injected faults (DESIGN §5 knobs). */
+  /** Latency distribution and injected faults (docs/architecture.md, 'The simulated model'). */
   knobs?: SimKnobs;
   /** The task-side landscape (default: `default`); see landscape.ts. */
   landscape?: SimLandscape;
@@ -46,7 +46,8 @@ interface Reply {
 
 type ReplyOrError = { ok: true; reply: Reply } | { ok: false; result: ProviderResult };
 
-/** The simulated model (DESIGN §5): deterministic from the seed, offline, never throws. */
+/** The simulated model (docs/architecture.md, 'The simulated model'): deterministic, offline, never throws. */
+// Over 80 lines: its roles share the seed, the script's cursors, the registered tasks and the fault plan.
 export function createSimModel(opts: SimModelOptions): SimModel {
   const base = resolveModel('sim');
   if (!base.ok) throw new Error('the registry has no sim model');

@@ -1,5 +1,5 @@
 // Routes a page path to its view; keeps a live page (the runs, a running run) up to date in place.
-
+// Over 80 lines: the script's own scope (the page loads it without modules): its routes and live state.
 (() => {
   const HA = window.HA;
   const app = document.getElementById('app');

@@ -88,6 +88,7 @@
    * The cost sections of a run page. `draw` draws them from the page's data; `update` patches them with new
    * data (a chart whose roles or models changed is drawn again).
    */
+  // Over 80 lines: the sections' draw and update share their charts, legends and the split chosen.
   HA.costSections = (runId) => {
     // The legends read the latest values through these holders, which a live update refills.
     const state = { by: splitBy(), stackPlot: null, stackKeys: null, costPlot: null, layers: { now: [] } };

@@ -10,6 +10,7 @@
    * way, a budget and a note. Drawn once (a live update only turns Pause and Resume on and off, so what is
    * typed stays); without the token the box says where to get it.
    */
+  // Over 80 lines: the box's buttons and forms share its token, its state and the run they steer.
   HA.controlBox = (run, health) => {
     if (!HA.controlsOn) return null;
     const box = h('section', { id: 'run-controls', class: 'run-controls' }, h('h2', {}, 'Steer the run'));

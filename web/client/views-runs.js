@@ -38,6 +38,7 @@
   const rowLevel = (r) => (r.health ? r.health.level : 'ok');
 
   /** The list of runs; served, it stays live: rows are patched in place, a new run gets a row. */
+  // Over 80 lines: the list's rows, selection and live update share the runs shown and the rows drawn.
   HA.views.runs = async (el) => {
     const mark = HA.mode === 'serve' ? (await HA.get('/mark')).mark : null;
     const runs = await HA.get('/runs');

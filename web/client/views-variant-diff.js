@@ -37,6 +37,7 @@
   };
 
   /** The diff against another variant (its parent first), and the link comparing their tasks. */
+  // Over 80 lines: the panel's picker, diff and links share the variant shown against.
   HA.changePanel = (runId, v, others) => {
     const diffBox = h('div', {}, h('p', { class: 'muted' }, 'Loading the diff…'));
     let shown = null;
