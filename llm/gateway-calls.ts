@@ -1,16 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { adaptRequest } from './adapt.ts';
 import { type createBudget, maxCallCost } from './budget.ts';
+import { type Call, ledgerBase, type Row, safeComplete, safeProvider, taskOf } from './gateway-call.ts';
 import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts';
-import {
-  type GatewayLedgerRow,
-  type GatewayOptions,
-  TASK_DOMAIN_HEADER,
-  TASK_HEADER,
-  TASK_ID_MAX_CHARS,
-  type TokenGrant,
-} from './gateway-types.ts';
-import type { ModelProvider, ProviderResult, RetryTrace } from './provider.ts';
+import type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
+import type { RetryTrace } from './provider.ts';
 import {
   type Normalizer,
   normalizeRequest,
@@ -334,75 +328,4 @@ function availableModels(state: GatewayState, first: string): ModelRecord[] {
     const resolved = resolve(state, id);
     return resolved.ok ? [resolved.model] : [];
   });
-}
-
-interface Row {
-  ts: string;
-  started: number;
-  grant: TokenGrant;
-  model: string;
-  task?: { domain: string; id: string };
-}
-
-/** The task the caller named (TASK_HEADER and TASK_DOMAIN_HEADER), when it named one in a usable form. */
-function taskOf(req: IncomingMessage): { domain: string; id: string } | undefined {
-  const id = headerText(req, TASK_HEADER);
-  const domain = headerText(req, TASK_DOMAIN_HEADER);
-  return id === undefined || domain === undefined ? undefined : { domain, id };
-}
-
-/** A URI-encoded header value, decoded; undefined when absent, undecodable, too long or holding control characters. */
-function headerText(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  if (typeof value !== 'string' || value === '' || value.length > 3 * TASK_ID_MAX_CHARS) return undefined;
-  let id: string;
-  try {
-    id = decodeURIComponent(value);
-  } catch {
-    return undefined;
-  }
-  if (id.length > TASK_ID_MAX_CHARS || /[\u0000-\u001f\u007f]/.test(id)) return undefined;
-  return id;
-}
-
-/** A parsed chat request, its size in characters (for the cost estimate) and its ledger row. */
-interface Call {
-  body: ChatRequest;
-  chars: number;
-  row: Row;
-}
-
-function ledgerBase(row: Row) {
-  return {
-    ts: row.ts,
-    runId: row.grant.runId,
-    variantId: row.grant.variantId,
-    role: row.grant.role,
-    model: row.model,
-    ...(row.task === undefined ? {} : { task: row.task }),
-  };
-}
-
-function safeProvider(opts: GatewayOptions, id: string): ModelProvider | undefined {
-  try {
-    return opts.providers(id);
-  } catch {
-    return undefined;
-  }
-}
-
-async function safeComplete(
-  provider: ModelProvider,
-  req: ChatRequest,
-  ctx: CallContext,
-  signal: AbortSignal,
-): Promise<ProviderResult> {
-  try {
-    return await provider.complete(req, ctx, signal);
-  } catch (error) {
-    return {
-      ok: false,
-      error: { type: 'internal', message: `provider threw: ${(error as Error).message}`, retryable: true },
-    };
-  }
 }
