@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { RunFigures } from '../archive/experiment-summary.ts';
 import { openArchiveReader } from '../archive/read.ts';
 import { archiveFile } from '../archive/run-folder.ts';
-import type { ExperimentConfig } from './experiment-args.ts';
 import { heldOutScores, searchSpend } from './experiment-held-out.ts';
 import { type StartedRun, startRun } from './experiment-runs.ts';
 import { UsageError } from './usage-error.ts';
@@ -20,8 +19,11 @@ import { UsageError } from './usage-error.ts';
 export const BASELINES = ['best-of-k'] as const;
 export type BaselineName = (typeof BASELINES)[number];
 
-/** The baseline a configuration names, or null for one of generate-loop options. Refuses an unknown name. */
-export function baselineOf(config: Pick<ExperimentConfig, 'name' | 'args'>): BaselineName | null {
+/**
+ * The baseline a configuration (an ExperimentConfig of experiment-args.ts, which calls this while it parses)
+ * names, or null for one of generate-loop options. Refuses an unknown name.
+ */
+export function baselineOf(config: { name: string; args: readonly string[] }): BaselineName | null {
   const [first, ...rest] = config.args;
   if (first === undefined || first.startsWith('-')) return null;
   if (!(BASELINES as readonly string[]).includes(first) || rest.length > 0) {

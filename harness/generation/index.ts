@@ -4,6 +4,7 @@ export { entryCommand, META_ENTRY, openSession, TASK_ENTRY } from './generation-
 export { frozenMetaDir, metaAgentCommand } from './meta-agent-run.ts';
 export { archivedVariants, chooseParent } from './parent-choice.ts';
 export {
+  type GenerationConfig,
   logDir,
   type RemoteEditContext,
   type RemoteEditReply,
@@ -12,6 +13,7 @@ export {
   type RemoteTaskContext,
   type RemoteTasks,
   type RunContext,
+  type TasksProgress,
   type TokenIssuer,
 } from './run-context.ts';
 export {

@@ -7,9 +7,9 @@ export {
   type RunEstimate,
   runEstimate,
   stageCounts,
-  usdText,
 } from './estimate.ts';
 export { type HistoryRates, historyRates } from './estimate-history.ts';
+export { usdText } from './estimate-units.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';

@@ -48,7 +48,7 @@ export async function variantZero(
  * agent answers on a working machine, so the sandbox or a limit of the run stopped every task, and every
  * generation would start from it. The message names the settings to change.
  */
-export function assertInitialAgentEvaluated(ctx: RunContext): void {
+export function assertInitialAgentEvaluated(ctx: RunContext<RunConfig>): void {
   const zero = ctx.archive.getVariant(0);
   if (zero?.step !== 'failed' || zero.failureCause !== 'infrastructure') return;
   const { limits, taskTimeoutSec, sandbox } = ctx.config;
@@ -67,7 +67,7 @@ export function assertInitialAgentEvaluated(ctx: RunContext): void {
  * it. Ends the run when a model could not be reached or the initial agent has no score.
  */
 export async function evaluateVariantZero(
-  ctx: RunContext,
+  ctx: RunContext<RunConfig>,
   unreachable: () => string | null,
   spent: () => number,
 ): Promise<void> {
