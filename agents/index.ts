@@ -24,21 +24,22 @@ export {
   chatWithAgent,
   type ToolProtocol,
 } from './core/loop.ts';
-export type {
-  Message,
-  ModelCallOptions,
-  ModelError,
-  ModelErrorType,
-  ModelFn,
-  ModelInfo,
-  ModelReply,
-  ModelRequest,
-  ModelResult,
-  ReasoningEffort,
-  StopReason,
-  ToolCall,
-  ToolSpec,
-  Usage,
+export {
+  type Message,
+  type ModelCallOptions,
+  type ModelError,
+  type ModelErrorType,
+  type ModelFn,
+  type ModelInfo,
+  type ModelReply,
+  type ModelRequest,
+  type ModelResult,
+  modelErrorTypeSchema,
+  type ReasoningEffort,
+  type StopReason,
+  type ToolCall,
+  type ToolSpec,
+  type Usage,
 } from './core/messages.ts';
 export { renderTemplate } from './core/prompt.ts';
 export {
@@ -68,5 +69,6 @@ export {
   parseToolCalls,
   renderToolList,
 } from './core/tool-protocol.ts';
+export { buildTaskMessages, runTask, type TaskRequest } from './task/task-agent.ts';
 export { type BashTool, type BashToolOptions, createBashTool } from './tools/bash.ts';
 export { createEditorTool, type EditorTool, type EditorToolOptions } from './tools/editor.ts';

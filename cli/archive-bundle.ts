@@ -1,10 +1,14 @@
 import { existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { snapshotArchive, writeBundle } from '../archive/bundle.ts';
-import { MAX_DATA_BYTES, type Manifest } from '../archive/bundle-manifest.ts';
-import { openArchiveReader } from '../archive/read.ts';
-import { TarNameError } from '../archive/tar.ts';
+import {
+  MAX_DATA_BYTES,
+  type Manifest,
+  openArchiveReader,
+  snapshotArchive,
+  TarNameError,
+  writeBundle,
+} from '../archive/index.ts';
 import {
   type DomainData,
   domainData,
@@ -14,7 +18,7 @@ import {
   parseStoredConfig,
   type RunConfig,
 } from '../harness/run/index.ts';
-import { PROJECT_VERSION } from '../queue/project-version.ts';
+import { PROJECT_VERSION } from '../queue/index.ts';
 import { git } from '../system/git.ts';
 import { openRun } from './archive-refs.ts';
 import { refusalOf } from './run-ref.ts';

@@ -1,5 +1,5 @@
-import type { VariantView } from '../archive/read.ts';
-import { variantDiff } from '../archive/variant-diff.ts';
+import type { VariantView } from '../archive/index.ts';
+import { variantDiff } from '../archive/index.ts';
 import { out, printJson } from './archive-output.ts';
 import { openVariantRef, variantOf, withVariant } from './archive-refs.ts';
 import { UsageError } from './usage-error.ts';

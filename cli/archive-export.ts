@@ -1,4 +1,4 @@
-import type { ArchiveReader } from '../archive/read.ts';
+import type { ArchiveReader } from '../archive/index.ts';
 
 /** Every variant of a run as JSON lines: one object per variant. */
 export function exportJsonl(reader: ArchiveReader): string {

@@ -1,5 +1,5 @@
-import type { VariantView } from '../archive/read.ts';
-import { readMetaTranscript } from '../archive/transcript.ts';
+import type { VariantView } from '../archive/index.ts';
+import { readMetaTranscript } from '../archive/index.ts';
 import { out, printJson, signed } from './archive-output.ts';
 import type { OpenedRun } from './archive-refs.ts';
 import { fmtScore, renderTable } from './text-table.ts';

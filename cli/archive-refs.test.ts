@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VariantView } from '../archive/read.ts';
+import type { VariantView } from '../archive/index.ts';
 import { scoreColumns } from './archive.ts';
 import { csvField } from './archive-export.ts';
 import { parseVariantRef } from './archive-refs.ts';

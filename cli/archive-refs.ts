@@ -1,5 +1,11 @@
-import { type ArchiveReader, openArchiveReader, type VariantView } from '../archive/read.ts';
-import { archiveFile, findRun, parseVariantRef } from '../archive/run-folder.ts';
+import {
+  type ArchiveReader,
+  archiveFile,
+  findRun,
+  openArchiveReader,
+  parseVariantRef,
+  type VariantView,
+} from '../archive/index.ts';
 import { assertReadableArchive, refusalOf } from './run-ref.ts';
 import { UsageError } from './usage-error.ts';
 

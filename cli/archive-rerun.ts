@@ -1,8 +1,6 @@
 import path from 'node:path';
-import { openArchive } from '../archive/archive.ts';
-import { BUNDLE, type Manifest } from '../archive/bundle-manifest.ts';
-import type { VariantView } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
+import type { VariantView } from '../archive/index.ts';
+import { archiveFile, BUNDLE, type Manifest, openArchive } from '../archive/index.ts';
 import {
   HARNESS_VERSION,
   isSimulatedModel,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VariantView } from '../archive/read.ts';
+import type { VariantView } from '../archive/index.ts';
 import { unfinishedNotes } from './archive.ts';
 import { generationsCell } from './archive-runs.ts';
 import { loopCommandWords } from './self-command.ts';

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import {
+  archiveFile,
+  listRunIds,
   openArchiveReader,
   type RunView,
   UnreadableArchiveError,
   type VariantView,
-} from '../archive/read.ts';
-import { archiveFile, listRunIds } from '../archive/run-folder.ts';
+} from '../archive/index.ts';
 import { withRun } from './archive-refs.ts';
 import { unreadableArchive } from './run-ref.ts';
 import { resumeCommand } from './self-command.ts';

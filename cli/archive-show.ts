@@ -1,8 +1,5 @@
-import { scoreStanding } from '../archive/confirmed-scores.ts';
-import { variantFlags } from '../archive/flags.ts';
-import { passAtK } from '../archive/pass-at-k.ts';
-import type { VariantView } from '../archive/read.ts';
-import { readMetaTranscript } from '../archive/transcript.ts';
+import type { VariantView } from '../archive/index.ts';
+import { passAtK, readMetaTranscript, scoreStanding, variantFlags } from '../archive/index.ts';
 import { out, printJson, signed } from './archive-output.ts';
 import type { OpenedRun } from './archive-refs.ts';
 import { scoreColumns } from './archive-variants.ts';

@@ -1,5 +1,4 @@
-import type { TaskResultRow } from '../archive/archive.ts';
-import type { VariantView } from '../archive/read.ts';
+import type { TaskResultRow, VariantView } from '../archive/index.ts';
 import { diffSummary, storedWorkspaceDiff } from '../harness/evaluation/index.ts';
 import { out, printJson } from './archive-output.ts';
 import type { OpenedRun } from './archive-refs.ts';

@@ -1,4 +1,4 @@
-import type { RunView, Scores, VariantView } from '../archive/read.ts';
+import type { RunView, Scores, VariantView } from '../archive/index.ts';
 import { out, printJson } from './archive-output.ts';
 import type { OpenedRun } from './archive-refs.ts';
 import { resumeCommand } from './self-command.ts';

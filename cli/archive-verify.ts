@@ -1,13 +1,23 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUNDLE, checkFiles, MAX_DATA_BYTES, type Manifest } from '../archive/bundle-manifest.ts';
-import { BadBundleError, MAX_JSON_BYTES, unpackBundle } from '../archive/bundle-unpack.ts';
-import { openArchiveReader } from '../archive/read.ts';
-import { comparedVariants, compareRuns } from '../archive/run-compare.ts';
-import { archiveFile } from '../archive/run-folder.ts';
-import { sizeText, TarLimitError, type UnpackLimits } from '../archive/tar-read.ts';
-import { checkUntrustedArchive } from '../archive/untrusted-archive.ts';
+import {
+  archiveFile,
+  BadBundleError,
+  BUNDLE,
+  checkFiles,
+  checkUntrustedArchive,
+  comparedVariants,
+  compareRuns,
+  MAX_DATA_BYTES,
+  MAX_JSON_BYTES,
+  type Manifest,
+  openArchiveReader,
+  sizeText,
+  TarLimitError,
+  type UnpackLimits,
+  unpackBundle,
+} from '../archive/index.ts';
 import { domainChanges, domainHashes, parseStoredConfig, type RunConfig } from '../harness/run/index.ts';
 import { rerunOf, seedRunFolder } from './archive-rerun.ts';
 import { type StartedRun, startRun } from './experiment-runs.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import yargs from 'yargs';
-import { ALL_SPLITS } from '../domains/define-domain.ts';
+import { ALL_SPLITS } from '../domains/index.ts';
 import { diffVariants } from './archive-diff.ts';
 import { exportCsv, exportJsonl } from './archive-export.ts';
 import { showLineage } from './archive-lineage.ts';

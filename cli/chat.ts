@@ -3,14 +3,18 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yargs from 'yargs';
-import { loadEnv } from '../llm/env.ts';
-import { startGateway } from '../llm/gateway.ts';
-import type { ModelProvider } from '../llm/provider.ts';
-import { connectModel } from '../llm/providers/index.ts';
-import { resolveModel } from '../llm/registry.ts';
-import { createSimModel } from '../llm/sim/sim-model.ts';
-import { MAX_TIMER_MS } from '../llm/timer-limit.ts';
-import { ChatResponseSchema, GatewayErrorBodySchema, type Message } from '../llm/types.ts';
+import type { ModelProvider } from '../llm/index.ts';
+import {
+  ChatResponseSchema,
+  connectModel,
+  createSimModel,
+  GatewayErrorBodySchema,
+  loadEnv,
+  MAX_TIMER_MS,
+  type Message,
+  resolveModel,
+  startGateway,
+} from '../llm/index.ts';
 import { printGatewayWarning } from './errors.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';

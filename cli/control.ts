@@ -1,7 +1,5 @@
 import yargs from 'yargs';
-import { openArchive } from '../archive/archive.ts';
-import { controlMessage } from '../archive/controls.ts';
-import { archiveFile, findRun } from '../archive/run-folder.ts';
+import { archiveFile, controlMessage, findRun, openArchive } from '../archive/index.ts';
 import { CONTROL_ACTIONS, type Control, recordControl, runHolder } from '../harness/run/index.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { assertReadableArchive, RUNS_OPTION } from './run-ref.ts';

@@ -1,7 +1,12 @@
 import type { Argv } from 'yargs';
-import { type DatasetOptions, REF_OPTION_KEYS } from '../domains/dataset-options.ts';
-import { METRICS, type Metric, parseTolerance } from '../domains/metrics.ts';
-import type { DomainRef } from '../domains/reference.ts';
+import type { DomainRef } from '../domains/index.ts';
+import {
+  type DatasetOptions,
+  METRICS,
+  type Metric,
+  parseTolerance,
+  REF_OPTION_KEYS,
+} from '../domains/index.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The flags that map a dataset:FILE's fields, shared by generate-loop and `hyperagents domains test`. */

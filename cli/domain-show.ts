@@ -1,8 +1,6 @@
-import type { DatasetOptions } from '../domains/dataset-options.ts';
-import type { Task } from '../domains/define-domain.ts';
-import { openDomain } from '../domains/open-domain.ts';
-import { parseDomainRef } from '../domains/reference.ts';
-import { closeMatches } from '../llm/close-matches.ts';
+import type { DatasetOptions, Task } from '../domains/index.ts';
+import { openDomain, parseDomainRef } from '../domains/index.ts';
+import { closeMatches } from '../system/close-matches.ts';
 import { unreadDatasetFlags } from './dataset-flags.ts';
 import { UsageError } from './usage-error.ts';
 

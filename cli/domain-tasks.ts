@@ -1,4 +1,4 @@
-import { loadDomain } from '../domains/discover.ts';
+import { loadDomain } from '../domains/index.ts';
 import type { TaskSource } from '../web/data.ts';
 
 /**

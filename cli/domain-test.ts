@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DatasetOptions } from '../domains/dataset-options.ts';
-import { openDomain } from '../domains/open-domain.ts';
-import { parseDomainRef } from '../domains/reference.ts';
+import type { DatasetOptions } from '../domains/index.ts';
+import { openDomain, parseDomainRef } from '../domains/index.ts';
 import {
   checkDomain,
   createGradeContext,

@@ -1,7 +1,12 @@
 import yargs from 'yargs';
-import { ALL_SPLITS, type Domain, type Split } from '../domains/define-domain.ts';
-import { listDomainNames, loadDomain } from '../domains/discover.ts';
-import { DOMAIN_REF_HELP } from '../domains/reference.ts';
+import {
+  ALL_SPLITS,
+  DOMAIN_REF_HELP,
+  type Domain,
+  listDomainNames,
+  loadDomain,
+  type Split,
+} from '../domains/index.ts';
 import { datasetFlags, withDatasetFlags } from './dataset-flags.ts';
 import { helpWidth, parseOrExplain } from './parse-usage.ts';
 import { UsageError } from './usage-error.ts';

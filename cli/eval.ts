@@ -1,10 +1,14 @@
 import path from 'node:path';
 import yargs from 'yargs';
-import { openArchive } from '../archive/archive.ts';
-import { archiveFile } from '../archive/run-folder.ts';
-import { ALL_SPLITS, type Split } from '../domains/define-domain.ts';
-import { listDomainNames } from '../domains/discover.ts';
-import { DOMAIN_REF_HELP, type DomainRef, unknownDomain } from '../domains/reference.ts';
+import { archiveFile, openArchive } from '../archive/index.ts';
+import {
+  ALL_SPLITS,
+  DOMAIN_REF_HELP,
+  type DomainRef,
+  listDomainNames,
+  type Split,
+  unknownDomain,
+} from '../domains/index.ts';
 import type { DomainTasks } from '../harness/evaluation/index.ts';
 import {
   evaluateStoredVariant,
@@ -15,7 +19,7 @@ import {
   RunConfigSchema,
   type StoredEvaluationOutcome,
 } from '../harness/run/index.ts';
-import { loadEnv } from '../llm/env.ts';
+import { loadEnv } from '../llm/index.ts';
 import { checkOption } from './config-error.ts';
 import { printGatewayWarning } from './errors.ts';
 import { assertLimitsFit, planOrRefuse } from './loop-prepare.ts';

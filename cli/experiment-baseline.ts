@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { RunFigures } from '../archive/experiment-summary.ts';
-import { openArchiveReader } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
+import type { RunFigures } from '../archive/index.ts';
+import { archiveFile, openArchiveReader } from '../archive/index.ts';
 import { heldOutScores, searchSpend } from './experiment-held-out.ts';
 import { type StartedRun, startRun } from './experiment-runs.ts';
 import { UsageError } from './usage-error.ts';

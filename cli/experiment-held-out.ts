@@ -2,10 +2,14 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { heldOutOf, runFigures } from '../archive/experiment-summary.ts';
-import { type ArchiveReader, openArchiveReader } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
-import { formatDomainRef } from '../domains/reference.ts';
+import {
+  type ArchiveReader,
+  archiveFile,
+  heldOutOf,
+  openArchiveReader,
+  runFigures,
+} from '../archive/index.ts';
+import { formatDomainRef } from '../domains/index.ts';
 import { parseStoredConfig } from '../harness/run/index.ts';
 
 const HYPERAGENTS = fileURLToPath(new URL('../bin/hyperagents.mjs', import.meta.url));

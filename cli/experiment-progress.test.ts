@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VariantView } from '../archive/read.ts';
+import type { VariantView } from '../archive/index.ts';
 import { finishedGenerationLines, formatDuration } from './experiment-progress.ts';
 
 const variant = (id: number, outcome: VariantView['outcome'], score: number | null = null): VariantView => ({

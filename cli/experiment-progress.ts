@@ -1,5 +1,4 @@
-import { bestVariant, openArchiveReader, type VariantView } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
+import { archiveFile, bestVariant, openArchiveReader, type VariantView } from '../archive/index.ts';
 import { fmtScore } from './text-table.ts';
 
 /** How one finished variant of a run reads in the experiment's progress. Pure. */

@@ -1,5 +1,5 @@
-import type { ExperimentSummary } from '../archive/experiment-summary.ts';
-import { median } from '../archive/stats.ts';
+import type { ExperimentSummary } from '../archive/index.ts';
+import { median } from '../archive/index.ts';
 import { fmtScore, fmtUsd, renderTable } from './text-table.ts';
 
 const fmtP = (p: number | null): string => (p === null ? '-' : p < 0.0001 ? '<0.0001' : p.toFixed(4));

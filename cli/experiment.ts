@@ -3,14 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import {
+  archiveFile,
   type ExperimentSummary,
+  openArchiveReader,
   type RunFigures,
+  type RunState,
   runFigures,
+  runFlags,
   summarizeExperiment,
-} from '../archive/experiment-summary.ts';
-import { runFlags } from '../archive/flags.ts';
-import { openArchiveReader, type RunState } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
+} from '../archive/index.ts';
 import { runHolder } from '../harness/run/index.ts';
 import { EXPERIMENT_USAGE, type ExperimentConfig, parseExperimentArgs, runIdOf } from './experiment-args.ts';
 import { baselineFigures, baselineOf, readBaseline, runBaseline } from './experiment-baseline.ts';

@@ -1,7 +1,5 @@
-import { openArchive } from '../archive/archive.ts';
-import { archiveFile } from '../archive/run-folder.ts';
-import { isFinalStep } from '../archive/variants.ts';
-import { formatDomainRef } from '../domains/reference.ts';
+import { archiveFile, isFinalStep, openArchive } from '../archive/index.ts';
+import { formatDomainRef } from '../domains/index.ts';
 import { InitialAgentError } from '../harness/process/index.ts';
 import {
   HARNESS_VERSION,
@@ -12,7 +10,7 @@ import {
   runGenerations,
   STOPPED_AFTER,
 } from '../harness/run/index.ts';
-import type { Coordinator } from '../queue/coordinator.ts';
+import type { Coordinator } from '../queue/index.ts';
 import { reportError } from './errors.ts';
 import { loopHelp } from './loop-args.ts';
 import { type Queued, runDeps } from './loop-deps.ts';
@@ -102,8 +100,8 @@ async function openQueue(queue: QueueFlags, progress: (line: string) => void): P
   if (queue.queue === null) return null;
   // The queue's client (BullMQ, ioredis) is loaded only by a run that uses it.
   const [{ openCoordinator }, { PROJECT_VERSION }, { assertListenable, queueTarget }] = await Promise.all([
-    import('../queue/coordinator.ts'),
-    import('../queue/project-version.ts'),
+    import('../queue/index.ts'),
+    import('../queue/index.ts'),
     import('./queue-target.ts'),
   ]);
   const target = await queueTarget(queue.queue, 'generate-loop --queue');

@@ -1,4 +1,4 @@
-import { closeMatches } from '../llm/close-matches.ts';
+import { closeMatches } from '../system/close-matches.ts';
 import { COMMANDS, type Command } from './commands.ts';
 import { reportError } from './errors.ts';
 import { helpWidth } from './parse-usage.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import yargs from 'yargs';
-import { type DomainRef, unknownDomain } from '../domains/reference.ts';
+import { type DomainRef, unknownDomain } from '../domains/index.ts';
 import {
   DEFAULT_SIM_RETRY_MS,
   RUN_CONFIG_FIELDS,
@@ -14,7 +14,7 @@ import {
   type LatencySpec,
   parseFaultKinds,
   parseLatencySpec,
-} from '../llm/sim/faults.ts';
+} from '../llm/index.ts';
 import { configUsageError } from './config-error.ts';
 import { datasetFlags, unreadDatasetFlags, withDatasetFlags } from './dataset-flags.ts';
 import { LOOP_OPTIONS, limitsFrom, optionOf } from './loop-options.ts';

@@ -1,6 +1,6 @@
-import { secretValues } from '../archive/redact.ts';
+import { secretValues } from '../archive/index.ts';
 import { gatewayFactory, type RetryNotice, type RunDeps } from '../harness/run/index.ts';
-import type { Coordinator } from '../queue/coordinator.ts';
+import type { Coordinator } from '../queue/index.ts';
 import { printGatewayWarning } from './errors.ts';
 import type { PreparedRun } from './loop-prepare.ts';
 import type { createProgress } from './progress.ts';

@@ -1,5 +1,5 @@
 import type { Options } from 'yargs';
-import { DOMAIN_REF_HELP } from '../domains/reference.ts';
+import { DOMAIN_REF_HELP } from '../domains/index.ts';
 import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../harness/evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../harness/generation/index.ts';
 import { DEFAULT_LIMITS, type ResourceLimits, SANDBOX_MODES } from '../harness/process/index.ts';
@@ -9,7 +9,7 @@ import {
   DEFAULT_STALL_MINUTES,
   DEFAULT_TASKS_PER_WORKER,
 } from '../harness/run/index.ts';
-import { FAULT_KINDS, LATENCY_SPEC_HELP } from '../llm/sim/faults.ts';
+import { FAULT_KINDS, LATENCY_SPEC_HELP } from '../llm/index.ts';
 
 /** The pilot's tasks per split of each domain, unless --pilot-tasks says otherwise. */
 export const DEFAULT_PILOT_TASKS = 5;

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openArchiveReader } from '../archive/read.ts';
-import { archiveFile, evalCacheFile } from '../archive/run-folder.ts';
+import { archiveFile, evalCacheFile, openArchiveReader } from '../archive/index.ts';
 import { InitialAgentError, killAll } from '../harness/process/index.ts';
 import {
   duration,

@@ -1,11 +1,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { openArchive } from '../archive/archive.ts';
-import { openEvalCache } from '../archive/eval-cache.ts';
-import { openArchiveReader } from '../archive/read.ts';
-import { archiveFile, evalCacheFile, runEvalCacheFile, variantRepoDir } from '../archive/run-folder.ts';
-import type { Domain } from '../domains/define-domain.ts';
-import { listDomainNames } from '../domains/discover.ts';
+import {
+  archiveFile,
+  evalCacheFile,
+  openArchive,
+  openArchiveReader,
+  openEvalCache,
+  runEvalCacheFile,
+  variantRepoDir,
+} from '../archive/index.ts';
+import type { Domain } from '../domains/index.ts';
+import { listDomainNames } from '../domains/index.ts';
 import type { DomainTasks } from '../harness/evaluation/index.ts';
 import { limitsAboveMachine, type ResourceLimits, resolveSandbox } from '../harness/process/index.ts';
 import {
@@ -22,10 +27,14 @@ import {
   runHolder,
   type TransferSource,
 } from '../harness/run/index.ts';
-import { loadEnv } from '../llm/env.ts';
-import { loadReplayBook, type ReplayBook } from '../llm/recorder.ts';
-import { resolveModel } from '../llm/registry.ts';
-import { loadSimScript, type ParsedSimScript } from '../llm/sim/script.ts';
+import {
+  loadEnv,
+  loadReplayBook,
+  loadSimScript,
+  type ParsedSimScript,
+  type ReplayBook,
+  resolveModel,
+} from '../llm/index.ts';
 import { git, gitInstalled } from '../system/git.ts';
 import { configUsageError } from './config-error.ts';
 import { defaultModel } from './default-model.ts';

@@ -1,5 +1,10 @@
-import { DEFAULT_LOCAL_BASE_URL, PROVIDER_ENV } from '../llm/providers/index.ts';
-import { MODELS, type ModelRecord, resolveModel } from '../llm/registry.ts';
+import {
+  DEFAULT_LOCAL_BASE_URL,
+  MODELS,
+  type ModelRecord,
+  PROVIDER_ENV,
+  resolveModel,
+} from '../llm/index.ts';
 import { UsageError } from './usage-error.ts';
 
 const MODELS_HELP = `hyperagents models [--json]

@@ -1,6 +1,5 @@
 import { createServer } from 'node:net';
-import { probeRedis } from '../queue/connection.ts';
-import { parseRedisUrl, type RedisTarget } from '../queue/redis-url.ts';
+import { parseRedisUrl, probeRedis, type RedisTarget } from '../queue/index.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The `--queue` URL, checked for form and for a Redis that answers: else a UsageError saying what to do. */

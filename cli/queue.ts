@@ -1,6 +1,5 @@
 import yargs from 'yargs';
-import { PROJECT_VERSION } from '../queue/project-version.ts';
-import { type JobCounts, queueStatus } from '../queue/status.ts';
+import { type JobCounts, PROJECT_VERSION, queueStatus } from '../queue/index.ts';
 import { parseOrExplain } from './parse-usage.ts';
 import { queueTarget } from './queue-target.ts';
 import { UsageError } from './usage-error.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RedisEvent } from '../queue/redis-watch.ts';
+import type { RedisEvent } from '../queue/index.ts';
 import { redisLine } from './redis-progress.ts';
 
 const url = 'redis://10.0.0.2:6379/0';

@@ -1,4 +1,4 @@
-import type { RedisEvent } from '../queue/redis-watch.ts';
+import type { RedisEvent } from '../queue/index.ts';
 
 /** The progress line of a Redis outage as a coordinator or worker lives it. Pure. */
 export function redisLine(event: RedisEvent): string {

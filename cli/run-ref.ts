@@ -1,7 +1,11 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { checkArchive } from '../archive/archive-check.ts';
-import { UnreadableArchiveError } from '../archive/read.ts';
-import { archiveFile, findRun, parseVariantRef } from '../archive/run-folder.ts';
+import {
+  archiveFile,
+  checkArchive,
+  findRun,
+  parseVariantRef,
+  UnreadableArchiveError,
+} from '../archive/index.ts';
 import { UsageError } from './usage-error.ts';
 
 /** `--runs` (alias `--out`, as generate-loop calls it), the folder of runs of the commands that read them. */

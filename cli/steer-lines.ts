@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { controlSecretFile } from '../archive/run-folder.ts';
+import { controlSecretFile } from '../archive/index.ts';
 import { shellWord } from './self-command.ts';
 
 /** The address `hyperagents serve` answers on by default. */

@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_JSON_BYTES } from '../archive/bundle-unpack.ts';
-import { readSidecar, sidecarPath } from '../domains/dataset-options.ts';
+import { MAX_JSON_BYTES } from '../archive/index.ts';
+import { readSidecar, sidecarPath } from '../domains/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { domainData, type RunConfig } from '../harness/run/index.ts';
-import { PROVIDER_ENV } from '../llm/providers/index.ts';
+import { PROVIDER_ENV } from '../llm/index.ts';
 
 /*
  * What `archive verify` does so that a bundle's re-run reads nothing of this machine but the project, the

@@ -1,5 +1,5 @@
-import { DEFAULT_UNPACK_LIMITS } from '../archive/bundle-unpack.ts';
-import type { UnpackLimits } from '../archive/tar-read.ts';
+import type { UnpackLimits } from '../archive/index.ts';
+import { DEFAULT_UNPACK_LIMITS } from '../archive/index.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The flag that raises each unpacking limit, and the unit it takes. */

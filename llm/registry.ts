@@ -1,4 +1,4 @@
-import { closeMatches } from './close-matches.ts';
+import { closeMatches } from '../system/close-matches.ts';
 import type { ModelRecord } from './model-record.ts';
 import { MODELS } from './model-table.ts';
 import type { Usage } from './types.ts';

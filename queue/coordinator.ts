@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { variantRepoDir } from '../archive/run-folder.ts';
-import type { DomainRef } from '../domains/reference.ts';
+import { variantRepoDir } from '../archive/index.ts';
+import type { DomainRef } from '../domains/index.ts';
 import type { TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
   RemoteEditContext,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS, defaultModel } from '../cli/default-model.ts';
-import { resolveModel } from '../llm/registry.ts';
+import { resolveModel } from '../llm/index.ts';
 
 describe('the model a run uses without --model', () => {
   it('is the first provider whose key is set: Anthropic, then OpenAI, then Google', () => {

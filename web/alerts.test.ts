@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventView } from '../archive/read.ts';
+import type { EventView } from '../archive/index.ts';
 import { runAlertsView } from './alerts.ts';
 
 let id = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventView, RunView, VariantView } from '../archive/read.ts';
+import type { EventView, RunView, VariantView } from '../archive/index.ts';
 import { runHealth } from './health.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');

@@ -1,4 +1,4 @@
-import type { EventView, RunState, RunView, VariantView } from '../archive/read.ts';
+import type { EventView, RunState, RunView, VariantView } from '../archive/index.ts';
 
 /** The run events that say why a run stopped or what it was told; read by runHealth. */
 export const HEALTH_EVENTS = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventView, RunView, VariantView } from '../archive/read.ts';
+import type { EventView, RunView, VariantView } from '../archive/index.ts';
 import type { RunHealth } from './health.ts';
 import { estimateAgainstRun } from './run-estimate.ts';
 

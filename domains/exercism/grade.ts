@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { tampered } from '../../system/grade-marks.ts';
 import type { Grade, WorkspaceFiles } from '../define-domain.ts';
 import type { CommandResult, GradeContext } from '../grade-context.ts';
-import { tampered } from '../tampering.ts';
 import {
   type ExerciseLayout,
   type ExercismLanguage,

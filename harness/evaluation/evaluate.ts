@@ -1,11 +1,16 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Archive, EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
-import type { EvalCache } from '../../archive/eval-cache.ts';
-import { CANARY_MARK } from '../../archive/flags.ts';
-import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
-import { resultCacheIdentity } from '../../llm/registry.ts';
+import type {
+  Archive,
+  EvalCache,
+  EvaluationInput,
+  TaskResultInput,
+  TaskResultRow,
+} from '../../archive/index.ts';
+import { CANARY_MARK } from '../../archive/index.ts';
+import type { GradeContext } from '../../domains/index.ts';
+import { type Domain, type Split, selectionSplit, type Task } from '../../domains/index.ts';
+import { resultCacheIdentity } from '../../llm/index.ts';
 import { type Graded, gradeOutput, gradeWorkspace, tally } from './grading.ts';
 import type { TaskLimit } from './task-limit.ts';
 import type { TaskPool } from './task-workers.ts';

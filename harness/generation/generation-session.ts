@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildsDir, TASK_AGENT_LOG, workspacesDir, worktreesDir } from '../../archive/run-folder.ts';
+import { buildsDir, TASK_AGENT_LOG, workspacesDir, worktreesDir } from '../../archive/index.ts';
 import { removeTreeNoFollow } from '../../system/read-no-follow.ts';
 import { createTaskPool, stageSize, type TaskPool } from '../evaluation/index.ts';
 import type { ResolvedSandbox, SandboxPolicy } from '../process/index.ts';

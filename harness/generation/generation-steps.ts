@@ -5,7 +5,7 @@ import type {
   VariantRow,
   VariantStatus,
   VariantStep,
-} from '../../archive/archive.ts';
+} from '../../archive/index.ts';
 import type { WorkerReply } from '../evaluation/index.ts';
 import { evaluateStage, type Stage, StageUnfinishedError, selectionScore } from '../evaluation/index.ts';
 import type { DiffSummary } from '../process/index.ts';

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { isFinalStep, type VariantRow, type VariantStep } from '../../archive/archive.ts';
+import { isFinalStep, type VariantRow, type VariantStep } from '../../archive/index.ts';
 import { freeBytes, LOW_DISK_BYTES } from '../process/index.ts';
 import { openSession } from './generation-session.ts';
 import {

@@ -1,13 +1,13 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { FailureCause, VariantRow } from '../../archive/archive.ts';
+import type { FailureCause, VariantRow } from '../../archive/index.ts';
 import {
   agentOutputDir,
   buildsDir,
   META_TRANSCRIPT,
   evalsDir as runEvalsDir,
   worktreesDir,
-} from '../../archive/run-folder.ts';
+} from '../../archive/index.ts';
 import type { AgentEntry, ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
 import {
   agentEnv,

@@ -1,10 +1,8 @@
 import path from 'node:path';
-import type { Archive } from '../../archive/archive.ts';
-import type { EvalCache } from '../../archive/eval-cache.ts';
-import { variantLogDir, worktreesDir } from '../../archive/run-folder.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
-import type { DomainRef } from '../../domains/reference.ts';
-import type { BudgetStop } from '../../llm/budget.ts';
+import type { Archive, EvalCache } from '../../archive/index.ts';
+import { variantLogDir, worktreesDir } from '../../archive/index.ts';
+import type { DomainRef, GradeContext } from '../../domains/index.ts';
+import type { BudgetStop } from '../../llm/index.ts';
 import type { DomainTasks, EvalsFolders, TaskLimit, TaskPool, WorkspaceLimits } from '../evaluation/index.ts';
 import type { ResolvedSandbox, ResourceLimits, VariantRepo } from '../process/index.ts';
 import type { ParentSelection } from './selection.ts';

@@ -1,5 +1,4 @@
-import type { ArchiveReader } from '../../archive/read.ts';
-import type { VariantView } from '../../archive/views.ts';
+import type { ArchiveReader, VariantView } from '../../archive/index.ts';
 import { type Price, type StageCounts, usdText } from './estimate-units.ts';
 
 /**

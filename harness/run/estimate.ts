@@ -1,4 +1,4 @@
-import { resolveModel } from '../../llm/registry.ts';
+import { resolveModel } from '../../llm/index.ts';
 import { type DomainTasks, stageSplits, stageTasks } from '../evaluation/index.ts';
 import {
   estimateFromHistory,

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { DatasetOptions } from '../../domains/dataset-options.ts';
-import { DomainRefList } from '../../domains/reference.ts';
-import { resolveModel } from '../../llm/registry.ts';
-import { DEFAULT_RETRY_POLICY } from '../../llm/retry.ts';
-import { FAULT_KINDS } from '../../llm/sim/faults.ts';
-import { SIM_LANDSCAPES } from '../../llm/sim/landscape.ts';
-import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
+import { DatasetOptions, DomainRefList } from '../../domains/index.ts';
+import {
+  DEFAULT_RETRY_POLICY,
+  FAULT_KINDS,
+  MAX_TIMER_MS,
+  resolveModel,
+  SIM_LANDSCAPES,
+} from '../../llm/index.ts';
 import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
 import { DEFAULT_LIMITS, LIMIT_RANGES, openFilesNeeded, SANDBOX_MODES } from '../process/index.ts';

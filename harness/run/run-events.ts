@@ -1,5 +1,5 @@
-import { type Archive, isFinalStep } from '../../archive/archive.ts';
-import type { ModelHealthEvent } from '../../llm/failure-watch.ts';
+import { type Archive, isFinalStep } from '../../archive/index.ts';
+import type { ModelHealthEvent } from '../../llm/index.ts';
 import type { TasksProgress } from '../generation/index.ts';
 
 /**

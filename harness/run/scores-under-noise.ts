@@ -1,4 +1,4 @@
-import { spreadOf } from '../../archive/confirmed-scores.ts';
+import { spreadOf } from '../../archive/index.ts';
 import { type AttemptsOutcome, evaluateAttempts } from '../evaluation/index.ts';
 import { openSession, type RunContext } from '../generation/index.ts';
 import { CONFIRM_ATTEMPTS, type RunConfig } from './run-config.ts';

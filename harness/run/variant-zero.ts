@@ -1,7 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type Archive, isFinalStep } from '../../archive/archive.ts';
-import { TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
+import { type Archive, isFinalStep, TASK_AGENT_LOG, variantRepoDir } from '../../archive/index.ts';
 import { git } from '../../system/git.ts';
 import { advanceGeneration, logDir, type RunContext, seedVariantZero } from '../generation/index.ts';
 import { createVariantRepo, InitialAgentError, openVariantRepo, type VariantRepo } from '../process/index.ts';

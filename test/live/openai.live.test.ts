@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { connectModel, providerSettings } from '../../llm/providers/index.ts';
+import type { CallContext } from '../../llm/index.ts';
+import { connectModel, costUsd, providerSettings, resolveModel } from '../../llm/index.ts';
 import { createOpenAIProvider } from '../../llm/providers/openai.ts';
-import { costUsd, resolveModel } from '../../llm/registry.ts';
-import type { CallContext } from '../../llm/types.ts';
 
 const ctx: CallContext = { runId: 'live', variantId: null, role: 'task' };
 

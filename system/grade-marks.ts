@@ -1,3 +1,6 @@
+// The marks a grader puts at the start of a result's detail, which the archive reads back to flag a variant
+// (archive/flags.ts): here, below both, so that the archive imports no grader.
+
 /**
  * Begins the grader's detail of an answer that tried to pass without solving the task: it wrote files the
  * test runner reads besides the solution, ended the test process before the tests reported, printed a
@@ -10,3 +13,6 @@ export const tampered = (what: string): string => `${TAMPER_MARK}${what}`;
 
 export const isTampered = (detail: string | null | undefined): boolean =>
   detail?.startsWith(TAMPER_MARK) === true;
+
+/** Begins the grader's detail of an answer that hedges (domains/hedging.ts); archive/flags.ts counts them. */
+export const HEDGE_MARK = 'hedged: ';
