@@ -74,10 +74,53 @@ const downward = Object.entries(MAY_IMPORT).map(([room, may]) => ({
   to: { dependencyTypes: ['local'], pathNot: [`^${room}/`, ...may.map((r) => `^${r}/`)] },
 }));
 
+/** The command groups of cli/ (a folder each), and which other group each may import besides shared/. */
+const CLI_GROUPS = readdirSync(path.join(__dirname, 'cli'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name);
+const CLI_CROSSINGS = {
+  // generate-loop --queue: the Redis target and its outages; the model chosen when none is named.
+  loop: ['queue', 'models'],
+  // An experiment prepares each run as generate-loop does.
+  experiment: ['loop'],
+  // archive verify re-runs a bundled run the way an experiment starts one.
+  archive: ['experiment'],
+  // report opens runs as archive does; serve packs a run's bundle as archive bundle does.
+  serve: ['archive'],
+};
+
+const commandGroups = [
+  {
+    name: 'cli-shared',
+    severity: 'error',
+    comment: 'cli/shared/ is what several commands use: it imports no command group.',
+    from: { path: '^cli/shared/' },
+    to: { path: '^cli/', pathNot: '^cli/shared/' },
+  },
+  {
+    name: 'cli-table-on-top',
+    severity: 'error',
+    comment: "A command group never imports the top of cli/ (the command table and the bins' entries).",
+    from: { path: '^cli/[^/]+/' },
+    to: { path: '^cli/[^/]+$' },
+  },
+  ...CLI_GROUPS.filter((group) => group !== 'shared').map((group) => ({
+    name: 'cli-groups',
+    severity: 'error',
+    comment: `cli/${group}/ imports cli/shared/ and ${(CLI_CROSSINGS[group] ?? []).map((g) => `cli/${g}/`).join(', ') || 'no other group'} (see CLI_CROSSINGS).`,
+    from: { path: `^cli/${group}/` },
+    to: {
+      path: '^cli/[^/]+/',
+      pathNot: [`^cli/(${[group, 'shared', ...(CLI_CROSSINGS[group] ?? [])].join('|')})/`],
+    },
+  })),
+];
+
 module.exports = {
   forbidden: [
     ...throughFaces,
     ...downward,
+    ...commandGroups,
     {
       name: 'agents-alone',
       severity: 'error',

@@ -178,7 +178,7 @@ async function remotePool(
   const shipped = shippedDomains(ctx.config.domains);
   return {
     run: (request: TaskRequest) => {
-      // Refused before a run starts (cli/generate-loop.ts); kept here so no worker is ever sent one.
+      // Refused before a run starts (cli/loop/generate-loop.ts); kept here so no worker is ever sent one.
       if (request.workspace !== undefined) {
         return Promise.resolve({
           kind: 'infra' as const,

@@ -19,7 +19,7 @@ export const DIST = path.join(ROOT, 'dist');
 /** The built entry points and the sources they are built from. */
 export const ENTRIES = {
   hyperagents: 'cli/hyperagents.ts',
-  'generate-loop': 'cli/generate-loop.ts',
+  'generate-loop': 'cli/loop/generate-loop.ts',
   'closed-output': 'cli/closed-output.ts',
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MODELS, defaultModel } from '../cli/default-model.ts';
+import { DEFAULT_MODELS, defaultModel } from '../cli/models/default-model.ts';
 import { resolveModel } from '../llm/index.ts';
 
 describe('the model a run uses without --model', () => {

@@ -122,6 +122,21 @@ describe('the rooms of the project', () => {
       'testing-for-tests',
     ],
     [
+      'cli/shared/ importing a command',
+      { 'cli/shared/x.ts': "import { a } from '../loop/loop-args.ts';" },
+      'cli-shared',
+    ],
+    [
+      'a command importing the command table',
+      { 'cli/loop/x.ts': "import { a } from '../commands.ts';" },
+      'cli-table-on-top',
+    ],
+    [
+      'a command importing another group',
+      { 'cli/domains/x.ts': "import { a } from '../loop/eval.ts';" },
+      'cli-groups',
+    ],
+    [
       'two modules that load each other, through types',
       {
         'cli/a.ts': "import type { T } from './b.ts';\nexport type U = T;",
@@ -137,6 +152,8 @@ describe('the rooms of the project', () => {
   it('allows faces, a room’s own files, a domain’s face and, in tests, testing/ helpers and providers', async () => {
     expect(
       await violations({
+        'cli/loop/y.ts':
+          "import { a } from '../shared/errors.ts';\nimport { b } from '../queue/queue-target.ts';",
         'cli/x.ts': [
           "import { a } from '../archive/index.ts';",
           "import { b } from '../harness/run/index.ts';",

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveFile, openArchive } from '../archive/index.ts';
-import { bundleRun } from '../cli/archive-bundle.ts';
+import { bundleRun } from '../cli/archive/archive-bundle.ts';
 import { readArchive } from '../test/kill-points.ts';
 import { runCli } from '../test/run-cli.ts';
 import { buildReport } from './report.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareLoop } from '../../cli/loop-prepare.ts';
+import { prepareLoop } from '../../cli/loop/loop-prepare.ts';
 import type { RemoteTasks } from '../../harness/generation/index.ts';
 import { gatewayFactory, type RunSummary, runGenerations } from '../../harness/run/index.ts';
 import { type Coordinator, openCoordinator, PROJECT_VERSION, parseRedisUrl } from '../../queue/index.ts';
