@@ -18,7 +18,7 @@ export { type Graded, gradeOutput, gradeWorkspace } from './grading.ts';
 export { scoresBySplit, selectionScore } from './scoring.ts';
 export { createTaskLimit, type TaskLimit } from './task-limit.ts';
 export { createTaskPool, type TaskPool, type TaskRequest, type WorkerReply } from './task-workers.ts';
-export { diffSummary, storedWorkspaceDiff, workspaceDiff } from './workspace-diff.ts';
+export { diffSummary, storedWorkspaceDiff } from './workspace-diff.ts';
 export {
   type CollectedWorkspace,
   DEFAULT_MAX_TOOL_CALLS,

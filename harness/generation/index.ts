@@ -4,7 +4,6 @@ export { entryCommand, META_ENTRY, openSession, TASK_ENTRY } from './generation-
 export { frozenMetaDir, metaAgentCommand } from './meta-agent-run.ts';
 export { archivedVariants, chooseParent } from './parent-choice.ts';
 export {
-  type GenerationConfig,
   logDir,
   type RemoteEditContext,
   type RemoteEditReply,

@@ -30,15 +30,9 @@ export {
   storedConfig,
   type TransferSource,
 } from './run-config.ts';
-export {
-  CONTROL_ACTIONS,
-  CONTROL_EVENT,
-  Control,
-  recordControl,
-  STOPPED_AFTER,
-} from './run-controls.ts';
+export { CONTROL_ACTIONS, Control, recordControl, STOPPED_AFTER } from './run-controls.ts';
 export type { RunEvent } from './run-events.ts';
 export { defaultRunId, runExists } from './run-id.ts';
 export { runHolder } from './run-lock.ts';
-export { type PlannedRun, planRun, type RunEnv } from './run-plan.ts';
+export { type PlannedRun, planRun } from './run-plan.ts';
 export { progressLine, type RunSummary } from './run-summary.ts';
