@@ -26,7 +26,11 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 interface Metafile {
   outputs: Record<
     string,
-    { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[] }
+    {
+      entryPoint?: string;
+      imports: { path: string; kind: string; external?: boolean }[];
+      inputs: Record<string, unknown>;
+    }
   >;
 }
 
@@ -85,6 +89,27 @@ describe('the built commands', () => {
     for (const command of ['queue', 'worker'])
       expect([...packagesAtStart(meta, command)]).toContain('bullmq');
   });
+
+  it.each(Object.keys(COMMAND_SOURCES))(
+    'hyperagents %s loads no face: each import of one is pointed at the files it takes from',
+    (command) => {
+      // A face in a command's chunks would bring every module any command takes through it.
+      const outputs = Object.keys(meta.outputs);
+      const start = outputs.find((o) => meta.outputs[o]!.entryPoint === COMMAND_SOURCES[command])!;
+      const seen = new Set<string>();
+      const walk = (output: string): void => {
+        if (seen.has(output)) return;
+        seen.add(output);
+        for (const imported of meta.outputs[output]!.imports)
+          if (imported.kind === 'import-statement' && !imported.external) walk(imported.path);
+      };
+      walk(start);
+      const faces = [...seen]
+        .flatMap((output) => Object.keys(meta.outputs[output]!.inputs))
+        .filter((input) => /^(agents|archive|llm|domains|queue|harness\/[a-z]+)\/index\.ts$/.test(input));
+      expect(faces).toEqual([]);
+    },
+  );
 });
 
 /**
