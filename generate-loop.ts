@@ -1,1 +1,1 @@
-export { main } from './cli/generate-loop.ts';
+export { main } from './cli/loop/generate-loop.ts';

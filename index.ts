@@ -1,7 +1,8 @@
 // The public API of hyperagents-ts: the agent core (usable on its own to build agents), domains,
 // parent selection and the archive.
 export * from './agents/index.ts';
-export { type Archive, openArchive } from './archive/archive.ts';
+export { type Archive, openArchive } from './archive/index.ts';
+export type { CommandResult, GradeContext, SandboxedCommand } from './domains/index.ts';
 export {
   type Domain,
   type DomainSpec,
@@ -9,8 +10,7 @@ export {
   type Grade,
   type Split,
   type Task,
-} from './domains/define-domain.ts';
-export type { CommandResult, GradeContext, SandboxedCommand } from './domains/grade-context.ts';
+} from './domains/index.ts';
 export {
   type Candidate,
   PARENT_SELECTIONS,

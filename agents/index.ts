@@ -23,24 +23,27 @@ export {
   CUT_OFF_MESSAGE,
   chatWithAgent,
   DEFAULT_MAX_TOOL_CALLS,
+  DEFAULT_MAX_TURNS,
   type ToolProtocol,
 } from './core/loop.ts';
-export type {
-  Message,
-  ModelCallOptions,
-  ModelError,
-  ModelErrorType,
-  ModelFn,
-  ModelInfo,
-  ModelReply,
-  ModelRequest,
-  ModelResult,
-  ReasoningEffort,
-  StopReason,
-  ToolCall,
-  ToolSpec,
-  Usage,
+export {
+  type Message,
+  type ModelCallOptions,
+  type ModelError,
+  type ModelErrorType,
+  type ModelFn,
+  type ModelInfo,
+  type ModelReply,
+  type ModelRequest,
+  type ModelResult,
+  modelErrorTypeSchema,
+  type ReasoningEffort,
+  type StopReason,
+  type ToolCall,
+  type ToolSpec,
+  type Usage,
 } from './core/messages.ts';
+export { isInside, isStrictlyInside } from './core/paths.ts';
 export { renderTemplate } from './core/prompt.ts';
 export {
   type BeforeToolCall,
@@ -69,5 +72,6 @@ export {
   parseToolCalls,
   renderToolList,
 } from './core/tool-protocol.ts';
+export { buildTaskMessages, runTask, type TaskRequest } from './task/task-agent.ts';
 export { type BashTool, type BashToolOptions, createBashTool } from './tools/bash.ts';
 export { createEditorTool, type EditorTool, type EditorToolOptions } from './tools/editor.ts';

@@ -1,26 +1,7 @@
-import { z } from 'zod';
 import type { Archive } from './archive.ts';
-import type { ArchiveEvent } from './event-kinds.ts';
+import { type ArchiveEvent, CONTROL_EVENT, type Control } from './event-kinds.ts';
 
-/** The event kind every control of a run is recorded under; its data is a Control. */
-export const CONTROL_EVENT = 'control' as const;
-
-/**
- * What a user can tell a running run (`hyperagents control RUN ...`): `pause` starts no new generation until
- * `resume`; `stop-after` lets the generations under way finish and starts no more; `budget` sets
- * --budget-usd for the rest of the run; `note` is recorded and shown to the next MetaAgent (notes.md in its
- * evals folder).
- */
-export const Control = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('pause') }),
-  z.object({ action: z.literal('resume') }),
-  z.object({ action: z.literal('stop-after') }),
-  z.object({ action: z.literal('budget'), value: z.number().finite().nonnegative() }),
-  z.object({ action: z.literal('note'), value: z.string().min(1) }),
-]);
-export type Control = z.infer<typeof Control>;
-
-export const CONTROL_ACTIONS = ['pause', 'resume', 'stop-after', 'budget', 'note'] as const;
+export { CONTROL_ACTIONS, CONTROL_EVENT, Control } from './event-kinds.ts';
 
 /** The notes (`note` controls) among a run's events, oldest first, with when each was given. Pure. */
 export function notesOf(

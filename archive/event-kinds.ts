@@ -1,6 +1,25 @@
 import { z } from 'zod';
-import { Control } from './controls.ts';
-import { FAILURE_CAUSES, VARIANT_STATUSES, VARIANT_STEPS, type VariantStep } from './variants.ts';
+import { FAILURE_CAUSES, VARIANT_STATUSES, VARIANT_STEPS, type VariantStep } from './variant-states.ts';
+
+/** The event kind every control of a run is recorded under; its data is a Control. */
+export const CONTROL_EVENT = 'control' as const;
+
+/**
+ * What a user can tell a running run (`hyperagents control RUN ...`): `pause` starts no new generation until
+ * `resume`; `stop-after` lets the generations under way finish and starts no more; `budget` sets
+ * --budget-usd for the rest of the run; `note` is recorded and shown to the next MetaAgent (notes.md in its
+ * evals folder).
+ */
+export const Control = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('pause') }),
+  z.object({ action: z.literal('resume') }),
+  z.object({ action: z.literal('stop-after') }),
+  z.object({ action: z.literal('budget'), value: z.number().finite().nonnegative() }),
+  z.object({ action: z.literal('note'), value: z.string().min(1) }),
+]);
+export type Control = z.infer<typeof Control>;
+
+export const CONTROL_ACTIONS = ['pause', 'resume', 'stop-after', 'budget', 'note'] as const;
 
 const step = z.enum(VARIANT_STEPS);
 const range = z.object({ low: z.number(), high: z.number() });

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hedging } from '../domains/hedging.ts';
-import { tampered } from '../domains/tampering.ts';
+import { hedging } from '../domains/index.ts';
+import { tampered } from '../system/grade-marks.ts';
 import {
   CANARY_MARK,
   canaryFlag,

@@ -1,5 +1,4 @@
-import { HEDGE_MARK } from '../domains/hedging.ts';
-import { isTampered, TAMPER_MARK } from '../domains/tampering.ts';
+import { HEDGE_MARK, isTampered, TAMPER_MARK } from '../system/grade-marks.ts';
 import type { TaskResultFilter, TaskResultRow } from './task-results.ts';
 import { variantDiff } from './variant-diff.ts';
 import type { SplitScore, VariantView } from './views.ts';

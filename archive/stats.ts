@@ -1,7 +1,7 @@
 /**
  * Statistics for comparing variants and runs. Pure functions; randomness only through a seed.
  */
-import { mulberry32 } from '../domains/rng.ts';
+import { mulberry32 } from '../system/rng.ts';
 
 /** The median of `xs` (mean of the two middle values for an even count); null for no values. */
 export function median(xs: readonly number[]): number | null {

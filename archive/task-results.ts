@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TAMPER_MARK } from '../domains/tampering.ts';
+import { TAMPER_MARK } from '../system/grade-marks.ts';
 import { type Db, type Decode, flagColumn, now } from './database.ts';
 import type { Redactor } from './redact.ts';
 
@@ -115,7 +115,7 @@ export function taskResultQueries(db: Db, decode: Decode) {
         )
         .map((row) => decode(TaskResultRow, row, `a task result of variant ${variantId}`));
     },
-    /** Per variant, the tasks whose answer the grader caught tampering with it (domains/tampering.ts). */
+    /** Per variant, the tasks whose answer the grader caught tampering with it (system/grade-marks.ts). */
     tamperedTasks(): Map<number, number> {
       const rows = db
         .prepare(

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { median } from '../archive/stats.ts';
+import { median } from '../archive/index.ts';
 import { addSyntheticVariants, writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 import { startServer } from '../web/server.ts';
 import { launchChromium } from '../web/testing/chromium.ts';

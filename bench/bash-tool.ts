@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createBashTool } from '../agents/tools/bash.ts';
+import { createBashTool } from '../agents/index.ts';
 
 /** Runs `command` the way a tool without a persistent shell would: a new `bash -c` per call. */
 function bashOnce(command: string, cwd: string): Promise<string> {

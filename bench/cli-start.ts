@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { median } from '../archive/stats.ts';
+import { median } from '../archive/index.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
 
 const HYPERAGENTS = path.resolve(import.meta.dirname, '..', 'bin', 'hyperagents.mjs');

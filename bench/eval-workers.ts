@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Archive, openArchive } from '../archive/archive.ts';
-import { openEvalCache } from '../archive/eval-cache.ts';
+import { type Archive, openArchive, openEvalCache } from '../archive/index.ts';
 import arithmetic from '../domains/arithmetic/index.ts';
-import type { Task } from '../domains/define-domain.ts';
+import type { Task } from '../domains/index.ts';
 import {
   createGradeContext,
   createTaskLimit,
@@ -15,8 +14,7 @@ import {
 } from '../harness/evaluation/index.ts';
 import type { CommandSpec, ResolvedSandbox } from '../harness/process/index.ts';
 import { agentCommand, agentEnv, buildAgentEntry } from '../harness/process/index.ts';
-import { type Gateway, startGateway } from '../llm/gateway.ts';
-import { createSimModel } from '../llm/sim/sim-model.ts';
+import { createSimModel, type Gateway, startGateway } from '../llm/index.ts';
 import { procStat } from '../system/proc-stat.ts';
 import { benchTasks } from './tasks.ts';
 

@@ -1,13 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createGatewayModel } from '../agents/core/gateway-client.ts';
-import { openArchive } from '../archive/archive.ts';
-import { archiveFile } from '../archive/run-folder.ts';
-import { startGateway } from '../llm/gateway.ts';
-import { withRetries } from '../llm/retry.ts';
-import { createSimModel } from '../llm/sim/sim-model.ts';
-import type { CallContext, ChatRequest } from '../llm/types.ts';
+import { createGatewayModel } from '../agents/index.ts';
+import { archiveFile, openArchive } from '../archive/index.ts';
+import type { CallContext, ChatRequest } from '../llm/index.ts';
+import { createSimModel, startGateway, withRetries } from '../llm/index.ts';
 
 /** The p-th percentile (0-100) of sorted values, nearest rank. */
 function percentile(sorted: readonly number[], p: number): number {

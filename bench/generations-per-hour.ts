@@ -2,9 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { openArchive } from '../archive/archive.ts';
-import { openArchiveReader } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
+import { archiveFile, openArchive, openArchiveReader } from '../archive/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /**

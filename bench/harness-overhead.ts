@@ -1,9 +1,7 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Archive, openArchive } from '../archive/archive.ts';
-import { archiveFile } from '../archive/run-folder.ts';
-import { createRng } from '../domains/rng.ts';
+import { type Archive, archiveFile, openArchive } from '../archive/index.ts';
 import type { DomainTasks } from '../harness/evaluation/index.ts';
 import {
   createEvalsFolders,
@@ -14,6 +12,7 @@ import {
 import { archivedVariants, selectionPool, selectParent } from '../harness/generation/index.ts';
 import type { RunConfig } from '../harness/run/index.ts';
 import { loadDomainTasks, progressLine } from '../harness/run/index.ts';
+import { createRng } from '../system/rng.ts';
 import { upperMedian } from './tasks.ts';
 
 const TASKS_PER_SPLIT = 20;

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { gradeExercise } from '../domains/exercism/exercism-domain.ts';
-import { readExercises } from '../domains/exercism/read.ts';
+import { gradeExercise, readExercises } from '../domains/index.ts';
 import { createGradeContext } from '../harness/evaluation/index.ts';
 import { resolveSandbox } from '../harness/process/index.ts';
 import { PROJECT_ROOT } from '../harness/run/index.ts';

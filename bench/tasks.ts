@@ -1,5 +1,5 @@
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
-import type { Task } from '../domains/define-domain.ts';
+import type { Task } from '../domains/index.ts';
 
 /** `count` tasks cycled from every split of arithmetic, each with an id of its own; `distinct`: one cycle. */
 export function benchTasks(count: number): { tasks: Task[]; distinct: Task[] } {

@@ -11,7 +11,7 @@ const DIST = new URL('../dist/', import.meta.url);
 /** Each entry's source, run through tsx when there is no build. */
 const SOURCES = {
   hyperagents: () => import('../cli/hyperagents.ts'),
-  'generate-loop': () => import('../cli/generate-loop.ts'),
+  'generate-loop': () => import('../cli/loop/generate-loop.ts'),
   'closed-output': () => import('../cli/closed-output.ts'),
 };
 

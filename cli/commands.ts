@@ -22,7 +22,7 @@ export const COMMANDS: readonly Command[] = [
         summary: 'evolve agent variants (same as the generate-loop command; --help for its options)',
       },
     ],
-    load: async () => (await import('./generate-loop.ts')).main,
+    load: async () => (await import('./loop/generate-loop.ts')).main,
   },
   {
     name: 'eval',
@@ -32,14 +32,14 @@ export const COMMANDS: readonly Command[] = [
         summary: "evaluate one stored variant into its run's archive",
       },
     ],
-    load: async () => (await import('./eval.ts')).evalCommand,
+    load: async () => (await import('./loop/eval.ts')).evalCommand,
   },
   {
     name: 'chat',
     help: [
       { usage: 'chat --model ID ...', summary: 'send one prompt to a model (checks keys and endpoints)' },
     ],
-    load: async () => (await import('./chat.ts')).chat,
+    load: async () => (await import('./models/chat.ts')).chat,
   },
   {
     name: 'domains',
@@ -47,7 +47,7 @@ export const COMMANDS: readonly Command[] = [
       { usage: 'domains [--json]', summary: 'list the benchmark domains (folders under domains/)' },
       { usage: 'domains test REF', summary: 'check a domain, a dataset:FILE or an exercism:DIR' },
     ],
-    load: async () => (await import('./domains.ts')).domains,
+    load: async () => (await import('./domains/domains.ts')).domains,
   },
   {
     name: 'models',
@@ -57,7 +57,7 @@ export const COMMANDS: readonly Command[] = [
         summary: 'the models you can pass to --model: limits, prices, tool support',
       },
     ],
-    load: async () => (await import('./models.ts')).modelsCommand,
+    load: async () => (await import('./models/models.ts')).modelsCommand,
   },
   {
     name: 'archive',
@@ -67,7 +67,7 @@ export const COMMANDS: readonly Command[] = [
         summary: 'browse run archives (--json everywhere); bundle a run, verify a bundle',
       },
     ],
-    load: async () => (await import('./archive.ts')).archiveCommand,
+    load: async () => (await import('./archive/archive.ts')).archiveCommand,
   },
   {
     name: 'control',
@@ -77,12 +77,12 @@ export const COMMANDS: readonly Command[] = [
         summary: 'steer a running run: pause it, stop it after the generations under way, change its budget',
       },
     ],
-    load: async () => (await import('./control.ts')).controlCommand,
+    load: async () => (await import('./loop/control.ts')).controlCommand,
   },
   {
     name: 'serve',
     help: [{ usage: 'serve [--port N] [--runs DIR]', summary: 'the archive browser on http://127.0.0.1' }],
-    load: async () => (await import('./serve.ts')).serveCommand,
+    load: async () => (await import('./serve/serve.ts')).serveCommand,
   },
   {
     name: 'report',
@@ -92,7 +92,7 @@ export const COMMANDS: readonly Command[] = [
         summary: "the browser's pages as one self-contained HTML file",
       },
     ],
-    load: async () => (await import('./report.ts')).reportCommand,
+    load: async () => (await import('./serve/report.ts')).reportCommand,
   },
   {
     name: 'experiment',
@@ -103,7 +103,7 @@ export const COMMANDS: readonly Command[] = [
       },
       { usage: 'experiment report DIR', summary: "the comparison of an experiment's finished runs" },
     ],
-    load: async () => (await import('./experiment.ts')).experimentCommand,
+    load: async () => (await import('./experiment/experiment.ts')).experimentCommand,
   },
   {
     name: 'worker',
@@ -113,7 +113,7 @@ export const COMMANDS: readonly Command[] = [
         summary: 'take tasks and MetaAgent runs from a coordinator (generate-loop --queue)',
       },
     ],
-    load: async () => (await import('./worker.ts')).workerCommand,
+    load: async () => (await import('./queue/worker.ts')).workerCommand,
   },
   {
     name: 'queue',
@@ -123,6 +123,6 @@ export const COMMANDS: readonly Command[] = [
         summary: 'jobs waiting, active and failed, and the workers',
       },
     ],
-    load: async () => (await import('./queue.ts')).queueCommand,
+    load: async () => (await import('./queue/queue.ts')).queueCommand,
   },
 ];

@@ -1,8 +1,8 @@
-import { closeMatches } from '../llm/close-matches.ts';
+import { closeMatches } from '../system/close-matches.ts';
 import { COMMANDS, type Command } from './commands.ts';
-import { reportError } from './errors.ts';
-import { helpWidth } from './parse-usage.ts';
-import { UsageError } from './usage-error.ts';
+import { reportError } from './shared/errors.ts';
+import { helpWidth } from './shared/parse-usage.ts';
+import { UsageError } from './shared/usage-error.ts';
 
 const OPTIONS: Command['help'] = [
   {

@@ -1,5 +1,5 @@
+import { hashString } from '../system/rng.ts';
 import type { Split } from './define-domain.ts';
-import { hashString } from './rng.ts';
 
 /** A stable split from a task's key: 60% train, 20% val, 20% test, the same on every machine. */
 export function hashSplit(key: string): Split {

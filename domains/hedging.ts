@@ -1,7 +1,5 @@
+import { HEDGE_MARK } from '../system/grade-marks.ts';
 import { tokens } from './metrics.ts';
-
-/** Begins the grader's detail of an answer that hedges (archive/flags.ts counts them). */
-export const HEDGE_MARK = 'hedged: ';
 
 /** An answer longer than this many times its gold's tokens (and than LIST_MIN_TOKENS) stuffs a list. */
 export const LIST_RATIO = 3;

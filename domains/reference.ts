@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { closeMatches } from '../llm/close-matches.ts';
+import { closeMatches } from '../system/close-matches.ts';
 import { optionsFromRef, REF_OPTION_KEYS } from './dataset-options.ts';
 import { DOMAIN_NAME } from './define-domain.ts';
 import { lmevalTaskName } from './lmeval-task.ts';

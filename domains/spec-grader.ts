@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tampered } from '../system/grade-marks.ts';
 import type { Grade } from './define-domain.ts';
 import type { CommandResult, GradeContext } from './grade-context.ts';
 import { hoistJestMocks } from './spec-hoist.ts';
 import { JEST_GLOBALS, readSpecReport, type SpecReport } from './spec-runner/protocol.ts';
 import { specTestNames } from './spec-tests.ts';
-import { tampered } from './tampering.ts';
 
 const RUNNER_DIR = realpathSync(fileURLToPath(new URL('./spec-runner/', import.meta.url)));
 const RUNNER = path.join(RUNNER_DIR, 'runner.ts');

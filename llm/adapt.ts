@@ -1,4 +1,4 @@
-import type { ModelRecord } from './registry.ts';
+import type { ModelRecord } from './model-record.ts';
 import type { ChatRequest, Message, ReasoningEffort, ToolSpec } from './types.ts';
 
 /** Output cap when the request names none: the model's limit, but no more than this. */

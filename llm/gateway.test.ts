@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createGatewayModel } from '../agents/core/gateway-client.ts';
+import { createGatewayModel } from '../agents/index.ts';
 import { type Gateway, type GatewayLedgerRow, type GatewayOptions, startGateway } from './gateway.ts';
 import type { ModelProvider } from './provider.ts';
 import { createNormalizer, createRecordWriter, loadReplayBook, runPlaceholders } from './recorder.ts';

@@ -53,3 +53,8 @@ export interface ModelRecord {
    */
   reasoningEfforts?: readonly ReasoningEffort[];
 }
+
+/** The model name sent on the wire: `apiName`, else the id without its `provider/` prefix. */
+export function wireModelName(model: Pick<ModelRecord, 'id' | 'apiName'>): string {
+  return model.apiName ?? model.id.slice(model.id.indexOf('/') + 1);
+}

@@ -1,10 +1,11 @@
-import { closeMatches } from './close-matches.ts';
+import { closeMatches } from '../system/close-matches.ts';
 import type { ModelRecord } from './model-record.ts';
 import { providerModels, registeredProviders } from './provider-registry.ts';
 import type { AnyModel, LocalModelOptions } from './providers/provider-spec.ts';
 import type { Usage } from './types.ts';
 
 export type { ModelPrice, ModelRecord, WireApi } from './model-record.ts';
+export { wireModelName } from './model-record.ts';
 export type { LocalModelOptions } from './providers/provider-spec.ts';
 
 /** The simulated model: offline, deterministic from its seed, free (see `llm/sim/`). */
@@ -102,11 +103,6 @@ function suggestionsFor(id: string): string[] {
 
 function unknownModel(message: string, suggestions: string[]): ResolveModelResult {
   return { ok: false, error: { type: 'unknown_model', message, suggestions } };
-}
-
-/** The model name sent on the wire: `apiName`, else the id without its `provider/` prefix. */
-export function wireModelName(model: Pick<ModelRecord, 'id' | 'apiName'>): string {
-  return model.apiName ?? model.id.slice(model.id.indexOf('/') + 1);
 }
 
 /** The model's identity for reusing cached task results: its id, and its revision where it has one. */

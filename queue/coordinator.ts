@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { variantRepoDir } from '../archive/run-folder.ts';
-import type { DomainRef } from '../domains/reference.ts';
+import { variantRepoDir } from '../archive/index.ts';
+import type { DomainRef } from '../domains/index.ts';
 import type { TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
   RemoteEditContext,
@@ -179,7 +179,7 @@ async function remotePool(
   const shipped = shippedDomains(ctx.config.domains);
   return {
     run: (request: TaskRequest) => {
-      // Refused before a run starts (cli/generate-loop.ts); kept here so no worker is ever sent one.
+      // Refused before a run starts (cli/loop/generate-loop.ts); kept here so no worker is ever sent one.
       if (request.workspace !== undefined) {
         return Promise.resolve({
           kind: 'infra' as const,

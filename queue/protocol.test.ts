@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import arithmetic from '../domains/arithmetic/index.ts';
-import type { GradeContext } from '../domains/grade-context.ts';
+import type { GradeContext } from '../domains/index.ts';
 import { type Graded, gradeOutput } from '../harness/evaluation/index.ts';
 import { defaultTaskSettings } from '../harness/run/index.ts';
 import {

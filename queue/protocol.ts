@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { TASK_OUTCOMES } from '../archive/archive.ts';
+import { TASK_OUTCOMES } from '../archive/index.ts';
 import type { WorkerReply } from '../harness/evaluation/index.ts';
 import type { RemoteEditReply } from '../harness/generation/index.ts';
 import { TaskSettingsSchema } from '../harness/run/index.ts';

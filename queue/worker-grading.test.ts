@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadDomain } from '../domains/discover.ts';
-import type { GradeContext } from '../domains/grade-context.ts';
+import type { GradeContext } from '../domains/index.ts';
+import { loadDomain } from '../domains/index.ts';
 import { createWorkerGrader } from './worker-grading.ts';
 
 /** Arithmetic runs no command: a grading context that refuses to run one. */

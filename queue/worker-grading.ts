@@ -1,6 +1,5 @@
-import type { Domain, Task } from '../domains/define-domain.ts';
-import { DOMAINS_DIR, listDomainNames, loadDomain } from '../domains/discover.ts';
-import type { GradeContext } from '../domains/grade-context.ts';
+import type { Domain, GradeContext, Task } from '../domains/index.ts';
+import { DOMAINS_DIR, listDomainNames, loadDomain } from '../domains/index.ts';
 import type { TaskRequest } from '../harness/evaluation/index.ts';
 import { type Graded, gradeOutput } from '../harness/evaluation/index.ts';
 

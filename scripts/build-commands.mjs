@@ -19,7 +19,7 @@ export const DIST = path.join(ROOT, 'dist');
 /** The built entry points and the sources they are built from. */
 export const ENTRIES = {
   hyperagents: 'cli/hyperagents.ts',
-  'generate-loop': 'cli/generate-loop.ts',
+  'generate-loop': 'cli/loop/generate-loop.ts',
   'closed-output': 'cli/closed-output.ts',
 };
 
@@ -62,14 +62,82 @@ function domainNames() {
     .sort();
 }
 
+/** What a face re-exports, by the name it exports: the file that defines each and its name there. */
+const EXPORT_FROM = /export\s+(type\s+)?\{([^}]*)\}\s*from\s*'([^']+)';/g;
+const IMPORT_FROM = /(import|export)\s*\{([^}]*)\}\s*from\s*'([^']+)';/g;
+const COMMENT = /\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
+
+/** `a`, `type B`, `c as d` → { name, alias, typeOnly }. */
+const specifiers = (list, allTypes = false) =>
+  list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => {
+      const typeOnly = allTypes || s.startsWith('type ');
+      const [name, alias = name] = s.replace(/^type\s+/, '').split(/\s+as\s+/);
+      return { name, alias, typeOnly };
+    });
+
+/**
+ * The table of a face (a room's `index.ts` that only re-exports: docs/architecture.md), by exported name;
+ * null for any other file.
+ */
+function faceTable(file, cache) {
+  if (cache.has(file)) return cache.get(file);
+  let table = null;
+  if (path.basename(file) === 'index.ts') {
+    const text = readFileSync(file, 'utf8');
+    const rest = text.replace(COMMENT, '').replace(EXPORT_FROM, '').trim();
+    if (rest === '') {
+      table = new Map();
+      for (const [, allTypes, list, spec] of text.replace(COMMENT, '').matchAll(EXPORT_FROM)) {
+        const from = path.resolve(path.dirname(file), spec);
+        for (const s of specifiers(list, allTypes !== undefined)) table.set(s.alias, { ...s, from });
+      }
+    }
+  }
+  cache.set(file, table);
+  return table;
+}
+
+/**
+ * A source with each import (and re-export) of a face pointed at the modules that define what it takes, on
+ * the same lines.
+ * Other rooms import a room through its face; esbuild would put every module that any command takes through
+ * one face into a chunk with the face, and each command that imports the face would load them all.
+ */
+function throughFaces(source, file, cache) {
+  return source.replace(IMPORT_FROM, (declaration, keyword, list, spec) => {
+    if (!spec.startsWith('.')) return declaration;
+    const table = faceTable(path.resolve(path.dirname(file), spec), cache);
+    if (table === null) return declaration;
+    const byModule = new Map();
+    for (const s of specifiers(list)) {
+      if (s.typeOnly) continue;
+      const target = table.get(s.name);
+      if (target === undefined) return declaration;
+      const names = byModule.get(target.from) ?? [];
+      names.push(target.name === s.alias ? s.alias : `${target.name} as ${s.alias}`);
+      byModule.set(target.from, names);
+    }
+    const imports = [...byModule].map(([from, names]) => {
+      const relative = path.relative(path.dirname(file), from).split(path.sep).join('/');
+      return `${keyword} { ${names.join(', ')} } from '${relative.startsWith('.') ? relative : `./${relative}`}';`;
+    });
+    return imports.join(' ') + '\n'.repeat(declaration.split('\n').length - 1);
+  });
+}
+
 /**
  * Each module's `import.meta.url`, `dirname` and `filename` stay those of its source file (the code finds
- * its templates, prompts, loaders and the project root from them), and the domains' table lists every
- * shipped domain, each a lazily loaded chunk.
+ * its templates, prompts, loaders and the project root from them), the domains' table lists every
+ * shipped domain, each a lazily loaded chunk, and imports of a face load only what they take.
  */
 const sourcePlaces = {
   name: 'source-places',
   setup(b) {
+    const faces = new Map();
     b.onLoad({ filter: /\.(ts|js|mjs)$/ }, async (args) => {
       const relative = path.relative(ROOT, args.path).split(path.sep).join('/');
       if (relative === BUILT_DOMAINS) {
@@ -78,7 +146,7 @@ const sourcePlaces = {
           .join('\n');
         return { contents: `export const BUILT_DOMAINS = {\n${table}\n};\n`, loader: 'js' };
       }
-      const source = readFileSync(args.path, 'utf8');
+      const source = throughFaces(readFileSync(args.path, 'utf8'), args.path, faces);
       const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
       if (!source.includes('import.meta')) return { contents: source, loader };
       // Every build output sits in dist/<build>/, two folders below the project root.

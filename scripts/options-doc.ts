@@ -2,7 +2,7 @@
 //   npm run docs:options
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { settingsMarkdown } from '../cli/setting-docs.ts';
+import { settingsMarkdown } from '../cli/loop/setting-docs.ts';
 
 const file = path.resolve(import.meta.dirname, '..', 'docs', 'options.md');
 writeFileSync(file, settingsMarkdown());

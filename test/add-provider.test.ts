@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatUsage } from '../cli/chat.ts';
-import { defaultModel } from '../cli/default-model.ts';
-import { modelsListing } from '../cli/models.ts';
-import { registerProvider } from '../llm/provider-registry.ts';
-import { connectModel, providerSettings } from '../llm/providers/index.ts';
-import type { ProviderSpec } from '../llm/providers/provider-spec.ts';
-import { resolveModel } from '../llm/registry.ts';
+import { chatUsage } from '../cli/models/chat.ts';
+import { defaultModel } from '../cli/models/default-model.ts';
+import { modelsListing } from '../cli/models/models.ts';
+import type { ProviderSpec } from '../llm/index.ts';
+import { connectModel, providerSettings, registerProvider, resolveModel } from '../llm/index.ts';
 import { echo } from '../llm/testing/echo-provider.ts';
 import { errorReply, textReply } from '../llm/testing/fake-openai.ts';
 import { type FakeServer, startFakeServer } from '../llm/testing/fake-server.ts';
@@ -99,8 +97,8 @@ describe('an OpenAI-compatible API added in one file', () => {
       keyVariables: ['COMPAT_API_KEY'],
       baseUrlVariable: 'COMPAT_BASE_URL',
       models: [{ ...registered('openai/gpt-4o-mini'), id: 'compat/chat-1', provider: 'compat' }],
-      client: async (model, opts) =>
-        (await import('../llm/providers/openai.ts')).createOpenAIProvider(model, opts),
+      client: async (model, opts, spec) =>
+        (await import('../llm/providers/openai.ts')).createOpenAIProvider(model, opts, spec),
     };
     const unregister = registerProvider(compat);
     try {

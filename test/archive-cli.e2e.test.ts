@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArchiveReader } from '../archive/read.ts';
+import { openArchiveReader } from '../archive/index.ts';
 import { PROJECT_ROOT, runCli } from './run-cli.ts';
 
 const runs = mkdtempSync(path.join(tmpdir(), 'archive-cli-'));

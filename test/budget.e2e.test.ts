@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunSummary } from '../harness/run/index.ts';
-import { DEFAULT_MAX_TOKENS } from '../llm/adapt.ts';
+import { DEFAULT_MAX_TOKENS } from '../llm/index.ts';
 import { readArchive, startCli } from './kill-points.ts';
 import { type CliResult, runCli } from './run-cli.ts';
 

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArchiveReader } from '../archive/read.ts';
+import { openArchiveReader } from '../archive/index.ts';
 import { PROJECT_ROOT, runCli } from './run-cli.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'bundle-e2e-'));

@@ -3,13 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { costUsd } from '../llm/registry.ts';
+import { ChatResponseSchema, costUsd } from '../llm/index.ts';
 import * as anthropic from '../llm/testing/fake-anthropic.ts';
 import * as google from '../llm/testing/fake-google.ts';
 import * as openai from '../llm/testing/fake-openai.ts';
 import { type FakeServer, type FakeStep, startFakeServer } from '../llm/testing/fake-server.ts';
 import { registeredModel } from '../llm/testing/models.ts';
-import { ChatResponseSchema } from '../llm/types.ts';
 import { type CliResult, PROJECT_ROOT, runCli } from './run-cli.ts';
 
 /**

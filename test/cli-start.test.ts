@@ -26,9 +26,23 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 interface Metafile {
   outputs: Record<
     string,
-    { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[] }
+    {
+      entryPoint?: string;
+      imports: { path: string; kind: string; external?: boolean }[];
+      inputs: Record<string, unknown>;
+    }
   >;
 }
+
+/** The module each command checked here loads when it runs (cli/commands.ts). */
+const COMMAND_SOURCES: Record<string, string> = {
+  domains: 'cli/domains/domains.ts',
+  archive: 'cli/archive/archive.ts',
+  models: 'cli/models/models.ts',
+  'generate-loop': 'cli/loop/generate-loop.ts',
+  queue: 'cli/queue/queue.ts',
+  worker: 'cli/queue/worker.ts',
+};
 
 /**
  * The packages a command loads as it starts: everything the `hyperagents` entry and the command's own
@@ -37,8 +51,9 @@ interface Metafile {
 function packagesAtStart(meta: Metafile, command: string): Set<string> {
   const outputs = Object.keys(meta.outputs);
   const entry = outputs.find((o) => meta.outputs[o]!.entryPoint === 'cli/hyperagents.ts')!;
-  const chunk = outputs.find((o) => meta.outputs[o]!.entryPoint === `cli/${command}.ts`);
-  expect(chunk, `a chunk built from cli/${command}.ts`).toBeDefined();
+  const source = COMMAND_SOURCES[command];
+  const chunk = outputs.find((o) => meta.outputs[o]!.entryPoint === source);
+  expect(chunk, `a chunk built from ${source}`).toBeDefined();
   const packages = new Set<string>();
   const seen = new Set<string>();
   const walk = (output: string) => {
@@ -74,6 +89,27 @@ describe('the built commands', () => {
     for (const command of ['queue', 'worker'])
       expect([...packagesAtStart(meta, command)]).toContain('bullmq');
   });
+
+  it.each(Object.keys(COMMAND_SOURCES))(
+    'hyperagents %s loads no face: each import of one is pointed at the files it takes from',
+    (command) => {
+      // A face in a command's chunks would bring every module any command takes through it.
+      const outputs = Object.keys(meta.outputs);
+      const start = outputs.find((o) => meta.outputs[o]!.entryPoint === COMMAND_SOURCES[command])!;
+      const seen = new Set<string>();
+      const walk = (output: string): void => {
+        if (seen.has(output)) return;
+        seen.add(output);
+        for (const imported of meta.outputs[output]!.imports)
+          if (imported.kind === 'import-statement' && !imported.external) walk(imported.path);
+      };
+      walk(start);
+      const faces = [...seen]
+        .flatMap((output) => Object.keys(meta.outputs[output]!.inputs))
+        .filter((input) => /^(agents|archive|llm|domains|queue|harness\/[a-z]+)\/index\.ts$/.test(input));
+      expect(faces).toEqual([]);
+    },
+  );
 });
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openArchiveReader } from '../archive/read.ts';
+import { openArchiveReader } from '../archive/index.ts';
 import { runCli } from './run-cli.ts';
 
 const out = mkdtempSync(path.join(tmpdir(), 'confirm-top-'));

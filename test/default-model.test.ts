@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultModel } from '../cli/default-model.ts';
-import { registeredProviders } from '../llm/provider-registry.ts';
-import { resolveModel } from '../llm/registry.ts';
+import { defaultModel } from '../cli/models/default-model.ts';
+import { registeredProviders, resolveModel } from '../llm/index.ts';
 
 describe('the model a run uses without --model', () => {
   it('is the first provider whose key is set: Anthropic, then OpenAI, then Google', () => {

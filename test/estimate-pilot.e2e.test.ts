@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { usdText } from '../harness/run/index.ts';
-import { resolveModel } from '../llm/registry.ts';
+import { resolveModel } from '../llm/index.ts';
 import { textReply } from '../llm/testing/fake-openai.ts';
 import { type FakeServer, startFakeServer } from '../llm/testing/fake-server.ts';
 import { ESTIMATE_CONFIGS, estimateAgainstRun, missedBy25, parseEstimate } from './estimate-runs.ts';

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openArchive } from '../archive/archive.ts';
-import { MIGRATIONS } from '../archive/migrations.ts';
+import { MIGRATIONS, openArchive } from '../archive/index.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-ledger-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listModels } from '../llm/registry.ts';
+import { listModels } from '../llm/index.ts';
 import { runCli } from './run-cli.ts';
 
 /** The table's rows by model id, each split into its columns. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median } from '../archive/stats.ts';
+import { median } from '../archive/index.ts';
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
 import { reportedBest, walk } from './sim-walk.ts';
 

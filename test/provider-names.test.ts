@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { BUILT_IN_PROVIDERS } from '../llm/providers/built-in.ts';
-import type { ProviderSpec } from '../llm/providers/provider-spec.ts';
+import type { ProviderSpec } from '../llm/index.ts';
+import { BUILT_IN_PROVIDERS } from '../llm/index.ts';
 import { PROJECT_ROOT } from './run-cli.ts';
 
 /**

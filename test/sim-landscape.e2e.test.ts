@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bestSoFar, curveArea, median } from '../archive/stats.ts';
+import { bestSoFar, curveArea, median } from '../archive/index.ts';
 import { loadArithmetic } from '../domains/arithmetic/index.ts';
-import { metaQuality } from '../llm/sim/phrases.ts';
+import { metaQuality } from '../llm/index.ts';
 import { type WalkOptions, walk } from './sim-walk.ts';
 
 const domain = { name: 'arithmetic', train: loadArithmetic('train'), val: loadArithmetic('val') };

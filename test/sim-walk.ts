@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { renderTemplate } from '../agents/core/prompt.ts';
-import { buildTaskMessages } from '../agents/task/task-agent.ts';
-import { createRng } from '../domains/rng.ts';
+import { buildTaskMessages, renderTemplate } from '../agents/index.ts';
 import { type ParentSelection, selectParent } from '../harness/generation/index.ts';
-import { META_PROMPT_PATH, TASK_MAIN_PATH, TASK_PROMPT_PATH } from '../llm/sim/meta-role.ts';
-import { createSimModel, type SimModel } from '../llm/sim/sim-model.ts';
-import type { SimTask } from '../llm/sim/task-role.ts';
+import type { SimTask } from '../llm/index.ts';
+import {
+  createSimModel,
+  META_PROMPT_PATH,
+  type SimModel,
+  TASK_MAIN_PATH,
+  TASK_PROMPT_PATH,
+} from '../llm/index.ts';
 import { metaSession, workspace } from '../llm/sim/testing/meta-session.ts';
+import { createRng } from '../system/rng.ts';
 
 /**
  * The generation loop in memory, at the sim's boundary: the real sim model, the real initial prompts,

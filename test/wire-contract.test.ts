@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { modelErrorTypeSchema } from '../agents/core/messages.ts';
-import { ErrorTypeSchema } from '../llm/types.ts';
+import { modelErrorTypeSchema } from '../agents/index.ts';
+import { ErrorTypeSchema } from '../llm/index.ts';
 
 // The agent core is copied into every variant and imports only itself, so it keeps its own copy of the
 // gateway's wire types. The copies must agree, or an agent would refuse an error the gateway sends.

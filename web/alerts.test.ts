@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventInput } from '../archive/archive.ts';
+import type { EventInput } from '../archive/index.ts';
 import { testEvent } from '../archive/testing/events.ts';
 import { type ALERT_EVENTS, runAlertsView } from './alerts.ts';
 

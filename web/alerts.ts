@@ -1,4 +1,4 @@
-import type { ArchiveEvent } from '../archive/read.ts';
+import type { ArchiveEvent } from '../archive/index.ts';
 
 /** The run events an Alerts section is made of (harness/run/notifier.ts logs them). */
 export const ALERT_EVENTS = ['alert', 'alert_delivery_failed', 'alert_delivered'] as const;

@@ -1,6 +1,5 @@
 import type { Hono } from 'hono';
-import { runFigures } from '../archive/experiment-summary.ts';
-import { runFlags } from '../archive/flags.ts';
+import { runFigures, runFlags } from '../archive/index.ts';
 import { compareRuns, parseCompareChoice } from './compare.ts';
 import { openRunById, runPage } from './data.ts';
 import { unknownRun } from './responses.ts';

@@ -3,22 +3,21 @@
  * short), the median best-so-far per generation with its interval, and a rank test in a chosen direction.
  * Pure: the server and the report give it the runs' pages.
  */
-import {
-  type ExperimentSummary,
-  type RunFigures,
-  summarizeExperiment,
-} from '../archive/experiment-summary.ts';
-import type { RunView, VariantView } from '../archive/read.ts';
+
+import type { RunView, VariantView } from '../archive/index.ts';
 import {
   type Alternative,
   bestSoFar,
   bootstrapMedianCI,
   curveArea,
+  type ExperimentSummary,
   type Interval,
   mannWhitneyU,
   type RankTest,
+  type RunFigures,
   smallestRankP,
-} from '../archive/stats.ts';
+  summarizeExperiment,
+} from '../archive/index.ts';
 import type { RunHealth } from './health.ts';
 
 /** The test's direction: A's final scores higher than B's, B's higher than A's, or different either way. */

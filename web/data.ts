@@ -1,27 +1,31 @@
 import path from 'node:path';
-import { withoutAlertDestinations } from '../archive/alert-destinations.ts';
-import type { TaskResultRow } from '../archive/archive.ts';
-import { type ScoreStanding, scoreStanding } from '../archive/confirmed-scores.ts';
-import { type Flag, variantFlags } from '../archive/flags.ts';
+import type { TaskResultRow } from '../archive/index.ts';
 import {
   type ArchiveReader,
-  eventsOfKinds,
-  type GenerationSpend,
-  openArchiveReader,
-  type RunView,
-  type VariantView,
-} from '../archive/read.ts';
-import { createRedactor, type Redactor, secretValues } from '../archive/redact.ts';
-import {
   archiveFile,
+  createRedactor,
+  eventsOfKinds,
+  type Flag,
+  type GenerationSpend,
   listRunIds,
+  listVariantLogs,
   META_AGENT_LOG,
+  type MetaTranscript,
+  openArchiveReader,
+  type Redactor,
+  type RunView,
+  readMetaTranscript,
+  readVariantLog,
   runById,
   runLockHolder,
+  type ScoreStanding,
+  scoreStanding,
+  secretValues,
   type VariantLogName,
-} from '../archive/run-folder.ts';
-import { type MetaTranscript, readMetaTranscript } from '../archive/transcript.ts';
-import { listVariantLogs, readVariantLog } from '../archive/variant-logs.ts';
+  type VariantView,
+  variantFlags,
+  withoutAlertDestinations,
+} from '../archive/index.ts';
 import { ALERT_EVENTS, type RunAlertsView, runAlertsView } from './alerts.ts';
 import { type MetaAccount, metaAccount } from './evidence.ts';
 import { HEALTH_EVENTS, type RunHealth, runHealth } from './health.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MetaTranscript } from '../archive/transcript.ts';
+import type { MetaTranscript } from '../archive/index.ts';
 import { metaAccount, toolCallsInLog } from './evidence.ts';
 
 const child = { parent: 0, failureReason: null, changedFiles: ['agents/task/prompt.md'] };

@@ -1,5 +1,4 @@
-import type { MetaTranscript } from '../archive/transcript.ts';
-import type { VariantView } from '../archive/views.ts';
+import type { MetaTranscript, VariantView } from '../archive/index.ts';
 
 /**
  * What a variant's MetaAgent did, as the page tells it: how it ended, the tool calls it made, the model

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventInput } from '../archive/archive.ts';
-import type { RunView, VariantView } from '../archive/read.ts';
+import type { EventInput, RunView, VariantView } from '../archive/index.ts';
 import { testEvent } from '../archive/testing/events.ts';
 import { runHealth } from './health.ts';
 

@@ -1,4 +1,4 @@
-import type { ArchiveEvent, RunState, RunView, VariantView } from '../archive/read.ts';
+import type { ArchiveEvent, RunState, RunView, VariantView } from '../archive/index.ts';
 import { shellWord } from '../system/shell-word.ts';
 
 /** The run events that say why a run stopped or what it was told; read by runHealth. */

@@ -1,7 +1,10 @@
-import { type RunFigures, runFigures } from '../archive/experiment-summary.ts';
-import { openArchiveReader } from '../archive/read.ts';
-import { archiveFile } from '../archive/run-folder.ts';
-import { variantDiff } from '../archive/variant-diff.ts';
+import {
+  archiveFile,
+  openArchiveReader,
+  type RunFigures,
+  runFigures,
+  variantDiff,
+} from '../archive/index.ts';
 import { compareRuns } from './compare.ts';
 import { compareVariants, type RunPage, runPage, type TaskSource, variantPage } from './data.ts';
 import { renderShell } from './page.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlSecretFile } from '../archive/run-folder.ts';
+import { controlSecretFile } from '../archive/index.ts';
 import { type RunningCli, readArchive, startCli, waitFor } from '../test/kill-points.ts';
 import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';

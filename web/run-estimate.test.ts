@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunView, VariantView } from '../archive/read.ts';
+import type { RunView, VariantView } from '../archive/index.ts';
 import { testEvent } from '../archive/testing/events.ts';
 import type { RunHealth } from './health.ts';
 import { estimateAgainstRun } from './run-estimate.ts';

@@ -1,4 +1,4 @@
-import type { ArchiveEvent, RunView, VariantView } from '../archive/read.ts';
+import type { ArchiveEvent, RunView, VariantView } from '../archive/index.ts';
 import type { RunHealth } from './health.ts';
 
 /** The event generate-loop records with the estimate it printed before the run (and each resume) started. */

@@ -3,12 +3,16 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArchive } from '../archive/archive.ts';
-import { ensureControlSecret } from '../archive/control-secret.ts';
-import { archiveFile, controlSecretFile, runLockFile } from '../archive/run-folder.ts';
+import {
+  archiveFile,
+  controlSecretFile,
+  ensureControlSecret,
+  LOG_CAP_BYTES,
+  openArchive,
+  runLockFile,
+  variantFile,
+} from '../archive/index.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
-import { variantFile } from '../archive/variant-files.ts';
-import { LOG_CAP_BYTES } from '../archive/variant-logs.ts';
 import { runCli } from '../test/run-cli.ts';
 import { type RunningServer, startServer } from './server.ts';
 

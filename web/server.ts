@@ -7,14 +7,23 @@ import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
-import { openArchive } from '../archive/archive.ts';
-import { readControlSecret, secretMatches } from '../archive/control-secret.ts';
-import { Control, controlMessage, recordControl } from '../archive/controls.ts';
-import type { Redactor } from '../archive/redact.ts';
-import { archiveFile, runLockHolder, VARIANT_LOGS } from '../archive/run-folder.ts';
-import { variantDiff } from '../archive/variant-diff.ts';
-import { variantFile, variantFiles } from '../archive/variant-files.ts';
-import { isVariantLog, readVariantLog } from '../archive/variant-logs.ts';
+import type { Redactor } from '../archive/index.ts';
+import {
+  archiveFile,
+  Control,
+  controlMessage,
+  isVariantLog,
+  openArchive,
+  readControlSecret,
+  readVariantLog,
+  recordControl,
+  runLockHolder,
+  secretMatches,
+  VARIANT_LOGS,
+  variantDiff,
+  variantFile,
+  variantFiles,
+} from '../archive/index.ts';
 import { contentType, isAsset, readAsset } from './assets.ts';
 import { compareRoute } from './compare-route.ts';
 import {

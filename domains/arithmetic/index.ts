@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { createRng } from '../../system/rng.ts';
 import { defineDomain, type Split, type Task } from '../define-domain.ts';
 import { numbersMatch } from '../numbers.ts';
-import { createRng } from '../rng.ts';
 import { generateProblem } from './problems.ts';
 
 export interface ArithmeticInput {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../rng.ts';
+import { createRng } from '../../system/rng.ts';
 import { generateProblem, type Problem } from './problems.ts';
 
 /** Each template's wording, and the answer worked out again from the numbers in the question. */

@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../system/rng.ts';
 
 /** A generated word problem and its exact integer answer. */
 export interface Problem {

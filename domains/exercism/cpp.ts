@@ -5,7 +5,13 @@ import path from 'node:path';
 import type { CommandResult, GradeContext } from '../grade-context.ts';
 import { catchTestNames, countCatchTests, readCatchReport } from './cpp-report.ts';
 import { checkPreprocessed, identifiers } from './cpp-source-check.ts';
-import type { ExerciseLayout, ExercismLanguage, GradeLimits, TestReport } from './language.ts';
+import {
+  type ExerciseLayout,
+  type ExercismLanguage,
+  type GradeLimits,
+  MAX_OUTPUT_BYTES,
+  type TestReport,
+} from './language.ts';
 import { checkFiles, once } from './toolchain-check.ts';
 
 const PACKAGES = ['g++', 'cmake', 'make'];
@@ -22,7 +28,6 @@ export const REPORT_MAIN = readFileSync(new URL('./cpp-report-main.cpp', import.
 const PROCESSES = 1536;
 /** Output of the step that hands back the preprocessed sources (the test file's is about 3 MB). */
 const SOURCES_BYTES = 64 * 1024 * 1024;
-const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** The default folder of compiled Catch mains: the user's cache, which no sandbox can write. */
 export function defaultCatchCache(): string {

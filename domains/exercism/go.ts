@@ -13,8 +13,7 @@ import {
   selectedTestFiles,
   testFunctions,
 } from './go-source.ts';
-import { MAX_OUTPUT_BYTES } from './grade.ts';
-import type { ExercismLanguage, TestOutcome, TestReport } from './language.ts';
+import { type ExercismLanguage, MAX_OUTPUT_BYTES, type TestOutcome, type TestReport } from './language.ts';
 import { toolchainStatus } from './toolchain.ts';
 
 const PACKAGES = ['golang-go'] as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { isTampered } from '../../system/grade-marks.ts';
 import type { CommandResult } from '../grade-context.ts';
-import { isTampered } from '../tampering.ts';
 import { gradingCopy, judgeRun } from './grade.ts';
 import type { ExercismLanguage, TestReport } from './language.ts';
 import type { ExerciseAnswer } from './read.ts';

@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { tampered } from '../../system/grade-marks.ts';
 import type { Grade, WorkspaceFiles } from '../define-domain.ts';
 import type { CommandResult, GradeContext } from '../grade-context.ts';
-import { tampered } from '../tampering.ts';
-import type { ExerciseLayout, ExercismLanguage, GradeLimits, LanguageName, TestReport } from './language.ts';
+import {
+  type ExerciseLayout,
+  type ExercismLanguage,
+  type GradeLimits,
+  type LanguageName,
+  MAX_OUTPUT_BYTES,
+  type TestReport,
+} from './language.ts';
 import { LANGUAGES, refusal } from './languages.ts';
 import type { ExerciseAnswer } from './read.ts';
 
 export const DEFAULT_LIMITS: GradeLimits = { timeoutMs: 180_000, memoryMb: 2048 };
-export const MAX_OUTPUT_BYTES = 1024 * 1024;
 /** The end of the runner's output kept with a grade. */
 const LOG_BYTES = 8192;
 /** Names listed in a detail before "and N more". */

@@ -1,5 +1,8 @@
 import type { CommandResult, GradeContext, SandboxedCommand } from '../grade-context.ts';
 
+/** The output of one grading run kept, in bytes: past it the run is cut off and fails. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+
 /** How long and how much memory one grading run of an exercise may take. */
 export interface GradeLimits {
   timeoutMs: number;

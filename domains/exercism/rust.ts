@@ -1,5 +1,5 @@
 import type { CommandResult } from '../grade-context.ts';
-import type { ExerciseLayout, ExercismLanguage } from './language.ts';
+import { type ExerciseLayout, type ExercismLanguage, MAX_OUTPUT_BYTES } from './language.ts';
 import { HARNESS_SOURCE, LIST_MARK, RUN_MARK, readHarnessReport } from './rust-harness.ts';
 import { gradingManifest, missingCrates, registryVersions } from './rust-manifest.ts';
 import { solutionSourceProblem } from './rust-solution.ts';
@@ -21,9 +21,6 @@ const CRATE_SOURCE = [
   '--config',
   `source.debian-packages.directory="${DEBIAN_CRATES}"`,
 ];
-
-/** The output kept of a run: grade.ts's MAX_OUTPUT_BYTES (not imported: grade.ts imports this module). */
-const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** Test files are the top-level files of `tests/`; folders under it hold what tests read. */
 const TEST_FILE = /^tests\/[^/]+\.rs$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../rng.ts';
+import { createRng } from '../../system/rng.ts';
 import { loadText } from './index.ts';
 import { drawRules } from './rules.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { createRng } from '../../system/rng.ts';
 import { defineDomain, type Split, type Task } from '../define-domain.ts';
-import { createRng } from '../rng.ts';
 import { drawRules } from './rules.ts';
 
 export interface TextInput {

@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../system/rng.ts';
 
 /** One string transformation: what the puzzle says, and what it does. */
 export interface Rule {

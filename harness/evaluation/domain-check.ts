@@ -1,12 +1,6 @@
 import pLimit from 'p-limit';
-import {
-  ALL_SPLITS,
-  DOMAIN_NAME,
-  type Domain,
-  type SkippedRow,
-  type Split,
-} from '../../domains/define-domain.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
+import type { GradeContext } from '../../domains/index.ts';
+import { ALL_SPLITS, DOMAIN_NAME, type Domain, type SkippedRow, type Split } from '../../domains/index.ts';
 import { finalResponse, gradePrediction } from './grading.ts';
 import {
   type CheckResult,

@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Archive, openArchive, type TaskOutcome, type VariantRow } from '../../archive/archive.ts';
-import { defineDomain, type Split, type Task } from '../../domains/define-domain.ts';
+import { type Archive, openArchive, type TaskOutcome, type VariantRow } from '../../archive/index.ts';
+import { defineDomain, type Split, type Task } from '../../domains/index.ts';
 import { createEvalsFolders, lineageOf, writeEvalsFolder } from './evals-folder.ts';
 import type { DomainTasks } from './evaluate.ts';
 

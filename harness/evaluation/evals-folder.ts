@@ -6,8 +6,8 @@ import {
   isFinalStep,
   type TaskResultRow,
   type VariantRow,
-} from '../../archive/archive.ts';
-import type { TaskWorkspace } from '../../domains/define-domain.ts';
+} from '../../archive/index.ts';
+import type { TaskWorkspace } from '../../domains/index.ts';
 import { openNoFollow } from '../process/index.ts';
 import type { DomainTasks } from './evaluate.ts';
 import { finishedVariants } from './finished-variants.ts';

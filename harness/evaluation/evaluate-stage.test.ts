@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Archive, openArchive } from '../../archive/archive.ts';
-import { type EvalCache, openEvalCache } from '../../archive/eval-cache.ts';
-import { defineDomain } from '../../domains/define-domain.ts';
+import { type Archive, type EvalCache, openArchive, openEvalCache } from '../../archive/index.ts';
+import { defineDomain } from '../../domains/index.ts';
 import {
   type DomainTasks,
   type EvaluationTarget,

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Archive, TaskResultInput } from '../../archive/archive.ts';
-import type { CachedResult, CacheKey, EvalCache } from '../../archive/eval-cache.ts';
-import type { Domain, Split, Task } from '../../domains/define-domain.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
-import { resultCacheIdentity } from '../../llm/registry.ts';
+import type { Archive, CachedResult, CacheKey, EvalCache, TaskResultInput } from '../../archive/index.ts';
+import type { Domain, GradeContext, Split, Task } from '../../domains/index.ts';
+import { resultCacheIdentity } from '../../llm/index.ts';
 import { type Graded, gradeWorkspace } from './grading.ts';
 import type { TaskLimit } from './task-limit.ts';
 import { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';

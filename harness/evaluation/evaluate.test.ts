@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineDomain, type Split } from '../../domains/define-domain.ts';
+import { defineDomain, type Split } from '../../domains/index.ts';
 import { type DomainTasks, stageSize } from './evaluate.ts';
 
 const tasks = (split: string, n: number) =>

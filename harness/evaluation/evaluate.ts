@@ -1,6 +1,6 @@
-import type { EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/archive.ts';
-import { CANARY_MARK } from '../../archive/flags.ts';
-import { type Domain, type Split, selectionSplit, type Task } from '../../domains/define-domain.ts';
+import type { EvaluationInput, TaskResultInput, TaskResultRow } from '../../archive/index.ts';
+import { CANARY_MARK } from '../../archive/index.ts';
+import { type Domain, type Split, selectionSplit, type Task } from '../../domains/index.ts';
 import {
   type EvaluationTarget,
   evaluateTask,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Archive, openArchive } from '../../archive/archive.ts';
+import { type Archive, openArchive } from '../../archive/index.ts';
 import { finishedVariants } from './finished-variants.ts';
 
 let dir: string;

@@ -1,4 +1,4 @@
-import { type Archive, type EvaluationRow, isFinalStep, type VariantRow } from '../../archive/archive.ts';
+import { type Archive, type EvaluationRow, isFinalStep, type VariantRow } from '../../archive/index.ts';
 
 /**
  * A finished variant (`done` or `failed`) never changes in the run that finished it, so what a generation

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CommandResult, GradeContext, SandboxedCommand } from '../../domains/grade-context.ts';
+import type { CommandResult, GradeContext, SandboxedCommand } from '../../domains/index.ts';
 import {
   DEFAULT_LIMITS,
   killGroup,

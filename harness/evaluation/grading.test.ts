@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { TaskOutcome } from '../../archive/archive.ts';
+import type { TaskOutcome } from '../../archive/index.ts';
 import arithmetic, { type ArithmeticInput } from '../../domains/arithmetic/index.ts';
-import { defineDomain, type Task } from '../../domains/define-domain.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
+import type { GradeContext } from '../../domains/index.ts';
+import { defineDomain, type Task } from '../../domains/index.ts';
 import { extractPrediction, gradeOutput, tally } from './grading.ts';
 
 /** These domains grade in-process; a command would be a bug. */

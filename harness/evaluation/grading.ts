@@ -1,7 +1,6 @@
-import { extractJsons } from '../../agents/core/json-extract.ts';
-import type { TaskOutcome } from '../../archive/archive.ts';
-import type { Domain, Grade, Task } from '../../domains/define-domain.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
+import { extractJsons } from '../../agents/index.ts';
+import type { TaskOutcome } from '../../archive/index.ts';
+import type { Domain, Grade, GradeContext, Task } from '../../domains/index.ts';
 import { workspaceDiff } from './workspace-diff.ts';
 import type { CollectedWorkspace } from './workspace-folders.ts';
 

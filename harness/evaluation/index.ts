@@ -19,7 +19,7 @@ export { scoresBySplit, selectionScore } from './scoring.ts';
 export { createTaskLimit, type TaskLimit } from './task-limit.ts';
 export { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
 export { createTaskPool, type TaskPool, type TaskRequest, type WorkerReply } from './task-workers.ts';
-export { diffSummary, storedWorkspaceDiff, workspaceDiff } from './workspace-diff.ts';
+export { diffSummary, storedWorkspaceDiff } from './workspace-diff.ts';
 export {
   type CollectedWorkspace,
   DEFAULT_WORKSPACE_LIMITS,

@@ -1,8 +1,5 @@
-import { statedAnswer } from '../../domains/answer-extraction.ts';
-import type { Domain, Split, Task } from '../../domains/define-domain.ts';
-import { fieldsHoldingGold } from '../../domains/gold-leaks.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
-import { parseNumber } from '../../domains/numbers.ts';
+import type { Domain, GradeContext, Split, Task } from '../../domains/index.ts';
+import { fieldsHoldingGold, parseNumber, statedAnswer } from '../../domains/index.ts';
 import { finalResponse, gradePrediction } from './grading.ts';
 
 /** One `domains test` check: passed, or failed with what is wrong named. */

@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openArchive } from '../../archive/archive.ts';
-import { CONTROL_EVENT } from '../../archive/controls.ts';
+import { CONTROL_EVENT, openArchive } from '../../archive/index.ts';
 import { createEvalsFolders } from './evals-folder.ts';
 
 function archiveWithRoot() {

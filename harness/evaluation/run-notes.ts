@@ -1,5 +1,5 @@
-import type { Archive } from '../../archive/archive.ts';
-import { CONTROL_EVENT, notesOf } from '../../archive/controls.ts';
+import type { Archive } from '../../archive/index.ts';
+import { CONTROL_EVENT, notesOf } from '../../archive/index.ts';
 
 /**
  * notes.md of a MetaAgent's evals folder: the notes the person running the run gave it

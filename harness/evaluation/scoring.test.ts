@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { EvaluationRow } from '../../archive/archive.ts';
-import { defineDomain, type Split } from '../../domains/define-domain.ts';
+import type { EvaluationRow } from '../../archive/index.ts';
+import { defineDomain, type Split } from '../../domains/index.ts';
 import { scoresBySplit, selectionScore } from './scoring.ts';
 
 const domain = (name: string, splits: Split[]) =>

@@ -1,5 +1,5 @@
-import type { EvaluationRow } from '../../archive/archive.ts';
-import { type Domain, selectionSplit } from '../../domains/define-domain.ts';
+import type { EvaluationRow } from '../../archive/index.ts';
+import { type Domain, selectionSplit } from '../../domains/index.ts';
 
 /**
  * A variant's selection score: the mean over domains of its score on the selection split (val, else

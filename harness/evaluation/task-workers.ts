@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { createRedactor, type Redactor } from '../../archive/redact.ts';
-import type { TaskWorkspace } from '../../domains/define-domain.ts';
+import { createRedactor, type Redactor } from '../../archive/index.ts';
+import type { TaskWorkspace } from '../../domains/index.ts';
 import {
   type CappedLog,
   type CommandSpec,

@@ -10,11 +10,15 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Archive, openArchive } from '../../archive/archive.ts';
-import { type EvalCache, openEvalCache } from '../../archive/eval-cache.ts';
-import { archiveFile } from '../../archive/run-folder.ts';
+import {
+  type Archive,
+  archiveFile,
+  type EvalCache,
+  openArchive,
+  openEvalCache,
+} from '../../archive/index.ts';
 import { writeSyntheticRun } from '../../archive/testing/synthetic-run.ts';
-import type { Domain, Task } from '../../domains/define-domain.ts';
+import type { Domain, Task } from '../../domains/index.ts';
 import { addDomain, addTask, HIDDEN_TEST, startWorkspacePool } from '../../test/hostile/workspace-fixture.ts';
 import { runCli } from '../../test/run-cli.ts';
 import { resolveSandbox } from '../process/index.ts';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedactor } from '../../archive/redact.ts';
+import { createRedactor } from '../../archive/index.ts';
 import { describeHarnessError, openCappedLog, runToCompletion } from '../process/index.ts';
 import { assertRoomOnDisk } from './generation.ts';
 

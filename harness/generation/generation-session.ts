@@ -7,7 +7,7 @@ import {
   variantFolder,
   workspacesDir,
   worktreesDir,
-} from '../../archive/run-folder.ts';
+} from '../../archive/index.ts';
 import { removeTreeNoFollow } from '../../system/read-no-follow.ts';
 import { createTaskPool, stageSize, type TaskPool } from '../evaluation/index.ts';
 import type { ResolvedSandbox, SandboxPolicy } from '../process/index.ts';

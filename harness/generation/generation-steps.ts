@@ -1,5 +1,12 @@
 import path from 'node:path';
-import type { VariantRow } from '../../archive/archive.ts';
+import type {
+  FailureCause,
+  MovedStep,
+  StepEventInput,
+  VariantPatch,
+  VariantRow,
+  VariantStatus,
+} from '../../archive/index.ts';
 import type { WorkerReply } from '../evaluation/index.ts';
 import { evaluateStage, type Stage, StageUnfinishedError, selectionScore } from '../evaluation/index.ts';
 import type { DiffSummary } from '../process/index.ts';
@@ -13,7 +20,6 @@ import {
   typecheckCommand,
   typecheckNeeded,
 } from './gate.ts';
-import type { Step, StepOutcome } from './generation.ts';
 import {
   type GenerationSession,
   harnessLog,
@@ -24,6 +30,24 @@ import {
 import { editOnWorker } from './meta-agent-remote.ts';
 import { editWithMetaAgent } from './meta-agent-run.ts';
 import { logDir, type RunContext } from './run-context.ts';
+
+type NextStep = Exclude<MovedStep, 'done' | 'failed'>;
+
+/** What a step decided: the next step with what it learned, or the end of the generation. */
+export type StepOutcome =
+  | { kind: 'next'; to: NextStep; patch?: VariantPatch; event?: StepEventInput<NextStep> }
+  | { kind: 'done'; status: Extract<VariantStatus, 'evaluated' | 'staged_only'>; score: number | null }
+  | {
+      kind: 'failed';
+      status: Extract<VariantStatus, 'rejected' | 'failed'>;
+      reason: string;
+      cause: FailureCause | null;
+    }
+  /** The run was interrupted (or halted) during the step: nothing is written, and a resume redoes the step. */
+  | { kind: 'interrupted' };
+
+/** One step: reads the variant as stored, does the step's work, and says where the generation goes next. */
+export type Step = (ctx: RunContext, variant: VariantRow, session: GenerationSession) => Promise<StepOutcome>;
 
 type Failed = Extract<StepOutcome, { kind: 'failed' }>;
 

@@ -1,37 +1,18 @@
 import { mkdirSync } from 'node:fs';
-import {
-  type FailureCause,
-  isFinalStep,
-  type MovedStep,
-  type StepEventInput,
-  type VariantPatch,
-  type VariantRow,
-  type VariantStatus,
-  type VariantStep,
-} from '../../archive/archive.ts';
+import { isFinalStep, type VariantRow, type VariantStep } from '../../archive/index.ts';
 import { freeBytes, LOW_DISK_BYTES } from '../process/index.ts';
-import { type GenerationSession, openSession } from './generation-session.ts';
-import { evaluateFull, evaluateStaged, gate, prepareEdit, runEdit } from './generation-steps.ts';
+import { openSession } from './generation-session.ts';
+import {
+  evaluateFull,
+  evaluateStaged,
+  gate,
+  prepareEdit,
+  runEdit,
+  type Step,
+  type StepOutcome,
+} from './generation-steps.ts';
 import { logDir, type RunContext } from './run-context.ts';
 import { failVariant } from './transitions.ts';
-
-type NextStep = Exclude<MovedStep, 'done' | 'failed'>;
-
-/** What a step decided: the next step with what it learned, or the end of the generation. */
-export type StepOutcome =
-  | { kind: 'next'; to: NextStep; patch?: VariantPatch; event?: StepEventInput<NextStep> }
-  | { kind: 'done'; status: Extract<VariantStatus, 'evaluated' | 'staged_only'>; score: number | null }
-  | {
-      kind: 'failed';
-      status: Extract<VariantStatus, 'rejected' | 'failed'>;
-      reason: string;
-      cause: FailureCause | null;
-    }
-  /** The run was interrupted (or halted) during the step: nothing is written, and a resume redoes the step. */
-  | { kind: 'interrupted' };
-
-/** One step: reads the variant as stored, does the step's work, and says where the generation goes next. */
-export type Step = (ctx: RunContext, variant: VariantRow, session: GenerationSession) => Promise<StepOutcome>;
 
 /**
  * The generation as a table (docs/architecture.md, 'The generation as a table of steps'): every step that is

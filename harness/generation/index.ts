@@ -12,6 +12,7 @@ export {
   type RemoteTaskContext,
   type RemoteTasks,
   type RunContext,
+  type TasksProgress,
   type TokenIssuer,
 } from './run-context.ts';
 export {

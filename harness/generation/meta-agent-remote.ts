@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { VariantRow } from '../../archive/archive.ts';
-import { META_TRANSCRIPT } from '../../archive/run-folder.ts';
+import type { VariantRow } from '../../archive/index.ts';
+import { META_TRANSCRIPT } from '../../archive/index.ts';
 import { openCappedLog, writeAgentText } from '../process/index.ts';
 import { type EditOutcome, editVerdict, iterationsLeft, writeEvals } from './meta-agent-run.ts';
 import { logDir, type RemoteEdits, type RunContext } from './run-context.ts';

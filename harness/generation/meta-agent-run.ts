@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { FailureCause, VariantRow } from '../../archive/archive.ts';
+import type { FailureCause, VariantRow } from '../../archive/index.ts';
 import {
   agentOutputDir,
   buildsDir,
@@ -8,7 +8,7 @@ import {
   evalsDir as runEvalsDir,
   variantFolder,
   worktreesDir,
-} from '../../archive/run-folder.ts';
+} from '../../archive/index.ts';
 import type { AgentEntry, ResolvedSandbox, SandboxPolicy } from '../process/index.ts';
 import {
   agentEnv,

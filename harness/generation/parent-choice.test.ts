@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openArchive } from '../../archive/archive.ts';
+import { openArchive } from '../../archive/index.ts';
 import { createVariantRepo, DEFAULT_LIMITS } from '../process/index.ts';
 import { PROJECT_ROOT, type RunConfig } from '../run/index.ts';
 import { chooseParent } from './parent-choice.ts';

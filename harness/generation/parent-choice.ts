@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { worktreesDir } from '../../archive/run-folder.ts';
-import { createRng } from '../../domains/rng.ts';
+import { worktreesDir } from '../../archive/index.ts';
+import { createRng } from '../../system/rng.ts';
 import { finishedVariants } from '../evaluation/index.ts';
 import { agentCommand, agentEnv, runToCompletion } from '../process/index.ts';
 import { harnessLog, taskPolicy } from './generation-session.ts';

@@ -1,18 +1,53 @@
 import path from 'node:path';
-import type { Archive } from '../../archive/archive.ts';
-import type { EvalCache } from '../../archive/eval-cache.ts';
-import { variantFolder, variantLogDir, worktreesDir } from '../../archive/run-folder.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
-import type { BudgetStop } from '../../llm/budget.ts';
+import type { Archive, EvalCache } from '../../archive/index.ts';
+import { variantLogDir, worktreesDir } from '../../archive/index.ts';
+import type { DomainRef, GradeContext } from '../../domains/index.ts';
+import type { BudgetStop } from '../../llm/index.ts';
 import type {
   DomainTasks,
   EvalsFolders,
   TaskLimit,
   TaskPool,
   TaskSettingsRecord,
+  WorkspaceLimits,
 } from '../evaluation/index.ts';
-import type { ResolvedSandbox, VariantRepo } from '../process/index.ts';
-import type { RunConfig, RunEvent } from '../run/index.ts';
+import type { ResolvedSandbox, ResourceLimits, VariantRepo } from '../process/index.ts';
+import type { ParentSelection } from './selection.ts';
+
+/**
+ * What of a run's configuration its generations read. The run's `RunConfig` (harness/run/run-config.ts)
+ * holds all of it and is what a run gives; this room names only what it reads, so that it never loads the
+ * run room above it.
+ */
+export interface GenerationConfig {
+  domains: DomainRef[];
+  metaModel: string;
+  taskModel: string;
+  generations: number;
+  parallel: number;
+  tasksPerWorker: number;
+  evalRepeats: number;
+  skipStagedEval: boolean;
+  evalTest: boolean;
+  parentSelection: ParentSelection;
+  editSelectParent: boolean;
+  /** Limits on every agent process. */
+  limits: ResourceLimits;
+  /** Limits on the folder each workspace task leaves (what a TaskAgent runs under is in taskSettings). */
+  workspace: WorkspaceLimits;
+  seed: number;
+  freezeMeta: boolean;
+  taskTimeoutSec: number;
+  metaTimeoutSec: number;
+}
+
+/** A variant's tasks done so far, as a generation reports them (the run's progress events include it). */
+export interface TasksProgress {
+  type: 'tasks';
+  variant: number;
+  done: number;
+  total: number;
+}
 
 /** Issues gateway tokens; implemented by the LLM gateway. */
 export interface TokenIssuer {
@@ -41,9 +76,12 @@ export interface TokenIssuer {
   replayMisses(): number;
 }
 
-/** Everything one run's generations share. */
-export interface RunContext {
-  config: RunConfig;
+/**
+ * Everything one run's generations share. A run (harness/run/) holds it with its whole configuration,
+ * `RunContext<RunConfig>`; a generation reads only the GenerationConfig in it.
+ */
+export interface RunContext<Config extends GenerationConfig = GenerationConfig> {
+  config: Config;
   runId: string;
   runDir: string;
   nodeModules: string;
@@ -70,7 +108,7 @@ export interface RunContext {
   /** The one bound, `--eval-workers`, on the tasks under way across all concurrent generations. */
   taskLimit: TaskLimit;
   /** Progress as data, for a live display (see run-events.ts). */
-  onEvent(event: RunEvent): void;
+  onEvent(event: TasksProgress): void;
   /** With `--queue`: TaskAgent work goes to queue workers instead of local processes. */
   remoteTasks?: RemoteTasks;
   /** With `--remote-generations`: each MetaAgent run goes to a queue worker. */
@@ -82,7 +120,7 @@ export type RemoteTaskContext = Pick<
   RunContext,
   'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings'
 > & {
-  config: Pick<RunConfig, 'taskModel' | 'tasksPerWorker' | 'domains'>;
+  config: Pick<GenerationConfig, 'taskModel' | 'tasksPerWorker' | 'domains'>;
 };
 
 /** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */
@@ -96,7 +134,7 @@ export interface RemoteTasks {
 
 /** What of a run a MetaAgent run sent elsewhere needs: its folder (variant repo), gateway and limits. */
 export type RemoteEditContext = Pick<RunContext, 'runId' | 'runDir' | 'gateway' | 'signal'> & {
-  config: Pick<RunConfig, 'metaModel' | 'metaTimeoutSec' | 'limits'>;
+  config: Pick<GenerationConfig, 'metaModel' | 'metaTimeoutSec' | 'limits'>;
 };
 
 /** One MetaAgent run for a queue worker: on a copy of `parentCommit`, with `agents/meta/` of `metaCommit`. */
@@ -136,5 +174,5 @@ export interface RemoteEdits {
 }
 
 export const worktreeDir = (ctx: RunContext, id: number): string =>
-  path.join(worktreesDir(ctx.runDir), variantFolder(id));
+  path.join(worktreesDir(ctx.runDir), `variant-${id}`);
 export const logDir = (ctx: RunContext, id: number): string => variantLogDir(ctx.runDir, id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../../domains/rng.ts';
+import { createRng } from '../../system/rng.ts';
 import {
   type ArchivedVariant,
   type Candidate,

@@ -1,4 +1,4 @@
-import type { Rng } from '../../domains/rng.ts';
+import type { Rng } from '../../system/rng.ts';
 
 export const PARENT_SELECTIONS = [
   'score_child_prop',

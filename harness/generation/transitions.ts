@@ -1,4 +1,4 @@
-import type { Archive, FailureCause, VariantRow, VariantStatus } from '../../archive/archive.ts';
+import type { Archive, FailureCause, VariantRow, VariantStatus } from '../../archive/index.ts';
 
 /**
  * The writes that start and end a generation outside its step table, each one guarded transaction: a

@@ -4,8 +4,8 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin, transform } from 'esbuild';
-import { isStrictlyInside } from '../../agents/core/paths.ts';
-import { startBuild, writeAgentCode } from './agent-code.ts';
+import { isStrictlyInside } from '../../agents/index.ts';
+import { type BuildOptions, startBuild, writeAgentCode } from './agent-code.ts';
 
 /** A built agent: one JavaScript file (nothing to compile when it starts). */
 export interface BuiltEntry {
@@ -43,23 +43,6 @@ const BUILTINS = new Set(builtinModules);
  * beside the module. (A computed absolute path loads the same file either way.)
  */
 const RELATIVE_COMPUTED_IMPORT = /\b(?:import|require)\s*\(\s*(?:`\.{1,2}\/|["']\.{1,2}\/[^"']*["']\s*\+)/;
-
-export interface BuildOptions {
-  /** The variant's checked-out tree; its `agents/` folder is the agent's code (untrusted). */
-  worktree: string;
-  /** Entry point relative to the worktree, e.g. `agents/task/main.ts`. */
-  entry: string;
-  /** A folder the harness owns; emptied first. The built file is written inside it. */
-  outDir: string;
-  /** The project's node_modules, where bare imports (`zod`) are found. */
-  nodeModules: string;
-  /**
-   * A folder the harness owns where bundles are kept by the content of the code they were built from, so
-   * that a variant whose code files equal an earlier variant's (most edits change a prompt) is not bundled
-   * again. Without it every call bundles.
-   */
-  cacheDir?: string;
-}
 
 /**
  * Bundles an agent entry point into `<outDir>/<name>.mjs`. The agent's files are hostile, so the bundler

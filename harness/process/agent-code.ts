@@ -12,7 +12,6 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { version as esbuildVersion } from 'esbuild';
-import type { BuildOptions } from './agent-build.ts';
 
 /**
  * A variant's code as the harness builds from it: the regular code files of `agents/` (the agent's files are
@@ -120,6 +119,24 @@ function writeCached(cacheDir: string, key: string, value: unknown): void {
   entries.sort((a, b) => a.used - b.used);
   for (const { name } of entries.slice(0, entries.length - CACHE_ENTRIES))
     rmSync(path.join(cacheDir, name), { force: true });
+}
+
+/** Where an agent entry point is built from and to (agent-build.ts bundles, agent-modules.ts compiles). */
+export interface BuildOptions {
+  /** The variant's checked-out tree; its `agents/` folder is the agent's code (untrusted). */
+  worktree: string;
+  /** Entry point relative to the worktree, e.g. `agents/task/main.ts`. */
+  entry: string;
+  /** A folder the harness owns; emptied first. The built file is written inside it. */
+  outDir: string;
+  /** The project's node_modules, where bare imports (`zod`) are found. */
+  nodeModules: string;
+  /**
+   * A folder the harness owns where bundles are kept by the content of the code they were built from, so
+   * that a variant whose code files equal an earlier variant's (most edits change a prompt) is not bundled
+   * again. Without it every call bundles.
+   */
+  cacheDir?: string;
 }
 
 /** A build begun: its output folder emptied, the code read, and its entry in the cache. */

@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
-import type { BuildOptions, ModulesEntry, SourceEntry } from './agent-build.ts';
+import type { ModulesEntry, SourceEntry } from './agent-build.ts';
+import type { BuildOptions } from './agent-code.ts';
 import { type AgentCode, startBuild } from './agent-code.ts';
 import { bundlePackages, bundleUrls, packageImports } from './agent-packages.ts';
 

@@ -9,7 +9,7 @@ import {
   type OutputFile,
   type Plugin,
 } from 'esbuild';
-import type { BuildOptions } from './agent-build.ts';
+import type { BuildOptions } from './agent-code.ts';
 import { openCacheEntry } from './agent-code.ts';
 
 /**

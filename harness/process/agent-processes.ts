@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRedactor, type Redactor } from '../../archive/redact.ts';
+import { createRedactor, type Redactor } from '../../archive/index.ts';
 import { type CappedLog, openCappedLog } from './capped-output.ts';
 import { DEFAULT_LIMITS, MIB, releaseCgroups } from './resource-limits.ts';
 import { type ResolvedSandbox, type SandboxPolicy, wrapCommand } from './sandbox.ts';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRedactor } from '../../archive/redact.ts';
+import { createRedactor } from '../../archive/index.ts';
 import { capText, openCappedLog, readCapped } from './capped-output.ts';
 
 let tmp: string;

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
-import type { Redactor } from '../../archive/redact.ts';
+import type { Redactor } from '../../archive/index.ts';
 import { readNoFollow } from '../../system/read-no-follow.ts';
 
 /** The note left where a text was cut. */

@@ -43,7 +43,6 @@ export {
   type ResolvedSandbox,
   resolveSandbox,
   SANDBOX_MODES,
-  type SandboxMode,
   type SandboxPolicy,
   wrapCommand,
 } from './sandbox.ts';

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DomainRef } from '../../domains/reference.ts';
+import type { DomainRef } from '../../domains/index.ts';
 import { domainData } from './domain-data.ts';
 import { domainHashes } from './domain-hashes.ts';
 

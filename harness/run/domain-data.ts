@@ -1,8 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { sidecarPath } from '../../domains/dataset-options.ts';
-import { readLmevalTask } from '../../domains/lmeval-task.ts';
-import type { DomainRef } from '../../domains/reference.ts';
+import type { DomainRef } from '../../domains/index.ts';
+import { readLmevalTask, sidecarPath } from '../../domains/index.ts';
 
 /**
  * The data files a domain reads from outside the project (`dataset:FILE` with its `.domain.json` sidecar,

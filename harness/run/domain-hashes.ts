@@ -1,10 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { DomainHash } from '../../archive/bundle-manifest.ts';
-import { ALL_SPLITS } from '../../domains/define-domain.ts';
-import { DOMAINS_DIR } from '../../domains/discover.ts';
-import { type DomainRef, formatDomainRef } from '../../domains/reference.ts';
+import type { DomainHash } from '../../archive/index.ts';
+import { ALL_SPLITS, DOMAINS_DIR, type DomainRef, formatDomainRef } from '../../domains/index.ts';
 import { taskContentHash } from '../evaluation/index.ts';
 import { loadDomainTasks } from './domain-tasks.ts';
 import type { RunConfig } from './run-config.ts';

@@ -1,5 +1,4 @@
-import { ALL_SPLITS } from '../../domains/define-domain.ts';
-import { openDomain } from '../../domains/open-domain.ts';
+import { ALL_SPLITS, openDomain } from '../../domains/index.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
 import type { RunConfig } from './run-config.ts';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ArchiveReader } from '../../archive/read.ts';
-import type { RunView, VariantView } from '../../archive/views.ts';
+import type { ArchiveReader, RunView, VariantView } from '../../archive/index.ts';
 import {
   callPace,
   estimateFromHistory,

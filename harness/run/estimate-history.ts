@@ -1,6 +1,5 @@
-import type { ArchiveReader } from '../../archive/read.ts';
-import type { VariantView } from '../../archive/views.ts';
-import { type Price, type StageCounts, usdText } from './estimate.ts';
+import type { ArchiveReader, VariantView } from '../../archive/index.ts';
+import { type Price, type StageCounts, usdText } from './estimate-units.ts';
 
 /**
  * An estimate from what an earlier run measured (its archive): how a generation tends to end, the model calls

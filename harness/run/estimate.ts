@@ -1,4 +1,4 @@
-import { resolveModel } from '../../llm/registry.ts';
+import { resolveModel } from '../../llm/index.ts';
 import { type DomainTasks, stageSplits, stageTasks } from '../evaluation/index.ts';
 import {
   estimateFromHistory,
@@ -6,6 +6,7 @@ import {
   historyLines,
   type PointEstimate,
 } from './estimate-history.ts';
+import { type Price, type StageCounts, usdText } from './estimate-units.ts';
 import type { RunConfig, SimConfig } from './run-config.ts';
 
 /**
@@ -32,18 +33,6 @@ export const WORKSPACE_TOKENS = { input: { low: 2_000, high: 20_000 }, output: {
 export const REAL_CALL_SEC: Range = { low: 1, high: 20 };
 /** Seconds a generation spends outside model calls: git, the gate's checks, starting agent processes. */
 export const OVERHEAD_SEC: Range = { low: 1, high: 20 };
-
-/** $ per million tokens. */
-export interface Price {
-  input: number;
-  output: number;
-}
-
-/** Tasks of each evaluation stage, plain and workspace, over every domain. */
-export interface StageCounts {
-  staged: { plain: number; workspace: number };
-  full: { plain: number; workspace: number };
-}
 
 export interface EstimateInput {
   /** Generations still to run (all of them for a new run). */
@@ -173,10 +162,6 @@ function initialEvaluation(input: EstimateInput): { calls: number; usd: number; 
     (Math.ceil(plain / input.evalWorkers) + Math.ceil(workspace / input.evalWorkers)) * input.callSec.high;
   return { calls: plain + workspace, usd, seconds };
 }
-
-/** `$0`, `$0.0031`, `$1.25`. */
-export const usdText = (x: number): string =>
-  x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`;
 
 /** `4.5 s`, `45 s`, `2.5 min`, `12 min`, `3.5 h`: about two significant figures. */
 export function duration(seconds: number): string {

@@ -1,10 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type LlmCallInput, openArchive } from '../../archive/archive.ts';
-import { openEvalCache } from '../../archive/eval-cache.ts';
-import { archiveFile, runEvalCacheFile, variantLogDir, variantRepoDir } from '../../archive/run-folder.ts';
-import type { Split } from '../../domains/define-domain.ts';
+import {
+  archiveFile,
+  type LlmCallInput,
+  openArchive,
+  openEvalCache,
+  runEvalCacheFile,
+  variantLogDir,
+  variantRepoDir,
+} from '../../archive/index.ts';
+import type { Split } from '../../domains/index.ts';
 import {
   createEvalsFolders,
   type DomainTasks,

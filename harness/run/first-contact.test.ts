@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelProvider, ProviderError, ProviderResult } from '../../llm/provider.ts';
-import { withRetries } from '../../llm/retry.ts';
-import type { CallContext, ChatRequest } from '../../llm/types.ts';
+import type {
+  CallContext,
+  ChatRequest,
+  ModelProvider,
+  ProviderError,
+  ProviderResult,
+} from '../../llm/index.ts';
+import { withRetries } from '../../llm/index.ts';
 import { FIRST_CONTACT_ATTEMPTS, firstContact, type RetryNotice } from './first-contact.ts';
 
 const req: ChatRequest = { messages: [{ role: 'user', content: 'hi' }] };

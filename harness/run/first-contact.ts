@@ -1,5 +1,4 @@
-import type { ModelProvider, ProviderError, ProviderResult } from '../../llm/provider.ts';
-import type { RetryInfo } from '../../llm/retry.ts';
+import type { ModelProvider, ProviderError, ProviderResult, RetryInfo } from '../../llm/index.ts';
 
 /** Attempts at reaching a model that has not answered yet before the run gives up on it. */
 export const FIRST_CONTACT_ATTEMPTS = 3;

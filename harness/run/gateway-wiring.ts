@@ -1,20 +1,24 @@
 import path from 'node:path';
-import type { LlmCallInput } from '../../archive/archive.ts';
-import { gatewaySocketFile } from '../../archive/run-folder.ts';
-import { createFailureWatch, type FailureWatch, type ModelHealthEvent } from '../../llm/failure-watch.ts';
-import { startGateway } from '../../llm/gateway.ts';
-import type { ModelProvider } from '../../llm/provider.ts';
-import { connectModel } from '../../llm/providers/index.ts';
+import type { LlmCallInput } from '../../archive/index.ts';
+import { gatewaySocketFile } from '../../archive/index.ts';
+import type { ModelProvider, ParsedSimScript } from '../../llm/index.ts';
 import {
+  connectModel,
+  createFailureWatch,
   createNormalizer,
   createRecordWriter,
+  createSimModel,
+  type FailureWatch,
+  type ModelHealthEvent,
+  type ModelRecord,
   type ReplayBook,
+  type RetryInfo,
+  resolveModel,
   runPlaceholders,
-} from '../../llm/recorder.ts';
-import { type ModelRecord, resolveModel } from '../../llm/registry.ts';
-import { type RetryInfo, withRetries } from '../../llm/retry.ts';
-import type { ParsedSimScript } from '../../llm/sim/script.ts';
-import { createSimModel, type SimModel } from '../../llm/sim/sim-model.ts';
+  type SimModel,
+  startGateway,
+  withRetries,
+} from '../../llm/index.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
 import { firstContact, type RetryNotice } from './first-contact.ts';
 import type { RunDeps } from './run.ts';

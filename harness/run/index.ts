@@ -7,9 +7,9 @@ export {
   type RunEstimate,
   runEstimate,
   stageCounts,
-  usdText,
 } from './estimate.ts';
 export { type HistoryRates, historyRates } from './estimate-history.ts';
+export { usdText } from './estimate-units.ts';
 export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-stored.ts';
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
@@ -31,17 +31,11 @@ export {
   type TransferSource,
   taskSettingsOf,
 } from './run-config.ts';
-export {
-  CONTROL_ACTIONS,
-  CONTROL_EVENT,
-  Control,
-  recordControl,
-  STOPPED_AFTER,
-} from './run-controls.ts';
+export { CONTROL_ACTIONS, Control, recordControl, STOPPED_AFTER } from './run-controls.ts';
 export type { RunEvent } from './run-events.ts';
 export { defaultRunId, runExists } from './run-id.ts';
 export { runHolder } from './run-lock.ts';
-export { type PlannedRun, planRun, type RunEnv } from './run-plan.ts';
+export { type PlannedRun, planRun } from './run-plan.ts';
 export { progressLine, type RunSummary } from './run-summary.ts';
 export { fieldValue, OptionTextError, type Setting } from './setting.ts';
 export { DEFAULT_TASKS_PER_WORKER, SETTINGS, SHORTHANDS } from './settings.ts';

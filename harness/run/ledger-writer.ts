@@ -1,4 +1,4 @@
-import type { Archive, LlmCallInput } from '../../archive/archive.ts';
+import type { Archive, LlmCallInput } from '../../archive/index.ts';
 import { errorLine } from '../process/index.ts';
 import type { RunEvent } from './run-events.ts';
 

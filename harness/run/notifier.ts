@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import type { EventInput } from '../../archive/archive.ts';
+import type { EventInput } from '../../archive/index.ts';
 import { errorLine } from '../process/index.ts';
 
 /** Where a run's alerts go (`--notify URL`, `--notify-cmd CMD`); either may be absent. */

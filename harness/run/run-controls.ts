@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Archive } from '../../archive/archive.ts';
-import { CONTROL_EVENT, type Control, carriedControls } from '../../archive/controls.ts';
+import type { Archive } from '../../archive/index.ts';
+import { CONTROL_EVENT, type Control, carriedControls } from '../../archive/index.ts';
 import type { RunContext } from '../generation/index.ts';
 
-export { CONTROL_ACTIONS, CONTROL_EVENT, Control, recordControl } from '../../archive/controls.ts';
+export { CONTROL_ACTIONS, CONTROL_EVENT, Control, recordControl } from '../../archive/index.ts';
 
 /** Where the controls a run was given since it (re)started leave it. */
 export interface ControlState {

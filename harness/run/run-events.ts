@@ -1,5 +1,6 @@
-import { type Archive, type EventKind, isFinalStep } from '../../archive/archive.ts';
-import type { ModelHealthEvent } from '../../llm/failure-watch.ts';
+import { type Archive, type EventKind, isFinalStep } from '../../archive/index.ts';
+import type { ModelHealthEvent } from '../../llm/index.ts';
+import type { TasksProgress } from '../generation/index.ts';
 
 /**
  * What a run reports while it goes, for a progress display (the harness itself prints nothing). Stages
@@ -13,7 +14,7 @@ export type RunEvent =
   | { type: 'stage'; variant: number; stage: string }
   | { type: 'step'; variant: number; step: string }
   | { type: 'llm_call'; variant: number | null; role: string; costUsd: number }
-  | { type: 'tasks'; variant: number; done: number; total: number }
+  | TasksProgress
   | {
       type: 'variant_done';
       variant: number;

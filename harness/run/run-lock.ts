@@ -9,7 +9,7 @@ import {
   runLockFile,
   runLockHolder,
   worktreesDir,
-} from '../../archive/run-folder.ts';
+} from '../../archive/index.ts';
 import { procStat } from '../../system/proc-stat.ts';
 import { alive } from '../process/index.ts';
 

@@ -1,5 +1,4 @@
-import { providerSettings } from '../../llm/providers/index.ts';
-import { resolveModel } from '../../llm/registry.ts';
+import { providerSettings, resolveModel } from '../../llm/index.ts';
 import type { ResolvedSandbox } from '../process/index.ts';
 import { isSimulatedModel, type RunConfig } from './run-config.ts';
 

@@ -1,5 +1,4 @@
-import { isFinalStep } from '../../archive/archive.ts';
-import { variantRepoDir } from '../../archive/run-folder.ts';
+import { isFinalStep, variantRepoDir } from '../../archive/index.ts';
 import { StageUnfinishedError } from '../evaluation/index.ts';
 import {
   advanceGeneration,

@@ -1,5 +1,4 @@
-import { type Archive, isFinalStep } from '../../archive/archive.ts';
-import { variantRepoDir } from '../../archive/run-folder.ts';
+import { type Archive, isFinalStep, variantRepoDir } from '../../archive/index.ts';
 import { failVariant, type TokenIssuer } from '../generation/index.ts';
 import { describeHarnessError, InitialAgentError } from '../process/index.ts';
 import { ModelUnreachableError } from './first-contact.ts';

@@ -1,6 +1,6 @@
-import type { Archive, VariantStatus } from '../../archive/archive.ts';
-import { reportedBest, spreadOf } from '../../archive/confirmed-scores.ts';
-import type { BudgetStop } from '../../llm/budget.ts';
+import type { Archive, VariantStatus } from '../../archive/index.ts';
+import { reportedBest, spreadOf } from '../../archive/index.ts';
+import type { BudgetStop } from '../../llm/index.ts';
 import { finishedVariants, scoresBySplit } from '../evaluation/index.ts';
 import type { RunContext } from '../generation/index.ts';
 

@@ -1,7 +1,11 @@
-import { type Archive, type LlmCallInput, openArchive } from '../../archive/archive.ts';
-import { ensureControlSecret } from '../../archive/control-secret.ts';
-import { openEvalCache } from '../../archive/eval-cache.ts';
-import { archiveFile } from '../../archive/run-folder.ts';
+import {
+  type Archive,
+  archiveFile,
+  ensureControlSecret,
+  type LlmCallInput,
+  openArchive,
+  openEvalCache,
+} from '../../archive/index.ts';
 import type { DomainTasks } from '../evaluation/index.ts';
 import { createEvalsFolders } from '../evaluation/index.ts';
 import { frozenMetaDir, type RemoteEdits, type RemoteTasks, type TokenIssuer } from '../generation/index.ts';

@@ -1,14 +1,14 @@
-import { spreadOf } from '../../archive/confirmed-scores.ts';
+import { spreadOf } from '../../archive/index.ts';
 import { type AttemptsOutcome, evaluateAttempts } from '../evaluation/index.ts';
 import { openSession, type RunContext } from '../generation/index.ts';
-import { CONFIRM_ATTEMPTS } from './run-config.ts';
+import { CONFIRM_ATTEMPTS, type RunConfig } from './run-config.ts';
 import { bestVariant } from './run-summary.ts';
 
 /**
  * `--noise-floor k`: variant 0's validation score on attempts 0..k−1 (those its evaluation made are reused),
  * stored with their spread once; a resumed run that has it does nothing.
  */
-export async function measureNoiseFloor(ctx: RunContext): Promise<void> {
+export async function measureNoiseFloor(ctx: RunContext<RunConfig>): Promise<void> {
   const k = ctx.config.noiseFloor;
   if (k === 0 || ctx.archive.getNoiseFloor() !== null || ctx.signal.aborted) return;
   const zero = ctx.archive.getVariant(0);
@@ -30,7 +30,7 @@ export async function measureNoiseFloor(ctx: RunContext): Promise<void> {
  * fresh attempts at the validation split (attempt numbers after every one their evaluation and the noise floor
  * used), and their mean is stored as the confirmed score beside the raw one.
  */
-export async function confirmTop(ctx: RunContext): Promise<void> {
+export async function confirmTop(ctx: RunContext<RunConfig>): Promise<void> {
   const top = ctx.config.confirmTop;
   if (top === 0) return;
   const done = new Set(ctx.archive.listConfirmedScores().map((c) => c.variantId));
@@ -72,7 +72,7 @@ export async function confirmTop(ctx: RunContext): Promise<void> {
 const range = (from: number, n: number): number[] => Array.from({ length: n }, (_, i) => from + i);
 
 /** Makes `list` attempts of variant `id` at its validation tasks, in a session of its own. */
-async function attempts(ctx: RunContext, id: number, list: number[]): Promise<AttemptsOutcome> {
+async function attempts(ctx: RunContext<RunConfig>, id: number, list: number[]): Promise<AttemptsOutcome> {
   const variant = ctx.archive.getVariant(id);
   if (variant?.commitSha == null || variant.taskCodeHash == null)
     return { kind: 'unfinished', reason: `variant ${id} has no commit` };

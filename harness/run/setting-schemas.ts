@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_RETRY_POLICY } from '../../llm/retry.ts';
-import { MAX_TIMER_MS } from '../../llm/timer-limit.ts';
+import { DEFAULT_RETRY_POLICY, MAX_TIMER_MS } from '../../llm/index.ts';
 import { LIMIT_RANGES } from '../process/index.ts';
 
 /**

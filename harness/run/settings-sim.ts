@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { FAULT_KINDS, LATENCY_SPEC_HELP, parseFaultKinds, parseLatencySpec } from '../../llm/sim/faults.ts';
-import { SIM_LANDSCAPES } from '../../llm/sim/landscape.ts';
+import {
+  FAULT_KINDS,
+  LATENCY_SPEC_HELP,
+  parseFaultKinds,
+  parseLatencySpec,
+  SIM_LANDSCAPES,
+} from '../../llm/index.ts';
 import { OptionTextError, type Setting } from './setting.ts';
 import * as schema from './setting-schemas.ts';
 

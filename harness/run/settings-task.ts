@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS } from '../../agents/core/loop.ts';
+import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS } from '../../agents/index.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../evaluation/index.ts';
 import { DEFAULT_LIMITS, type ResourceLimits, SANDBOX_MODES } from '../process/index.ts';
 import type { Setting } from './setting.ts';

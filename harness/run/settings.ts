@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { DOMAIN_REF_HELP, DomainRefList } from '../../domains/reference.ts';
+import { DOMAIN_REF_HELP, DomainRefList } from '../../domains/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
 import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 import type { Setting } from './setting.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { variantRepoDir } from '../../archive/run-folder.ts';
+import { variantRepoDir } from '../../archive/index.ts';
 import { gitBytes } from '../../system/git.ts';
 import { PROJECT_ROOT, type RunConfig } from './run-config.ts';
 

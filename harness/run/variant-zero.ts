@@ -1,7 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type Archive, isFinalStep } from '../../archive/archive.ts';
-import { TASK_AGENT_LOG, variantRepoDir } from '../../archive/run-folder.ts';
+import { type Archive, isFinalStep, TASK_AGENT_LOG, variantRepoDir } from '../../archive/index.ts';
 import { git } from '../../system/git.ts';
 import { advanceGeneration, logDir, type RunContext, seedVariantZero } from '../generation/index.ts';
 import { createVariantRepo, InitialAgentError, openVariantRepo, type VariantRepo } from '../process/index.ts';
@@ -48,7 +47,7 @@ export async function variantZero(
  * agent answers on a working machine, so the sandbox or a limit of the run stopped every task, and every
  * generation would start from it. The message names the settings to change.
  */
-export function assertInitialAgentEvaluated(ctx: RunContext): void {
+export function assertInitialAgentEvaluated(ctx: RunContext<RunConfig>): void {
   const zero = ctx.archive.getVariant(0);
   if (zero?.step !== 'failed' || zero.failureCause !== 'infrastructure') return;
   const { limits, taskTimeoutSec, sandbox } = ctx.config;
@@ -67,7 +66,7 @@ export function assertInitialAgentEvaluated(ctx: RunContext): void {
  * it. Ends the run when a model could not be reached or the initial agent has no score.
  */
 export async function evaluateVariantZero(
-  ctx: RunContext,
+  ctx: RunContext<RunConfig>,
   unreachable: () => string | null,
   spent: () => number,
 ): Promise<void> {

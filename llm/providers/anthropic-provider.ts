@@ -93,5 +93,6 @@ export const anthropic: ProviderSpec = {
   baseUrlVariable: 'ANTHROPIC_BASE_URL',
   defaultModel: { id: 'anthropic/claude-sonnet-4-6', rank: 1 },
   models: MODELS,
-  client: async (model, opts) => (await import('./anthropic.ts')).createAnthropicProvider(model, opts),
+  client: async (model, opts, spec) =>
+    (await import('./anthropic.ts')).createAnthropicProvider(model, opts, spec),
 };

@@ -7,7 +7,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { AdaptedRequest } from '../adapt.ts';
-import { wireModelName } from '../registry.ts';
+import { wireModelName } from '../model-record.ts';
 import type { Message, ReasoningEffort, ToolSpec } from '../types.ts';
 
 /** Thinking budget per reasoning effort, in tokens (the API's minimum is 1024). */

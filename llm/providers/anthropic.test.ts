@@ -18,6 +18,7 @@ import { type FakeServer, startFakeServer } from '../testing/fake-server.ts';
 import { registeredModel } from '../testing/models.ts';
 import type { CallContext, ChatRequest, Message, ToolSpec } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
+import { anthropic } from './anthropic-provider.ts';
 import { planThinking } from './anthropic-request.ts';
 import type { ProviderOptions } from './options.ts';
 
@@ -47,7 +48,11 @@ afterEach(async () => {
 
 function provider(model: Partial<ModelRecord> | ModelRecord = {}, opts: Partial<ProviderOptions> = {}) {
   const record = 'id' in model && 'price' in model ? (model as ModelRecord) : testModel(model);
-  return createAnthropicProvider(record, { apiKey: KEY, baseUrl: server.url, timeoutMs: 10_000, ...opts });
+  return createAnthropicProvider(
+    record,
+    { apiKey: KEY, baseUrl: server.url, timeoutMs: 10_000, ...opts },
+    anthropic,
+  );
 }
 
 async function succeeds(result: Promise<ProviderResult>): Promise<ProviderResponse> {

@@ -15,13 +15,13 @@ import {
   isContextOverflow,
   parseRetryAfter,
 } from '../errors.ts';
+import type { ModelRecord } from '../model-record.ts';
 import type { ModelProvider, ProviderError, ProviderResult } from '../provider.ts';
-import type { ModelRecord } from '../registry.ts';
 import type { ErrorType, StopReason, ToolCall, Usage } from '../types.ts';
 import { toAnthropicRequest } from './anthropic-request.ts';
 import { isRecord, tryJson } from './json.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
-import { registeredSpec } from './registered-spec.ts';
+import type { ProviderIdentity } from './provider-spec.ts';
 
 /** What a reply holds once read, streamed or not; tool input is JSON text when it came in fragments. */
 interface Reply {
@@ -45,7 +45,11 @@ class BrokenReply extends Error {}
  * non-streamed calls); `opts.stream === false` asks for one JSON body. One attempt per call: SDK retries are
  * off, and the per-attempt timeout covers the whole reply, not only the wait for its headers.
  */
-export function createAnthropicProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
+export function createAnthropicProvider(
+  model: ModelRecord,
+  opts: ProviderOptions,
+  spec: ProviderIdentity,
+): ModelProvider {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const client = new Anthropic({
     apiKey: opts.apiKey,
@@ -54,7 +58,6 @@ export function createAnthropicProvider(model: ModelRecord, opts: ProviderOption
     ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
-  const spec = registeredSpec(model);
   const source: ErrorSource = {
     label: spec.label,
     baseUrl: client.baseURL,

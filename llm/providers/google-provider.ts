@@ -58,5 +58,5 @@ export const google: ProviderSpec = {
   baseUrlVariable: 'GOOGLE_GEMINI_BASE_URL',
   defaultModel: { id: 'google/gemini-2.5-flash', rank: 3 },
   models: MODELS,
-  client: async (model, opts) => (await import('./google.ts')).createGoogleProvider(model, opts),
+  client: async (model, opts, spec) => (await import('./google.ts')).createGoogleProvider(model, opts, spec),
 };

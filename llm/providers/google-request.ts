@@ -7,7 +7,7 @@ import {
   ThinkingLevel,
 } from '@google/genai';
 import type { AdaptedRequest } from '../adapt.ts';
-import { wireModelName } from '../registry.ts';
+import { wireModelName } from '../model-record.ts';
 import type { Message, ReasoningEffort, ToolSpec } from '../types.ts';
 
 export interface GeminiRequest {

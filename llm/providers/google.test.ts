@@ -14,6 +14,7 @@ import { type FakeServer, startFakeServer } from '../testing/fake-server.ts';
 import { registeredModel } from '../testing/models.ts';
 import type { CallContext, ChatRequest, Message } from '../types.ts';
 import { createGoogleProvider } from './google.ts';
+import { google } from './google-provider.ts';
 import { PLACEHOLDER_THOUGHT_SIGNATURE } from './google-request.ts';
 import type { ProviderOptions } from './options.ts';
 
@@ -42,7 +43,11 @@ afterEach(async () => {
 });
 
 function provider(model = testModel(), opts: Partial<ProviderOptions> = {}) {
-  return createGoogleProvider(model, { apiKey: 'test-key', baseUrl: server.url, timeoutMs: 5000, ...opts });
+  return createGoogleProvider(
+    model,
+    { apiKey: 'test-key', baseUrl: server.url, timeoutMs: 5000, ...opts },
+    google,
+  );
 }
 
 function expectOk(result: ProviderResult): ProviderResponse {
@@ -540,7 +545,7 @@ describe('google provider: faults', () => {
     const closed = await startFakeServer();
     await closed.close();
     const error = expectError(
-      await createGoogleProvider(testModel(), { apiKey: 'k', baseUrl: closed.url }).complete(HI, CTX),
+      await createGoogleProvider(testModel(), { apiKey: 'k', baseUrl: closed.url }, google).complete(HI, CTX),
     );
     expect(error).toMatchObject({ type: 'unreachable', retryable: true });
     expect(error.message).toContain(closed.url);

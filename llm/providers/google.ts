@@ -6,12 +6,12 @@ import {
 } from '@google/genai';
 import { adaptRequest } from '../adapt.ts';
 import { classifyThrown, type ErrorSource } from '../errors.ts';
+import type { ModelRecord } from '../model-record.ts';
 import type { ModelProvider, ProviderError, ProviderResult } from '../provider.ts';
-import type { ModelRecord } from '../registry.ts';
 import type { StopReason, ToolCall, Usage } from '../types.ts';
 import { encodeCallId, toGeminiRequest } from './google-request.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
-import { registeredSpec } from './registered-spec.ts';
+import type { ProviderIdentity } from './provider-spec.ts';
 
 const DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -20,7 +20,11 @@ const DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
  * One attempt per call: the SDK's `retryOptions` stay unset and its automatic continuation off, so the
  * layer's `withRetries` is the only thing that retries. Never throws.
  */
-export function createGoogleProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
+export function createGoogleProvider(
+  model: ModelRecord,
+  opts: ProviderOptions,
+  spec: ProviderIdentity,
+): ModelProvider {
   const root = splitBaseUrl(opts.baseUrl ?? DEFAULT_BASE_URL);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const ai = new GoogleGenAI({
@@ -34,7 +38,6 @@ export function createGoogleProvider(model: ModelRecord, opts: ProviderOptions):
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     },
   });
-  const spec = registeredSpec(model);
   const source: ErrorSource = {
     label: spec.label,
     baseUrl: opts.baseUrl ?? DEFAULT_BASE_URL,

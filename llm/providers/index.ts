@@ -22,7 +22,7 @@ export function createProvider(model: ModelRecord, opts: ProviderOptions): Model
   let loaded: Promise<ModelProvider> | undefined;
   return {
     async complete(req, ctx, signal) {
-      loaded ??= spec.client(model, opts);
+      loaded ??= spec.client(model, opts, spec);
       let provider: ModelProvider;
       try {
         provider = await loaded;

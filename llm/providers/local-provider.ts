@@ -53,5 +53,5 @@ export const local: ProviderSpec = {
     aliasPrefixes: ['ollama/', 'llamacpp/', 'llama.cpp/', 'llama-server/', 'vllm/', 'lmstudio/'],
     record: localRecord,
   },
-  client: async (model, opts) => (await import('./openai.ts')).createOpenAIProvider(model, opts),
+  client: async (model, opts, spec) => (await import('./openai.ts')).createOpenAIProvider(model, opts, spec),
 };

@@ -138,5 +138,5 @@ export const openai: ProviderSpec = {
   baseUrlVariable: 'OPENAI_BASE_URL',
   defaultModel: { id: 'openai/gpt-5-mini', rank: 2 },
   models: MODELS,
-  client: async (model, opts) => (await import('./openai.ts')).createOpenAIProvider(model, opts),
+  client: async (model, opts, spec) => (await import('./openai.ts')).createOpenAIProvider(model, opts, spec),
 };

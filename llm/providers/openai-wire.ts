@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { AdaptedRequest } from '../adapt.ts';
-import { wireModelName } from '../registry.ts';
+import { wireModelName } from '../model-record.ts';
 import type { AssistantReply, Message, StopReason, ToolCall, Usage } from '../types.ts';
 import { isRecord, tryJson } from './json.ts';
 

@@ -16,6 +16,7 @@ import { type FakeServer, startFakeServer } from '../testing/fake-server.ts';
 import { registeredModel } from '../testing/models.ts';
 import type { CallContext, ChatRequest } from '../types.ts';
 import { createOpenAIProvider, RAW_ARGUMENTS_KEY } from './openai.ts';
+import { openai } from './openai-provider.ts';
 import type { ProviderOptions } from './options.ts';
 
 const ctx: CallContext = { runId: 'run-1', variantId: 0, role: 'task' };
@@ -62,7 +63,7 @@ afterEach(async () => {
 });
 
 function provider(model: ModelRecord = gpt4o, opts: Partial<ProviderOptions> = {}) {
-  return createOpenAIProvider(model, { apiKey: 'sk-test', baseUrl: `${server.url}/v1`, ...opts });
+  return createOpenAIProvider(model, { apiKey: 'sk-test', baseUrl: `${server.url}/v1`, ...opts }, openai);
 }
 
 function expectOk(result: ProviderResult): ProviderResponse {

@@ -2,12 +2,12 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { adaptRequest } from '../adapt.ts';
 import { classifyThrown, type ErrorSource, isContextOverflow } from '../errors.ts';
+import { type ModelRecord, wireModelName } from '../model-record.ts';
 import type { ModelProvider, ProviderError, ProviderResult } from '../provider.ts';
-import { type ModelRecord, wireModelName } from '../registry.ts';
 import type { ChatRequest } from '../types.ts';
 import { type ChatReply, readChunks, readCompletion, toWireRequest } from './openai-wire.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
-import { registeredSpec } from './registered-spec.ts';
+import type { ProviderIdentity } from './provider-spec.ts';
 
 export { RAW_ARGUMENTS_KEY } from './openai-wire.ts';
 
@@ -37,8 +37,11 @@ interface Source extends ErrorSource {
  * chunk; a server that rejects `stream_options` should be used without streaming (the default). Servers
  * that report no usage get zeros.
  */
-export function createOpenAIProvider(model: ModelRecord, opts: ProviderOptions): ModelProvider {
-  const spec = registeredSpec(model);
+export function createOpenAIProvider(
+  model: ModelRecord,
+  opts: ProviderOptions,
+  spec: ProviderIdentity,
+): ModelProvider {
   const keyVariable = spec.keyVariables[0];
   const source: Source = {
     label: spec.label,

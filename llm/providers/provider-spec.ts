@@ -60,5 +60,8 @@ export interface ProviderSpec {
    * Its client for `model`, one attempt per call, never throwing (see `ModelProvider`). Every command loads
    * the registry, so the client's SDK must be loaded here, with `import()`, never at the top of this file.
    */
-  client(model: ModelRecord, opts: ProviderOptions): Promise<ModelProvider>;
+  client(model: ModelRecord, opts: ProviderOptions, spec: ProviderIdentity): Promise<ModelProvider>;
 }
+
+/** What a client's messages name of its provider (its label, key variable, API root): its spec, passed in. */
+export type ProviderIdentity = Pick<ProviderSpec, 'name' | 'label' | 'keyVariables' | 'defaultBaseUrl'>;

@@ -1,4 +1,4 @@
-import { mulberry32 } from '../../domains/rng.ts';
+import { mulberry32 } from '../../system/rng.ts';
 /** Deterministic hashing and pseudo-random numbers over string keys (the sim never uses Math.random). */
 
 export type KeyPart = string | number | boolean | null | undefined;

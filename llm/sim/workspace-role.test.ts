@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayModel } from '../../agents/core/gateway-client.ts';
-import type { ToolProtocol } from '../../agents/core/loop.ts';
-import type { Message, ModelFn, ModelRequest } from '../../agents/core/messages.ts';
-import { runTask, type TaskRequest } from '../../agents/task/task-agent.ts';
-import { createBashTool } from '../../agents/tools/bash.ts';
-import { createEditorTool } from '../../agents/tools/editor.ts';
+import type { Message, ModelFn, ModelRequest, ToolProtocol } from '../../agents/index.ts';
+import {
+  createBashTool,
+  createEditorTool,
+  createGatewayModel,
+  runTask,
+  type TaskRequest,
+} from '../../agents/index.ts';
 import { type Gateway, startGateway } from '../gateway.ts';
 import { createSimModel } from './sim-model.ts';
 import type { SimTask } from './task-role.ts';

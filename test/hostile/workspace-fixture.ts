@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineDomain, type Task } from '../../domains/define-domain.ts';
-import type { GradeContext } from '../../domains/grade-context.ts';
+import type { GradeContext } from '../../domains/index.ts';
+import { defineDomain, type Task } from '../../domains/index.ts';
 import { createTaskPool, type TaskPool, type WorkspaceLimits } from '../../harness/evaluation/index.ts';
 import { DEFAULT_LIMITS, type ResolvedSandbox, wrapCommand } from '../../harness/process/index.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { CallContext, Message, ToolSpec } from '../../llm/index.ts';
+import { providerSettings, resolveModel } from '../../llm/index.ts';
 import { createAnthropicProvider } from '../../llm/providers/anthropic.ts';
-import { providerSettings } from '../../llm/providers/index.ts';
-import { resolveModel } from '../../llm/registry.ts';
-import type { CallContext, Message, ToolSpec } from '../../llm/types.ts';
+import { anthropic } from '../../llm/providers/anthropic-provider.ts';
 
 /** The real Anthropic API (or ANTHROPIC_BASE_URL), with the cheapest current Claude; a few cents at most. */
 const MODEL_ID = 'anthropic/claude-haiku-4-5';
@@ -19,7 +19,7 @@ function liveProvider() {
   if (!resolved.ok) throw new Error(resolved.error.message);
   const settings = providerSettings(resolved.model, process.env);
   if (!settings.ok) throw new Error(settings.message);
-  return createAnthropicProvider(resolved.model, settings.options);
+  return createAnthropicProvider(resolved.model, settings.options, anthropic);
 }
 
 describe.skipIf(!process.env.ANTHROPIC_API_KEY)('Anthropic live API (needs ANTHROPIC_API_KEY)', () => {

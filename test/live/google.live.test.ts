@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { CallContext, Message, ToolSpec } from '../../llm/index.ts';
+import { providerSettings, resolveModel } from '../../llm/index.ts';
 import { createGoogleProvider } from '../../llm/providers/google.ts';
-import { providerSettings } from '../../llm/providers/index.ts';
-import { resolveModel } from '../../llm/registry.ts';
-import type { CallContext, Message, ToolSpec } from '../../llm/types.ts';
+import { google } from '../../llm/providers/google-provider.ts';
 
 /**
  * The real Gemini API (or GOOGLE_GEMINI_BASE_URL), with a cheap current model; a fraction of a cent.
@@ -22,7 +22,7 @@ function liveProvider(stream = false) {
   if (!resolved.ok) throw new Error(resolved.error.message);
   const settings = providerSettings(resolved.model, process.env);
   if (!settings.ok) throw new Error(settings.message);
-  return createGoogleProvider(resolved.model, { ...settings.options, stream });
+  return createGoogleProvider(resolved.model, { ...settings.options, stream }, google);
 }
 
 describe.skipIf(!process.env.GEMINI_API_KEY)('Google Gemini live API (needs GEMINI_API_KEY)', () => {

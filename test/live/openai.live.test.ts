@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { connectModel, providerSettings } from '../../llm/providers/index.ts';
+import type { CallContext } from '../../llm/index.ts';
+import { connectModel, costUsd, providerSettings, resolveModel } from '../../llm/index.ts';
 import { createOpenAIProvider } from '../../llm/providers/openai.ts';
-import { costUsd, resolveModel } from '../../llm/registry.ts';
-import type { CallContext } from '../../llm/types.ts';
+import { openai } from '../../llm/providers/openai-provider.ts';
 
 const ctx: CallContext = { runId: 'live', variantId: null, role: 'task' };
 
@@ -31,7 +31,7 @@ describe.skipIf(!process.env.OPENAI_API_KEY)('OpenAI live API (needs OPENAI_API_
   it('calls a tool, streamed', async () => {
     const settings = providerSettings(model(), process.env);
     if (!settings.ok) throw new Error(settings.message);
-    const provider = createOpenAIProvider(model(), { ...settings.options, stream: true });
+    const provider = createOpenAIProvider(model(), { ...settings.options, stream: true }, openai);
     const result = await provider.complete(
       {
         messages: [{ role: 'user', content: 'What is the weather in Paris? Use the get_weather tool.' }],

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION_KEY } from '../../queue/protocol.ts';
+import { VERSION_KEY } from '../../queue/index.ts';
 import { freePort, startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
 import { runCli } from '../run-cli.ts';
 

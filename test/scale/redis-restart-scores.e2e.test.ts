@@ -1,11 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareLoop } from '../../cli/loop-prepare.ts';
+import { prepareLoop } from '../../cli/loop/loop-prepare.ts';
 import type { RemoteTasks } from '../../harness/generation/index.ts';
 import { gatewayFactory, type RunSummary, runGenerations } from '../../harness/run/index.ts';
-import { type Coordinator, openCoordinator } from '../../queue/coordinator.ts';
-import { PROJECT_VERSION } from '../../queue/project-version.ts';
-import { parseRedisUrl } from '../../queue/redis-url.ts';
+import { type Coordinator, openCoordinator, PROJECT_VERSION, parseRedisUrl } from '../../queue/index.ts';
 import { outcome, readArchive } from '../kill-points.ts';
 import { results, simRunArgs } from './run-rows.ts';
 import { scaleRun } from './scale-run.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTampered } from '../../../domains/tampering.ts';
+import { isTampered } from '../../../system/grade-marks.ts';
 import { exerciseTask, expectCaught, gradeAnswer, gradeReference } from './probes.ts';
 
 /**

@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { Grade } from '../../../domains/define-domain.ts';
-import { gradeExercise } from '../../../domains/exercism/exercism-domain.ts';
-import { type ExerciseTask, readExercises } from '../../../domains/exercism/read.ts';
-import { isTampered } from '../../../domains/tampering.ts';
+import type { Grade } from '../../../domains/index.ts';
+import { type ExerciseTask, gradeExercise, readExercises } from '../../../domains/index.ts';
 import { createGradeContext } from '../../../harness/evaluation/index.ts';
 import { resolveSandbox } from '../../../harness/process/index.ts';
+import { isTampered } from '../../../system/grade-marks.ts';
 import { PROJECT_ROOT } from '../../run-cli.ts';
 
 /**

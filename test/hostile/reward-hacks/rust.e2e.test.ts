@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rust } from '../../../domains/exercism/rust.ts';
+import { rust } from '../../../domains/index.ts';
 import { exerciseTask, expectCaught, gradeAnswer, gradeReference } from './probes.ts';
 
 /**

@@ -1,0 +1,49 @@
+import yargs from 'yargs';
+import { type JobCounts, PROJECT_VERSION, queueStatus } from '../../queue/index.ts';
+import { parseOrExplain } from '../shared/parse-usage.ts';
+import { UsageError } from '../shared/usage-error.ts';
+import { queueTarget } from './queue-target.ts';
+
+const USAGE = `hyperagents queue status --queue redis://HOST:PORT[/DB] [--json]
+
+Shows the queues of this version: task jobs and MetaAgent jobs (generate-loop
+--remote-generations) waiting, active, delayed (to be tried again), completed
+and failed, and the workers connected.`;
+
+/** `hyperagents queue status`. */
+export async function queueCommand(argv: string[]): Promise<number> {
+  const args = await parseOrExplain(
+    yargs(argv)
+      .scriptName('hyperagents queue')
+      .usage(USAGE)
+      .version(false)
+      .option('queue', { type: 'string', requiresArg: true, describe: 'redis://HOST:PORT[/DB]' })
+      .option('json', { type: 'boolean', default: false })
+      .strictOptions()
+      .help(),
+    'hyperagents queue',
+    argv,
+  );
+  if (args.help === true) return 0;
+  const [sub, ...extra] = args._.map(String);
+  if (sub !== 'status' || extra.length > 0) {
+    throw new UsageError(
+      `hyperagents queue takes one word, "status"${sub === undefined ? '' : `, not "${[sub, ...extra].join(' ')}"`}. Run hyperagents queue --help.`,
+    );
+  }
+  const target = await queueTarget(args.queue, 'hyperagents queue status');
+  const status = await queueStatus(target, PROJECT_VERSION);
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(status)}\n`);
+    return 0;
+  }
+  const counts = (jobs: JobCounts): string =>
+    `${jobs.waiting} waiting, ${jobs.active} active, ${jobs.delayed} delayed, ${jobs.completed} completed, ${jobs.failed} failed`;
+  process.stdout.write(
+    `queue ${status.queue} (coordinator version ${status.coordinatorVersion ?? 'none yet'})\n` +
+      `jobs: ${counts(status.jobs)}\n` +
+      `MetaAgent jobs: ${counts(status.edits)}\n` +
+      `workers: ${status.workers.length}${status.workers.length === 0 ? '' : ` (${status.workers.join(', ')})`}\n`,
+  );
+  return 0;
+}
