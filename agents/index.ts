@@ -16,14 +16,13 @@ export {
   type ModelList,
 } from './core/gateway-client.ts';
 export { extractJsons, parseLenientJson } from './core/json-extract.ts';
+export { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS } from './core/limits.ts';
 export {
   type ChatOptions,
   type ChatOutcome,
   type ChatStatus,
   CUT_OFF_MESSAGE,
   chatWithAgent,
-  DEFAULT_MAX_TOOL_CALLS,
-  DEFAULT_MAX_TURNS,
   type ToolProtocol,
 } from './core/loop.ts';
 export {

@@ -4,8 +4,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { median } from '../archive/index.ts';
 import { writeSyntheticRun } from '../archive/testing/synthetic-run.ts';
+import { COMMANDS } from '../cli/commands.ts';
 
 const HYPERAGENTS = path.resolve(import.meta.dirname, '..', 'bin', 'hyperagents.mjs');
+const GENERATE_LOOP = path.resolve(import.meta.dirname, '..', 'bin', 'generate-loop.mjs');
 
 /** CPU time (user and system) of this process's children that have ended, in ms; null off Linux. */
 function childrenCpuMs(): number | null {
@@ -30,18 +32,22 @@ function timed(args: string[]): { wall: number; cpu: number | null } {
 }
 
 /**
- * Start-up of `hyperagents --help`, `archive list` (of a run folder of 5 variants) and `domains` against
- * `node -e 0`, run in turn in each round (the order rotating) so all see the same machine load; the
- * medians, and each as a ratio to node's own. Returns report lines.
+ * Start-up of every command (each one's `--help`, `generate-loop --help`), `archive list` (of a run folder
+ * of 5 variants), `domains` and `models` against `node -e 0`, run in turn in each round (the order
+ * rotating) so all see the same machine load; the medians, and each as a ratio to node's own. Returns
+ * report lines.
  */
-export async function benchCliStart(rounds = 15): Promise<string[]> {
+export async function benchCliStart(rounds = Number(process.env.BENCH_ROUNDS ?? 15)): Promise<string[]> {
   const runs = mkdtempSync(path.join(tmpdir(), 'bench-cli-start-'));
   writeSyntheticRun(runs, { id: 'small', variants: 5, seed: 1 });
   const commands: [string, string[]][] = [
     ['node -e 0', ['-e', '0']],
     ['hyperagents --help', [HYPERAGENTS, '--help']],
+    ['generate-loop --help', [GENERATE_LOOP, '--help']],
+    ...COMMANDS.map((c): [string, string[]] => [`${c.name} --help`, [HYPERAGENTS, c.name, '--help']]),
     ['hyperagents archive list', [HYPERAGENTS, 'archive', 'list', '--runs', runs]],
     ['hyperagents domains', [HYPERAGENTS, 'domains']],
+    ['hyperagents models', [HYPERAGENTS, 'models']],
   ];
   const times = commands.map((): number[] => []);
   const cpu = commands.map((): (number | null)[] => []);

@@ -370,12 +370,3 @@ function readFilter(list: unknown): { ok: true; pattern: string | null } | Refus
     message: `group_select ${JSON.stringify(select)} is not read here: use 0 (the first match) or -1 (the last).`,
   };
 }
-
-/** The `task:` a task YAML names, read by its line (for the domain's name), or null. Never throws. */
-export function lmevalTaskName(file: string): string | null {
-  try {
-    return /^task:\s*["']?([^\s"'#]+)/m.exec(readFileSync(file, 'utf8'))?.[1] ?? null;
-  } catch {
-    return null;
-  }
-}

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { closeMatches } from '../system/close-matches.ts';
 import { optionsFromRef, REF_OPTION_KEYS } from './dataset-options.ts';
 import { DOMAIN_NAME } from './define-domain.ts';
-import { lmevalTaskName } from './lmeval-task.ts';
+import { lmevalTaskName } from './lmeval-name.ts';
 
 /**
  * A domain as `--domains` names it: `NAME` (a folder under domains/), `dataset:FILE` (a data file or a folder of split files),

@@ -13,8 +13,11 @@ export {
   registeredProviders,
   registerProvider,
 } from './provider-registry.ts';
+export { anthropic } from './providers/anthropic-provider.ts';
 export { BUILT_IN_PROVIDERS } from './providers/built-in.ts';
+export { google } from './providers/google-provider.ts';
 export { connectModel, providerSettings } from './providers/index.ts';
+export { openai } from './providers/openai-provider.ts';
 export type { ProviderSpec } from './providers/provider-spec.ts';
 export {
   createNormalizer,

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
 
 /**
@@ -19,6 +18,8 @@ export const connectionOptions = (target: RedisTarget) => ({
 export async function probeRedis(
   target: RedisTarget,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
+  // Loaded here, not when a command starts: `--help` never needs the client.
+  const { Redis } = await import('ioredis');
   const client = new Redis({
     ...connectionOptions(target),
     lazyConnect: true,

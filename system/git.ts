@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type SimpleGit, simpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 
 /**
  * Where git runs: an explicit git dir (and work tree when given), never a repository found from the folder
@@ -83,6 +83,8 @@ export async function gitBytes(
   const chunks: Buffer[] = [];
   let bytes = 0;
   let client: SimpleGit;
+  // Loaded on the first git command, not when a command starts (most never run git).
+  const { simpleGit } = await import('simple-git');
   try {
     client = simpleGit({
       baseDir: cwd,

@@ -42,6 +42,8 @@ const COMMAND_SOURCES: Record<string, string> = {
   'generate-loop': 'cli/loop/generate-loop.ts',
   queue: 'cli/queue/queue.ts',
   worker: 'cli/queue/worker.ts',
+  // What `generate-loop` loads past its help, to run: the control for the check below.
+  'a run': 'cli/loop/generate-loop-run.ts',
 };
 
 /**
@@ -77,7 +79,7 @@ describe('the built commands', () => {
     meta = JSON.parse(readFileSync(path.join(folder, 'meta.json'), 'utf8')) as Metafile;
   });
 
-  it.each(['domains', 'archive', 'models', 'generate-loop'])(
+  it.each(['domains', 'archive', 'models', 'generate-loop', 'queue', 'worker'])(
     'hyperagents %s loads no provider SDK and no queue client',
     (command) => {
       const loaded = packagesAtStart(meta, command);
@@ -85,9 +87,8 @@ describe('the built commands', () => {
     },
   );
 
-  it('while the queue commands load the queue client (the check sees what a command loads)', () => {
-    for (const command of ['queue', 'worker'])
-      expect([...packagesAtStart(meta, command)]).toContain('bullmq');
+  it('while a run loads the process runner and the bundler (the check sees what a command loads)', () => {
+    expect([...packagesAtStart(meta, 'a run')]).toEqual(expect.arrayContaining(['execa', 'esbuild']));
   });
 
   it.each(Object.keys(COMMAND_SOURCES))(
@@ -169,9 +170,10 @@ describe('starting a command', () => {
     },
   );
 
-  it('while hyperagents queue status loads the queue client (the hook sees what a command loads)', async () => {
-    const { urls } = await importedBy(['queue', 'status', '--help']);
-    expect(urls.map(packageOf)).toContain('bullmq');
+  it('while hyperagents queue status loads the Redis client once it has a Redis to ask (the hook sees what a command loads)', async () => {
+    // Nothing listens on port 1: the command loads the client, asks, and says the Redis does not answer.
+    const { urls } = await importedBy(['queue', 'status', '--queue', 'redis://127.0.0.1:1']);
+    expect(urls.map(packageOf)).toContain('ioredis');
   });
 });
 

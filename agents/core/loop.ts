@@ -1,4 +1,5 @@
 import { type ContextBudget, contextBudgetChars, DEFAULT_ANSWER_TOKENS, trimContext } from './context.ts';
+import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS } from './limits.ts';
 import {
   addUsage,
   type Message,
@@ -19,10 +20,7 @@ import { type Tool, toToolSpec } from './tool.ts';
 import { formatToolResult, parseToolCalls, renderToolList } from './tool-protocol.ts';
 import { runToolCall, type ToolRunOptions } from './tool-runner.ts';
 
-/** Tool calls one agent run may make unless told otherwise (a TaskAgent is told, with each workspace task). */
-export const DEFAULT_MAX_TOOL_CALLS = 40;
-/** Model calls one agent run may make unless told otherwise (a TaskAgent is told, with each workspace task). */
-export const DEFAULT_MAX_TURNS = 60;
+export { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS } from './limits.ts';
 
 export type ToolProtocol = 'native' | 'text';
 

@@ -1,5 +1,5 @@
 import yargs from 'yargs';
-import { type JobCounts, PROJECT_VERSION, queueStatus } from '../../queue/index.ts';
+import type { JobCounts } from '../../queue/index.ts';
 import { parseOrExplain } from '../shared/parse-usage.ts';
 import { UsageError } from '../shared/usage-error.ts';
 import { queueTarget } from './queue-target.ts';
@@ -32,6 +32,8 @@ export async function queueCommand(argv: string[]): Promise<number> {
     );
   }
   const target = await queueTarget(args.queue, 'hyperagents queue status');
+  // Loaded once the arguments are read (BullMQ's client), so that `queue --help` starts fast.
+  const { PROJECT_VERSION, queueStatus } = await import('../../queue/index.ts');
   const status = await queueStatus(target, PROJECT_VERSION);
   if (args.json) {
     process.stdout.write(`${JSON.stringify(status)}\n`);

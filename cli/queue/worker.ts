@@ -2,9 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yargs from 'yargs';
-import { resolveSandbox, SANDBOX_MODES } from '../../harness/process/index.ts';
+import { SANDBOX_MODES } from '../../harness/process/index.ts';
 import { PROJECT_ROOT } from '../../harness/run/index.ts';
-import { formatRedisTarget, PROJECT_VERSION, startQueueWorker } from '../../queue/index.ts';
 import { parseOrExplain } from '../shared/parse-usage.ts';
 import { untilStopped } from '../shared/stop-signals.ts';
 import { UsageError } from '../shared/usage-error.ts';
@@ -50,6 +49,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
   if (!(SANDBOX_MODES as readonly string[]).includes(args.sandbox)) {
     throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, not "${args.sandbox}".`);
   }
+  // Loaded once the arguments are read (the sandbox's checks, BullMQ's client), so `worker --help` starts fast.
+  const [{ resolveSandbox }, { formatRedisTarget, PROJECT_VERSION, startQueueWorker }] = await Promise.all([
+    import('../../harness/process/index.ts'),
+    import('../../queue/index.ts'),
+  ]);
   const sandbox = resolveSandbox(args.sandbox as (typeof SANDBOX_MODES)[number]);
   if (sandbox.kind === 'missing' || (sandbox.kind === 'none' && args.sandbox !== 'none')) {
     throw new UsageError(

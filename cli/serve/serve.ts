@@ -2,13 +2,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import yargs from 'yargs';
 import { hostName } from '../../web/host-check.ts';
-import { startServer } from '../../web/server.ts';
-import { bundleRun } from '../archive/archive-bundle.ts';
+import type { startServer } from '../../web/server.ts';
 import { parseOrExplain } from '../shared/parse-usage.ts';
 import { assertRunsFolder, RUNS_OPTION } from '../shared/run-ref.ts';
 import { untilStopped } from '../shared/stop-signals.ts';
 import { UsageError } from '../shared/usage-error.ts';
-import { domainTasks } from './domain-tasks.ts';
 
 const USAGE = `hyperagents serve [--port 8080] [--runs ./runs] [--host 127.0.0.1]
                  [--allow-host NAME ...]
@@ -85,6 +83,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
   assertRunsFolder(runsDir, '--runs');
   let server: Awaited<ReturnType<typeof startServer>>;
   const controlToken = randomBytes(18).toString('base64url');
+  // Loaded once the arguments are read, so that `serve --help` starts as fast as the other commands.
+  const [{ startServer }, { bundleRun }, { domainTasks }] = await Promise.all([
+    import('../../web/server.ts'),
+    import('../archive/archive-bundle.ts'),
+    import('./domain-tasks.ts'),
+  ]);
   try {
     server = await startServer({
       runsDir,

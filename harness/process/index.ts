@@ -42,10 +42,10 @@ export {
   bwrapAvailable,
   type ResolvedSandbox,
   resolveSandbox,
-  SANDBOX_MODES,
   type SandboxPolicy,
   wrapCommand,
 } from './sandbox.ts';
+export { SANDBOX_MODES, type SandboxMode } from './sandbox-modes.ts';
 export { inspectTree, type TreeReport, treeLimits } from './tree-check.ts';
 export {
   createVariantRepo,

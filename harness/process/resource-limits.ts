@@ -1,6 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execaSync } from 'execa';
 
 /** What one agent process (with everything it starts) may use. Sizes in MiB or KiB as named. */
 export interface ResourceLimits {
@@ -250,7 +250,11 @@ let prlimitPath: string | null | undefined;
 export function prlimitBinary(): string | null {
   if (prlimitPath === undefined) {
     try {
-      prlimitPath = execaSync('sh', ['-c', 'command -v prlimit']).stdout || null;
+      prlimitPath =
+        execFileSync('sh', ['-c', 'command -v prlimit'], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        }).trim() || null;
     } catch {
       prlimitPath = null;
     }

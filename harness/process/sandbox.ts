@@ -12,8 +12,9 @@ import {
   type ResourceLimits,
 } from './resource-limits.ts';
 
-export const SANDBOX_MODES = ['auto', 'bwrap', 'none'] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
+import type { SandboxMode } from './sandbox-modes.ts';
+
+export { SANDBOX_MODES, type SandboxMode } from './sandbox-modes.ts';
 
 /** What an agent process may touch. Paths are absolute. */
 export interface SandboxPolicy {

@@ -14,7 +14,6 @@ export { evaluateStoredVariant, type StoredEvaluationOutcome } from './evaluate-
 export { ModelUnreachableError, type RetryNotice } from './first-contact.ts';
 export { gatewayFactory } from './gateway-wiring.ts';
 export { type RunDeps, runGenerations } from './run.ts';
-export { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 export {
   defaultTaskSettings,
   HARNESS_VERSION,
@@ -38,6 +37,12 @@ export { runHolder } from './run-lock.ts';
 export { type PlannedRun, planRun } from './run-plan.ts';
 export { progressLine, type RunSummary } from './run-summary.ts';
 export { fieldValue, OptionTextError, type Setting } from './setting.ts';
-export { DEFAULT_TASKS_PER_WORKER, SETTINGS, SHORTHANDS } from './settings.ts';
+export {
+  DEFAULT_FAILURE_STREAK,
+  DEFAULT_STALL_MINUTES,
+  DEFAULT_TASKS_PER_WORKER,
+  SETTINGS,
+  SHORTHANDS,
+} from './settings.ts';
 export { DEFAULT_SIM_RETRY_MS } from './settings-sim.ts';
 export { DEFAULT_MAX_TOOL_CALLS } from './settings-task.ts';

@@ -1,10 +1,6 @@
 import { type AlertLog, createNotifier, type Notifier } from './notifier.ts';
 import type { RunEvent } from './run-events.ts';
-
-/** Default of `--stall-minutes`: no generation finished for this long is worth a look overnight. */
-export const DEFAULT_STALL_MINUTES = 30;
-/** Default of `--failure-streak`: this many generations in a row failed. */
-export const DEFAULT_FAILURE_STREAK = 3;
+import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './settings.ts';
 
 /** Share of the budget at which the first budget alert goes out (the second at all of it). */
 const BUDGET_WARNING = 0.8;

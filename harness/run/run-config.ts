@@ -5,9 +5,8 @@ import { z } from 'zod';
 import { DatasetOptions } from '../../domains/index.ts';
 import { resolveModel } from '../../llm/index.ts';
 import { openFilesNeeded } from '../process/index.ts';
-import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 import { groupFields, type TaskFields, taskFields, topFields } from './setting.ts';
-import { SETTINGS } from './settings.ts';
+import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES, SETTINGS } from './settings.ts';
 import { DEFAULT_SIM_RETRY_MS } from './settings-sim.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

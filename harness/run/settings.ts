@@ -2,12 +2,15 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DOMAIN_REF_HELP, DomainRefList } from '../../domains/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
-import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './run-alerts.ts';
 import type { Setting } from './setting.ts';
 import * as schema from './setting-schemas.ts';
 import { SIM_SETTINGS } from './settings-sim.ts';
 import { TASK_SETTINGS } from './settings-task.ts';
 
+/** Default of `--stall-minutes`: no generation finished for this long is worth a look overnight. */
+export const DEFAULT_STALL_MINUTES = 30;
+/** Default of `--failure-streak`: this many generations in a row failed. */
+export const DEFAULT_FAILURE_STREAK = 3;
 /** More attempts per task than any evaluation needs; a larger number is a typo. */
 export const MAX_REPEATS = 100;
 /** More generations than any run could finish; a larger number is a typo (`1e9`). */

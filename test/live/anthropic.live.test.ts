@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallContext, Message, ToolSpec } from '../../llm/index.ts';
-import { providerSettings, resolveModel } from '../../llm/index.ts';
+import { anthropic, providerSettings, resolveModel } from '../../llm/index.ts';
 import { createAnthropicProvider } from '../../llm/providers/anthropic.ts';
-import { anthropic } from '../../llm/providers/anthropic-provider.ts';
 
 /** The real Anthropic API (or ANTHROPIC_BASE_URL), with the cheapest current Claude; a few cents at most. */
 const MODEL_ID = 'anthropic/claude-haiku-4-5';

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallContext, Message, ToolSpec } from '../../llm/index.ts';
-import { providerSettings, resolveModel } from '../../llm/index.ts';
+import { google, providerSettings, resolveModel } from '../../llm/index.ts';
 import { createGoogleProvider } from '../../llm/providers/google.ts';
-import { google } from '../../llm/providers/google-provider.ts';
 
 /**
  * The real Gemini API (or GOOGLE_GEMINI_BASE_URL), with a cheap current model; a fraction of a cent.

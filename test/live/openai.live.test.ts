@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallContext } from '../../llm/index.ts';
-import { connectModel, costUsd, providerSettings, resolveModel } from '../../llm/index.ts';
+import { connectModel, costUsd, openai, providerSettings, resolveModel } from '../../llm/index.ts';
 import { createOpenAIProvider } from '../../llm/providers/openai.ts';
-import { openai } from '../../llm/providers/openai-provider.ts';
 
 const ctx: CallContext = { runId: 'live', variantId: null, role: 'task' };
 
