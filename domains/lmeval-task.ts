@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isNode, parseDocument, visit } from 'yaml';
 import type { DatasetOptions } from './dataset-options.ts';

@@ -1,9 +1,7 @@
 import path from 'node:path';
-import yargs from 'yargs';
 import { archiveFile, openArchive } from '../../archive/index.ts';
 import {
   ALL_SPLITS,
-  DOMAIN_REF_HELP,
   type DomainRef,
   listDomainNames,
   type Split,
@@ -21,8 +19,8 @@ import {
 } from '../../harness/run/index.ts';
 import { loadEnv } from '../../llm/index.ts';
 import { printGatewayWarning } from '../shared/errors.ts';
-import { helpWidth, parseOrExplain } from '../shared/parse-usage.ts';
-import { locateVariant, RUNS_OPTION } from '../shared/run-ref.ts';
+import { parseOrExplain } from '../shared/parse-usage.ts';
+import { locateVariant } from '../shared/run-ref.ts';
 import { stopOnSignals } from '../shared/stop-signals.ts';
 import { UsageError } from '../shared/usage-error.ts';
 import { checkOption } from './config-error.ts';

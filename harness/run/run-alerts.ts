@@ -1,6 +1,5 @@
 import { type AlertLog, createNotifier, type Notifier } from './notifier.ts';
 import type { RunEvent } from './run-events.ts';
-import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES } from './settings.ts';
 
 /** Share of the budget at which the first budget alert goes out (the second at all of it). */
 const BUDGET_WARNING = 0.8;
