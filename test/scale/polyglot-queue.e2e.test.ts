@@ -63,7 +63,8 @@ function toolchainFreeCoordinator(args: string[]): { child: ChildProcess; done: 
 
 /**
  * Each task result's test output, with what differs between any two gradings of the same files removed (the
- * report's random token, the grading folder's name, the order parallel tests print in).
+ * report's random tokens and signatures, the grading folder's name, durations, the order parallel tests
+ * print in).
  */
 const logs = (runDir: string) =>
   (
@@ -74,8 +75,9 @@ const logs = (runDir: string) =>
     ...row,
     log:
       row.log
-        ?.replace(/\b[0-9a-f]{16}(?:[0-9a-f]{16})?\b/g, 'TOKEN')
+        ?.replace(/\b[0-9a-f]{16,}\b/g, 'TOKEN')
         .replace(/task-[A-Za-z0-9]{6}/g, 'task-DIR')
+        .replace(/\b\d+(?:\.\d+)?\s?(?:ms|s)\b/g, 'TIME')
         .split('\n')
         .sort()
         .join('\n') ?? null,
