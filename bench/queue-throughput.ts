@@ -132,6 +132,8 @@ async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
     gateway,
     signal: new AbortController().signal,
     taskSettings: { ...defaultTaskSettings(), taskTimeoutSec: 120 },
+    // Arithmetic's tasks have no workspace: no grader travels with them.
+    domains: [],
     config: {
       taskModel: 'sim',
       tasksPerWorker: 1,

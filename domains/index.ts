@@ -15,8 +15,15 @@ export {
   type TaskWorkspace,
 } from './define-domain.ts';
 export { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
+export { exercismDomain } from './exercism/exercism-domain.ts';
 export { gradeExercise } from './exercism/grade.ts';
-export { type ExerciseTask, readExercises } from './exercism/read.ts';
+export { LANGUAGE_NAMES } from './exercism/language.ts';
+export {
+  type ExerciseAnswer,
+  type ExerciseInput,
+  type ExerciseTask,
+  readExercises,
+} from './exercism/read.ts';
 export { rust } from './exercism/rust.ts';
 export { fieldsHoldingGold } from './gold-leaks.ts';
 export type { CommandResult, GradeContext, SandboxedCommand } from './grade-context.ts';
@@ -24,7 +31,7 @@ export { hedging } from './hedging.ts';
 export { readLmevalTask } from './lmeval-task.ts';
 export { METRICS, type Metric, parseTolerance } from './metrics.ts';
 export { parseNumber } from './numbers.ts';
-export { openDomain } from './open-domain.ts';
+export { type DomainReading, openDomain } from './open-domain.ts';
 export {
   DOMAIN_REF_HELP,
   type DomainRef,

@@ -13,6 +13,11 @@ import type { DomainRef } from './reference.ts';
 
 export type OpenedDomain = { ok: true; domain: Domain } | { ok: false; message: string };
 
+/** Where the domain's tasks are graded: `gradedElsewhere`, on queue workers (their toolchains, not this machine's). */
+export interface DomainReading {
+  gradedElsewhere?: boolean;
+}
+
 /**
  * Opens what a reference names. A mistake the user can fix (a missing file, an unknown name, a field
  * that is not there) is a message; a shipped domain that fails to load is a bug and throws.
@@ -21,6 +26,7 @@ export async function openDomain(
   ref: DomainRef,
   flags: DatasetOptions = {},
   dir = DOMAINS_DIR,
+  reading: DomainReading = {},
 ): Promise<OpenedDomain> {
   switch (ref.kind) {
     case 'named': {
@@ -64,7 +70,10 @@ export async function openDomain(
       if (!existsSync(ref.dir) || !statSync(ref.dir).isDirectory())
         return { ok: false, message: `exercism:${ref.dir}: no such folder.` };
       const testsVisible = ref.tests === 'visible';
-      const set = readExercises(ref.dir, { testsVisible });
+      const set = readExercises(ref.dir, {
+        testsVisible,
+        ...(reading.gradedElsewhere === true ? { gradedElsewhere: true } : {}),
+      });
       if (set.tasks.length === 0) {
         return {
           ok: false,

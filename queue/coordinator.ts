@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { variantRepoDir } from '../archive/index.ts';
 import type { DomainRef } from '../domains/index.ts';
-import type { TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
+import type { CollectedWorkspace, TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
   RemoteEditContext,
   RemoteEditReply,
@@ -30,6 +30,7 @@ import {
 import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
 import { type RedisEvent, watchRedis } from './redis-watch.ts';
 import { type RunSecret, runSecret } from './run-secret.ts';
+import { workspaceGraders } from './workspace-tasks.ts';
 
 export interface CoordinatorOptions {
   target: RedisTarget;
@@ -177,18 +178,32 @@ async function remotePool(
     settings: TaskSettingsSchema.parse(ctx.taskSettings),
   };
   const shipped = shippedDomains(ctx.config.domains);
+  const graderOf = workspaceGraders(ctx.config.domains, ctx.domains);
+  /** The job of a task, with its workspace task's grader; an infrastructure failure when none can travel. */
+  const jobOf = (request: TaskRequest): TaskJob | { kind: 'infra'; reason: string; latencyMs: number } => {
+    const { settings: _, workspace, ...sent } = request;
+    if (workspace === undefined) return { ...base, request: sent, gradeHere: shipped.has(request.domain) };
+    const workspaceGrader = graderOf(request.domain, request.id);
+    // Refused before a run starts (cli/loop/generate-loop.ts); kept here so no worker is ever sent one.
+    if (workspaceGrader === undefined)
+      return {
+        kind: 'infra',
+        reason: `the grader of ${request.domain} cannot travel to a queue worker`,
+        latencyMs: 0,
+      };
+    return { ...base, request: { ...sent, workspace }, gradeHere: false, workspaceGrader };
+  };
   return {
     run: (request: TaskRequest) => {
-      // Refused before a run starts (cli/loop/generate-loop.ts); kept here so no worker is ever sent one.
-      if (request.workspace !== undefined) {
-        return Promise.resolve({
-          kind: 'infra' as const,
-          reason: 'queue workers do not run workspace tasks yet: run without --queue',
-          latencyMs: 0,
-        });
-      }
-      const job: TaskJob = { ...base, request, gradeHere: shipped.has(request.domain) };
+      const job = jobOf(request);
+      if ('kind' in job) return Promise.resolve(job);
       return held.tasks.run(taskJobId(job), job, ctx.signal, publish);
+    },
+    regrade: (request: TaskRequest, workspace: CollectedWorkspace) => {
+      const job = jobOf(request);
+      if ('kind' in job) return Promise.resolve(job);
+      const regrade = { ...job, regrade: workspace };
+      return held.tasks.run(taskJobId(regrade), regrade, ctx.signal, publish);
     },
     // Workers start their TaskAgents when their first job of the variant arrives.
     warm() {},

@@ -14,3 +14,4 @@ export { formatRedisTarget, parseRedisUrl, type RedisTarget } from './redis-url.
 export type { RedisEvent } from './redis-watch.ts';
 export { type JobCounts, queueStatus } from './status.ts';
 export { startQueueWorker } from './worker.ts';
+export { workspaceRefusal } from './workspace-tasks.ts';

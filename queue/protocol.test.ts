@@ -222,6 +222,77 @@ describe('a task job over the queue', () => {
   });
 });
 
+describe('a workspace task over the queue', () => {
+  const workspaceReply: Extract<JobReply, { kind: 'reply' }> = {
+    kind: 'reply',
+    output: '<json>{"response": "done"}</json>',
+    error: null,
+    latencyMs: 412,
+    graded: {
+      ...graded('--- a/bowling.py\n+++ b/bowling.py\n@@ -1 +1 @@\n-pass\n+return 0\n'),
+      detail: '3/4 tests passed',
+      log: 'FAILED test_bowling.py::test_strike\n',
+    },
+    workspace: { kind: 'files', files: { 'bowling.py': 'return 0\n' }, skipped: ['big.bin'] },
+  };
+
+  it.each<[string, JobReply]>([
+    ["the grader's test output and the final folder", workspaceReply],
+    [
+      'a folder refused over its limits',
+      { ...workspaceReply, workspace: { kind: 'refused', reason: 'over 1 KiB' } },
+    ],
+  ])('comes back as the worker made it: %s', (_what, sent) => {
+    expect(overTheQueue(sent)).toStrictEqual(sent);
+  });
+
+  it("carries the starting files in the request and the exercise's answer apart, and a regrade is a job of its own", () => {
+    const job = {
+      version: '0.1.0+abc',
+      runKey: 'a'.repeat(32),
+      runId: 'run',
+      variantId: 0,
+      commit: 'b'.repeat(40),
+      token: 't'.repeat(32),
+      tasksPerWorker: 1,
+      settings: defaultTaskSettings(),
+      gradeHere: false,
+      request: {
+        id: 'python/bowling',
+        domain: 'polyglot',
+        input: { exercise: 'bowling' },
+        workspace: { files: { 'bowling.py': 'pass\n' }, language: 'python' },
+        limits: { maxToolCalls: 40 },
+      },
+      workspaceGrader: {
+        kind: 'exercism' as const,
+        domain: 'polyglot',
+        testsVisible: false,
+        answer: {
+          language: 'python' as const,
+          layout: {
+            name: 'bowling',
+            solution: ['bowling.py'],
+            test: ['bowling_test.py'],
+            example: ['.meta/example.py'],
+          },
+          tests: { 'bowling_test.py': 'import bowling\n' },
+          reference: { 'bowling.py': 'def score(): return 0\n' },
+          support: {},
+        },
+      },
+    };
+    const parsed = TaskJobSchema.parse(throughRedis(job));
+    expect(parsed.request).toEqual(job.request);
+    expect(parsed.workspaceGrader).toEqual(job.workspaceGrader);
+    const regrade = {
+      ...parsed,
+      regrade: { kind: 'files' as const, files: { 'bowling.py': 'x' }, skipped: [] },
+    };
+    expect(taskJobId(TaskJobSchema.parse(throughRedis(regrade)))).not.toBe(taskJobId(parsed));
+  });
+});
+
 describe('a MetaAgent job result over the queue', () => {
   const ran: RanEdit = {
     kind: 'ran',

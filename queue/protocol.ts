@@ -4,6 +4,7 @@ import { TASK_OUTCOMES } from '../archive/index.ts';
 import type { WorkerReply } from '../harness/evaluation/index.ts';
 import type { RemoteEditReply } from '../harness/generation/index.ts';
 import { TaskSettingsSchema } from '../harness/run/index.ts';
+import { CollectedWorkspaceSchema, TaskWorkspaceSchema, WorkspaceGraderSchema } from './workspace-tasks.ts';
 
 /**
  * What crosses Redis between a coordinator and its workers: a job names a run (by a key derived from the
@@ -62,9 +63,23 @@ export const TaskJobSchema = z.object({
       .optional()
       .transform((input): unknown => input),
     formatHint: z.string().optional(),
+    /** A workspace task's starting files: the worker writes them into its TaskAgent's folder. */
+    workspace: TaskWorkspaceSchema.optional(),
+    /** The tool-call cap again, for TaskAgents written before `settings`; sent with a workspace task. */
+    limits: z.object({ maxToolCalls: z.number() }).optional(),
   }),
   /** The task's domain is one shipped with the project (not a user's dataset): the worker grades it. */
   gradeHere: z.boolean(),
+  /**
+   * What grading a workspace task needs (an exercise's hidden tests and references): read only by the
+   * worker's grading code, in its grading sandbox, never given to the TaskAgent (queue/workspace-tasks.ts).
+   */
+  workspaceGrader: WorkspaceGraderSchema.optional(),
+  /**
+   * A workspace kept with a cached result, to grade again instead of running the TaskAgent (a reused result
+   * is graded again, as on one machine, by a worker that has the toolchain).
+   */
+  regrade: CollectedWorkspaceSchema.optional(),
 });
 export type TaskJob = z.infer<typeof TaskJobSchema>;
 
@@ -79,6 +94,8 @@ const GradedWireSchema = z.object({
   score: z.number(),
   error: z.string().nullable(),
   detail: z.string().nullable(),
+  /** The test output the grader saw (graders that run tests); null when none. */
+  log: z.string().nullable().default(null),
 });
 
 /**
@@ -92,6 +109,8 @@ export const TaskJobResultSchema = z.discriminatedUnion('kind', [
     error: z.string().nullable(),
     latencyMs: z.number(),
     graded: GradedWireSchema.nullable(),
+    /** A workspace task's final folder as the worker collected it, for the coordinator's result cache. */
+    workspace: CollectedWorkspaceSchema.nullable().default(null),
   }),
   z.object({
     kind: z.literal('infra'),
@@ -129,7 +148,9 @@ export function encodeTaskResult(reply: JobReply): TaskJobResult {
             score: graded.score,
             error: graded.error,
             detail: graded.detail,
+            log: graded.log ?? null,
           },
+    workspace: reply.workspace ?? null,
   };
 }
 
@@ -142,7 +163,8 @@ export function decodeTaskResult(value: unknown): JobReply | null {
   if (!parsed.success) return null;
   const result = parsed.data;
   if (result.kind === 'infra') return result;
-  const { graded, ...reply } = result;
+  const { graded, workspace, ...rest } = result;
+  const reply = workspace === null ? rest : { ...rest, workspace };
   if (graded === null) return reply;
   let prediction: unknown;
   try {
@@ -150,15 +172,26 @@ export function decodeTaskResult(value: unknown): JobReply | null {
   } catch {
     return null;
   }
-  return { ...reply, graded: { ...graded, prediction } };
+  const { log, ...fields } = graded;
+  return { ...reply, graded: { ...fields, prediction, ...(log === null ? {} : { log }) } };
 }
 
 /**
  * A job's id: the same task of the same commit in the same run is the same job, so adding it again (after a
  * restart of the coordinator or of Redis) finds the job, or its result, instead of running it twice.
  */
-export function taskJobId(job: Pick<TaskJob, 'runKey' | 'commit' | 'request' | 'attempt'>): string {
-  const named = [job.runKey, job.commit, job.request.domain, job.request.id, job.request.input];
+export function taskJobId(
+  job: Pick<TaskJob, 'runKey' | 'commit' | 'request' | 'attempt'> & Pick<Partial<TaskJob>, 'regrade'>,
+): string {
+  // Grading a kept workspace again is a job apart from running the task (a resumed run may do both).
+  const named = [
+    job.runKey,
+    job.commit,
+    job.request.domain,
+    job.request.id,
+    job.request.input,
+    ...(job.regrade === undefined ? [] : ['regrade']),
+  ];
   // Each attempt is a job of its own; the first keeps the id it always had (jobs of a run being resumed).
   const digest = createHash('sha256')
     .update(JSON.stringify(job.attempt === undefined ? named : [...named, job.attempt]))

@@ -1,8 +1,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { type Job, Worker } from 'bullmq';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { GradeContext } from '../domains/index.ts';
 import { createGradeContext, createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation/index.ts';
 import type { ResolvedSandbox, ResourceLimits } from '../harness/process/index.ts';
@@ -25,6 +26,7 @@ import { type Relay, startRelay } from './relay.ts';
 import { editJobProcessor } from './worker-edits.ts';
 import { createWorkerGrader } from './worker-grading.ts';
 import { jobGateway, readJob, throwIfLostInTransit } from './worker-jobs.ts';
+import { gradeTravelledWorkspace, workspaceLimits } from './worker-workspaces.ts';
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
@@ -68,6 +70,8 @@ interface Held {
   /** Per gateway address. */
   relays: Map<string, Promise<Relay>>;
   grader: ReturnType<typeof createWorkerGrader>;
+  /** Runs graders' commands in this machine's sandbox. */
+  grading: GradeContext;
 }
 
 /**
@@ -93,15 +97,15 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     options.onRedis?.(event),
   );
   const id = `${hostname()}-${process.pid}`;
+  const grading = createGradeContext({ sandbox: options.sandbox, nodeModules: options.nodeModules });
   const held: Held = {
     options,
     client,
     prepared: new Map(),
     preparedCount: 0,
     relays: new Map(),
-    grader: createWorkerGrader(
-      createGradeContext({ sandbox: options.sandbox, nodeModules: options.nodeModules }),
-    ),
+    grader: createWorkerGrader(grading),
+    grading,
   };
   const workerOptions = {
     connection,
@@ -187,40 +191,53 @@ async function prepareIn({ options, client }: Held, job: TaskJob, dir: string): 
   return { dir, entry, pools: new Map(), lastUsed: Date.now(), running: 0 };
 }
 
-/** The variant's TaskAgents for the job's token, reaching the gateway through `relay`. */
+/**
+ * The variant's TaskAgents for the job's token, reaching the gateway through `relay`; a workspace task's
+ * folder is made in the variant's own folder, writable in its TaskAgent's sandbox alone (as on one machine).
+ */
 function poolFor({ options }: Held, job: TaskJob, variant: Prepared, relay: Relay): TaskPool {
   const key = `${job.token}:${relay.socketPath}`;
   let pool = variant.pools.get(key);
   if (pool === undefined) {
-    const worktree = path.join(variant.dir, 'tree');
+    const policy = {
+      workdir: path.join(variant.dir, 'tree'),
+      writable: false,
+      readOnly: [options.nodeModules],
+      gatewaySocket: relay.socketPath,
+      limits: resourceLimits(job.settings),
+    };
+    const env = agentEnv({ url: `unix:${relay.socketPath}`, token: job.token });
     pool = createTaskPool({
       size: options.concurrency,
       tasksPerWorker: job.tasksPerWorker,
-      command: entryCommand(
-        options.sandbox,
-        {
-          workdir: worktree,
-          writable: false,
-          readOnly: [options.nodeModules],
-          gatewaySocket: relay.socketPath,
-          limits: resourceLimits(job.settings),
-        },
-        variant.entry,
-        [],
-        agentEnv({ url: `unix:${relay.socketPath}`, token: job.token }),
-      ),
+      command: entryCommand(options.sandbox, policy, variant.entry, [], env),
       taskTimeoutMs: job.settings.taskTimeoutSec * 1000,
       logFile: path.join(variant.dir, 'task-agent.log'),
       outputCapBytes: job.settings.outputKb * 1024,
+      workspaces: {
+        dir: path.join(variant.dir, `workspaces-${variant.pools.size}`),
+        limits: workspaceLimits(job.settings),
+        command: (mounted) =>
+          entryCommand(options.sandbox, { ...policy, readWrite: [mounted] }, variant.entry, [], env),
+      },
     });
     variant.pools.set(key, pool);
   }
   return pool;
 }
 
-/** Runs one task job and grades its reply here when its domain is shipped with the project. */
+/**
+ * Runs one task job and grades its reply here: a workspace task with the grader that travelled with it, a
+ * task of a domain shipped with the project with this installation's copy. A job that only regrades a kept
+ * workspace runs no TaskAgent.
+ */
 async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
   const task = readJob(TaskJobSchema, job.data, held.options.version, 'a job');
+  if (task.regrade !== undefined) {
+    const graded = await gradeTravelledWorkspace(held.grading, task, task.regrade);
+    if (graded === null) throw new UnrecoverableError('a regrade job without the grader of its workspace');
+    return encodeTaskResult({ kind: 'reply', output: '', error: null, latencyMs: 0, graded });
+  }
   const gateway = await jobGateway(held.client, (url) => relayFor(held, url), task.runKey);
   const variant = await prepare(held, task);
   variant.running += 1;
@@ -233,8 +250,13 @@ async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
     // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
     const failed = reply.kind === 'infra' || reply.error !== null;
     await throwIfLostInTransit(job, gateway, failuresBefore, failed, held.options.note);
-    if (reply.kind === 'infra' || reply.error !== null || !task.gradeHere) return encodeTaskResult(reply);
-    const graded = await held.grader.grade(task.request, reply.output);
+    if (reply.kind === 'infra' || reply.error !== null) return encodeTaskResult(reply);
+    const graded =
+      task.workspaceGrader !== undefined
+        ? await gradeTravelledWorkspace(held.grading, task, reply.workspace)
+        : task.gradeHere
+          ? await held.grader.grade(task.request, reply.output)
+          : null;
     return encodeTaskResult(graded === null ? reply : { ...reply, graded });
   } finally {
     variant.running -= 1;

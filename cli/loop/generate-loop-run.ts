@@ -34,14 +34,14 @@ export async function runLoop(argv: string[]): Promise<number> {
   let queue: QueueFlags;
   try {
     queue = takeQueueFlags(argv);
-    prepared = await prepareLoop(queue.rest);
+    prepared = await prepareLoop(queue.rest, { gradedElsewhere: queue.queue !== null });
     if (queue.queue !== null && typeof prepared !== 'string') {
       if (prepared.pilot !== null)
         throw new UsageError(
           '--pilot runs its short run on this machine, not on the workers of a queue: estimate without --queue ' +
             '(the calls and cost are the same).',
         );
-      refuseQueuedWorkspaces(prepared.domains);
+      await refuseQueuedWorkspaces(prepared);
     }
   } catch (error) {
     return reportError(error, 'generate-loop');
@@ -116,17 +116,16 @@ async function openQueue(queue: QueueFlags, progress: (line: string) => void): P
 }
 
 /**
- * Queue workers do not prepare or collect workspaces yet: a run with workspace tasks (exercism: exercises)
- * is refused before it starts, rather than every one of those tasks failing on a worker.
+ * Workspace tasks go to queue workers with their grader (an `exercism:` exercise's answer); a domain whose
+ * grader cannot travel (a `module:` file's workspace tasks) is refused before the run starts, rather than
+ * every one of those tasks failing on a worker.
  */
-function refuseQueuedWorkspaces(domains: PreparedRun['domains']): void {
-  for (const { domain, splits } of domains) {
-    if (Object.values(splits).some((tasks) => tasks?.some((task) => task.workspace !== undefined))) {
-      throw new UsageError(
-        `--queue cannot run workspace tasks yet, and domain ${domain.name} has them: its workers do not ` +
-          'prepare the folders a TaskAgent works in. Run it without --queue.',
-      );
-    }
+async function refuseQueuedWorkspaces(prepared: PreparedRun): Promise<void> {
+  const { workspaceRefusal } = await import('../../queue/index.ts');
+  for (const tasks of prepared.domains) {
+    const ref = prepared.config.domains.find((r) => r.name === tasks.domain.name);
+    const refused = ref === undefined ? null : workspaceRefusal(ref, tasks);
+    if (refused !== null) throw new UsageError(refused);
   }
 }
 

@@ -283,8 +283,14 @@ async function transferSource(ref: string, out: string): Promise<TransferSource>
   }
 }
 
-/** Validates everything that can be checked before the run folder is written. */
-export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' | 'version'> {
+/**
+ * Validates everything that can be checked before the run folder is written: a run's configuration, domains and plan from its arguments. `gradedElsewhere`: its tasks are graded on
+ * queue workers (`--queue`), so no exercise is left out for a toolchain this machine lacks.
+ */
+export async function prepareLoop(
+  argv: string[],
+  { gradedElsewhere = false }: { gradedElsewhere?: boolean } = {},
+): Promise<PreparedRun | 'help' | 'version'> {
   const env = loadEnv();
   const fallback = defaultModel(env);
   const cli = await parseLoopArgs(argv, {
@@ -302,7 +308,7 @@ export async function prepareLoop(argv: string[]): Promise<PreparedRun | 'help' 
   await assertGitInstalled();
   const plan = planOrRefuse(config, env);
   const script = config.simScript === null ? undefined : simScript(config.simScript);
-  const domains = await loadDomainTasks(config);
+  const domains = await loadDomainTasks(config, gradedElsewhere ? { gradedElsewhere } : {});
   if ('error' in domains) throw new UsageError(domains.error);
   const chosen =
     mode === 'new' &&

@@ -6,7 +6,7 @@ import { resultCacheIdentity } from '../../llm/index.ts';
 import { type Graded, gradeWorkspace } from './grading.ts';
 import type { TaskLimit } from './task-limit.ts';
 import { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
-import type { TaskPool, WorkerReply } from './task-workers.ts';
+import type { TaskPool, TaskRequest, WorkerReply } from './task-workers.ts';
 import type { CollectedWorkspace } from './workspace-folders.ts';
 
 /** What one variant's evaluation is made against: where its results go, its workers, and what its tasks run under. */
@@ -135,17 +135,8 @@ export async function evaluateTask(
   };
   const cached = target.cacheable ? target.cache.get(key) : undefined;
   if (cached !== undefined) return reuse(target, grade, job, base, cached);
-  const pool = attempt === 0 || !target.attemptPool ? target.pool : await target.attemptPool(attempt);
-  const reply = await pool.run({
-    id: task.id,
-    domain: domain.name,
-    input: task.input,
-    ...(domain.formatHint === undefined ? {} : { formatHint: domain.formatHint }),
-    settings: target.settings,
-    ...(task.workspace === undefined
-      ? {}
-      : { workspace: task.workspace, limits: { maxToolCalls: target.settings.maxToolCalls } }),
-  });
+  const pool = await poolOf(target, attempt);
+  const reply = await pool.run(taskRequest(target, job));
   if (reply.kind === 'closed') return null;
   // The TaskAgent failed on the task itself, twice: its result, an error that scores 0 (and a stage where
   // every task ends so says why instead of scoring).
@@ -170,19 +161,58 @@ export async function evaluateTask(
 async function reuse(
   target: EvaluationTarget,
   grade: Grade,
-  { domain, task }: StageJob,
+  job: StageJob,
   base: ResultBase,
   cached: CachedResult,
-): Promise<Evaluated> {
+): Promise<Evaluated | null> {
+  const { domain, task } = job;
   const { workspace: kept, ...record } = cached;
   const graded =
     task.workspace === undefined
       ? await grade(domain, task, cached.rawOutput)
-      : await gradeWorkspace(domain, task, cachedWorkspace(kept), target.grading);
+      : await regradeWorkspace(target, job, cachedWorkspace(kept));
+  if (graded === null) return null;
+  if ('kind' in graded) return graded;
   return {
     kind: 'result',
     result: { ...base, ...record, ...graded, costUsd: 0, inputTokens: 0, outputTokens: 0, reused: true },
   };
+}
+
+/** The workers of the job's attempt. */
+async function poolOf(target: EvaluationTarget, attempt: number): Promise<TaskPool> {
+  return attempt === 0 || !target.attemptPool ? target.pool : await target.attemptPool(attempt);
+}
+
+/** What a TaskAgent is sent for one task of a stage. */
+function taskRequest(target: EvaluationTarget, { domain, task }: StageJob): TaskRequest {
+  return {
+    id: task.id,
+    domain: domain.name,
+    input: task.input,
+    ...(domain.formatHint === undefined ? {} : { formatHint: domain.formatHint }),
+    settings: target.settings,
+    ...(task.workspace === undefined
+      ? {}
+      : { workspace: task.workspace, limits: { maxToolCalls: target.settings.maxToolCalls } }),
+  };
+}
+
+/**
+ * A kept workspace graded again: by the pool where it grades its tasks (a queue worker), else here. Null
+ * when the pool was closed under it; an infrastructure failure when the worker gave no grade.
+ */
+async function regradeWorkspace(
+  target: EvaluationTarget,
+  job: StageJob,
+  workspace: CollectedWorkspace,
+): Promise<Graded | { kind: 'infra'; reason: string } | null> {
+  const pool = await poolOf(target, job.attempt);
+  if (pool.regrade === undefined) return gradeWorkspace(job.domain, job.task, workspace, target.grading);
+  const reply = await pool.regrade(taskRequest(target, job), workspace);
+  if (reply.kind === 'closed') return null;
+  if (reply.kind === 'infra') return { kind: 'infra', reason: reply.reason };
+  return reply.graded ?? { kind: 'infra', reason: 'the worker sent no grade for the kept workspace' };
 }
 
 /** The TaskAgent's reply graded (unless a worker graded it), cached when it is a model's answer, with its cost. */

@@ -380,6 +380,11 @@ function closePool(pool: Pool): void {
 /** TaskAgent workers here (createTaskPool) or elsewhere (a queue). */
 export interface TaskPool {
   run(request: TaskRequest): Promise<WorkerReply>;
+  /**
+   * Grades a workspace kept with a cached result where this pool's tasks are graded (a queue worker, which
+   * has the toolchain); a reply whose `graded` is the grade. Absent: the harness grades it on this machine.
+   */
+  regrade?(request: TaskRequest, workspace: CollectedWorkspace): Promise<WorkerReply>;
   /** Starts every worker not yet running, so that the tasks to come do not wait for their start-up. */
   warm(): void;
   close(): Promise<void>;

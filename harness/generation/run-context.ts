@@ -115,10 +115,13 @@ export interface RunContext<Config extends GenerationConfig = GenerationConfig> 
   remoteEdits?: RemoteEdits;
 }
 
-/** What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits. */
+/**
+ * What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits, and its
+ * tasks (a workspace task's grader travels with its job).
+ */
 export type RemoteTaskContext = Pick<
   RunContext,
-  'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings'
+  'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings' | 'domains'
 > & {
   config: Pick<GenerationConfig, 'taskModel' | 'tasksPerWorker' | 'domains'>;
 };
