@@ -134,6 +134,7 @@ async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
     runDir,
     gateway,
     signal: new AbortController().signal,
+    progress: (line: string) => process.stderr.write(`${line}\n`),
     taskSettings: { ...defaultTaskSettings(), taskTimeoutSec: 120 },
     config: {
       taskModel: 'sim',

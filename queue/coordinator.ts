@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { variantRepoDir } from '../archive/run-folder.ts';
+import type { LanguageName } from '../domains/exercism/language.ts';
 import type { DomainRef } from '../domains/reference.ts';
 import type { TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
@@ -24,12 +25,13 @@ import {
   gatewayKey,
   type TaskJob,
   taskJobId,
-  taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
 import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
 import { type RedisEvent, watchRedis } from './redis-watch.ts';
+import { taskLanguage, taskQueueOf, type WaitingChange } from './routing.ts';
 import { type RunSecret, runSecret } from './run-secret.ts';
+import { watchWaitingTasks } from './waiting-tasks.ts';
 
 export interface CoordinatorOptions {
   target: RedisTarget;
@@ -38,6 +40,11 @@ export interface CoordinatorOptions {
   gatewayUrl: string | null;
   /** Told when Redis stops answering, while it does not, and when it is back. */
   onRedis?(event: RedisEvent): void;
+  /**
+   * Told when a language's tasks begin to wait because no connected worker can grade it, and when one
+   * connects; beside the progress line and archive event of the run whose tasks wait.
+   */
+  onWaiting?(change: WaitingChange): void;
 }
 
 export type Coordinator = RemoteTasks &
@@ -47,12 +54,18 @@ export type Coordinator = RemoteTasks &
     close(): Promise<void>;
   };
 
-/** What the coordinator holds while open: its Redis client and the two queues it awaits jobs on. */
+/**
+ * What the coordinator holds while open: its Redis client and the queues it awaits jobs on (the plain task
+ * queue, a queue per language of the workspace tasks it sent, opened with the first, and the MetaAgent queue).
+ */
 interface Held {
   options: CoordinatorOptions;
   client: Redis;
   tasks: AwaitedJobs<WorkerReply>;
+  languages: Map<LanguageName, AwaitedJobs<WorkerReply>>;
   edits: AwaitedJobs<RemoteEditReply>;
+  /** The run whose tasks were last sent: told what waits (see CoordinatorOptions.onWaiting). */
+  run?: Pick<RemoteTaskContext, 'progress' | 'archive'>;
 }
 
 /**
@@ -70,16 +83,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   const stopWatching = watchRedis(client, formatRedisTarget(options.target), (event) =>
     options.onRedis?.(event),
   );
-  const tasks = openAwaitedJobs<WorkerReply>({
-    connection,
-    queueName: taskQueueName(options.version),
-    jobName: 'task',
-    read: decodeTaskResult,
-    infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
-    // A failure of the worker's machine is no result: found again by a resumed coordinator, the job is run
-    // again. The TaskAgent's own failure (it crashed or hung, twice) is its result.
-    isResult: (reply) => reply.kind !== 'infra' || reply.agentFault === true,
-  });
+  const tasks = openTaskJobs(connection, taskQueueOf(options.version, null));
   const edits = openAwaitedJobs<RemoteEditReply>({
     connection,
     queueName: editQueueName(options.version),
@@ -88,18 +92,60 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     infra: (reason) => ({ kind: 'infra', reason }),
     isResult: (reply) => reply.kind !== 'infra',
   });
-  const held: Held = { options, client, tasks, edits };
+  const held: Held = { options, client, tasks, languages: new Map(), edits };
+  const stopWaiting = watchWaitingTasks(
+    () => held.languages,
+    (change) => tellWaiting(held, change),
+  );
   return {
     pool: (ctx, variant, attempt) => remotePool(held, ctx, variant, attempt),
     edit: (ctx, request) => remoteEdit(held, ctx, request),
     workers: () => tasks.queue.getWorkersCount(),
     async close() {
       stopWatching();
+      stopWaiting();
+      for (const jobs of held.languages.values()) await jobs.close();
       await tasks.close();
       await edits.close();
       client.disconnect();
     },
   };
+}
+
+/** Task jobs on one queue: the plain one or a language's. */
+function openTaskJobs(connection: ReturnType<typeof connectionOptions>, queueName: string) {
+  return openAwaitedJobs<WorkerReply>({
+    connection,
+    queueName,
+    jobName: 'task',
+    read: decodeTaskResult,
+    infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
+    // A failure of the worker's machine is no result: found again by a resumed coordinator, the job is run
+    // again. The TaskAgent's own failure (it crashed or hung, twice) is its result.
+    isResult: (reply) => reply.kind !== 'infra' || reply.agentFault === true,
+  });
+}
+
+/** The jobs awaited on the queue of `language`'s tasks (the plain queue's for null), opened on first use. */
+function taskJobsOf(held: Held, language: LanguageName | null): AwaitedJobs<WorkerReply> {
+  if (language === null) return held.tasks;
+  let jobs = held.languages.get(language);
+  if (jobs === undefined) {
+    jobs = openTaskJobs(connectionOptions(held.options.target), taskQueueOf(held.options.version, language));
+    held.languages.set(language, jobs);
+  }
+  return jobs;
+}
+
+/** A change in what waits for a worker, told to the run (progress line, archive event) and the caller. */
+function tellWaiting(held: Held, change: WaitingChange): void {
+  held.run?.progress(change.message);
+  held.run?.archive?.recordEvent(null, 'tasks_waiting', {
+    language: change.language,
+    waiting: change.kind === 'waiting' ? change.tasks : 0,
+    message: change.message,
+  });
+  held.options.onWaiting?.(change);
 }
 
 /**
@@ -177,6 +223,7 @@ async function remotePool(
     settings: TaskSettingsSchema.parse(ctx.taskSettings),
   };
   const shipped = shippedDomains(ctx.config.domains);
+  held.run = ctx;
   return {
     run: (request: TaskRequest) => {
       // Refused before a run starts (cli/generate-loop.ts); kept here so no worker is ever sent one.
@@ -187,8 +234,14 @@ async function remotePool(
           latencyMs: 0,
         });
       }
-      const job: TaskJob = { ...base, request, gradeHere: shipped.has(request.domain) };
-      return held.tasks.run(taskJobId(job), job, ctx.signal, publish);
+      const language = taskLanguage(request);
+      const job: TaskJob = {
+        ...base,
+        request,
+        gradeHere: shipped.has(request.domain),
+        ...(language === null ? {} : { language }),
+      };
+      return taskJobsOf(held, language).run(taskJobId(job), job, ctx.signal, publish);
     },
     // Workers start their TaskAgents when their first job of the variant arrives.
     warm() {},

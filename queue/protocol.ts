@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TASK_OUTCOMES } from '../archive/archive.ts';
+import { LANGUAGE_NAMES } from '../domains/exercism/language.ts';
 import type { WorkerReply } from '../harness/evaluation/index.ts';
 import type { RemoteEditReply } from '../harness/generation/index.ts';
 import { TaskSettingsSchema } from '../harness/run/index.ts';
@@ -65,6 +66,11 @@ export const TaskJobSchema = z.object({
   }),
   /** The task's domain is one shipped with the project (not a user's dataset): the worker grades it. */
   gradeHere: z.boolean(),
+  /**
+   * The Polyglot language whose toolchain grading the task needs (a workspace task's): the job is on that
+   * language's queue (queue/routing.ts). Absent for a plain task.
+   */
+  language: z.enum(LANGUAGE_NAMES).optional(),
 });
 export type TaskJob = z.infer<typeof TaskJobSchema>;
 

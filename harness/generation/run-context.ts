@@ -80,9 +80,11 @@ export interface RunContext {
 /** What of a run the tasks sent elsewhere need: its folder (variant repo), gateway and task limits. */
 export type RemoteTaskContext = Pick<
   RunContext,
-  'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings'
+  'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings' | 'progress'
 > & {
   config: Pick<RunConfig, 'taskModel' | 'tasksPerWorker' | 'domains'>;
+  /** Where the run's events go (tasks waiting for a worker that can grade them). */
+  archive?: Pick<Archive, 'recordEvent'>;
 };
 
 /** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */
