@@ -226,14 +226,8 @@ async function remotePool(
   held.run = ctx;
   return {
     run: (request: TaskRequest) => {
-      // Refused before a run starts (cli/generate-loop.ts); kept here so no worker is ever sent one.
-      if (request.workspace !== undefined) {
-        return Promise.resolve({
-          kind: 'infra' as const,
-          reason: 'queue workers do not run workspace tasks yet: run without --queue',
-          latencyMs: 0,
-        });
-      }
+      // A workspace task goes on its language's queue (queue/routing.ts); a run whose workspace tasks
+      // workers cannot prepare yet is refused before it starts (cli/generate-loop.ts).
       const language = taskLanguage(request);
       const job: TaskJob = {
         ...base,
