@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { LanguageName } from '../domains/exercism/language.ts';
 import {
   type LanguageToolchain,
+  LEFT_OUT,
   type ProbeOptions,
   probeToolchains,
 } from '../domains/exercism/toolchain-probe.ts';
@@ -42,7 +43,7 @@ export async function listenForTasks(options: TaskListenerOptions): Promise<Task
   const probed = await probeToolchains(options.probe);
   let toolchains: LanguageToolchain[] = probed.map((t) =>
     t.ok && options.only !== null && !options.only.includes(t.language)
-      ? { language: t.language, ok: false, problem: 'left out with --languages', install: '' }
+      ? { language: t.language, ok: false, problem: LEFT_OUT, install: '' }
       : t,
   );
   const slots = sharedSlots(options.concurrency);

@@ -264,13 +264,22 @@ function tooOld(command: ProbeCommand, version: string): CommandProbe | null {
   };
 }
 
-/** One line of what a machine grades: `python (Python 3.11.2, pytest 7.2.1), go (go1.19.8)`. */
+/** The problem of a language a worker was told not to take (`--languages`): no install helps. */
+export const LEFT_OUT = 'left out with --languages';
+
+/**
+ * One line of what a machine grades: `grades: python (Python 3.11.2, pytest 7.2.1), go (go1.19.8); cannot
+ * grade: java (javac not found: apt-get install ...); left out with --languages: rust`.
+ */
 export function gradesLine(toolchains: readonly LanguageToolchain[]): string {
-  const can = toolchains.filter((t) => t.ok);
-  const cannotGrade = toolchains.filter((t) => !t.ok);
-  const grades = can.map((t) => `${t.language} (${t.versions.join(', ')})`).join(', ') || 'no language';
-  const not = cannotGrade
-    .map((t) => `${t.language} (${t.problem}${t.install === '' ? '' : `: ${t.install}`})`)
-    .join(', ');
-  return `grades: ${grades}${not === '' ? '' : `; cannot grade: ${not}`}`;
+  const grades = toolchains.flatMap((t) => (t.ok ? [`${t.language} (${t.versions.join(', ')})`] : []));
+  const cannot = toolchains.flatMap((t) =>
+    !t.ok && t.problem !== LEFT_OUT ? [`${t.language} (${t.problem}: ${t.install})`] : [],
+  );
+  const leftOut = toolchains.flatMap((t) => (!t.ok && t.problem === LEFT_OUT ? [t.language] : []));
+  return [
+    `grades: ${grades.join(', ') || 'no language'}`,
+    ...(cannot.length > 0 ? [`cannot grade: ${cannot.join(', ')}`] : []),
+    ...(leftOut.length > 0 ? [`${LEFT_OUT}: ${leftOut.join(', ')}`] : []),
+  ].join('; ');
 }

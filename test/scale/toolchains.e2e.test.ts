@@ -119,7 +119,7 @@ describe('workers of different languages', () => {
     const pythonOnly = await worker('python');
     const withGo = await worker('python,go');
     expect(pythonOnly.log()).toMatch(
-      /grades: python \(Python [\d.]+, pytest [\d.]+\); cannot grade: go \(left out/,
+      /grades: python \(Python [\d.]+, pytest [\d.]+\); left out with --languages: go, rust, cpp, java, javascript, typescript/,
     );
     const status = await runCli('hyperagents', ['queue', 'status', '--queue', scale.redis.url, '--json']);
     expect(status.code, status.stderr).toBe(0);
