@@ -68,16 +68,6 @@ export async function readToolchains(
   return out;
 }
 
-/** The languages a worker grades, out of its probe and the languages it was told to take (null: all). */
-export function gradedLanguages(
-  toolchains: readonly LanguageToolchain[],
-  only: readonly LanguageName[] | null,
-): LanguageName[] {
-  return toolchains
-    .filter((t) => t.ok && (only === null || only.includes(t.language)))
-    .map((t) => t.language);
-}
-
 /**
  * After a task of `language` failed its grading here, whether the toolchain is to blame: probed again, it
  * no longer works (a compiler removed or broken while the worker ran). Then the failure is this worker's,
