@@ -62,6 +62,7 @@ const ONE_OF_EACH: { [K in EventKind]: EventInput<K> } = {
   budget_reached: { spentUsd: 1, budgetUsd: 1, heldUsd: 0.1, nextCallUsd: 0.2 },
   stopped_after: { spentUsd: 1 },
   harness_error: { message: 'git failed' },
+  tasks_waiting: { language: 'go', waiting: 3, message: '3 go tasks wait: no connected worker can grade go' },
   control: { action: 'budget', value: 5 },
   alert: { type: 'budget', runId: 'r1', time: 't', message: '80 %', percent: 80, spentUsd: 0.8 },
   alert_delivered: { alert: 'budget', alertTime: 't', target: 'notify', attempt: 1 },

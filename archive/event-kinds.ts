@@ -122,6 +122,11 @@ export const EVENT_KINDS = {
   }),
   stopped_after: z.object({ spentUsd: z.number() }),
   harness_error: z.object({ message: z.string() }),
+  /**
+   * With --queue: `waiting` tasks of `language` wait because no connected worker can grade it (the message
+   * names the toolchain it needs); 0 when a worker that can connected.
+   */
+  tasks_waiting: z.object({ language: z.string(), waiting: z.number(), message: z.string() }),
   /** What a user told the run (`hyperagents control`, the page's buttons). */
   control: Control,
   /** An alert as it was sent, with the facts of its type (`percent` for a budget alert). */

@@ -131,6 +131,7 @@ async function runRounds(bench: QueueBench, rounds: number): Promise<void> {
     runDir,
     gateway,
     signal: new AbortController().signal,
+    progress: (line: string) => process.stderr.write(`${line}\n`),
     taskSettings: { ...defaultTaskSettings(), taskTimeoutSec: 120 },
     // Arithmetic's tasks have no workspace: no grader travels with them.
     domains: [],

@@ -17,7 +17,7 @@ export {
 export { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
 export { exercismDomain } from './exercism/exercism-domain.ts';
 export { gradeExercise } from './exercism/grade.ts';
-export { LANGUAGE_NAMES } from './exercism/language.ts';
+export { LANGUAGE_NAMES, type LanguageName } from './exercism/language.ts';
 export {
   type ExerciseAnswer,
   type ExerciseInput,
@@ -25,6 +25,16 @@ export {
   readExercises,
 } from './exercism/read.ts';
 export { rust } from './exercism/rust.ts';
+export {
+  gradesLine,
+  installHint,
+  LANGUAGE_NEEDS,
+  type LanguageToolchain,
+  LEFT_OUT,
+  type ProbeOptions,
+  probeLanguage,
+  probeToolchains,
+} from './exercism/toolchain-probe.ts';
 export { fieldsHoldingGold } from './gold-leaks.ts';
 export type { CommandResult, GradeContext, SandboxedCommand } from './grade-context.ts';
 export { hedging } from './hedging.ts';

@@ -34,6 +34,8 @@ export interface AwaitedJobs<R> {
    * found failed, or completed with no result (see `isResult`), is run again. Never rejects.
    */
   run(jobId: string, data: object, signal: AbortSignal, publish: () => Promise<void>): Promise<R>;
+  /** Jobs awaited now (added or being added, no result yet). */
+  pending(): number;
   queue: Queue;
   close(): Promise<void>;
 }
@@ -83,6 +85,7 @@ export function openAwaitedJobs<R>(options: AwaitedJobsOptions<R>): AwaitedJobs<
   return {
     queue,
     run: (jobId, data, signal, publish) => awaitJob(state, jobId, data, signal, publish),
+    pending: () => state.waiters.size,
     async close() {
       clearInterval(sweep);
       for (const waiter of [...state.waiters.values()])

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { variantRepoDir } from '../archive/index.ts';
-import type { DomainRef } from '../domains/index.ts';
+import type { DomainRef, LanguageName } from '../domains/index.ts';
 import type { CollectedWorkspace, TaskPool, TaskRequest, WorkerReply } from '../harness/evaluation/index.ts';
 import type {
   RemoteEditContext,
@@ -24,12 +24,13 @@ import {
   gatewayKey,
   type TaskJob,
   taskJobId,
-  taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
 import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
 import { type RedisEvent, watchRedis } from './redis-watch.ts';
+import { taskLanguage, taskQueueOf, type WaitingChange } from './routing.ts';
 import { type RunSecret, runSecret } from './run-secret.ts';
+import { watchWaitingTasks } from './waiting-tasks.ts';
 import { workspaceGraders } from './workspace-tasks.ts';
 
 export interface CoordinatorOptions {
@@ -39,6 +40,11 @@ export interface CoordinatorOptions {
   gatewayUrl: string | null;
   /** Told when Redis stops answering, while it does not, and when it is back. */
   onRedis?(event: RedisEvent): void;
+  /**
+   * Told when a language's tasks begin to wait because no connected worker can grade it, and when one
+   * connects; beside the progress line and archive event of the run whose tasks wait.
+   */
+  onWaiting?(change: WaitingChange): void;
 }
 
 export type Coordinator = RemoteTasks &
@@ -48,12 +54,18 @@ export type Coordinator = RemoteTasks &
     close(): Promise<void>;
   };
 
-/** What the coordinator holds while open: its Redis client and the two queues it awaits jobs on. */
+/**
+ * What the coordinator holds while open: its Redis client and the queues it awaits jobs on (the plain task
+ * queue, a queue per language of the workspace tasks it sent, opened with the first, and the MetaAgent queue).
+ */
 interface Held {
   options: CoordinatorOptions;
   client: Redis;
   tasks: AwaitedJobs<WorkerReply>;
+  languages: Map<LanguageName, AwaitedJobs<WorkerReply>>;
   edits: AwaitedJobs<RemoteEditReply>;
+  /** The run whose tasks were last sent: told what waits (see CoordinatorOptions.onWaiting). */
+  run?: Pick<RemoteTaskContext, 'progress' | 'archive'>;
 }
 
 /**
@@ -71,16 +83,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   const stopWatching = watchRedis(client, formatRedisTarget(options.target), (event) =>
     options.onRedis?.(event),
   );
-  const tasks = openAwaitedJobs<WorkerReply>({
-    connection,
-    queueName: taskQueueName(options.version),
-    jobName: 'task',
-    read: decodeTaskResult,
-    infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
-    // A failure of the worker's machine is no result: found again by a resumed coordinator, the job is run
-    // again. The TaskAgent's own failure (it crashed or hung, twice) is its result.
-    isResult: (reply) => reply.kind !== 'infra' || reply.agentFault === true,
-  });
+  const tasks = openTaskJobs(connection, taskQueueOf(options.version, null));
   const edits = openAwaitedJobs<RemoteEditReply>({
     connection,
     queueName: editQueueName(options.version),
@@ -89,18 +92,60 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     infra: (reason) => ({ kind: 'infra', reason }),
     isResult: (reply) => reply.kind !== 'infra',
   });
-  const held: Held = { options, client, tasks, edits };
+  const held: Held = { options, client, tasks, languages: new Map(), edits };
+  const stopWaiting = watchWaitingTasks(
+    () => held.languages,
+    (change) => tellWaiting(held, change),
+  );
   return {
     pool: (ctx, variant, attempt) => remotePool(held, ctx, variant, attempt),
     edit: (ctx, request) => remoteEdit(held, ctx, request),
     workers: () => tasks.queue.getWorkersCount(),
     async close() {
       stopWatching();
+      stopWaiting();
+      for (const jobs of held.languages.values()) await jobs.close();
       await tasks.close();
       await edits.close();
       client.disconnect();
     },
   };
+}
+
+/** Task jobs on one queue: the plain one or a language's. */
+function openTaskJobs(connection: ReturnType<typeof connectionOptions>, queueName: string) {
+  return openAwaitedJobs<WorkerReply>({
+    connection,
+    queueName,
+    jobName: 'task',
+    read: decodeTaskResult,
+    infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
+    // A failure of the worker's machine is no result: found again by a resumed coordinator, the job is run
+    // again. The TaskAgent's own failure (it crashed or hung, twice) is its result.
+    isResult: (reply) => reply.kind !== 'infra' || reply.agentFault === true,
+  });
+}
+
+/** The jobs awaited on the queue of `language`'s tasks (the plain queue's for null), opened on first use. */
+function taskJobsOf(held: Held, language: LanguageName | null): AwaitedJobs<WorkerReply> {
+  if (language === null) return held.tasks;
+  let jobs = held.languages.get(language);
+  if (jobs === undefined) {
+    jobs = openTaskJobs(connectionOptions(held.options.target), taskQueueOf(held.options.version, language));
+    held.languages.set(language, jobs);
+  }
+  return jobs;
+}
+
+/** A change in what waits for a worker, told to the run (progress line, archive event) and the caller. */
+function tellWaiting(held: Held, change: WaitingChange): void {
+  held.run?.progress(change.message);
+  held.run?.archive?.recordEvent(null, 'tasks_waiting', {
+    language: change.language,
+    waiting: change.kind === 'waiting' ? change.tasks : 0,
+    message: change.message,
+  });
+  held.options.onWaiting?.(change);
 }
 
 /**
@@ -191,19 +236,28 @@ async function remotePool(
         reason: `the grader of ${request.domain} cannot travel to a queue worker`,
         latencyMs: 0,
       };
-    return { ...base, request: { ...sent, workspace }, gradeHere: false, workspaceGrader };
+    const language = taskLanguage(request);
+    return {
+      ...base,
+      request: { ...sent, workspace },
+      gradeHere: false,
+      workspaceGrader,
+      ...(language === null ? {} : { language }),
+    };
   };
+  held.run = ctx;
   return {
     run: (request: TaskRequest) => {
+      // A workspace task goes on its language's queue (queue/routing.ts).
       const job = jobOf(request);
       if ('kind' in job) return Promise.resolve(job);
-      return held.tasks.run(taskJobId(job), job, ctx.signal, publish);
+      return taskJobsOf(held, job.language ?? null).run(taskJobId(job), job, ctx.signal, publish);
     },
     regrade: (request: TaskRequest, workspace: CollectedWorkspace) => {
       const job = jobOf(request);
       if ('kind' in job) return Promise.resolve(job);
       const regrade = { ...job, regrade: workspace };
-      return held.tasks.run(taskJobId(regrade), regrade, ctx.signal, publish);
+      return taskJobsOf(held, regrade.language ?? null).run(taskJobId(regrade), regrade, ctx.signal, publish);
     },
     // Workers start their TaskAgents when their first job of the variant arrives.
     warm() {},

@@ -12,6 +12,7 @@ export {
 } from './protocol.ts';
 export { formatRedisTarget, parseRedisUrl, type RedisTarget } from './redis-url.ts';
 export type { RedisEvent } from './redis-watch.ts';
-export { type JobCounts, queueStatus } from './status.ts';
+export { taskQueueOf } from './routing.ts';
+export { type JobCounts, type QueueStatus, queueStatus } from './status.ts';
 export { startQueueWorker } from './worker.ts';
 export { workspaceRefusal } from './workspace-tasks.ts';

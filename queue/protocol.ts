@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { TASK_OUTCOMES } from '../archive/index.ts';
+import { LANGUAGE_NAMES } from '../domains/index.ts';
 import type { WorkerReply } from '../harness/evaluation/index.ts';
 import type { RemoteEditReply } from '../harness/generation/index.ts';
 import { TaskSettingsSchema } from '../harness/run/index.ts';
@@ -80,6 +81,11 @@ export const TaskJobSchema = z.object({
    * is graded again, as on one machine, by a worker that has the toolchain).
    */
   regrade: CollectedWorkspaceSchema.optional(),
+  /**
+   * The Polyglot language whose toolchain grading the task needs (a workspace task's): the job is on that
+   * language's queue (queue/routing.ts). Absent for a plain task.
+   */
+  language: z.enum(LANGUAGE_NAMES).optional(),
 });
 export type TaskJob = z.infer<typeof TaskJobSchema>;
 

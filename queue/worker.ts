@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { GradeContext } from '../domains/index.ts';
+import type { GradeContext, LanguageName, LanguageToolchain, ProbeOptions } from '../domains/index.ts';
 import { createGradeContext, createTaskPool, type TaskPool } from '../harness/evaluation/index.ts';
 import { entryCommand, TASK_ENTRY } from '../harness/generation/index.ts';
 import type { ResolvedSandbox, ResourceLimits } from '../harness/process/index.ts';
@@ -17,15 +17,16 @@ import {
   type TaskJob,
   type TaskJobResult,
   TaskJobSchema,
-  taskQueueName,
   VERSION_KEY,
 } from './protocol.ts';
 import { formatRedisTarget, type RedisTarget } from './redis-url.ts';
 import { type RedisEvent, watchRedis } from './redis-watch.ts';
 import { type Relay, startRelay } from './relay.ts';
+import { faultReason, toolchainFault } from './toolchains.ts';
 import { editJobProcessor } from './worker-edits.ts';
 import { createWorkerGrader } from './worker-grading.ts';
 import { jobGateway, readJob, throwIfLostInTransit } from './worker-jobs.ts';
+import { listenForTasks, type TaskListeners } from './worker-languages.ts';
 import { gradeTravelledWorkspace, workspaceLimits } from './worker-workspaces.ts';
 
 export interface QueueWorkerOptions {
@@ -44,9 +45,21 @@ export interface QueueWorkerOptions {
   stalledMs?: number;
   /** Told when Redis stops answering, while it does not, and when it is back. */
   onRedis?(event: RedisEvent): void;
+  /** Only workspace tasks of these languages are taken (`--languages`); null or absent: every one it can grade. */
+  languages?: readonly LanguageName[] | null;
+  /** Where the toolchains are probed (tests); default: this machine's, as grading runs them. */
+  probe?: ProbeOptions;
 }
 
-export type StartedWorker = { ok: true; id: string; close(): Promise<void> } | { ok: false; message: string };
+export type StartedWorker =
+  | {
+      ok: true;
+      id: string;
+      /** What it found it can grade, and what not, when it started. */
+      toolchains: LanguageToolchain[];
+      close(): Promise<void>;
+    }
+  | { ok: false; message: string };
 
 /** What a worker holds for one variant's commit while its tasks come: its tree, its build, its TaskAgents. */
 interface Prepared {
@@ -72,6 +85,8 @@ interface Held {
   grader: ReturnType<typeof createWorkerGrader>;
   /** Runs graders' commands in this machine's sandbox. */
   grading: GradeContext;
+  /** Set once the task queues are listened to, before any job runs. */
+  listeners?: TaskListeners;
 }
 
 /**
@@ -116,8 +131,17 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
     lockDuration: 2 * (options.stalledMs ?? 5000),
     maxStalledCount: 10,
   };
-  const worker = new Worker(taskQueueName(options.version), (job) => processTask(held, job), workerOptions);
-  worker.on('error', () => undefined);
+  const listeners = await listenForTasks({
+    client,
+    version: options.version,
+    name: id,
+    workerOptions,
+    concurrency: options.concurrency,
+    only: options.languages ?? null,
+    ...(options.probe === undefined ? {} : { probe: options.probe }),
+    process: (job) => processTask(held, job),
+  });
+  held.listeners = listeners;
   const processEdit = editJobProcessor({
     name: id,
     version: options.version,
@@ -135,10 +159,11 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Sta
   return {
     ok: true,
     id,
+    toolchains: listeners.toolchains(),
     async close() {
       clearInterval(sweep);
       stopWatching();
-      await worker.close();
+      await listeners.close();
       await editWorker.close();
       await closeHeld(held);
     },
@@ -257,6 +282,17 @@ async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
         : task.gradeHere
           ? await held.grader.grade(task.request, reply.output)
           : null;
+    if (graded !== null && graded.score < 1 && task.language !== undefined) {
+      // A toolchain that stopped working is this worker's fault, never the answer's (queue/worker-languages.ts).
+      const fault = await toolchainFault(task.language, held.options.probe);
+      if (fault !== null) {
+        held.listeners?.drop(task.language, fault.problem, fault.install);
+        const reason = faultReason(task.language, fault);
+        held.options.note(`job ${job.id}: ${reason}`);
+        // Failed, not completed: BullMQ tries it again, on a worker still listening to the language's queue.
+        throw new Error(reason);
+      }
+    }
     return encodeTaskResult(graded === null ? reply : { ...reply, graded });
   } finally {
     variant.running -= 1;

@@ -95,6 +95,17 @@ describe('runHealth', () => {
     expect(h.estimate?.costUsd).toBeCloseTo(1.2, 6);
   });
 
+  it("says which languages' tasks wait for a worker that can grade them, while the run runs", () => {
+    const message = (n: number) => `${n} go tasks wait: no connected worker can grade go (it needs go: ...)`;
+    const events = [
+      event(1, 'tasks_waiting', { language: 'go', waiting: 3, message: message(3) }),
+      event(2, 'tasks_waiting', { language: 'rust', waiting: 2, message: 'rust waits' }),
+      event(3, 'tasks_waiting', { language: 'rust', waiting: 0, message: 'a worker for rust connected' }),
+    ];
+    expect(health(run('running'), four, events).waiting).toEqual([message(3)]);
+    expect(health(run('done'), four, events).waiting).toEqual([]);
+  });
+
   it('calls a running run that has written nothing for long stalled', () => {
     // 4 generations in 5 hours: silent for 4 hours is longer than 3 generations take (3.75 hours).
     expect(health(run('running'), four, [], 300, 60)).toMatchObject({ state: 'stalled', level: 'warning' });

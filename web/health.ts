@@ -8,6 +8,7 @@ export const HEALTH_EVENTS = [
   'budget_reached',
   'harness_error',
   'control',
+  'tasks_waiting',
 ] as const;
 type HealthEvent = ArchiveEvent<(typeof HEALTH_EVENTS)[number]>;
 
@@ -41,6 +42,11 @@ export interface RunHealth {
   paused: boolean;
   /** The controls the run was given (pause, budget, note ...), oldest first. */
   controls: { ts: string; action: string; value: string | null }[];
+  /**
+   * With --queue, while the run runs: why tasks wait, one message per language no connected worker can
+   * grade ("3 go tasks wait: no connected worker can grade go (it needs go: ...)").
+   */
+  waiting: string[];
 }
 
 export interface HealthInput {
@@ -108,8 +114,16 @@ export function runHealth(input: HealthInput): RunHealth {
     estimate,
     lastActivityAt: input.lastActivityAt,
     controls,
+    waiting: run.state === 'running' ? waitingNow(events) : [],
     ...verdict(facts),
   };
+}
+
+/** The languages whose tasks wait now: the last `tasks_waiting` event of each says some do. */
+function waitingNow(events: readonly HealthEvent[]): string[] {
+  const last = new Map<string, ArchiveEvent<'tasks_waiting'>>();
+  for (const e of events) if (e.type === 'tasks_waiting') last.set(e.data.language, e);
+  return [...last.values()].filter((e) => e.data.waiting > 0).map((e) => e.data.message);
 }
 
 /** Failed and rejected generations by cause, most first. */

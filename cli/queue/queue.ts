@@ -1,4 +1,5 @@
 import yargs from 'yargs';
+import { gradesLine } from '../../domains/index.ts';
 import type { JobCounts } from '../../queue/index.ts';
 import { parseOrExplain } from '../shared/parse-usage.ts';
 import { UsageError } from '../shared/usage-error.ts';
@@ -8,7 +9,8 @@ const USAGE = `hyperagents queue status --queue redis://HOST:PORT[/DB] [--json]
 
 Shows the queues of this version: task jobs and MetaAgent jobs (generate-loop
 --remote-generations) waiting, active, delayed (to be tried again), completed
-and failed, and the workers connected.`;
+and failed (workspace tasks per language), and the workers connected with the
+languages each grades.`;
 
 /** `hyperagents queue status`. */
 export async function queueCommand(argv: string[]): Promise<number> {
@@ -45,7 +47,16 @@ export async function queueCommand(argv: string[]): Promise<number> {
     `queue ${status.queue} (coordinator version ${status.coordinatorVersion ?? 'none yet'})\n` +
       `jobs: ${counts(status.jobs)}\n` +
       `MetaAgent jobs: ${counts(status.edits)}\n` +
-      `workers: ${status.workers.length}${status.workers.length === 0 ? '' : ` (${status.workers.join(', ')})`}\n`,
+      Object.entries(status.languageJobs)
+        .map(([language, jobs]) => `${language} jobs: ${counts(jobs)}\n`)
+        .join('') +
+      `workers: ${status.workers.length}${status.workers.length === 0 ? '' : ` (${status.workers.join(', ')})`}\n` +
+      status.workers
+        .map((w) => {
+          const toolchains = status.toolchains[w];
+          return `  ${w}: ${toolchains === undefined ? 'languages not published (an older worker?)' : gradesLine(toolchains)}\n`;
+        })
+        .join(''),
   );
   return 0;
 }

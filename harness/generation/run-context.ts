@@ -121,9 +121,11 @@ export interface RunContext<Config extends GenerationConfig = GenerationConfig> 
  */
 export type RemoteTaskContext = Pick<
   RunContext,
-  'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings' | 'domains'
+  'runId' | 'runDir' | 'gateway' | 'signal' | 'taskSettings' | 'domains' | 'progress'
 > & {
   config: Pick<GenerationConfig, 'taskModel' | 'tasksPerWorker' | 'domains'>;
+  /** Where the run's events go (tasks waiting for a worker that can grade them). */
+  archive?: Pick<Archive, 'recordEvent'>;
 };
 
 /** Where a variant's tasks run when they do not run in local TaskAgent processes (see queue/). */

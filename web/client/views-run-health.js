@@ -36,6 +36,13 @@
       health.resume
         ? h('p', {}, 'Continue it with: ', h('code', { id: 'resume-command' }, health.resume))
         : null,
+      (health.waiting ?? []).length === 0
+        ? null
+        : h(
+            'ul',
+            { id: 'health-waiting', class: 'health-warning' },
+            health.waiting.map((m) => h('li', {}, m)),
+          ),
       h('p', { id: 'health-failures' }, facts.join(' · ')),
       h('p', { id: 'health-budget' }, budget),
       h(
