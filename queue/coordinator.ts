@@ -45,6 +45,11 @@ export interface CoordinatorOptions {
    * connects; beside the progress line and archive event of the run whose tasks wait.
    */
   onWaiting?(change: WaitingChange): void;
+  /**
+   * The language whose queue a task goes on (null: the plain queue, every worker's); default: a workspace
+   * task's language (queue/routing.ts). Tests route plain tasks by it to try the routing alone.
+   */
+  languageOf?(request: TaskRequest): LanguageName | null;
 }
 
 export type Coordinator = RemoteTasks &
@@ -227,7 +232,10 @@ async function remotePool(
   /** The job of a task, with its workspace task's grader; an infrastructure failure when none can travel. */
   const jobOf = (request: TaskRequest): TaskJob | { kind: 'infra'; reason: string; latencyMs: number } => {
     const { settings: _, workspace, ...sent } = request;
-    if (workspace === undefined) return { ...base, request: sent, gradeHere: shipped.has(request.domain) };
+    const language = (held.options.languageOf ?? taskLanguage)(request);
+    const routed = language === null ? {} : { language };
+    if (workspace === undefined)
+      return { ...base, request: sent, gradeHere: shipped.has(request.domain), ...routed };
     const workspaceGrader = graderOf(request.domain, request.id);
     // Refused before a run starts (cli/loop/generate-loop.ts); kept here so no worker is ever sent one.
     if (workspaceGrader === undefined)
@@ -236,14 +244,7 @@ async function remotePool(
         reason: `the grader of ${request.domain} cannot travel to a queue worker`,
         latencyMs: 0,
       };
-    const language = taskLanguage(request);
-    return {
-      ...base,
-      request: { ...sent, workspace },
-      gradeHere: false,
-      workspaceGrader,
-      ...(language === null ? {} : { language }),
-    };
+    return { ...base, request: { ...sent, workspace }, gradeHere: false, workspaceGrader, ...routed };
   };
   held.run = ctx;
   return {

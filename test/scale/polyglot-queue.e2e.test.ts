@@ -3,8 +3,8 @@ import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { readExercises } from '../../domains/index.ts';
-import { PREFIX, PROJECT_VERSION, type TaskJob, taskQueueName } from '../../queue/index.ts';
+import { LANGUAGE_NAMES, type LanguageName, readExercises } from '../../domains/index.ts';
+import { PREFIX, PROJECT_VERSION, type TaskJob, taskQueueOf } from '../../queue/index.ts';
 import { outcome, readArchive } from '../kill-points.ts';
 import { type CliResult, PROJECT_ROOT } from '../run-cli.ts';
 import { results, summaryOf, variantDiffs } from './run-rows.ts';
@@ -83,26 +83,32 @@ const logs = (runDir: string) =>
   }));
 
 /** The first evaluated task's job one of `workers` is running, and which worker runs it, polled until the run ends. */
-async function runningJob(
-  workers: readonly RunningWorker[],
-  run: { child: ChildProcess },
-): Promise<{ id: string; worker: RunningWorker } | undefined> {
-  const queue = new Queue(taskQueueName(PROJECT_VERSION), {
+/** The queue of `language`'s tasks (workspace tasks go on their language's, queue/routing.ts). */
+const languageQueue = (language: LanguageName): Queue =>
+  new Queue(taskQueueOf(PROJECT_VERSION, language), {
     connection: { host: '127.0.0.1', port: scale.redis.port },
     prefix: PREFIX,
   });
+
+async function runningJob(
+  workers: readonly RunningWorker[],
+  run: { child: ChildProcess },
+): Promise<{ id: string; language: LanguageName; worker: RunningWorker } | undefined> {
+  const queues = LANGUAGE_NAMES.map((language) => ({ language, queue: languageQueue(language) }));
   try {
     while (run.child.exitCode === null) {
-      for (const job of await queue.getActive()) {
-        const worker = workers.find((w) => w.name === job.processedBy);
-        const smoke = (job.data as TaskJob).request.id.startsWith('smoke-');
-        if (worker !== undefined && job.id !== undefined && !smoke) return { id: job.id, worker };
+      for (const { language, queue } of queues) {
+        for (const job of await queue.getActive()) {
+          const worker = workers.find((w) => w.name === job.processedBy);
+          const smoke = (job.data as TaskJob).request.id.startsWith('smoke-');
+          if (worker !== undefined && job.id !== undefined && !smoke) return { id: job.id, language, worker };
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return undefined;
   } finally {
-    await queue.close();
+    await Promise.all(queues.map(({ queue }) => queue.close()));
   }
 }
 
@@ -157,10 +163,7 @@ describe('a Polyglot run through queue workers', () => {
     expect(variantDiffs(runDir)).toEqual(scale.baseline.diffs);
     // Every language was graded; the killed worker's job was taken again by the other worker.
     expect(new Set(scale.baseline.results.map((r) => r.task_id.split('/')[0])).size).toBe(6);
-    const queue = new Queue(taskQueueName(PROJECT_VERSION), {
-      connection: { host: '127.0.0.1', port: scale.redis.port },
-      prefix: PREFIX,
-    });
+    const queue = languageQueue(killed!.language);
     try {
       const job = await queue.getJob(killed!.id);
       expect(await job?.getState()).toBe('completed');

@@ -21,9 +21,8 @@ import { scaleRun } from './scale-run.ts';
 import { type RunningWorker, startWorker } from './workers.ts';
 
 /**
- * Routing by language, at the level of the queue: the sim run's evaluated tasks are sent as tasks of one
- * Polyglot language (its request names the language as a workspace task's does), so they go on that
- * language's queue. Two real workers whose languages differ take them; the archive must equal the
+ * Routing by language, at the level of the queue: the sim run's evaluated tasks are routed as tasks of one
+ * Polyglot language (the coordinator's `languageOf`), so they go on that language's queue. Two real workers whose languages differ take them; the archive must equal the
  * single-machine run's.
  */
 const RUN_ARGS = simRunArgs(1);
@@ -40,32 +39,18 @@ async function worker(languages: string): Promise<RunningWorker> {
   return running;
 }
 
-/** Every evaluated task (not the gate's smoke task) sent as a task of `language`. */
-function asLanguage(coordinator: Coordinator, language: LanguageName): RemoteTasks {
-  return {
-    async pool(ctx, variant, attempt) {
-      const pool = await coordinator.pool(ctx, variant, attempt);
-      return {
-        ...pool,
-        run: (request) =>
-          pool.run(
-            request.id.startsWith('smoke-') ? request : { ...request, workspace: { files: {}, language } },
-          ),
-      };
-    },
-  };
-}
-
 /** generate-loop --queue in this process, its tasks sent as `language`'s; its summary and progress lines. */
 async function queuedRun(out: string, language: LanguageName, progress: string[]): Promise<RunSummary> {
   const prepared = await prepareLoop([...RUN_ARGS, '--out', out, '--run-id', 'run']);
   if (prepared === 'help' || prepared === 'version') throw new Error('not a run');
   const parsed = parseRedisUrl(scale.redis.url);
   if (!parsed.ok) throw new Error(parsed.message);
+  // Every evaluated task (not the gate's smoke task) goes on `language`'s queue.
   const coordinator = await openCoordinator({
     target: parsed.target,
     version: PROJECT_VERSION,
     gatewayUrl: null,
+    languageOf: (request) => (request.id.startsWith('smoke-') ? null : language),
   });
   const { config, plan, script, domains, env, replay } = prepared;
   try {
@@ -86,7 +71,7 @@ async function queuedRun(out: string, language: LanguageName, progress: string[]
         onWarning: () => undefined,
         tcp: { host: '127.0.0.1', port: 0 },
       }),
-      remoteTasks: asLanguage(coordinator, language),
+      remoteTasks: coordinator,
       progress: (line) => progress.push(line),
       status: () => undefined,
       signal: new AbortController().signal,
