@@ -171,7 +171,29 @@ describe('a Polyglot run through queue workers', () => {
     } finally {
       await queue.close();
     }
-  }, 600_000);
+
+    // The same run again in the same --out: every result comes from the cache, graded again on a worker
+    // (the coordinator still has no toolchain), and scores as the first did.
+    await scale.workers.restart(2);
+    const again = toolchainFreeCoordinator([
+      ...RUN_ARGS,
+      ...['--out', out, '--run-id', 'again', '--queue', scale.redis.url],
+    ]);
+    const reran = await again.done;
+    expect(reran.code, reran.stderr).toBe(0);
+    expect(outcome(summaryOf(reran.stdout))).toEqual(scale.baseline.outcome);
+    const againDir = path.join(out, 'again');
+    const reused = readArchive(againDir, (db) =>
+      db.prepare('SELECT COUNT(*) AS n, SUM(reused) AS reused FROM task_results WHERE variant_id = 0').get(),
+    ) as { n: number; reused: number };
+    expect(reused.n).toBeGreaterThan(0);
+    expect(reused.reused).toBe(reused.n);
+    const scoresOf = (dir: string) =>
+      results(dir)
+        .filter((r) => r.variant_id === 0)
+        .map((r) => [r.task_id, r.split, r.score, r.detail]);
+    expect(scoresOf(againDir)).toEqual(scoresOf(runDir));
+  }, 900_000);
 
   it('passes every reference solution of the fixtures through a worker', async () => {
     await scale.workers.restart(2);
