@@ -39,10 +39,13 @@ export interface Price {
   output: number;
 }
 
-/** Tasks of each evaluation stage, plain and workspace, over every domain. */
+/**
+ * Tasks of each evaluation stage, plain and workspace, over every domain, and the seconds their grading
+ * takes one attempt each (the domains' measured `gradingSec`; 0 or left out when grading is instant).
+ */
 export interface StageCounts {
-  staged: { plain: number; workspace: number };
-  full: { plain: number; workspace: number };
+  staged: { plain: number; workspace: number; gradingSec?: number };
+  full: { plain: number; workspace: number; gradingSec?: number };
 }
 
 export interface EstimateInput {
@@ -79,12 +82,16 @@ export interface Estimate {
 
 /** The plain and workspace tasks of each stage, as the evaluation picks them. */
 export function stageCounts(domains: readonly DomainTasks[], evalTest: boolean): StageCounts {
-  const counts: StageCounts = { staged: { plain: 0, workspace: 0 }, full: { plain: 0, workspace: 0 } };
+  const counts = {
+    staged: { plain: 0, workspace: 0, gradingSec: 0 },
+    full: { plain: 0, workspace: 0, gradingSec: 0 },
+  };
   for (const stage of ['staged', 'full'] as const) {
     for (const { domain, splits } of domains) {
       for (const split of stageSplits(domain, stage, evalTest)) {
         for (const task of stageTasks(splits[split] ?? [], domain, stage)) {
           counts[stage][task.workspace === undefined ? 'plain' : 'workspace']++;
+          counts[stage].gradingSec += domain.gradingSec?.(task) ?? 0;
         }
       }
     }
@@ -108,6 +115,10 @@ export function estimateRun(input: EstimateInput): Estimate {
     low: first.workspace * repeats * 2,
     high: tasks.full.workspace * repeats * (input.maxToolCalls + 1),
   };
+  const gradingSec = {
+    low: (first.gradingSec ?? 0) * repeats,
+    high: (tasks.full.gradingSec ?? 0) * repeats,
+  };
   const per = (end: 'low' | 'high') => {
     const calls = META_CALLS[end] + taskCalls[end] + workspaceCalls[end];
     const usd =
@@ -127,10 +138,11 @@ export function estimateRun(input: EstimateInput): Estimate {
         input.taskPrice,
       );
     const metaSec = Math.min(META_CALLS[end] * input.callSec[end], input.metaTimeoutSec);
-    // Tasks run evalWorkers at once; a workspace task's calls follow one another.
+    // Tasks run evalWorkers at once; a workspace task's calls follow one another, then it is graded.
     const taskSec =
       (Math.ceil(taskCalls[end] / input.evalWorkers) + Math.ceil(workspaceCalls[end] / input.evalWorkers)) *
-      input.callSec[end];
+        input.callSec[end] +
+      gradingSec[end] / input.evalWorkers;
     return { calls, usd, seconds: OVERHEAD_SEC[end] + metaSec + taskSec };
   };
   const low = per('low');
@@ -169,8 +181,10 @@ function initialEvaluation(input: EstimateInput): { calls: number; usd: number; 
       { input: WORKSPACE_TOKENS.input.high, output: WORKSPACE_TOKENS.output.high },
       input.taskPrice,
     );
+  const grading = ((full.gradingSec ?? 0) * input.evalRepeats) / input.evalWorkers;
   const seconds =
-    (Math.ceil(plain / input.evalWorkers) + Math.ceil(workspace / input.evalWorkers)) * input.callSec.high;
+    (Math.ceil(plain / input.evalWorkers) + Math.ceil(workspace / input.evalWorkers)) * input.callSec.high +
+    grading;
   return { calls: plain + workspace, usd, seconds };
 }
 
@@ -215,7 +229,9 @@ export function estimateLines(
       `${input.skipStagedEval ? 'the full' : 'the staged sample'} (low) up to the full evaluation (high) of ` +
       `${input.tasks.full.plain + input.tasks.full.workspace} task(s) × ${input.evalRepeats} attempt(s)` +
       `${input.tasks.full.workspace > 0 ? `, workspace tasks 2–${input.maxToolCalls + 1} calls each` : ''}; ` +
-      `${input.callSec.low}–${input.callSec.high} s per call; ${input.parallel} generation(s) at once. Gate ` +
+      `${input.callSec.low}–${input.callSec.high} s per call; ` +
+      gradingText(input.tasks, input.evalWorkers) +
+      `${input.parallel} generation(s) at once. Gate ` +
       'rejections and failures cost less.' +
       (input.initialEval
         ? " The high end includes variant 0's evaluation (free when its results are cached)."
@@ -230,6 +246,17 @@ export function estimateLines(
     );
   }
   return lines;
+}
+
+/** The grading time the estimate adds (the domains' measured time per task, e.g. per Polyglot language), or ''. */
+function gradingText(tasks: StageCounts, evalWorkers: number): string {
+  const full = tasks.full.gradingSec ?? 0;
+  if (full === 0) return '';
+  const staged = tasks.staged.gradingSec ?? 0;
+  return (
+    `grading ${duration(staged)} (staged) to ${duration(full)} (full) per attempt at the measured time ` +
+    `per task, ${evalWorkers} at once; `
+  );
 }
 
 /** Seconds per call of the simulated model: its latency setting, or next to none. */
