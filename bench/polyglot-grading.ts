@@ -111,7 +111,7 @@ async function batch(
 
 /**
  * Grades the reference of every exercise under `dir` (default: the six-language fixtures; a checkout of the
- * polyglot-benchmark repository works too; `perLanguage`: only the first N of each language), language by
+ * polyglot-benchmark repository works too; `perLanguage`: N of each language, spread over its names), language by
  * language, in each of SETTINGS one after the other, so that a change of load falls on all four alike. Two
  * workers are two grading processes on this machine (not queue workers), each grading one exercise at a
  * time. Every worker builds what grading prepares once (Go's standard library, a Rust manifest's crates,
@@ -121,19 +121,24 @@ export async function benchPolyglotGrading(
   dir = path.join(PROJECT_ROOT, 'test', 'fixtures', 'exercism'),
   perLanguage = Number.POSITIVE_INFINITY,
 ): Promise<LanguageGrading[]> {
-  const byLanguage = new Map<string, string[]>();
-  for (const task of readExercises(dir).tasks.sort((a, b) => a.id.localeCompare(b.id))) {
-    const ids = byLanguage.get(task.input.language) ?? [];
-    if (ids.length < perLanguage) byLanguage.set(task.input.language, [...ids, task.id]);
-  }
+  const all = new Map<string, string[]>();
+  for (const task of readExercises(dir).tasks.sort((a, b) => a.id.localeCompare(b.id)))
+    all.set(task.input.language, [...(all.get(task.input.language) ?? []), task.id]);
+  // N spread evenly over the language's exercises in name order, so a sample is not one end of the alphabet.
+  const byLanguage = new Map(
+    [...all].map(([language, ids]) => {
+      const n = Math.min(ids.length, perLanguage);
+      return [language, Array.from({ length: n }, (_, i) => ids[Math.floor((i * ids.length) / n)]!)];
+    }),
+  );
   const workers = {
     on: [new GradingWorker(dir, 'on'), new GradingWorker(dir, 'on')],
     off: [new GradingWorker(dir, 'off'), new GradingWorker(dir, 'off')],
   };
-  const all = [...workers.on, ...workers.off];
+  const processes = [...workers.on, ...workers.off];
   try {
     // One at a time: the first builds the caches, the others find them.
-    for (const w of all) await w.prepare();
+    for (const w of processes) await w.prepare();
     const results: LanguageGrading[] = [];
     for (const [language, ids] of [...byLanguage].sort(([a], [b]) => a.localeCompare(b))) {
       const batches: LanguageBatch[] = [];
@@ -151,7 +156,7 @@ export async function benchPolyglotGrading(
     }
     return results;
   } finally {
-    for (const w of all) {
+    for (const w of processes) {
       w.child.stdin!.end();
       w.lines.close();
     }

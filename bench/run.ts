@@ -130,7 +130,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     const perLanguage = Number(process.env.POLYGLOT_PER_LANGUAGE ?? Number.POSITIVE_INFINITY);
     console.log(
       `\nGrading the reference of each exercise in ${dir ?? 'the six-language fixtures'} (POLYGLOT_DIR=a checkout of ` +
-        'the polyglot benchmark; POLYGLOT_PER_LANGUAGE=N: its first N of each language), language by language,\n' +
+        'the polyglot benchmark; POLYGLOT_PER_LANGUAGE=N: N of each language, spread over their names), language by language,\n' +
         'the four settings one after the other, each in the sandbox. Processes: local grading processes each grading\n' +
         'one exercise at a time, taking the next as they are free (not queue workers). "No caches": Go and Rust\n' +
         "without the grader's build caches (C++ keeps its Catch main), as before them.",
