@@ -25,7 +25,9 @@ export function polyglotGradingLines(results: readonly LanguageGrading[]): strin
       `  ${l.language.padEnd(11)} ${String(l.exercises).padStart(3)} ${cells.join('')}` +
         `   ${(on1! / off1!).toFixed(2)}x, ${(on2! / off2!).toFixed(2)}x`.padEnd(29) +
         `   ${(off2! / off1!).toFixed(2)}x, ${(on2! / on1!).toFixed(2)}x` +
-        (passes.every((p) => p === l.exercises) ? '' : `  (passed: ${passes.join(', ')} of ${l.exercises})`),
+        (passes.every((p) => p === 2 * l.exercises)
+          ? ''
+          : `  (passed: ${passes.join(', ')} of ${2 * l.exercises})`),
     );
   }
   const total = Object.values(POLYGLOT_GRADED).reduce((a, b) => a + b, 0);

@@ -131,7 +131,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
     console.log(
       `\nGrading the reference of each exercise in ${dir ?? 'the six-language fixtures'} (POLYGLOT_DIR=a checkout of ` +
         'the polyglot benchmark; POLYGLOT_PER_LANGUAGE=N: N of each language, spread over their names), language by language,\n' +
-        'the four settings one after the other, each in the sandbox. Processes: local grading processes each grading\n' +
+        'the four settings one after the other, then again in the reverse order, each in the sandbox. Processes: local grading processes each grading\n' +
         'one exercise at a time, taking the next as they are free (not queue workers). "No caches": Go and Rust\n' +
         "without the grader's build caches (C++ keeps its Catch main), as before them.",
     );
