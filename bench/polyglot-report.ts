@@ -30,6 +30,12 @@ export function polyglotGradingLines(results: readonly LanguageGrading[]): strin
           : `  (passed: ${passes.join(', ')} of ${2 * l.exercises})`),
     );
   }
+  const missing = Object.keys(POLYGLOT_GRADED).filter((l) => !results.some((r) => r.language === l));
+  if (missing.length > 0)
+    return [
+      ...lines,
+      `  No full Polyglot evaluation to project: no ${missing.join(', ')} exercise was timed.`,
+    ];
   const total = Object.values(POLYGLOT_GRADED).reduce((a, b) => a + b, 0);
   lines.push(
     `  Grading a full Polyglot evaluation of one variant (${total} exercises graded of 225: ${Object.entries(
