@@ -1,24 +1,49 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import pLimit from 'p-limit';
-import { gradeExercise, readExercises } from '../domains/index.ts';
-import { createGradeContext } from '../harness/evaluation/index.ts';
-import { resolveSandbox } from '../harness/process/index.ts';
+import { createInterface, type Interface } from 'node:readline';
+import { readExercises } from '../domains/index.ts';
 import { PROJECT_ROOT } from '../harness/run/index.ts';
+
+/** One way of grading: with the grader's build caches or without, on one grading process or two. */
+export interface GradingSetting {
+  caches: 'on' | 'off';
+  workers: 1 | 2;
+}
+
+export const SETTINGS: readonly GradingSetting[] = [
+  { caches: 'off', workers: 1 },
+  { caches: 'on', workers: 1 },
+  { caches: 'off', workers: 2 },
+  { caches: 'on', workers: 2 },
+];
+
+export interface LanguageBatch extends GradingSetting {
+  /** Wall time of the language's two batches, each from the first exercise handed out to the last graded. */
+  seconds: number;
+  perMinute: number;
+  passed: number;
+  /** Median wall time of one exercise's grading. */
+  medianSeconds: number;
+}
 
 export interface LanguageGrading {
   language: string;
   exercises: number;
-  passed: number;
-  /** Median wall time of one exercise's grading (its reference solution, in the sandbox). */
-  medianSeconds: number;
-  maxSeconds: number;
+  batches: LanguageBatch[];
 }
 
-export interface PolyglotGrading {
-  graders: number;
-  seconds: number;
-  languages: LanguageGrading[];
-}
+/**
+ * Exercises of the Polyglot benchmark per language (docs/domains.md) that a run grades: 216 of the 225,
+ * the 9 refused as tasks (a toolchain or crate Debian lacks, no test to run) are never graded.
+ */
+export const POLYGLOT_GRADED: Record<string, number> = {
+  cpp: 26,
+  go: 37,
+  java: 45,
+  javascript: 49,
+  python: 34,
+  rust: 25,
+};
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -26,53 +51,122 @@ const median = (xs: number[]): number => {
   return s.length === 0 ? 0 : s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/**
- * Grades the reference solution of every exercise under `dir` (default: the six-language fixtures; a
- * checkout of the polyglot-benchmark repository works too), with `graders` gradings at once, and reports
- * the time per exercise per language. The first pass also builds what grading prepares once (C++: Catch's
- * main), so each setting is run after a warm-up pass over one exercise per language.
- */
-export async function benchPolyglotGrading(
-  parallel: readonly number[],
-  dir = path.join(PROJECT_ROOT, 'test', 'fixtures', 'exercism'),
-): Promise<PolyglotGrading[]> {
-  const resolved = resolveSandbox('auto');
-  const sandbox = resolved.kind === 'bwrap' ? resolved : { kind: 'none' as const, why: 'no bubblewrap' };
-  const ctx = createGradeContext({ sandbox, nodeModules: path.join(PROJECT_ROOT, 'node_modules') });
-  const { tasks } = readExercises(dir);
-  const grade = async (task: (typeof tasks)[number]) => {
-    const files = { ...task.workspace?.files, ...task.answer.reference };
-    const t0 = performance.now();
-    const g = await gradeExercise({ files }, task.answer, ctx);
-    return {
-      task,
-      seconds: (performance.now() - t0) / 1000,
-      passed: (typeof g === 'number' ? g : g.score) === 1,
-    };
-  };
-  const firsts = [...new Map(tasks.map((t) => [t.input.language, t])).values()];
-  await Promise.all(firsts.map(grade));
-  const runs: PolyglotGrading[] = [];
-  for (const graders of parallel) {
-    const limit = pLimit(graders);
-    const started = performance.now();
-    const graded = await Promise.all(tasks.map((task) => limit(() => grade(task))));
-    const byLanguage = new Map<string, typeof graded>();
-    for (const g of graded)
-      byLanguage.set(g.task.input.language, [...(byLanguage.get(g.task.input.language) ?? []), g]);
-    runs.push({
-      graders,
-      seconds: (performance.now() - started) / 1000,
-      languages: [...byLanguage]
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([language, gs]) => ({
-          language,
-          exercises: gs.length,
-          passed: gs.filter((g) => g.passed).length,
-          medianSeconds: median(gs.map((g) => g.seconds)),
-          maxSeconds: Math.max(...gs.map((g) => g.seconds)),
-        })),
+interface Graded {
+  id: string;
+  seconds: number;
+  passed: boolean;
+}
+
+/** A grading process (bench/grading-worker.ts): each line written is answered by one line. */
+class GradingWorker {
+  readonly child: ChildProcess;
+  readonly lines: Interface;
+  private waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+
+  constructor(dir: string, caches: 'on' | 'off') {
+    this.child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(PROJECT_ROOT, 'bench', 'grading-worker.ts'), dir, caches],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    this.lines = createInterface({ input: this.child.stdout! });
+    this.lines.on('line', (line) => this.waiting.shift()?.resolve(line));
+    this.child.on('exit', (code) => {
+      for (const w of this.waiting.splice(0)) w.reject(new Error(`a grading process ended (${code})`));
     });
   }
-  return runs;
+
+  private ask(line: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.child.stdin!.write(`${line}\n`);
+    });
+  }
+
+  /** Builds what grading builds once (the caches), for every exercise. */
+  async prepare(): Promise<void> {
+    await this.ask('prepare');
+  }
+
+  async grade(id: string): Promise<Graded> {
+    return JSON.parse(await this.ask(id)) as Graded;
+  }
+}
+
+/** Grades `ids` on `workers`, each taking the next exercise as it is free, as queue workers do. */
+async function batch(
+  workers: GradingWorker[],
+  ids: readonly string[],
+): Promise<{ seconds: number; graded: Graded[] }> {
+  const graded: Graded[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    workers.map(async (w) => {
+      while (next < ids.length) graded.push(await w.grade(ids[next++]!));
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000, graded };
+}
+
+/**
+ * Grades the reference of every exercise under `dir` (default: the six-language fixtures; a checkout of the
+ * polyglot-benchmark repository works too; `perLanguage`: N of each language, spread over its names), language by
+ * language, in each of SETTINGS one after the other and then again in the reverse order, so that a change
+ * of load falls on all four alike. Two
+ * workers are two grading processes on this machine (not queue workers), each grading one exercise at a
+ * time. Every worker builds what grading prepares once (Go's standard library, a Rust manifest's crates,
+ * C++'s Catch main, Java's runner) before the first batch.
+ */
+export async function benchPolyglotGrading(
+  dir = path.join(PROJECT_ROOT, 'test', 'fixtures', 'exercism'),
+  perLanguage = Number.POSITIVE_INFINITY,
+): Promise<LanguageGrading[]> {
+  const all = new Map<string, string[]>();
+  for (const task of readExercises(dir).tasks.sort((a, b) => a.id.localeCompare(b.id)))
+    all.set(task.input.language, [...(all.get(task.input.language) ?? []), task.id]);
+  // N spread evenly over the language's exercises in name order, so a sample is not one end of the alphabet.
+  const byLanguage = new Map(
+    [...all].map(([language, ids]) => {
+      const n = Math.min(ids.length, perLanguage);
+      return [language, Array.from({ length: n }, (_, i) => ids[Math.floor((i * ids.length) / n)]!)];
+    }),
+  );
+  const workers = {
+    on: [new GradingWorker(dir, 'on'), new GradingWorker(dir, 'on')],
+    off: [new GradingWorker(dir, 'off'), new GradingWorker(dir, 'off')],
+  };
+  const processes = [...workers.on, ...workers.off];
+  try {
+    // One at a time: the first builds the caches, the others find them.
+    for (const w of processes) await w.prepare();
+    const results: LanguageGrading[] = [];
+    for (const [language, ids] of [...byLanguage].sort(([a], [b]) => a.localeCompare(b))) {
+      // Two rounds, the second in the reverse order, so a load that rises or falls favours no setting.
+      const runs = new Map<GradingSetting, { seconds: number; graded: Graded[] }[]>();
+      for (const setting of [...SETTINGS, ...[...SETTINGS].reverse()]) {
+        const run = await batch(workers[setting.caches].slice(0, setting.workers), ids);
+        runs.set(setting, [...(runs.get(setting) ?? []), run]);
+      }
+      const batches = SETTINGS.map((setting): LanguageBatch => {
+        const both = runs.get(setting) ?? [];
+        const seconds = both.reduce((sum, r) => sum + r.seconds, 0);
+        const graded = both.flatMap((r) => r.graded);
+        return {
+          ...setting,
+          seconds,
+          perMinute: (graded.length / seconds) * 60,
+          passed: graded.filter((g) => g.passed).length,
+          medianSeconds: median(graded.map((g) => g.seconds)),
+        };
+      });
+      results.push({ language, exercises: ids.length, batches });
+    }
+    return results;
+  } finally {
+    for (const w of processes) {
+      w.child.stdin!.end();
+      w.lines.close();
+    }
+  }
 }

@@ -9,6 +9,7 @@ import { benchGenerationsPerHour, EVAL_WORKERS } from './generations-per-hour.ts
 import { benchGrading } from './grading.ts';
 import { benchHarnessOverhead } from './harness-overhead.ts';
 import { benchPolyglotGrading } from './polyglot-grading.ts';
+import { polyglotGradingLines } from './polyglot-report.ts';
 import { benchQueueThroughput } from './queue-throughput.ts';
 import { benchSandbox } from './sandbox.ts';
 
@@ -126,21 +127,15 @@ const BENCHES: Record<string, () => Promise<void>> = {
     }
 
     const dir = process.env.POLYGLOT_DIR;
+    const perLanguage = Number(process.env.POLYGLOT_PER_LANGUAGE ?? Number.POSITIVE_INFINITY);
     console.log(
-      `\nGrading the reference of every exercise in ${dir ?? 'the six-language fixtures'} (POLYGLOT_DIR=a checkout of ` +
-        "the polyglot benchmark for all 225), each with its language's toolchain in the sandbox",
+      `\nGrading the reference of each exercise in ${dir ?? 'the six-language fixtures'} (POLYGLOT_DIR=a checkout of ` +
+        'the polyglot benchmark; POLYGLOT_PER_LANGUAGE=N: N of each language, spread over their names), language by language,\n' +
+        'the four settings one after the other, then again in the reverse order, each in the sandbox. Processes: local grading processes each grading\n' +
+        'one exercise at a time, taking the next as they are free (not queue workers). "No caches": Go and Rust\n' +
+        "without the grader's build caches (C++ keeps its Catch main), as before them.",
     );
-    const polyglot = await benchPolyglotGrading([1, 2], dir);
-    for (const r of polyglot) {
-      console.log(
-        `  ${r.graders} grader(s) at once: ${r.seconds.toFixed(1)} s in all, ${(polyglot[0]!.seconds / r.seconds).toFixed(2)}x the 1-grader speed`,
-      );
-      for (const l of r.languages)
-        console.log(
-          `    ${l.language.padEnd(11)} ${String(l.exercises).padStart(3)} exercises, ${l.passed} pass, ` +
-            `median ${l.medianSeconds.toFixed(1)} s, slowest ${l.maxSeconds.toFixed(1)} s per exercise`,
-        );
-    }
+    for (const line of polyglotGradingLines(await benchPolyglotGrading(dir, perLanguage))) console.log(line);
   },
   'cli-start': async () => {
     for (const line of await benchCliStart()) console.log(line);

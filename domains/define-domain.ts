@@ -88,6 +88,11 @@ export interface DomainSpec<Input = unknown, Answer = unknown, Prediction = unkn
   formatHint?: string;
   /** Rows of the source that were skipped (datasets), for the user to fix. */
   skipped?: readonly SkippedRow[];
+  /**
+   * Seconds one grading of the task takes, as measured (docs/measurements.md), for `--estimate`; left out
+   * when grading takes next to nothing beside the model calls.
+   */
+  gradingSec?(task: Task<Input, Answer>): number;
 }
 
 export interface Domain<Input = unknown, Answer = unknown, Prediction = unknown>

@@ -17,6 +17,12 @@ export interface SandboxedCommand {
   files: Record<string, string>;
   /** Extra paths the command may read (the project's node_modules and Node itself are always readable). */
   readOnly?: string[];
+  /**
+   * Extra paths the command may write: only a fresh folder the caller made for this one command and
+   * moves into place once it ends (a grader's build cache, built from the exercise alone). Never a
+   * folder another command reads.
+   */
+  readWrite?: string[];
   env?: Record<string, string>;
   /** Written to the command's standard input, which is then closed. */
   stdin?: string;

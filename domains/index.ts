@@ -15,16 +15,21 @@ export {
   type TaskWorkspace,
 } from './define-domain.ts';
 export { DOMAINS_DIR, listDomainNames, loadDomain } from './discover.ts';
+export { defaultBuildCache } from './exercism/build-cache.ts';
 export { exercismDomain } from './exercism/exercism-domain.ts';
+export { createGo, stdlibCache } from './exercism/go.ts';
 export { gradeExercise } from './exercism/grade.ts';
+export { GRADING_SEC } from './exercism/grading-time.ts';
 export { LANGUAGE_NAMES, type LanguageName } from './exercism/language.ts';
+export { LANGUAGES } from './exercism/languages.ts';
 export {
   type ExerciseAnswer,
   type ExerciseInput,
   type ExerciseTask,
   readExercises,
 } from './exercism/read.ts';
-export { rust } from './exercism/rust.ts';
+export { createRust, rust } from './exercism/rust.ts';
+export { dependencyEntry } from './exercism/rust-deps.ts';
 export {
   gradesLine,
   installHint,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Domain, defineDomain, type Split, type WorkspaceFiles } from '../define-domain.ts';
 import { groupBySplit, hashSplit } from '../hash-split.ts';
 import { gradeExercise } from './grade.ts';
+import { DEFAULT_GRADING_SEC, GRADING_SEC } from './grading-time.ts';
 import type { ExercismLanguage, GradeLimits, LanguageName } from './language.ts';
 import { LANGUAGES } from './languages.ts';
 import type { ExerciseAnswer, ExerciseInput, ExerciseSet, ExerciseTask } from './read.ts';
@@ -72,5 +73,6 @@ export function exercismDomain(
     stagedSamples: options.stagedSamples ?? 5,
     formatHint: EXERCISE_FORMAT_HINT,
     skipped: set.skipped,
+    gradingSec: (task) => GRADING_SEC[task.input.language] ?? DEFAULT_GRADING_SEC,
   });
 }

@@ -3,7 +3,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { CommandResult } from '../grade-context.ts';
+import type { CommandResult, GradeContext } from '../grade-context.ts';
+import { buildOnce, defaultBuildCache, sha16 } from './build-cache.ts';
 import {
   type BuildContext,
   declaredData,
@@ -60,6 +61,30 @@ function installedGo(): { minor: number; version: string; goroot: string } | nul
   return installed;
 }
 
+/** The grader's compiled standard library for the installed Go under `root`, or null (no Go, no cache). */
+export function stdlibCache(root: string | null): string | null {
+  const go = installedGo();
+  return go === null || root === null ? null : path.join(root, `${go.version}-${sha16(go.goroot)}`);
+}
+
+/**
+ * Compiles the whole standard library into `into`, in the grading sandbox with the grading's settings
+ * (the cache is keyed by every input, settings included), from the toolchain alone: no exercise, no answer.
+ */
+async function buildStdlib(ctx: GradeContext, into: string): Promise<boolean> {
+  const result = await ctx.run({
+    file: '/bin/sh',
+    args: ['-c', [...GO_ENV, 'export GOCACHE="$1"', 'go build std </dev/null'].join('\n'), 'sh', into],
+    env: { CGO_ENABLED: '0' },
+    files: {},
+    readWrite: [into],
+    timeoutMs: 900_000,
+    memoryMb: 4096,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+  });
+  return result.exitCode === 0;
+}
+
 const buildContext = (): BuildContext => ({ goMinor: installedGo()?.minor ?? 0 });
 
 /** The exercise's test functions, in file order, from the test files a build selects. */
@@ -73,18 +98,27 @@ function modulePath(files: Record<string, string>): string | null {
   return module !== null && /^[A-Za-z0-9._~/-]+$/.test(module) ? module : null;
 }
 
+/** The go command's settings in every grading step: module mode, no proxy, no toolchain download. */
+const GO_ENV = [
+  'export GOPATH="$PWD/.go/path" GOMODCACHE="$PWD/.go/path/pkg/mod"',
+  'export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GO111MODULE=on GOTOOLCHAIN=local GOTELEMETRY=off',
+];
+
 /**
  * Grading, in the sandbox: refuse what the solution may not import (the toolchain's own `go list`, before
  * any solution code runs), build the package alone (a solution that needs the tests' own declarations to
  * build has changed the tests' data, which is refused), build the test binary with the harness, delete the
- * harness's sources, then run the binary with the token on standard input. Module mode without a proxy,
- * caches inside the working directory, so nothing is shared between tasks.
+ * harness's sources, then run the binary with the token on standard input. Module mode without a proxy.
+ * The build cache is the grader's compiled standard library (`$1`), mounted read-only: the go command
+ * reads it and its writes there fail quietly, so nothing of an answer outlives its grading. Without
+ * it (`$1` empty), a cache inside the working directory.
  */
 function script(module: string, harnessDir: string, testData: readonly string[]): string {
   const refusedCase = [...REFUSED_IMPORTS, module, `${module}/*`].join('|');
   return [
-    'export GOPATH="$PWD/.go/path" GOCACHE="$PWD/.go/cache" GOMODCACHE="$PWD/.go/path/pkg/mod"',
-    'export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GO111MODULE=on GOTOOLCHAIN=local GOTELEMETRY=off',
+    ...GO_ENV,
+    'export GOCACHE="$1"',
+    '[ -n "$GOCACHE" ] || GOCACHE="$PWD/.go/cache"',
     `imports=$(go list -f '{{join .Imports " "}}' . </dev/null) || exit 3`,
     'refused=""',
     'for p in $imports; do',
@@ -192,91 +226,120 @@ function readGoReport(result: CommandResult, token: string): TestReport | null {
   return { tests, tampering };
 }
 
-export const go: ExercismLanguage = {
-  name: 'go',
-  packages: PACKAGES,
-  toolchain: () =>
-    toolchainStatus(PACKAGES, [{ what: '/usr/bin/go', file: '/usr/bin/go', args: ['version'] }]),
-  referenceTarget: (layout, example) => {
-    const at = layout.example.indexOf(example);
-    return layout.solution[at] ?? example.replace(/^\.meta\//, '');
-  },
-  isSupportFile: (rel) =>
-    !rel.endsWith('_test.go') && (rel.endsWith('.go') || rel === 'go.mod' || rel === 'go.sum'),
-  enableAllTests: (files) => files,
-  testCommand: 'go test ./...',
-  gradeCommand: () => {
-    throw new Error('Go exercises are graded by run(), which adds the grading harness to the files');
-  },
-  // Module and workspace files, test sources and the data folder they read, vendored packages.
-  isRunnerInput: (rel) =>
-    /(^|\/)(go\.(mod|sum|work|work\.sum)|[^/]*_test\.go|vendor\/.*|testdata\/.*)$/.test(rel),
-  expectedTests: (tests) => exerciseTests(tests),
-  unsupported: ({ tests, reference, support }) => {
-    const go = installedGo();
-    if (go === null) return null;
-    if (exerciseTests(tests).length === 0)
-      return (
-        `its tests define no test function (${Object.keys(tests).join(', ')}): ` +
-        'the exercise asks for a test suite, and grading could not tell a right answer from a wrong one'
-      );
-    const mod = goMod(support['go.mod'] ?? '');
-    if (mod.minor !== null && mod.minor > go.minor)
-      return `its go.mod asks for Go 1.${mod.minor}, newer than the installed ${go.version}`;
-    const module = mod.module ?? '';
-    const all = { ...support, ...tests, ...reference };
-    const missing = Object.entries(all).flatMap(([rel, text]) =>
-      !rel.endsWith('.go')
-        ? []
-        : imports(text)
-            .filter((p) => !p.includes('.') && p !== 'C' && p !== module && !p.startsWith(`${module}/`))
-            .filter((p) => !existsSync(path.join(go.goroot, 'src', p)))
-            .map((p) => `${rel in reference ? 'the reference ' : ''}${rel} imports ${p}`),
+/** Why this exercise cannot be graded by the installed Go (see ExercismLanguage.unsupported), or null. */
+function unsupportedExercise({
+  tests,
+  reference,
+  support,
+}: Parameters<NonNullable<ExercismLanguage['unsupported']>>[0]): string | null {
+  const go = installedGo();
+  if (go === null) return null;
+  if (exerciseTests(tests).length === 0)
+    return (
+      `its tests define no test function (${Object.keys(tests).join(', ')}): ` +
+      'the exercise asks for a test suite, and grading could not tell a right answer from a wrong one'
     );
-    if (missing.length > 0)
-      return `${missing.join(', ')}, which ${go.version} does not have: it needs a newer Go`;
-    return null;
-  },
-  readReport: readGoReport,
-  claimsSuccess: (result) => /^(ok|PASS)\b/m.test(result.stdout),
-  limits: { timeoutMs: 240_000, memoryMb: 4096 },
-  async run(ctx, files, _layout, limits, token) {
-    const module = modulePath(files) ?? 'exercise';
-    const id = randomBytes(8).toString('hex');
-    const harnessDir = `grading_${id}`;
-    const runner = `zz_grading_${id}_test.go`;
-    const testFiles = selectedTestFiles(files, buildContext());
-    const pkg = packageName(testFiles[0]?.[1] ?? '') ?? 'main';
-    const harnessImport = `${module}/${harnessDir}`;
-    // The package under test must import the harness itself, so that the harness's init runs before
-    // any of the solution's: an external test package (`x_test`) would not order them.
-    const internal = pkg.endsWith('_test')
-      ? {
-          [`zz_grading_${id}_init_test.go`]: `package ${pkg.slice(0, -5)}\n\nimport _ ${JSON.stringify(harnessImport)}\n`,
-        }
-      : {};
-    return ctx.run({
-      file: '/bin/sh',
-      args: [
-        '-c',
-        script(
-          module,
-          harnessDir,
-          testFiles.flatMap(([, text]) => declaredData(text)),
-        ),
-      ],
-      env: { CGO_ENABLED: '0' },
-      files: {
-        ...files,
-        ...(files['go.mod'] === undefined ? { 'go.mod': `module ${module}\n\ngo 1.18\n` } : {}),
-        [`${harnessDir}/harness.go`]: HARNESS,
-        [runner]: runnerSource(pkg, harnessImport, `grading${id}`, exerciseTests(files)),
-        ...internal,
-      },
-      stdin: token,
-      timeoutMs: limits.timeoutMs,
-      memoryMb: limits.memoryMb,
-      maxOutputBytes: MAX_OUTPUT_BYTES,
-    });
-  },
-};
+  const mod = goMod(support['go.mod'] ?? '');
+  if (mod.minor !== null && mod.minor > go.minor)
+    return `its go.mod asks for Go 1.${mod.minor}, newer than the installed ${go.version}`;
+  const module = mod.module ?? '';
+  const all = { ...support, ...tests, ...reference };
+  const missing = Object.entries(all).flatMap(([rel, text]) =>
+    !rel.endsWith('.go')
+      ? []
+      : imports(text)
+          .filter((p) => !p.includes('.') && p !== 'C' && p !== module && !p.startsWith(`${module}/`))
+          .filter((p) => !existsSync(path.join(go.goroot, 'src', p)))
+          .map((p) => `${rel in reference ? 'the reference ' : ''}${rel} imports ${p}`),
+  );
+  if (missing.length > 0)
+    return `${missing.join(', ')}, which ${go.version} does not have: it needs a newer Go`;
+  return null;
+}
+
+export interface GoOptions {
+  /** Where the compiled standard library is kept; defaultBuildCache('go') when left out, none when null. */
+  buildCache?: string | null;
+}
+
+export function createGo(options: GoOptions = {}): ExercismLanguage {
+  const root = options.buildCache === undefined ? defaultBuildCache('go') : options.buildCache;
+  const building = new Map<string, Promise<void>>();
+  return {
+    name: 'go',
+    packages: PACKAGES,
+    toolchain: () =>
+      toolchainStatus(PACKAGES, [{ what: '/usr/bin/go', file: '/usr/bin/go', args: ['version'] }]),
+    referenceTarget: (layout, example) => {
+      const at = layout.example.indexOf(example);
+      return layout.solution[at] ?? example.replace(/^\.meta\//, '');
+    },
+    isSupportFile: (rel) =>
+      !rel.endsWith('_test.go') && (rel.endsWith('.go') || rel === 'go.mod' || rel === 'go.sum'),
+    enableAllTests: (files) => files,
+    testCommand: 'go test ./...',
+    gradeCommand: () => {
+      throw new Error('Go exercises are graded by run(), which adds the grading harness to the files');
+    },
+    // Module and workspace files, test sources and the data folder they read, vendored packages.
+    isRunnerInput: (rel) =>
+      /(^|\/)(go\.(mod|sum|work|work\.sum)|[^/]*_test\.go|vendor\/.*|testdata\/.*)$/.test(rel),
+    expectedTests: (tests) => exerciseTests(tests),
+    unsupported: unsupportedExercise,
+    readReport: readGoReport,
+    prepare: (ctx) => {
+      const cache = stdlibCache(root);
+      return cache === null
+        ? Promise.resolve()
+        : buildOnce(building, cache, (into) => buildStdlib(ctx, into));
+    },
+    claimsSuccess: (result) => /^(ok|PASS)\b/m.test(result.stdout),
+    limits: { timeoutMs: 240_000, memoryMb: 4096 },
+    async run(ctx, files, _layout, limits, token) {
+      const module = modulePath(files) ?? 'exercise';
+      const id = randomBytes(8).toString('hex');
+      const harnessDir = `grading_${id}`;
+      const runner = `zz_grading_${id}_test.go`;
+      const testFiles = selectedTestFiles(files, buildContext());
+      const pkg = packageName(testFiles[0]?.[1] ?? '') ?? 'main';
+      const harnessImport = `${module}/${harnessDir}`;
+      // The package under test must import the harness itself, so that the harness's init runs before
+      // any of the solution's: an external test package (`x_test`) would not order them.
+      const internal = pkg.endsWith('_test')
+        ? {
+            [`zz_grading_${id}_init_test.go`]: `package ${pkg.slice(0, -5)}\n\nimport _ ${JSON.stringify(harnessImport)}\n`,
+          }
+        : {};
+      const cache = stdlibCache(root);
+      const cached = cache !== null && existsSync(cache);
+      return ctx.run({
+        file: '/bin/sh',
+        args: [
+          '-c',
+          script(
+            module,
+            harnessDir,
+            testFiles.flatMap(([, text]) => declaredData(text)),
+          ),
+          'sh',
+          cached ? cache : '',
+        ],
+        ...(cached ? { readOnly: [cache] } : {}),
+        env: { CGO_ENABLED: '0' },
+        files: {
+          ...files,
+          ...(files['go.mod'] === undefined ? { 'go.mod': `module ${module}\n\ngo 1.18\n` } : {}),
+          [`${harnessDir}/harness.go`]: HARNESS,
+          [runner]: runnerSource(pkg, harnessImport, `grading${id}`, exerciseTests(files)),
+          ...internal,
+        },
+        stdin: token,
+        timeoutMs: limits.timeoutMs,
+        memoryMb: limits.memoryMb,
+        maxOutputBytes: MAX_OUTPUT_BYTES,
+      });
+    },
+  };
+}
+
+export const go = createGo();

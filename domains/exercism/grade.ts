@@ -154,8 +154,9 @@ export async function gradeExercise(
   const copy = gradingCopy(prediction, answer, language);
   const refused = refusalDetail(copy, answer.layout);
   if (refused !== null) return { score: 0, detail: refused };
-  // What grading builds once per content (C++: the compiled test main), from the exercise's own files.
-  await language.prepare?.(ctx, answer.support);
+  // What grading builds once per content (C++: the compiled test main; Rust: the manifest's
+  // dependencies), from the exercise's own files: its support files and its own runner configuration.
+  await language.prepare?.(ctx, { ...answer.support, ...answer.configuration });
   const limits = limitsOverride ?? language.limits ?? DEFAULT_LIMITS;
   const token = newToken();
   const result =

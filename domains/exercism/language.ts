@@ -94,8 +94,8 @@ export interface ExercismLanguage {
   ): Omit<SandboxedCommand, 'files' | 'timeoutMs' | 'memoryMb' | 'maxOutputBytes'>;
   /**
    * Optional: builds once, for each distinct content, what grading may then read but never write (e.g. a
-   * compiled test main), from the exercise's own support files as its folder holds them (never a
-   * workspace's). Its commands run through `ctx` like grading; a failure leaves grading to build everything
+   * compiled test main), from the exercise's own support and configuration files as its folder holds
+   * them (never a workspace's: Rust's `Cargo.toml` is the exercise's, not the answer's). Its commands run through `ctx` like grading; a failure leaves grading to build everything
    * itself. Calls for the same content after the first return at once.
    */
   prepare?(ctx: GradeContext, support: Record<string, string>): Promise<void>;

@@ -103,6 +103,7 @@ function spawnLimited(
       workdir,
       writable: true,
       readOnly: [options.nodeModules, ...(command.readOnly ?? [])].filter(existsSync),
+      readWrite: (command.readWrite ?? []).filter(existsSync),
       ...(command.processes === undefined
         ? {}
         : { limits: { ...DEFAULT_LIMITS, processes: command.processes } }),

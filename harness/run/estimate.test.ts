@@ -1,5 +1,16 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type EstimateInput, estimateLines, estimateRun, REAL_CALL_SEC, simCallSec } from './estimate.ts';
+import type { Domain, Task } from '../../domains/index.ts';
+import { exercismDomain, GRADING_SEC, readExercises } from '../../domains/index.ts';
+import {
+  type EstimateInput,
+  estimateLines,
+  estimateRun,
+  REAL_CALL_SEC,
+  simCallSec,
+  stageCounts,
+} from './estimate.ts';
+import { PROJECT_ROOT } from './index.ts';
 
 /** A run of plain tasks on a model at $3 / $15 per million tokens (a Claude Sonnet price). */
 const base: EstimateInput = {
@@ -54,6 +65,22 @@ describe('estimateRun', () => {
     expect(run({ generations: 1, tasks, maxToolCalls: 9 }).calls).toEqual({ low: 3 + 4, high: 41 + 50 });
   });
 
+  it("adds the domains' measured grading time per attempt, shared by the eval workers", () => {
+    const tasks = { staged: { plain: 0, workspace: 2 }, full: { plain: 0, workspace: 5 } };
+    const graded = {
+      staged: { ...tasks.staged, gradingSec: 2 * 11 },
+      full: { ...tasks.full, gradingSec: 5 * 11 },
+    };
+    const plain = run({ generations: 1, tasks, evalRepeats: 2, initialEval: true });
+    const timed = run({ generations: 1, tasks: graded, evalRepeats: 2, initialEval: true });
+    // Low: the staged sample graded twice; high: the full stage twice, and variant 0's full stage twice.
+    expect(timed.seconds.low - plain.seconds.low).toBeCloseTo((2 * 22) / 4);
+    expect(timed.seconds.high - plain.seconds.high).toBeCloseTo((2 * 55) / 4 + (2 * 55) / 4);
+    expect(timed.calls).toEqual(plain.calls);
+    const [, assumptions] = estimateLines({ ...base, tasks: graded }, timed, { kind: 'real' }, false);
+    expect(assumptions).toContain('grading 22 s (staged) to 55 s (full) per attempt');
+  });
+
   it('runs parallel generations side by side: less time, the same cost', () => {
     const one = run({ parallel: 1 });
     const four = run({ parallel: 4 });
@@ -66,6 +93,22 @@ describe('estimateRun', () => {
       low: 0,
       high: 0,
     });
+  });
+});
+
+describe('stageCounts', () => {
+  it('counts the grading time of each Polyglot exercise by its language, and none for other domains', async () => {
+    const set = readExercises(path.join(PROJECT_ROOT, 'test', 'fixtures', 'exercism'));
+    const domain = exercismDomain(set, { name: 'polyglot' }) as unknown as Domain;
+    const splits = Object.fromEntries(
+      await Promise.all(domain.splits.map(async (s) => [s, (await domain.load(s)) as Task[]] as const)),
+    );
+    const counts = stageCounts([{ domain, splits }], true);
+    const languages = set.tasks.map((t) => t.input.language);
+    expect(counts.full.workspace).toBe(languages.length);
+    expect(counts.full.gradingSec).toBeCloseTo(languages.reduce((sum, l) => sum + GRADING_SEC[l]!, 0));
+    const plain = { ...domain, gradingSec: undefined };
+    expect(stageCounts([{ domain: plain, splits }], true).full.gradingSec).toBe(0);
   });
 });
 

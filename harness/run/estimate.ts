@@ -6,8 +6,36 @@ import {
   historyLines,
   type PointEstimate,
 } from './estimate-history.ts';
-import { type Price, type StageCounts, usdText } from './estimate-units.ts';
+import { duration, estimateLines, type PriceNote } from './estimate-lines.ts';
+import {
+  type Estimate,
+  type EstimateInput,
+  META_CALLS,
+  META_TOKENS,
+  OVERHEAD_SEC,
+  type Price,
+  type Range,
+  REAL_CALL_SEC,
+  type StageCounts,
+  TASK_TOKENS,
+  usdText,
+  WORKSPACE_TOKENS,
+} from './estimate-units.ts';
 import type { RunConfig, SimConfig } from './run-config.ts';
+
+export { duration, estimateLines, type PriceNote } from './estimate-lines.ts';
+export {
+  type Estimate,
+  type EstimateInput,
+  META_CALLS,
+  META_TOKENS,
+  OVERHEAD_SEC,
+  type Range,
+  REAL_CALL_SEC,
+  TASK_TOKENS,
+  usdText,
+  WORKSPACE_TOKENS,
+} from './estimate-units.ts';
 
 /**
  * What a run is expected to spend and take before it starts: a range from the prices, the task counts and the
@@ -15,65 +43,18 @@ import type { RunConfig, SimConfig } from './run-config.ts';
  * are assumptions (below), and the MetaAgent decides how many calls it makes.
  */
 
-/** A low–high range. */
-export interface Range {
-  low: number;
-  high: number;
-}
-
-/** Model calls of one MetaAgent: a few at least; its tool-call limit (40) plus the final answer at most. */
-export const META_CALLS: Range = { low: 3, high: 41 };
-/** Tokens per MetaAgent call: its conversation grows with every step. */
-export const META_TOKENS = { input: { low: 4_000, high: 40_000 }, output: { low: 300, high: 2_000 } };
-/** Tokens per call of a TaskAgent answering one plain task (one call per task). */
-export const TASK_TOKENS = { input: { low: 300, high: 2_000 }, output: { low: 50, high: 1_000 } };
-/** Tokens per call of a TaskAgent on a workspace task (its conversation grows with each tool call). */
-export const WORKSPACE_TOKENS = { input: { low: 2_000, high: 20_000 }, output: { low: 200, high: 2_000 } };
-/** Seconds one call of a real model takes. */
-export const REAL_CALL_SEC: Range = { low: 1, high: 20 };
-/** Seconds a generation spends outside model calls: git, the gate's checks, starting agent processes. */
-export const OVERHEAD_SEC: Range = { low: 1, high: 20 };
-
-export interface EstimateInput {
-  /** Generations still to run (all of them for a new run). */
-  generations: number;
-  parallel: number;
-  evalWorkers: number;
-  evalRepeats: number;
-  skipStagedEval: boolean;
-  tasks: StageCounts;
-  /** Tool calls a TaskAgent may make on one workspace task. */
-  maxToolCalls: number;
-  metaTimeoutSec: number;
-  metaPrice: Price;
-  taskPrice: Price;
-  /** Seconds per model call (the sim's latency, or REAL_CALL_SEC). */
-  callSec: Range;
-  budgetUsd: number | null;
-  /** Spent before this process (a resumed run); 0 for a new run. */
-  spentUsd: number;
-  /** A new run evaluates variant 0 on the full stage first: counted in the high end (a cached result is free). */
-  initialEval: boolean;
-}
-
-export interface Estimate {
-  calls: Range;
-  usd: Range;
-  seconds: Range;
-  /** The budget left for this process, or null without a budget. */
-  budgetLeftUsd: number | null;
-  /** `high`: the upper end exceeds the budget left; `low`: even the lower end does; null: it fits or no budget. */
-  overBudget: 'low' | 'high' | null;
-}
-
 /** The plain and workspace tasks of each stage, as the evaluation picks them. */
 export function stageCounts(domains: readonly DomainTasks[], evalTest: boolean): StageCounts {
-  const counts: StageCounts = { staged: { plain: 0, workspace: 0 }, full: { plain: 0, workspace: 0 } };
+  const counts = {
+    staged: { plain: 0, workspace: 0, gradingSec: 0 },
+    full: { plain: 0, workspace: 0, gradingSec: 0 },
+  };
   for (const stage of ['staged', 'full'] as const) {
     for (const { domain, splits } of domains) {
       for (const split of stageSplits(domain, stage, evalTest)) {
         for (const task of stageTasks(splits[split] ?? [], domain, stage)) {
           counts[stage][task.workspace === undefined ? 'plain' : 'workspace']++;
+          counts[stage].gradingSec += domain.gradingSec?.(task) ?? 0;
         }
       }
     }
@@ -97,6 +78,10 @@ export function estimateRun(input: EstimateInput): Estimate {
     low: first.workspace * repeats * 2,
     high: tasks.full.workspace * repeats * (input.maxToolCalls + 1),
   };
+  const gradingSec = {
+    low: (first.gradingSec ?? 0) * repeats,
+    high: (tasks.full.gradingSec ?? 0) * repeats,
+  };
   const per = (end: 'low' | 'high') => {
     const calls = META_CALLS[end] + taskCalls[end] + workspaceCalls[end];
     const usd =
@@ -116,10 +101,11 @@ export function estimateRun(input: EstimateInput): Estimate {
         input.taskPrice,
       );
     const metaSec = Math.min(META_CALLS[end] * input.callSec[end], input.metaTimeoutSec);
-    // Tasks run evalWorkers at once; a workspace task's calls follow one another.
+    // Tasks run evalWorkers at once; a workspace task's calls follow one another, then it is graded.
     const taskSec =
       (Math.ceil(taskCalls[end] / input.evalWorkers) + Math.ceil(workspaceCalls[end] / input.evalWorkers)) *
-      input.callSec[end];
+        input.callSec[end] +
+      gradingSec[end] / input.evalWorkers;
     return { calls, usd, seconds: OVERHEAD_SEC[end] + metaSec + taskSec };
   };
   const low = per('low');
@@ -158,63 +144,11 @@ function initialEvaluation(input: EstimateInput): { calls: number; usd: number; 
       { input: WORKSPACE_TOKENS.input.high, output: WORKSPACE_TOKENS.output.high },
       input.taskPrice,
     );
+  const grading = ((full.gradingSec ?? 0) * input.evalRepeats) / input.evalWorkers;
   const seconds =
-    (Math.ceil(plain / input.evalWorkers) + Math.ceil(workspace / input.evalWorkers)) * input.callSec.high;
+    (Math.ceil(plain / input.evalWorkers) + Math.ceil(workspace / input.evalWorkers)) * input.callSec.high +
+    grading;
   return { calls: plain + workspace, usd, seconds };
-}
-
-/** `4.5 s`, `45 s`, `2.5 min`, `12 min`, `3.5 h`: about two significant figures. */
-export function duration(seconds: number): string {
-  if (seconds < 10) return `${seconds.toFixed(1)} s`;
-  if (seconds < 90) return `${Math.round(seconds)} s`;
-  if (seconds < 10 * 60) return `${(seconds / 60).toFixed(1)} min`;
-  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3600).toFixed(1)} h`;
-}
-
-/** How the price reads: the sim's is nominal (`--sim-price-per-mtok`) or $0. */
-export type PriceNote = { kind: 'real' } | { kind: 'sim'; pricePerMTok: number };
-
-/**
- * The lines printed before the first generation: the range, then the assumptions, then (when the budget is
- * under the range) a warning that the run will likely stop on the budget.
- */
-export function estimateLines(
-  input: EstimateInput,
-  estimate: Estimate,
-  note: PriceNote,
-  resumed: boolean,
-): string[] {
-  const { calls, usd: money, seconds } = estimate;
-  const what = `${resumed ? 'the remaining ' : ''}${input.generations} generation${input.generations === 1 ? '' : 's'}`;
-  const price =
-    note.kind === 'real'
-      ? ''
-      : note.pricePerMTok === 0
-        ? ' (sim: $0)'
-        : ` (sim: nominal $${note.pricePerMTok}/Mtok from --sim-price-per-mtok)`;
-  const lines = [
-    `Estimate for ${what}: ${calls.low}–${calls.high} model calls, ${usdText(money.low)}–${usdText(money.high)}${price}, ` +
-      `about ${duration(seconds.low)}–${duration(seconds.high)}.`,
-    `  Assumed per generation: a MetaAgent of ${META_CALLS.low}–${META_CALLS.high} calls; the child evaluated on ` +
-      `${input.skipStagedEval ? 'the full' : 'the staged sample'} (low) up to the full evaluation (high) of ` +
-      `${input.tasks.full.plain + input.tasks.full.workspace} task(s) × ${input.evalRepeats} attempt(s)` +
-      `${input.tasks.full.workspace > 0 ? `, workspace tasks 2–${input.maxToolCalls + 1} calls each` : ''}; ` +
-      `${input.callSec.low}–${input.callSec.high} s per call; ${input.parallel} generation(s) at once. Gate ` +
-      'rejections and failures cost less.' +
-      (input.initialEval
-        ? " The high end includes variant 0's evaluation (free when its results are cached)."
-        : ''),
-  ];
-  const left = estimate.budgetLeftUsd;
-  if (left !== null && estimate.overBudget !== null) {
-    lines.push(
-      estimate.overBudget === 'low'
-        ? `  Even the low end is over the budget left (${usdText(left)} of --budget-usd): the run will stop on the budget.`
-        : `  The high end is over the budget left (${usdText(left)} of --budget-usd): the run will likely stop on the budget.`,
-    );
-  }
-  return lines;
 }
 
 /** Seconds per call of the simulated model: its latency setting, or next to none. */

@@ -3,17 +3,9 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prepareLoop } from '../../cli/loop/loop-prepare.ts';
 import type { LanguageName } from '../../domains/index.ts';
-import type { RemoteTasks } from '../../harness/generation/index.ts';
 import { gatewayFactory, type RunSummary, runGenerations } from '../../harness/run/index.ts';
 import type { QueueStatus } from '../../queue/index.ts';
-import {
-  type Coordinator,
-  openCoordinator,
-  PREFIX,
-  PROJECT_VERSION,
-  parseRedisUrl,
-  taskQueueOf,
-} from '../../queue/index.ts';
+import { openCoordinator, PREFIX, PROJECT_VERSION, parseRedisUrl, taskQueueOf } from '../../queue/index.ts';
 import { outcome, readArchive } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
 import { results, simRunArgs } from './run-rows.ts';
