@@ -7,7 +7,7 @@ import { settingsMarkdown } from './setting-docs.ts';
 
 describe('the docs and the help, made from the table of settings', () => {
   it('docs/options.md is the table as it is now (npm run docs:options writes it)', () => {
-    const file = path.resolve(import.meta.dirname, '..', 'docs', 'options.md');
+    const file = path.resolve(import.meta.dirname, '..', '..', 'docs', 'options.md');
     expect(readFileSync(file, 'utf8'), 'docs/options.md is out of date: run npm run docs:options').toBe(
       settingsMarkdown(),
     );

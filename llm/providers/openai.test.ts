@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProviderError, ProviderResponse, ProviderResult } from '../provider.ts';
+import { providerNamed } from '../provider-registry.ts';
 import { costUsd, type ModelRecord } from '../registry.ts';
 import { withRetries } from '../retry.ts';
 import {
@@ -63,7 +64,9 @@ afterEach(async () => {
 });
 
 function provider(model: ModelRecord = gpt4o, opts: Partial<ProviderOptions> = {}) {
-  return createOpenAIProvider(model, { apiKey: 'sk-test', baseUrl: `${server.url}/v1`, ...opts }, openai);
+  // The client of the provider the model is of (a local server's model names its own hints).
+  const spec = providerNamed(model.provider) ?? openai;
+  return createOpenAIProvider(model, { apiKey: 'sk-test', baseUrl: `${server.url}/v1`, ...opts }, spec);
 }
 
 function expectOk(result: ProviderResult): ProviderResponse {
