@@ -108,7 +108,7 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
     workers: () => tasks.queue.getWorkersCount(),
     async close() {
       stopWatching();
-      stopWaiting();
+      await stopWaiting();
       for (const jobs of held.languages.values()) await jobs.close();
       await tasks.close();
       await edits.close();

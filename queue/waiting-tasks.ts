@@ -8,36 +8,42 @@ const LOOK_MS = 2000;
 /**
  * Watches the language queues the coordinator awaits jobs on: when a language's tasks have no connected
  * worker listening to its queue, `tell` gets one `waiting` change for it (the tasks wait, nothing fails), and
- * one `served` change when such a worker connects. Returns the function that stops watching.
+ * one `served` change when such a worker connects (also when its tasks ran between two looks). Returns the
+ * function that stops watching, after a last look, so a worker that came just before the end is still told.
  */
 export function watchWaitingTasks(
   queues: () => ReadonlyMap<LanguageName, AwaitedJobs<unknown>>,
   tell: (change: WaitingChange) => void,
-): () => void {
+): () => Promise<void> {
   let said = new Set<LanguageName>();
-  let looking = false;
+  let looking: Promise<void> | null = null;
   const look = async (): Promise<void> => {
     const awaited = new Map<LanguageName, number>();
     const graded = new Set<LanguageName>();
     for (const [language, jobs] of queues()) {
       const pending = jobs.pending();
-      if (pending === 0) continue;
-      awaited.set(language, pending);
+      // A language said to wait whose tasks all ended: served, if a worker of it is there now.
+      if (pending === 0 && !said.has(language)) continue;
+      if (pending > 0) awaited.set(language, pending);
       if ((await jobs.queue.getWorkersCount()) > 0) graded.add(language);
     }
     const next = waitingChanges(said, awaited, graded);
     said = next.said;
     for (const change of next.changes) tell(change);
   };
-  const timer = setInterval(() => {
-    if (looking) return;
-    looking = true;
-    // Redis not answering: the Redis watch says so; the next look tells what waits.
-    void look()
+  // Redis not answering: the Redis watch says so; the next look tells what waits.
+  const lookOnce = (): Promise<void> => {
+    looking ??= look()
       .catch(() => undefined)
       .finally(() => {
-        looking = false;
+        looking = null;
       });
-  }, LOOK_MS);
-  return () => clearInterval(timer);
+    return looking;
+  };
+  const timer = setInterval(() => void lookOnce(), LOOK_MS);
+  return async () => {
+    clearInterval(timer);
+    await lookOnce();
+    if (said.size > 0) await lookOnce();
+  };
 }

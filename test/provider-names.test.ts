@@ -67,6 +67,11 @@ function stringsOf(source: Source): { text: string; line: number }[] {
 const COINCIDENCES: readonly { file: string; text: string; what: string }[] = [
   { file: 'domains/exercism/go.ts', text: 'local', what: "GOTOOLCHAIN=local: Go's own toolchain" },
   {
+    file: 'domains/exercism/toolchain-probe.ts',
+    text: 'local',
+    what: "GOTOOLCHAIN=local: Go's own toolchain, as the grader runs it",
+  },
+  {
     file: 'bench/queue-throughput.ts',
     text: 'local',
     what: 'the benchmark row of tasks run on this machine',
