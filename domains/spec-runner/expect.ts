@@ -1,4 +1,3 @@
-// Over 400 lines: the matchers and the deep equality they share, all on built-ins taken before the solution loads; to be split by matcher family.
 /**
  * The subset of Jest's `expect` that exercise specs use. Runs inside the grading sandbox beside the solution,
  * so every built-in it calls was taken before the solution loaded (intrinsics.ts): a solution that patches
@@ -6,31 +5,38 @@
  * asymmetric matchers this module made (`expect.any`, `expect.objectContaining`, …) match asymmetrically, so
  * a value that merely looks like one (a solution's object with `asymmetricMatch`) is compared as a value.
  */
+
+import {
+  argsOf,
+  type Check,
+  equals,
+  isMatcher,
+  itemsOfSet,
+  type Matcher,
+  matcher,
+  matchesObject,
+  type Outcome,
+  show,
+} from './equality.ts';
 import {
   ArrayIsArray,
   append,
   BooleanCtor,
   copied,
-  DatePrototypeGetTime,
   ErrorCtor,
   guarded,
-  isDate,
-  isMap,
   isNativeError,
   isRegExp,
   isSet,
   list,
   MapCtor,
-  MapPrototypeForEach,
   MapPrototypeGet,
   MapPrototypeHas,
   MapPrototypeSet,
-  MapSize,
   MathAbs,
   NumberIsNaN,
   ObjectCtor,
   ObjectDefineProperty,
-  ObjectGetPrototypeOf,
   ObjectHasOwn,
   ObjectIs,
   ObjectKeys,
@@ -41,148 +47,19 @@ import {
   RegExpPrototypeExec,
   RegExpSource,
   record,
-  SetPrototypeForEach,
-  SetPrototypeHas,
-  SetSize,
   StringCtor,
   StringPrototypeIncludes,
   StringPrototypeSplit,
   settledValue,
-  utilInspect,
-  WeakSetCtor,
-  WeakSetPrototypeAdd,
-  WeakSetPrototypeHas,
 } from './intrinsics.ts';
+
+export { equals } from './equality.ts';
+export { recognizeMocks } from './mock-checks.ts';
+
+import { called, calledTimes, calledWith, lastCalledWith } from './mock-checks.ts';
 
 export class AssertionError extends ErrorCtor {
   override name = 'AssertionError';
-}
-
-/** A value for a message; a value whose inspection throws is named, not rethrown. */
-const show = (value: unknown): string => {
-  try {
-    return utilInspect(value, { depth: 6, breakLength: Infinity });
-  } catch {
-    return '(a value that cannot be shown)';
-  }
-};
-
-type Matcher = { asymmetricMatch(other: unknown): boolean; toString(): string };
-/** The asymmetric matchers this module made: only these match asymmetrically. */
-const MATCHERS = new WeakSetCtor<object>();
-const isMatcher = (value: unknown): value is Matcher =>
-  typeof value === 'object' && value !== null && WeakSetPrototypeHas(MATCHERS, value);
-
-function matcher(description: string, test: (other: unknown) => boolean): Matcher {
-  const m = record({
-    asymmetricMatch: test,
-    toString: () => description,
-    [Symbol.for('nodejs.util.inspect.custom')]: () => description,
-  });
-  WeakSetPrototypeAdd(MATCHERS, m);
-  return m;
-}
-
-/** `[first, ...rest]` built without the iterator protocol. */
-function argsOf(first: unknown, rest: ArrayLike<unknown>): unknown[] {
-  const out = list<unknown>();
-  append(out, first);
-  for (let i = 0; i < rest.length; i++) append(out, rest[i]);
-  return out;
-}
-
-/** Own enumerable string keys of `o`; those whose value is undefined are left out unless `strict`. */
-function keysOf(o: object, strict: boolean): string[] {
-  const all = ObjectKeys(o);
-  const out = list<string>();
-  for (let i = 0; i < all.length; i++) {
-    const k = all[i] as string;
-    if (strict || (o as Record<string, unknown>)[k] !== undefined) append(out, k);
-  }
-  return out;
-}
-
-const itemsOfSet = (s: Set<unknown>): unknown[] => {
-  const out = list<unknown>();
-  SetPrototypeForEach(s, (v) => append(out, v));
-  return out;
-};
-
-/**
- * Deep equality of a received value `a` and an expected `b` the way Jest's `toEqual` sees it (undefined
- * properties ignored unless `strict`). Asymmetric matchers count on the expected side only: a solution that
- * returns `expect.anything()` as its answer is compared as the value it is.
- */
-export function equals(
-  a: unknown,
-  b: unknown,
-  strict = false,
-  seen = new MapCtor<object, unknown>(),
-): boolean {
-  if (isMatcher(b)) return BooleanCtor(b.asymmetricMatch(a));
-  if (ObjectIs(a, b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (MapPrototypeHas(seen, a) && MapPrototypeGet(seen, a) === b) return true;
-  MapPrototypeSet(seen, a, b);
-  if (strict && ObjectGetPrototypeOf(a) !== ObjectGetPrototypeOf(b)) return false;
-  if (isDate(a) || isDate(b))
-    return isDate(a) && isDate(b) && ObjectIs(DatePrototypeGetTime(a), DatePrototypeGetTime(b));
-  if (isRegExp(a) || isRegExp(b))
-    return (
-      isRegExp(a) && isRegExp(b) && RegExpSource(a) === RegExpSource(b) && RegExpFlags(a) === RegExpFlags(b)
-    );
-  if (ArrayIsArray(a) !== ArrayIsArray(b)) return false;
-  if (isMap(a) || isMap(b)) {
-    if (!isMap(a) || !isMap(b) || MapSize(a) !== MapSize(b)) return false;
-    let same = true;
-    MapPrototypeForEach(a, (v, k) => {
-      if (same && (!MapPrototypeHas(b, k) || !equals(v, MapPrototypeGet(b, k), strict, seen))) same = false;
-    });
-    return same;
-  }
-  if (isSet(a) || isSet(b)) {
-    if (!isSet(a) || !isSet(b) || SetSize(a) !== SetSize(b)) return false;
-    const others = itemsOfSet(b);
-    const items = itemsOfSet(a);
-    for (let i = 0; i < items.length; i++) {
-      if (SetPrototypeHas(b, items[i])) continue;
-      let found = false;
-      for (let j = 0; j < others.length && !found; j++) found = equals(items[i], others[j], strict, seen);
-      if (!found) return false;
-    }
-    return true;
-  }
-  const ka = keysOf(a, strict);
-  const kb = keysOf(b, strict);
-  if (ka.length !== kb.length) return false;
-  if (ArrayIsArray(a) && ArrayIsArray(b) && a.length !== b.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i] as string;
-    if (!ObjectHasOwn(b, k)) return false;
-    if (!equals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], strict, seen))
-      return false;
-  }
-  return true;
-}
-
-function matchesObject(actual: unknown, expected: unknown): boolean {
-  if (isMatcher(expected)) return BooleanCtor(expected.asymmetricMatch(actual));
-  if (typeof expected !== 'object' || expected === null || typeof actual !== 'object' || actual === null) {
-    return equals(actual, expected);
-  }
-  if (ArrayIsArray(expected)) {
-    if (!ArrayIsArray(actual) || actual.length !== expected.length) return false;
-    for (let i = 0; i < expected.length; i++) if (!matchesObject(actual[i], expected[i])) return false;
-    return true;
-  }
-  const keys = ObjectKeys(expected);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i] as string;
-    if (!(k in actual)) return false;
-    if (!matchesObject((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k]))
-      return false;
-  }
-  return true;
 }
 
 /** An error's message, only when it is a string (a getter that returns something else gives ''). */
@@ -221,9 +98,6 @@ function property(
   return { found: true, value: current };
 }
 
-type Outcome = { pass: boolean; message: string };
-type Check = (actual: unknown, ...args: unknown[]) => Outcome;
-
 function thrownCheck(a: unknown, e: unknown): Outcome {
   if (typeof a !== 'function') return { pass: false, message: 'expected a function' };
   try {
@@ -239,47 +113,6 @@ function thrownCheck(a: unknown, e: unknown): Outcome {
 
 const lengthOf = (v: unknown): unknown =>
   v === null || v === undefined ? undefined : (v as { length?: unknown }).length;
-
-/** The calls a mock function (`jest.fn()`, `jest.spyOn`) recorded, or null for anything else. */
-let callsOf: (v: unknown) => unknown[][] | null = () => null;
-/** Lets the runner say which functions are its mocks, and where their calls are kept. */
-export function recognizeMocks(calls: (v: unknown) => unknown[][] | null): void {
-  callsOf = calls;
-}
-const notMock = (a: unknown) => ({ pass: false, message: `expected a mock function, got ${show(a)}` });
-const anyCallEquals = (calls: unknown[][], args: unknown[]): boolean => {
-  for (let i = 0; i < calls.length; i++) if (equals(calls[i], args)) return true;
-  return false;
-};
-const called: Check = (a) => {
-  const calls = callsOf(a);
-  return calls ? { pass: calls.length > 0, message: `expected the mock to be called` } : notMock(a);
-};
-const calledTimes: Check = (a, n) => {
-  const calls = callsOf(a);
-  return calls
-    ? { pass: calls.length === n, message: `expected ${show(n)} calls, got ${calls.length}` }
-    : notMock(a);
-};
-const calledWith: Check = (a, ...args) => {
-  const calls = callsOf(a);
-  return calls
-    ? {
-        pass: anyCallEquals(calls, copied(args)),
-        message: `expected a call with ${show(args)}, got ${show(calls)}`,
-      }
-    : notMock(a);
-};
-const lastCalledWith: Check = (a, ...args) => {
-  const calls = callsOf(a);
-  const last = calls === null || calls.length === 0 ? undefined : calls[calls.length - 1];
-  return calls
-    ? {
-        pass: last !== undefined && equals(last, copied(args)),
-        message: `expected the last call with ${show(args)}, got ${show(last)}`,
-      }
-    : notMock(a);
-};
 
 const isNumeric = (v: unknown): v is number | bigint => typeof v === 'number' || typeof v === 'bigint';
 /** A comparison of numbers (Jest refuses others), so no `valueOf` a solution wrote decides it. */

@@ -1,4 +1,3 @@
-// Over 400 lines: the runner reads its token, captures its built-ins and loads the spec in one order that is its protection; to be split with care.
 /**
  * A small Jest-compatible runner for exercise specs, run inside the grading sandbox as
  * `node --import tsx runner.ts SPEC`, with a one-time token on standard input. Tests run the way
@@ -24,23 +23,18 @@ import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
-import { expect, recognizeMocks, redefinedMatchers } from './expect.ts';
+import { expect, redefinedMatchers } from './expect.ts';
 import {
   ArrayIsArray,
   append,
-  BufferByteLength,
-  BufferFrom,
   clearTimeoutCaptured,
   copied,
   cryptoCreateHash,
   ErrorCtor,
-  fsWriteSync,
   guarded,
   HashDigest,
   HashUpdate,
-  JSONStringify,
   list,
-  ObjectAssign,
   ObjectDefineProperty,
   PromiseCtor,
   ReflectApply,
@@ -50,14 +44,14 @@ import {
   StringPrototypeSlice,
   setTimeoutCaptured,
   settledValue,
-  WeakMapCtor,
-  WeakMapPrototypeGet,
-  WeakMapPrototypeSet,
 } from './intrinsics.ts';
+import { clearAllMocks, mockFn, resetAllMocks, spyOn } from './jest-mocks.ts';
 import { moduleMocks } from './module-mocks.ts';
 import { plainWorkers } from './plain-workers.ts';
 import { RESULT_MARK, type SpecTest } from './protocol.ts';
+import { reportJson, writeOut } from './report-line.ts';
 import { eachName, fullName } from './test-name.ts';
+import { typeErrors } from './type-check.ts';
 import { watch } from './watch.ts';
 
 const TEST_TIMEOUT_MS = 10_000;
@@ -155,60 +149,6 @@ const hook = (which: 'beforeAll' | 'afterAll' | 'beforeEach' | 'afterEach') => (
 const testFn = variants(test);
 Object.assign(testFn, { todo: (_name: string) => {} });
 const describeFn = variants(describe);
-type Mock = ((...args: unknown[]) => unknown) & { mockReset(): Mock; mockClear(): Mock };
-const mocks = list<Mock>();
-/** The calls of each mock this runner made: `toHaveBeenCalled` and the like trust only these. */
-const mockCalls = new WeakMapCtor<object, unknown[][]>();
-recognizeMocks((v) =>
-  typeof v === 'function' ? ((WeakMapPrototypeGet(mockCalls, v) as unknown[][] | undefined) ?? null) : null,
-);
-
-/** A mock function as Jest makes one: it records its calls, and its implementation can be set or reset. */
-function mockFn(impl?: (...args: unknown[]) => unknown): Mock {
-  let current = impl;
-  let calls = list<unknown[]>();
-  let results = list<{ type: 'return' | 'throw'; value: unknown }>();
-  const mock = function (this: unknown, ...args: unknown[]) {
-    append(calls, copied(args));
-    try {
-      const value = current === undefined ? undefined : ReflectApply(current, this, args);
-      append(results, { type: 'return', value });
-      return value;
-    } catch (error) {
-      append(results, { type: 'throw', value: error });
-      throw error;
-    }
-  } as Mock;
-  WeakMapPrototypeSet(mockCalls, mock, calls);
-  const state = { calls, results };
-  ObjectAssign(mock, {
-    _isMockFunction: true,
-    mock: state,
-    mockImplementation: (f: (...args: unknown[]) => unknown) => {
-      current = f;
-      return mock;
-    },
-    mockReturnValue: (v: unknown) => {
-      current = () => v;
-      return mock;
-    },
-    mockClear: () => {
-      calls = list();
-      results = list();
-      state.calls = calls;
-      state.results = results;
-      WeakMapPrototypeSet(mockCalls, mock, calls);
-      return mock;
-    },
-    mockReset: () => {
-      current = undefined;
-      return mock.mockClear();
-    },
-  });
-  append(mocks, mock);
-  return mock;
-}
-
 /** `jest.mock`, once `main` knows the spec's folder. */
 let mockModule: (request: string, factory?: () => unknown) => void = () => {
   throw new ErrorCtor('jest.mock is called before the spec loads');
@@ -216,20 +156,9 @@ let mockModule: (request: string, factory?: () => unknown) => void = () => {
 
 const jest = {
   fn: mockFn,
-  spyOn: (object: Record<string, unknown>, key: string) => {
-    const original = object[key] as (...args: unknown[]) => unknown;
-    const spy = mockFn(function (this: unknown, ...args: unknown[]) {
-      return ReflectApply(original, this, args);
-    });
-    object[key] = ObjectAssign(spy, { mockRestore: () => (object[key] = original) });
-    return spy;
-  },
-  clearAllMocks: () => {
-    for (let i = 0; i < mocks.length; i++) (mocks[i] as Mock).mockClear();
-  },
-  resetAllMocks: () => {
-    for (let i = 0; i < mocks.length; i++) (mocks[i] as Mock).mockReset();
-  },
+  spyOn,
+  clearAllMocks,
+  resetAllMocks,
   restoreAllMocks: () => {},
   mock: (request: string, factory?: () => unknown) => mockModule(request, factory),
   setTimeout: () => {},
@@ -376,37 +305,6 @@ async function runBlock(b: Block, scope: string[], before: Fn[], after: Fn[], ru
   for (let i = 0; i < b.afterAll.length; i++) await settle(b.afterAll[i]);
 }
 
-/** A JSON string of `text` (a primitive string: `JSON.stringify` consults no `toJSON` for it). */
-const jsonString = (text: string): string => JSONStringify(text);
-
-/** The report's JSON, written out by hand so no `toJSON` a solution defined can change it. */
-function reportJson(tests: SpecTest[], tampering: string[]): string {
-  let out = '{"tests":[';
-  for (let i = 0; i < tests.length; i++) {
-    const t = tests[i] as SpecTest;
-    const message = t.message === undefined ? '' : `,"message":${jsonString(t.message)}`;
-    out = `${out}${i === 0 ? '' : ','}{"name":${jsonString(t.name)},"passed":${t.passed ? 'true' : 'false'}${message}}`;
-  }
-  out = `${out}],"tampering":[`;
-  for (let i = 0; i < tampering.length; i++)
-    out = `${out}${i === 0 ? '' : ','}${jsonString(tampering[i] as string)}`;
-  return `${out}]}`;
-}
-
-/** Writes all of `text` to stdout, through the `writeSync` taken before the spec loaded. */
-function writeOut(text: string): void {
-  const bytes = BufferFrom(text, 'utf8');
-  const length = BufferByteLength(bytes);
-  let written = 0;
-  while (written < length) {
-    try {
-      written += fsWriteSync(1, bytes, written, length - written);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'EAGAIN') throw error;
-    }
-  }
-}
-
 /** Writes the report line and ends the process, with no `exit` listener run after it. */
 function report(token: string, tests: SpecTest[], tampering: string[]): never {
   const json = reportJson(tests, tampering);
@@ -414,52 +312,6 @@ function report(token: string, tests: SpecTest[], tampering: string[]): never {
   HashUpdate(hash, `${token}${json}`);
   writeOut(`\n${RESULT_MARK}${token} ${HashDigest(hash, 'hex')} ${json}\n`);
   return exitNow(0);
-}
-
-/** The TypeScript track's compiler options (its exercises' tsconfig.json), for folders without one. */
-const TRACK_OPTIONS = {
-  lib: ['ES2020', 'dom'],
-  module: 'Node16',
-  target: 'ES2020',
-  strict: true,
-  esModuleInterop: true,
-  skipLibCheck: true,
-  forceConsistentCasingInFileNames: true,
-  allowImportingTsExtensions: true,
-  noEmit: true,
-  isolatedModules: true,
-};
-
-/**
- * Type errors in the folder's TypeScript files, as `tsc --noEmit -p .` reports them: with the folder's
- * `tsconfig.json` when it has one, else the track's options. `nodeTypes` is `@types/node`'s folder, if any.
- */
-async function typeErrors(nodeTypes: string | undefined): Promise<string[]> {
-  const ts = (await import('typescript')).default;
-  const dir = process.cwd();
-  const read = existsSync('tsconfig.json') ? ts.readConfigFile('tsconfig.json', ts.sys.readFile) : null;
-  const json = (read?.config ?? {
-    compilerOptions: TRACK_OPTIONS,
-    include: ['**/*.ts', '**/*.tsx'],
-    exclude: ['node_modules'],
-  }) as { compilerOptions?: Record<string, unknown>; exclude?: string[] };
-  // tstyche's type tests (`*.tst.ts`) need tstyche, which the sandbox does not have.
-  json.exclude = [...(json.exclude ?? []), 'node_modules', '**/*.tst.ts'];
-  json.compilerOptions = {
-    ...json.compilerOptions,
-    noEmit: true,
-    ...(nodeTypes ? { typeRoots: [path.dirname(nodeTypes)], types: ['node'] } : { types: [] }),
-  };
-  const config = ts.parseJsonConfigFileContent(json, ts.sys, dir);
-  const program = ts.createProgram(config.fileNames, config.options);
-  const host = {
-    getCanonicalFileName: (f: string) => f,
-    getCurrentDirectory: () => dir,
-    getNewLine: () => '\n',
-  };
-  return [...config.errors, ...ts.getPreEmitDiagnostics(program)].map((d) =>
-    ts.formatDiagnostic(d, host).trim(),
-  );
 }
 
 /**
