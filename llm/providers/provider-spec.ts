@@ -1,3 +1,4 @@
+import type { BatchApi } from '../batch-api.ts';
 import type { ModelRecord } from '../model-record.ts';
 import type { ModelProvider } from '../provider.ts';
 import type { ProviderOptions } from './options.ts';
@@ -61,6 +62,11 @@ export interface ProviderSpec {
    * the registry, so the client's SDK must be loaded here, with `import()`, never at the top of this file.
    */
   client(model: ModelRecord, opts: ProviderOptions, spec: ProviderIdentity): Promise<ModelProvider>;
+  /**
+   * Its batch endpoint for `model` (half price, answered within hours), loaded lazily like `client`;
+   * omitted: the provider has none, and `--batch` with its models is refused with a message.
+   */
+  batch?(model: ModelRecord, opts: ProviderOptions, spec: ProviderIdentity): Promise<BatchApi>;
 }
 
 /** What a client's messages name of its provider (its label, key variable, API root): its spec, passed in. */
