@@ -142,6 +142,21 @@ describe('OpenAI batch: a batch round-trips through the Batch API', () => {
   });
 });
 
+describe('OpenAI batch: a pending batch outlives its client', () => {
+  it('is polled and collected by a new client from its id alone, without a second batch', async () => {
+    const { batch, server } = await start({ endAfterPolls: Number.POSITIVE_INFINITY });
+    const { batchId } = value(await batch.submit(requests));
+    expect(value(await batch.poll(batchId)).state).toBe('pending');
+    server.set({ endAfterPolls: 2 });
+    const again = createOpenAIBatch(mini, { apiKey: 'sk-test', baseUrl: `${server.url}/v1` }, openai);
+    await pollUntilEnded(again, batchId);
+    expect(value(await again.collect(batchId)).filter((o) => o.ok)).toHaveLength(3);
+    expect(server.batches.batches).toHaveLength(1);
+    // Two polls, and the collect's own read of the batch.
+    expect(server.batches.polls).toBe(3);
+  });
+});
+
 describe('OpenAI batch: requests a batch does not answer', () => {
   it('reports requests an expired batch did not run as expired, and keeps the answered ones', async () => {
     const { batch } = await start({ expire: { answered: 1 }, order: 'submitted' });

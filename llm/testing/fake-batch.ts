@@ -44,7 +44,7 @@ export type FakeOutcome =
 export interface FakeBatch {
   id: string;
   requests: FakeBatchRequest[];
-  /** Times a client asked for the batch's state. */
+  /** Times a client read the batch's state (polls, and the read a collect starts with). */
   polls: number;
   cancelled: boolean;
   /** Set once the batch ends: every request's outcome, in the order the results file lists them. */
@@ -59,7 +59,7 @@ export interface FakeBatchLog {
   batches: FakeBatch[];
   /** Requests per batch, in creation order. */
   readonly requestsPerBatch: number[];
-  /** Polls over all batches. */
+  /** Reads of a batch's state over all batches (a client's collect reads it too). */
   readonly polls: number;
   /** Cancel calls. */
   cancels: number;
