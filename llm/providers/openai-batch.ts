@@ -77,21 +77,22 @@ export function createOpenAIBatch(
     poll: (batchId, signal) =>
       attempt(signal, async () => statusOf(await client.batches.retrieve(batchId, { signal }))),
     async collect(batchId, signal) {
-      const got = await attempt(signal, async () => {
-        const batch = await client.batches.retrieve(batchId, { signal });
-        if (batch.status === 'failed') return refusal(batch, source);
-        if (PENDING.has(batch.status)) return pendingError(batch, source);
+      const got = await attempt(signal, () => client.batches.retrieve(batchId, { signal }));
+      if (!got.ok) return got;
+      const batch = got.value;
+      if (batch.status === 'failed') return { ok: false, error: refusal(batch, source) };
+      if (PENDING.has(batch.status)) return { ok: false, error: pendingError(batch, source) };
+      return attempt(signal, async () => {
         const outcomes = new Map<string, BatchOutcome>();
         for (const id of [batch.output_file_id, batch.error_file_id])
           if (id) for (const line of jsonLines(await fileText(id, signal))) addLine(outcomes, line, source);
+        // Requests in no file: the input file names them (an expired or cancelled batch may leave them out).
         const total = batch.request_counts?.total ?? 0;
         if (batch.status !== 'completed' || outcomes.size < total)
           for (const line of jsonLines(await fileText(batch.input_file_id, signal)))
             addMissing(outcomes, line, batch.status, source);
         return [...outcomes.values()];
       });
-      if (!got.ok) return got;
-      return Array.isArray(got.value) ? { ok: true, value: got.value } : { ok: false, error: got.value };
     },
     cancel: (batchId, signal) =>
       attempt(signal, async () => {
