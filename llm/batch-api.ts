@@ -11,7 +11,11 @@ export interface BatchApi {
   submit(requests: readonly BatchRequest[], signal?: AbortSignal): Promise<BatchResult<{ batchId: string }>>;
   /** The batch's state now. */
   poll(batchId: string, signal?: AbortSignal): Promise<BatchResult<BatchStatus>>;
-  /** Every request's outcome, once `poll` said `ended`; a request the batch did not answer is a failure. */
+  /**
+   * Every request's outcome, once `poll` said `ended`; a request the batch did not answer is a failure.
+   * Gemini names a batch's requests only in its answers: there a request an expired or cancelled batch did
+   * not run has no outcome, and the caller (who knows what it submitted) counts it as unanswered.
+   */
   collect(batchId: string, signal?: AbortSignal): Promise<BatchResult<BatchOutcome[]>>;
   /** Stops a pending batch (its finished part is still charged and collectable). */
   cancel(batchId: string, signal?: AbortSignal): Promise<BatchResult<void>>;

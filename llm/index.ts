@@ -1,5 +1,12 @@
 // The face of llm/: all that a file outside llm/ may import of it (docs/architecture.md).
 export { DEFAULT_MAX_TOKENS } from './adapt.ts';
+export type {
+  BatchApi,
+  BatchOutcome,
+  BatchRequest,
+  BatchResult,
+  BatchStatus,
+} from './batch-api.ts';
 export type { BudgetStop } from './budget.ts';
 export { loadEnv } from './env.ts';
 export { createFailureWatch, type FailureWatch, type ModelHealthEvent } from './failure-watch.ts';
@@ -16,7 +23,7 @@ export {
 export { anthropic } from './providers/anthropic-provider.ts';
 export { BUILT_IN_PROVIDERS } from './providers/built-in.ts';
 export { google } from './providers/google-provider.ts';
-export { connectModel, providerSettings } from './providers/index.ts';
+export { connectBatch, connectModel, providerSettings } from './providers/index.ts';
 export { openai } from './providers/openai-provider.ts';
 export type { ProviderSpec } from './providers/provider-spec.ts';
 export {
@@ -26,7 +33,7 @@ export {
   type ReplayBook,
   runPlaceholders,
 } from './recorder.ts';
-export { costUsd, listModels, resolveModel, resultCacheIdentity } from './registry.ts';
+export { batchCostUsd, costUsd, listModels, resolveModel, resultCacheIdentity } from './registry.ts';
 export { DEFAULT_RETRY_POLICY, type RetryInfo, withRetries } from './retry.ts';
 export {
   FAULT_KINDS,

@@ -38,6 +38,9 @@ function specProblem(spec: ProviderSpec): string | null {
     if (known.has(m.id)) return `the model ${m.id} is known already`;
     known.add(m.id);
   }
+  const discount = spec.batchDiscount;
+  if (discount !== undefined && (spec.batch === undefined || !(discount >= 0 && discount < 1)))
+    return 'a batch discount is a share below 1 of the listed price, for a provider with a batch endpoint';
   const fallback = spec.defaultModel?.id;
   if (fallback !== undefined && !spec.models.some((m) => m.id === fallback))
     return `its default model ${fallback} is not among its models`;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  batchCostUsd,
   costUsd,
   knownModelIds,
   listModels,
@@ -249,6 +250,16 @@ describe('costUsd', () => {
       0.15 + 0.06 + 0.075,
       10,
     );
+  });
+});
+
+describe('batchCostUsd', () => {
+  it('takes the provider’s batch discount off the listed price, and prices no batch where there is none', () => {
+    const usage = { input: 1_000_000, output: 100_000, cacheRead: 1_000_000, cacheWrite: 0, reasoning: 0 };
+    const listed = costUsd(model('anthropic/claude-sonnet-4-5'), usage);
+    expect(batchCostUsd(model('anthropic/claude-sonnet-4-5'), usage)).toBeCloseTo(listed / 2, 10);
+    expect(batchCostUsd(model('sim'), usage)).toBeUndefined();
+    expect(batchCostUsd(model('local/qwen2.5-coder:7b'), usage)).toBeUndefined();
   });
 });
 

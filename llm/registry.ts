@@ -1,6 +1,6 @@
 import { closeMatches } from '../system/close-matches.ts';
 import type { ModelRecord } from './model-record.ts';
-import { providerModels, registeredProviders } from './provider-registry.ts';
+import { providerModels, providerNamed, registeredProviders } from './provider-registry.ts';
 import type { AnyModel, LocalModelOptions } from './providers/provider-spec.ts';
 import type { Usage } from './types.ts';
 
@@ -121,4 +121,18 @@ export function costUsd(model: Pick<ModelRecord, 'price'>, usage: Usage): number
       usage.cacheWrite * price.cacheWrite) /
     1_000_000
   );
+}
+
+/**
+ * Cost in USD of `usage` answered through the model's provider's batch endpoint: the listed price less the
+ * provider's `batchDiscount` (half, for OpenAI and Anthropic). Undefined when the provider has no batch
+ * endpoint, so no caller prices a batch that cannot exist.
+ */
+export function batchCostUsd(
+  model: Pick<ModelRecord, 'price' | 'provider'>,
+  usage: Usage,
+): number | undefined {
+  const spec = providerNamed(model.provider);
+  if (spec?.batch === undefined) return undefined;
+  return costUsd(model, usage) * (1 - (spec.batchDiscount ?? 0));
 }

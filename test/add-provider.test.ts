@@ -82,6 +82,10 @@ describe('a provider added in one file', () => {
     expect(() => registerProvider(echo)).toThrow(/"echo": a provider of that name is registered/);
     const stray = { ...echo, name: 'stray', defaultModel: undefined };
     expect(() => registerProvider(stray)).toThrow(/echo\/parrot-1 must have an id starting with "stray\/"/);
+    const discounted = { ...echo, name: 'echo3', models: [], defaultModel: undefined, batchDiscount: 0.5 };
+    expect(() => registerProvider(discounted)).toThrow(
+      /batch discount .* for a provider with a batch endpoint/,
+    );
     const again = registerProvider({ ...echo, name: 'echo2', models: [], defaultModel: undefined });
     again();
     expect(chatUsage().match(/ECHO_API_KEY/g)).toHaveLength(1);

@@ -95,4 +95,8 @@ export const anthropic: ProviderSpec = {
   models: MODELS,
   client: async (model, opts, spec) =>
     (await import('./anthropic.ts')).createAnthropicProvider(model, opts, spec),
+  batch: async (model, opts, spec) =>
+    (await import('./anthropic-batch.ts')).createAnthropicBatch(model, opts, spec),
+  // Message Batches: 50 % of the listed price, for every model above.
+  batchDiscount: 0.5,
 };

@@ -6,9 +6,9 @@ import type {
   ThinkingConfigEnabled,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { AdaptedRequest } from '../adapt.ts';
-import { wireModelName } from '../model-record.ts';
-import type { Message, ReasoningEffort, ToolSpec } from '../types.ts';
+import { type AdaptedRequest, adaptRequest } from '../adapt.ts';
+import { type ModelRecord, wireModelName } from '../model-record.ts';
+import type { ChatRequest, Message, ReasoningEffort, ToolSpec } from '../types.ts';
 
 /** Thinking budget per reasoning effort, in tokens (the API's minimum is 1024). */
 export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = {
@@ -26,6 +26,25 @@ export interface AnthropicRequest {
   body: MessageCreateParamsBase;
   /** Wire-level changes beyond `adaptRequest`'s, in the same one-line form. */
   notes: string[];
+}
+
+/**
+ * The Messages API body the client sends for `req` on `model`, the one builder for ordinary calls and batch
+ * requests alike: adapted to the model, then `toAnthropicRequest`. `notes` lists every change; a request of
+ * system messages only is refused with the message to show.
+ */
+export function messagesBody(
+  model: ModelRecord,
+  req: ChatRequest,
+): { ok: true; body: MessageCreateParamsBase; notes: string[] } | { ok: false; message: string } {
+  const adapted = adaptRequest(model, req);
+  const { body, notes } = toAnthropicRequest(adapted);
+  if (body.messages.length === 0)
+    return {
+      ok: false,
+      message: 'the request has only system messages; Anthropic needs at least one user message.',
+    };
+  return { ok: true, body, notes: [...adapted.adapted, ...notes] };
 }
 
 type Turn = { role: 'user' | 'assistant'; content: ContentBlockParam[] };

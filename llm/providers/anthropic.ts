@@ -7,7 +7,6 @@ import type {
   RawMessageStreamEvent,
   Usage as WireUsage,
 } from '@anthropic-ai/sdk/resources/messages';
-import { adaptRequest } from '../adapt.ts';
 import {
   classifyStatus,
   classifyThrown,
@@ -18,7 +17,7 @@ import {
 import type { ModelRecord } from '../model-record.ts';
 import type { ModelProvider, ProviderError, ProviderResult } from '../provider.ts';
 import type { ErrorType, StopReason, ToolCall, Usage } from '../types.ts';
-import { toAnthropicRequest } from './anthropic-request.ts';
+import { messagesBody } from './anthropic-request.ts';
 import { isRecord, tryJson } from './json.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
 import type { ProviderIdentity } from './provider-spec.ts';
@@ -50,19 +49,7 @@ export function createAnthropicProvider(
   opts: ProviderOptions,
   spec: ProviderIdentity,
 ): ModelProvider {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const client = new Anthropic({
-    apiKey: opts.apiKey,
-    maxRetries: 0,
-    timeout: timeoutMs,
-    ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-  });
-  const source: ErrorSource = {
-    label: spec.label,
-    baseUrl: client.baseURL,
-    ...(spec.keyVariables[0] === undefined ? {} : { keyVariable: spec.keyVariables[0] }),
-  };
+  const { client, source, timeoutMs } = connectAnthropic(opts, spec);
   const stream = opts.stream ?? true;
 
   return {
@@ -71,16 +58,11 @@ export function createAnthropicProvider(
       const timer = setTimeout(() => attempt.abort(), timeoutMs);
       const both = signal ? AbortSignal.any([signal, attempt.signal]) : attempt.signal;
       try {
-        const adapted = adaptRequest(model, req);
-        const { body, notes } = toAnthropicRequest(adapted);
-        if (body.messages.length === 0)
-          return fail(
-            'bad_request',
-            'the request has only system messages; Anthropic needs at least one user message.',
-          );
+        const built = messagesBody(model, req);
+        if (!built.ok) return fail('bad_request', built.message);
+        const { body, notes } = built;
         const reply = stream ? await streamed(client, body, both) : await single(client, body, both);
-        const changes = [...adapted.adapted, ...notes];
-        return toResult(reply, changes);
+        return toResult(reply, notes);
       } catch (error) {
         if (!signal?.aborted && attempt.signal.aborted)
           return fail(
@@ -94,6 +76,27 @@ export function createAnthropicProvider(
       }
     },
   };
+}
+
+/** The SDK client (its retries off) and what messages name of the provider. */
+export function connectAnthropic(
+  opts: ProviderOptions,
+  spec: ProviderIdentity,
+): { client: Anthropic; source: ErrorSource; timeoutMs: number } {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const client = new Anthropic({
+    apiKey: opts.apiKey,
+    maxRetries: 0,
+    timeout: timeoutMs,
+    ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  const source: ErrorSource = {
+    label: spec.label,
+    baseUrl: client.baseURL,
+    ...(spec.keyVariables[0] === undefined ? {} : { keyVariable: spec.keyVariables[0] }),
+  };
+  return { client, source, timeoutMs };
 }
 
 /**
@@ -125,7 +128,22 @@ function fail(type: ErrorType, message: string, retryable = false): ProviderResu
 }
 
 async function single(client: Anthropic, body: MessageCreateParamsBase, signal: AbortSignal): Promise<Reply> {
-  const message = await postMessages(client, { ...body, stream: false }, signal);
+  return readMessage(await postMessages(client, { ...body, stream: false }, signal));
+}
+
+/**
+ * A `Message` body (an ordinary reply, or a batch's succeeded result) as the provider's result, read as the
+ * client reads a non-streamed reply; `adapted` lists what was changed in the request.
+ */
+export function messageResult(message: unknown, adapted: string[]): ProviderResult {
+  try {
+    return toResult(readMessage(message as Message), adapted);
+  } catch (error) {
+    return fail('provider_error', `Anthropic sent a malformed reply: ${(error as Error).message}`, true);
+  }
+}
+
+function readMessage(message: Message): Reply {
   // The SDK hands back whatever JSON arrived; check its shape before trusting the type.
   if (!Array.isArray(message?.content) || typeof message.usage !== 'object' || message.usage === null)
     throw new BrokenReply(
@@ -285,7 +303,15 @@ const STREAM_ERRORS: Readonly<Record<string, { type: ErrorType; retryable: boole
   invalid_request_error: { type: 'bad_request', retryable: false },
 };
 
-function classify(error: unknown, source: ErrorSource, signal?: AbortSignal): ProviderError {
+/** An error the API reported in a body of its own (a stream's `error` event, a batch's errored result). */
+export function reportedError(type: string, detail: string, source: ErrorSource): ProviderError {
+  const known = isContextOverflow(detail)
+    ? { type: 'context_overflow' as const, retryable: false }
+    : (STREAM_ERRORS[type] ?? { type: 'provider_error' as const, retryable: true });
+  return { ...known, message: `${source.label} answered with an error (${type}): ${detail}` };
+}
+
+export function classify(error: unknown, source: ErrorSource, signal?: AbortSignal): ProviderError {
   if (signal?.aborted) return classifyThrown(error, source, signal);
   if (error instanceof BrokenReply)
     return {

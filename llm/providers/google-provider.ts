@@ -59,4 +59,8 @@ export const google: ProviderSpec = {
   defaultModel: { id: 'google/gemini-2.5-flash', rank: 3 },
   models: MODELS,
   client: async (model, opts, spec) => (await import('./google.ts')).createGoogleProvider(model, opts, spec),
+  batch: async (model, opts, spec) =>
+    (await import('./google-batch.ts')).createGoogleBatch(model, opts, spec),
+  // Gemini's Batch API: 50 % of the listed price, for every model above.
+  batchDiscount: 0.5,
 };

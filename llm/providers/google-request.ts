@@ -6,9 +6,9 @@ import {
   type ThinkingConfig,
   ThinkingLevel,
 } from '@google/genai';
-import type { AdaptedRequest } from '../adapt.ts';
-import { wireModelName } from '../model-record.ts';
-import type { Message, ReasoningEffort, ToolSpec } from '../types.ts';
+import { type AdaptedRequest, adaptRequest } from '../adapt.ts';
+import { type ModelRecord, wireModelName } from '../model-record.ts';
+import type { ChatRequest, Message, ReasoningEffort, ToolSpec } from '../types.ts';
 
 export interface GeminiRequest {
   model: string;
@@ -17,6 +17,25 @@ export interface GeminiRequest {
   config: GenerateContentConfig;
   /** Wire-level changes beyond `adaptRequest`'s, in the same one-line form. */
   notes: string[];
+}
+
+/**
+ * The `generateContent` parameters the client sends for `req` on `model`, the one builder for ordinary
+ * calls and batch requests alike: adapted to the model, then `toGeminiRequest`; `notes` lists every change.
+ * A request of system messages only is refused with the message to show.
+ */
+export function geminiRequestFor(
+  model: ModelRecord,
+  req: ChatRequest,
+): ({ ok: true } & GeminiRequest) | { ok: false; message: string } {
+  const adapted = adaptRequest(model, req);
+  const wire = toGeminiRequest(adapted);
+  if (wire.contents.length === 0)
+    return {
+      ok: false,
+      message: 'the request has only system messages; Gemini needs at least one user message.',
+    };
+  return { ok: true, ...wire, notes: [...adapted.adapted, ...wire.notes] };
 }
 
 /**

@@ -4,12 +4,11 @@ import {
   type GenerateContentResponseUsageMetadata,
   GoogleGenAI,
 } from '@google/genai';
-import { adaptRequest } from '../adapt.ts';
 import { classifyThrown, type ErrorSource } from '../errors.ts';
 import type { ModelRecord } from '../model-record.ts';
 import type { ModelProvider, ProviderError, ProviderResult } from '../provider.ts';
 import type { StopReason, ToolCall, Usage } from '../types.ts';
-import { encodeCallId, toGeminiRequest } from './google-request.ts';
+import { encodeCallId, geminiRequestFor } from './google-request.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
 import type { ProviderIdentity } from './provider-spec.ts';
 
@@ -25,41 +24,16 @@ export function createGoogleProvider(
   opts: ProviderOptions,
   spec: ProviderIdentity,
 ): ModelProvider {
-  const root = splitBaseUrl(opts.baseUrl ?? DEFAULT_BASE_URL);
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const ai = new GoogleGenAI({
-    apiKey: opts.apiKey,
-    // Not Vertex, whatever GOOGLE_GENAI_USE_VERTEXAI says.
-    vertexai: false,
-    ...(root.apiVersion ? { apiVersion: root.apiVersion } : {}),
-    httpOptions: {
-      baseUrl: root.baseUrl,
-      timeout: timeoutMs,
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    },
-  });
-  const source: ErrorSource = {
-    label: spec.label,
-    baseUrl: opts.baseUrl ?? DEFAULT_BASE_URL,
-    ...(spec.keyVariables[0] === undefined ? {} : { keyVariable: spec.keyVariables[0] }),
-  };
+  const { ai, source, timeoutMs } = connectGoogle(opts, spec);
   const stream = opts.stream === true;
 
   return {
     async complete(req, _ctx, signal): Promise<ProviderResult> {
       let streaming = false;
       try {
-        const adapted = adaptRequest(model, req);
-        const wire = toGeminiRequest(adapted);
-        if (wire.contents.length === 0)
-          return {
-            ok: false,
-            error: {
-              type: 'bad_request',
-              retryable: false,
-              message: 'the request has only system messages; Gemini needs at least one user message.',
-            },
-          };
+        const wire = geminiRequestFor(model, req);
+        if (!wire.ok)
+          return { ok: false, error: { type: 'bad_request', retryable: false, message: wire.message } };
         const params: GenerateContentParameters = {
           model: wire.model,
           contents: wire.contents,
@@ -73,12 +47,45 @@ export function createGoogleProvider(
         } else {
           collect(reply, await ai.models.generateContent(params));
         }
-        return toResult(reply, { stream, notes: [...adapted.adapted, ...wire.notes], label: source.label });
+        return toResult(reply, { stream, notes: wire.notes, label: source.label });
       } catch (error) {
         return { ok: false, error: classifyGoogleError(error, source, { signal, streaming, timeoutMs }) };
       }
     },
   };
+}
+
+/**
+ * The SDK client (its retries and continuation off, never Vertex) and what messages name of the provider;
+ * `fetch` replaces `opts.fetch` (the batch endpoint reads what the SDK leaves out of some answers).
+ */
+export function connectGoogle(
+  opts: ProviderOptions,
+  spec: ProviderIdentity,
+  fetch: typeof globalThis.fetch | undefined = opts.fetch,
+): { ai: GoogleGenAI; source: ErrorSource; timeoutMs: number } {
+  const root = splitBaseUrl(opts.baseUrl ?? DEFAULT_BASE_URL);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const ai = new GoogleGenAI({
+    apiKey: opts.apiKey,
+    // Not Vertex, whatever GOOGLE_GENAI_USE_VERTEXAI says.
+    vertexai: false,
+    ...(root.apiVersion ? { apiVersion: root.apiVersion } : {}),
+    httpOptions: { baseUrl: root.baseUrl, timeout: timeoutMs, ...(fetch ? { fetch } : {}) },
+  });
+  const source: ErrorSource = {
+    label: spec.label,
+    baseUrl: opts.baseUrl ?? DEFAULT_BASE_URL,
+    ...(spec.keyVariables[0] === undefined ? {} : { keyVariable: spec.keyVariables[0] }),
+  };
+  return { ai, source, timeoutMs };
+}
+
+/** A whole `GenerateContentResponse` (a batch's answer to one request) as the provider's result. */
+export function responseResult(response: GenerateContentResponse, label: string): ProviderResult {
+  const reply = emptyReply();
+  collect(reply, response);
+  return toResult(reply, { stream: false, notes: [], label });
 }
 
 /** `https://host/v1beta` → root `https://host` and version `v1beta`: the SDK adds the version itself. */

@@ -1,5 +1,6 @@
+import type { BatchApi } from '../batch-api.ts';
 import { type ModelProvider, providerError } from '../provider.ts';
-import { keyOf, providerNamed } from '../provider-registry.ts';
+import { keyOf, providerNamed, registeredProviders } from '../provider-registry.ts';
 import type { ModelRecord } from '../registry.ts';
 import { type RetryOptions, withRetries } from '../retry.ts';
 import type { ProviderOptions } from './options.ts';
@@ -101,4 +102,37 @@ export function connectModel(
   const settings = providerSettings(model, env, flags);
   if (!settings.ok) return settings;
   return { ok: true, provider: withRetries(createProvider(model, settings.options), flags.retry) };
+}
+
+export type ConnectBatchResult = { ok: true; batch: BatchApi } | { ok: false; message: string };
+
+/**
+ * The batch endpoint of a real model's provider (see `BatchApi`), key and base URL resolved as for
+ * `connectModel`, its SDK loaded now. Fails with a message when the provider has no batch endpoint, the key
+ * is missing, or the SDK does not load. Each call makes one attempt; the caller polls and retries.
+ */
+export async function connectBatch(
+  model: ModelRecord,
+  env: Readonly<Record<string, string | undefined>>,
+  flags: { baseUrl?: string; timeoutMs?: number } = {},
+): Promise<ConnectBatchResult> {
+  const spec = providerNamed(model.provider);
+  if (spec?.batch === undefined) {
+    const serving = registeredProviders().filter((p) => p.batch !== undefined);
+    const names = serving.map((p) => `${p.label} (${p.name}/...)`).join(', ');
+    return {
+      ok: false,
+      message: `${model.id} cannot be answered in batches: ${spec?.label ?? model.provider} has no batch endpoint here. Batches go to ${names || 'no provider'}; run without batches or choose such a model.`,
+    };
+  }
+  const settings = providerSettings(model, env, flags);
+  if (!settings.ok) return settings;
+  try {
+    return { ok: true, batch: await spec.batch(model, settings.options, spec) };
+  } catch (error) {
+    return {
+      ok: false,
+      message: `could not load the batch endpoint for ${model.id}: ${(error as Error).message}`,
+    };
+  }
 }

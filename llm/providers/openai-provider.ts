@@ -139,4 +139,8 @@ export const openai: ProviderSpec = {
   defaultModel: { id: 'openai/gpt-5-mini', rank: 2 },
   models: MODELS,
   client: async (model, opts, spec) => (await import('./openai.ts')).createOpenAIProvider(model, opts, spec),
+  batch: async (model, opts, spec) =>
+    (await import('./openai-batch.ts')).createOpenAIBatch(model, opts, spec),
+  // OpenAI's Batch API: 50 % of the listed price, for every model above.
+  batchDiscount: 0.5,
 };

@@ -3,9 +3,9 @@ import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { AdaptedRequest } from '../adapt.ts';
-import { wireModelName } from '../model-record.ts';
-import type { AssistantReply, Message, StopReason, ToolCall, Usage } from '../types.ts';
+import { type AdaptedRequest, adaptRequest } from '../adapt.ts';
+import { type ModelRecord, wireModelName } from '../model-record.ts';
+import type { AssistantReply, ChatRequest, Message, StopReason, ToolCall, Usage } from '../types.ts';
 import { isRecord, tryJson } from './json.ts';
 
 /**
@@ -27,6 +27,18 @@ export type ChatReply =
       reportedModel?: string;
     }
   | { ok: false; error: unknown };
+
+/**
+ * The Chat Completions body the client sends for `req` on `model` (without the `stream` fields), the one
+ * builder for ordinary calls and batch lines alike; `adapted` says what was changed to fit the model.
+ */
+export function chatCompletionBody(
+  model: ModelRecord,
+  req: ChatRequest,
+): { body: ChatCompletionCreateParamsBase; adapted: string[] } {
+  const adapted = adaptRequest(model, req);
+  return { body: toWireRequest(adapted), adapted: adapted.adapted };
+}
 
 /** The Chat Completions body for an adapted request (without the `stream` fields). */
 export function toWireRequest(req: AdaptedRequest): ChatCompletionCreateParamsBase {

@@ -1,11 +1,10 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { adaptRequest } from '../adapt.ts';
 import { classifyThrown, type ErrorSource, isContextOverflow } from '../errors.ts';
 import { type ModelRecord, wireModelName } from '../model-record.ts';
 import type { ModelProvider, ProviderError, ProviderResult } from '../provider.ts';
 import type { ChatRequest } from '../types.ts';
-import { type ChatReply, readChunks, readCompletion, toWireRequest } from './openai-wire.ts';
+import { type ChatReply, chatCompletionBody, readChunks, readCompletion } from './openai-wire.ts';
 import { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
 import type { ProviderIdentity } from './provider-spec.ts';
 
@@ -18,7 +17,7 @@ const OVERFLOW_CODES = new Set(['context_length_exceeded', 'exceed_context_size_
 const LOCAL_CONTEXT_FIX =
   'Or start the server with a larger context (llama-server -c, ollama num_ctx, vLLM --max-model-len).';
 
-interface Source extends ErrorSource {
+export interface Source extends ErrorSource {
   /** A server of one's own that takes no key (ollama, llama.cpp, vLLM) rather than a hosted API. */
   local: boolean;
   /** The provider's name, the prefix of the model's id. */
@@ -42,32 +41,13 @@ export function createOpenAIProvider(
   opts: ProviderOptions,
   spec: ProviderIdentity,
 ): ModelProvider {
-  const keyVariable = spec.keyVariables[0];
-  const source: Source = {
-    label: spec.label,
-    baseUrl: opts.baseUrl ?? model.baseUrl ?? spec.defaultBaseUrl ?? OPENAI_BASE_URL,
-    ...(keyVariable === undefined ? {} : { keyVariable }),
-    local: keyVariable === undefined,
-    provider: spec.name,
-    modelName: wireModelName(model),
-  };
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!opts.apiKey) {
-    const message = `${model.id} needs an API key: set ${source.keyVariable ?? 'an API key'} in the environment or in a .env file in the current folder.`;
-    return { complete: async () => ({ ok: false, error: { type: 'auth', message, retryable: false } }) };
-  }
-  const client = new OpenAI({
-    apiKey: opts.apiKey,
-    baseURL: source.baseUrl,
-    maxRetries: 0,
-    timeout: timeoutMs,
-    fetch: withOpenAIErrorShape(opts.fetch ?? globalThis.fetch),
-  });
+  const connection = connectOpenAI(model, opts, spec);
+  if (!connection.ok) return { complete: async () => ({ ok: false, error: connection.error }) };
+  const { client, source, timeoutMs } = connection;
 
   return {
     async complete(req: ChatRequest, _ctx, signal?: AbortSignal): Promise<ProviderResult> {
-      const adapted = adaptRequest(model, req);
-      const body = toWireRequest(adapted);
+      const { body, adapted } = chatCompletionBody(model, req);
       const attempt = new AbortController();
       let timedOut = false;
       const timer = setTimeout(() => {
@@ -92,25 +72,70 @@ export function createOpenAIProvider(
         // The SDK ends a stream quietly when its signal aborts: a timeout or cancel must not pass as a reply.
         const stopped = interrupted();
         if (stopped) return { ok: false, error: stopped };
-        if (!reply.ok) return { ok: false, error: embeddedError(reply.error, source) };
-        const notes = [...adapted.adapted, ...reply.notes];
-        const { message, stopReason, usage, reportedModel } = reply;
-        return {
-          ok: true,
-          response: {
-            message,
-            stopReason,
-            usage,
-            ...(notes.length ? { adapted: notes } : {}),
-            ...(reportedModel === undefined ? {} : { reportedModel }),
-          },
-        };
+        return replyResult(reply, adapted, source);
       } catch (error) {
         return { ok: false, error: interrupted() ?? classify(error, source, signal) };
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener('abort', cancel);
       }
+    },
+  };
+}
+
+export interface OpenAIConnection {
+  ok: true;
+  client: OpenAI;
+  source: Source;
+  timeoutMs: number;
+}
+
+/**
+ * The SDK client for `model` (its retries off, errors in OpenAI's shape), and what messages name of its
+ * provider; without a key, the error every call answers with.
+ */
+export function connectOpenAI(
+  model: ModelRecord,
+  opts: ProviderOptions,
+  spec: ProviderIdentity,
+): OpenAIConnection | { ok: false; error: ProviderError } {
+  const keyVariable = spec.keyVariables[0];
+  const source: Source = {
+    label: spec.label,
+    baseUrl: opts.baseUrl ?? model.baseUrl ?? spec.defaultBaseUrl ?? OPENAI_BASE_URL,
+    ...(keyVariable === undefined ? {} : { keyVariable }),
+    local: keyVariable === undefined,
+    provider: spec.name,
+    modelName: wireModelName(model),
+  };
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!opts.apiKey) {
+    const message = `${model.id} needs an API key: set ${source.keyVariable ?? 'an API key'} in the environment or in a .env file in the current folder.`;
+    return { ok: false, error: { type: 'auth', message, retryable: false } };
+  }
+  const client = new OpenAI({
+    apiKey: opts.apiKey,
+    baseURL: source.baseUrl,
+    maxRetries: 0,
+    timeout: timeoutMs,
+    fetch: withOpenAIErrorShape(opts.fetch ?? globalThis.fetch),
+  });
+  return { ok: true, client, source, timeoutMs };
+}
+
+/** A completion read from the wire as the provider's result; `adapted` lists what was changed in the request. */
+export function replyResult(reply: ChatReply, adapted: readonly string[], source: Source): ProviderResult {
+  if (!reply.ok) return { ok: false, error: embeddedError(reply.error, source) };
+  const notes = [...adapted, ...reply.notes];
+  const { message, stopReason, usage, reportedModel } = reply;
+  return {
+    ok: true,
+    response: {
+      message,
+      stopReason,
+      usage,
+      ...(notes.length ? { adapted: notes } : {}),
+      ...(reportedModel === undefined ? {} : { reportedModel }),
     },
   };
 }
@@ -139,7 +164,7 @@ function timeoutError(source: Source, timeoutMs: number): ProviderError {
 }
 
 /** Anything the SDK call threw, as a `ProviderError`. */
-function classify(error: unknown, source: Source, signal?: AbortSignal): ProviderError {
+export function classify(error: unknown, source: Source, signal?: AbortSignal): ProviderError {
   if (!(error instanceof APIError)) {
     // Thrown while reading the body: invalid JSON, the connection dropped mid-answer, or no finish_reason.
     const text = error instanceof Error ? error.message : String(error);
@@ -182,7 +207,7 @@ function describe(body: unknown): { detail: string; codes: string[] } {
 }
 
 /** An error sent inside a 200 answer: an SSE `error` event, or an `error` member instead of `choices`. */
-function embeddedError(body: unknown, source: Source): ProviderError {
+export function embeddedError(body: unknown, source: Source): ProviderError {
   const { detail, codes } = describe(body);
   if (codes.some((c) => OVERFLOW_CODES.has(c)) || isContextOverflow(detail))
     return {

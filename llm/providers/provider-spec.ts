@@ -67,6 +67,11 @@ export interface ProviderSpec {
    * omitted: the provider has none, and `--batch` with its models is refused with a message.
    */
   batch?(model: ModelRecord, opts: ProviderOptions, spec: ProviderIdentity): Promise<BatchApi>;
+  /**
+   * The share of each model's listed price that its batch endpoint takes off (0.5: batch calls cost half);
+   * with `batch` only. `batchCostUsd` (registry.ts) prices a batch call from it.
+   */
+  batchDiscount?: number;
 }
 
 /** What a client's messages name of its provider (its label, key variable, API root): its spec, passed in. */
