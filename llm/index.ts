@@ -1,9 +1,18 @@
 // The face of llm/: all that a file outside llm/ may import of it (docs/architecture.md).
-export { DEFAULT_MAX_TOKENS } from './adapt.ts';
-export type { BudgetStop } from './budget.ts';
+export { adaptRequest, DEFAULT_MAX_TOKENS } from './adapt.ts';
+export type {
+  BatchApi,
+  BatchOutcome,
+  BatchRequest,
+  BatchResult,
+  BatchStatus,
+} from './batch-api.ts';
+export { BATCH_DISCOUNT, batchCostUsd } from './batch-price.ts';
+export { type BudgetStop, type CallEstimate, maxCallCost, type Reservation } from './budget.ts';
 export { loadEnv } from './env.ts';
 export { createFailureWatch, type FailureWatch, type ModelHealthEvent } from './failure-watch.ts';
 export { type Gateway, startGateway } from './gateway.ts';
+export { type BatchCall, type BatchRoute, type BatchRouter, PARKED_MESSAGE } from './gateway-batch.ts';
 export type { ModelRecord } from './model-record.ts';
 export type { ModelProvider, ProviderError, ProviderResult } from './provider.ts';
 export {
@@ -15,6 +24,7 @@ export {
 } from './provider-registry.ts';
 export { anthropic } from './providers/anthropic-provider.ts';
 export { BUILT_IN_PROVIDERS } from './providers/built-in.ts';
+export { batchSupport, connectBatch } from './providers/connect-batch.ts';
 export { google } from './providers/google-provider.ts';
 export { connectModel, providerSettings } from './providers/index.ts';
 export { openai } from './providers/openai-provider.ts';
@@ -40,6 +50,7 @@ export { SIM_LANDSCAPES } from './sim/landscape.ts';
 export { META_PROMPT_PATH, TASK_MAIN_PATH, TASK_PROMPT_PATH } from './sim/meta-role.ts';
 export { metaQuality } from './sim/phrases.ts';
 export { loadSimScript, type ParsedSimScript } from './sim/script.ts';
+export { createSimBatch, type SimBatchKnobs } from './sim/sim-batch.ts';
 export { createSimModel, type SimModel } from './sim/sim-model.ts';
 export type { SimTask } from './sim/task-role.ts';
 export { MAX_TIMER_MS } from './timer-limit.ts';
@@ -51,4 +62,5 @@ export {
   GatewayErrorBodySchema,
   type Message,
   type ToolSpec,
+  type Usage,
 } from './types.ts';
