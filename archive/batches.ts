@@ -146,6 +146,7 @@ export function batchQueries(db: Db, decode: Decode) {
   };
 }
 
+// Over 80 lines: the batch tables' writes, one method each over the same handle.
 export function batchWrites(db: Db, redact: Redactor) {
   const insertRequest = db.prepare(
     `INSERT INTO batch_requests (variant_id, domain, task_id, attempt, call_index, request_hash, model, request,

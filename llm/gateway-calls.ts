@@ -157,28 +157,7 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
       : null;
   const key = recorded === null ? '' : requestKey(recorded);
   if (opts.replay) return replayed(state, opts.replay, grant.role, key, row, res);
-  if (state.batch !== null) {
-    const routed = state.batch.route({
-      role: grant.role,
-      variantId: grant.variantId,
-      attempt: grant.attempt ?? 0,
-      ...(row.task === undefined ? {} : { task: row.task }),
-      model: modelId,
-      key,
-      request: req,
-    });
-    // Neither writes a ledger row: an answer from the record was charged when its batch was collected, and a
-    // parked call is asked, and charged, in the batch.
-    if (routed.kind === 'parked') return sendError(res, 'internal', PARKED_MESSAGE, false);
-    if (routed.kind === 'answered') {
-      return answer(state, res, row, routed.response, {
-        costUsd: 0,
-        attempts: 0,
-        replayed: false,
-        ledger: false,
-      });
-    }
-  }
+  if (state.batch !== null && batchRouted(state, state.batch, { grant, row, key, req, modelId }, res)) return;
   const fitted = adaptRequest(model, req);
   const provider = safeProvider(opts, modelId);
   if (!provider)
@@ -229,6 +208,33 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
   };
   if (opts.record && recorded !== null) record(state, opts.record, { key, request: recorded, response });
   answer(state, res, row, response, { costUsd: cost, attempts: trace.attempts, replayed: false, trace });
+}
+
+/**
+ * A call the batch router answers from the record or parks (true: replied); else (false) an ordinary call.
+ * Neither writes a ledger row: an answer from the record was charged when its batch was collected, and a
+ * parked call is asked, and charged, in the batch.
+ */
+function batchRouted(
+  state: GatewayState,
+  router: BatchRouter,
+  call: { grant: TokenGrant; row: Row; key: string; req: ChatRequest; modelId: string },
+  res: ServerResponse,
+): boolean {
+  const { grant, row } = call;
+  const routed = router.route({
+    role: grant.role,
+    variantId: grant.variantId,
+    attempt: grant.attempt ?? 0,
+    ...(row.task === undefined ? {} : { task: row.task }),
+    model: call.modelId,
+    key: call.key,
+    request: call.req,
+  });
+  if (routed.kind === 'parked') sendError(res, 'internal', PARKED_MESSAGE, false);
+  else if (routed.kind === 'answered')
+    answer(state, res, row, routed.response, { costUsd: 0, attempts: 0, replayed: false, ledger: false });
+  return routed.kind !== 'ordinary';
 }
 
 /** Answers a call from the recording (replay mode calls no model); a request it does not hold fails. */

@@ -62,7 +62,7 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
   return async (runDir: string, onCall: (row: LlmCallInput) => void, budgetUsd: number | null) => {
     const watch = createFailureWatch({ report: (event) => plan.onModelHealth?.(event) });
     const served = plan.replay === null ? connectAll(plan, watch) : new Map<string, Served>();
-    const batchEndpoint = plan.batch === undefined ? null : connectBatchEndpoint(plan, served);
+    const batchEndpoint = plan.batch === undefined ? null : connectBatchEndpoint(plan, served, runDir);
     const normalizer = createNormalizer(
       runPlaceholders({ runDir, runId: path.basename(runDir), projectRoot: PROJECT_ROOT }),
     );
@@ -94,7 +94,11 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
  * The batch endpoint of the task model. The sim's answers each request as its `complete` would (the raw
  * model: a simulated fault is a request the batch did not answer); it serves the sim alone.
  */
-function connectBatchEndpoint(plan: GatewayPlan, served: Map<string, Served>): BatchEndpoint | null {
+function connectBatchEndpoint(
+  plan: GatewayPlan,
+  served: Map<string, Served>,
+  runDir: string,
+): BatchEndpoint | null {
   const id = plan.batch?.taskModel;
   const model = id === undefined ? undefined : served.get(id);
   if (id === undefined || model === undefined) return null;
@@ -105,7 +109,8 @@ function connectBatchEndpoint(plan: GatewayPlan, served: Map<string, Served>): B
       role: 'task' as const,
       attempt: attemptOfCustomId(customId),
     });
-    const api = createSimBatch(model.sim, contextOf, plan.batch?.sim ?? {});
+    // Its batches are kept in the run folder, so a resumed run finds a pending one (as a provider would).
+    const api = createSimBatch(model.sim, contextOf, plan.batch?.sim ?? {}, path.join(runDir, 'sim-batches'));
     return { api, provider: model.provider, record: model.record };
   }
   const connected = connectBatch(model.record, plan.env);

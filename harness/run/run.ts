@@ -125,7 +125,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   };
   signal.addEventListener('abort', onAbort);
   try {
-    gateway = await deps.startGateway(runDir, ledgerWriter(archive, fail, emit), remaining);
+    const ledger = ledgerWriter(archive, fail, emit);
+    gateway = await deps.startGateway(runDir, ledger, remaining);
     const carried = recordStart(archive, plan, deps, spentBefore);
     controls = followControls(archive, carried, spentBefore, gateway, deps.progress);
     emit({
@@ -134,21 +135,9 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       controlSecret: ensureControlSecret(runDir),
     });
     const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
-    const batch = batchRounds(archive, gateway, ledgerWriter(archive, fail, emit), plan, deps.progress);
-    const opened = {
-      config,
-      runId,
-      runDir,
-      archive,
-      cache,
-      repo,
-      rootCommit,
-      evals,
-      gateway,
-      signal,
-      ...batch,
-    };
-    const ctx = openRunContext({ ...opened, onEvent: emit, ...sharedDeps(deps) });
+    const batch = batchRounds(archive, gateway, ledger, plan, deps.progress);
+    const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
+    const ctx = openRunContext({ ...opened, ...batch, onEvent: emit, ...sharedDeps(deps) });
     const unreachable = (): string | null => gateway?.unreachable?.() ?? null;
     await evaluateVariantZero(ctx, unreachable, spent);
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));

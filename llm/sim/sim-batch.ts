@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { BatchApi, BatchOutcome, BatchRequest, BatchStatus } from '../batch-api.ts';
 import type { ModelProvider } from '../provider.ts';
 import type { CallContext } from '../types.ts';
@@ -32,14 +34,16 @@ interface SimBatchState {
  * The sim's batch endpoint: each request is answered exactly as the sim's `complete` answers it (the same
  * seed, the same reply), after the configured polls. It serves the sim alone, so it can stand in for no real
  * model. `contextOf` says which call a custom id is (the role and attempt the sim's reply depends on).
- * Never throws.
+ * With `dir`, its batches are kept there as a provider keeps them: a run killed while one is pending finds
+ * it again when resumed. Never throws.
  */
 export function createSimBatch(
   sim: ModelProvider,
   contextOf: (customId: string) => CallContext,
   knobs: SimBatchKnobs = {},
+  dir?: string,
 ): BatchApi {
-  const batches = new Map<string, SimBatchState>();
+  const batches = persisted(dir);
   let next = 1;
   const missing = (batchId: string) => ({
     ok: false as const,
@@ -81,7 +85,34 @@ export function createSimBatch(
       const batch = batches.get(batchId);
       if (batch === undefined) return missing(batchId);
       batch.outcomes ??= batch.requests.map((r) => unanswered(r.customId, 'canceled'));
+      batches.set(batchId, batch);
       return { ok: true, value: undefined };
+    },
+  };
+}
+
+/** The batches, in memory and, with `dir`, one JSON file each (written on every change). */
+function persisted(dir: string | undefined): Pick<Map<string, SimBatchState>, 'get' | 'set'> {
+  const memory = new Map<string, SimBatchState>();
+  if (dir === undefined) return memory;
+  const file = (id: string): string => path.join(dir, `${id.replace(/[^\w-]/g, '_')}.json`);
+  return {
+    get(id) {
+      const known = memory.get(id);
+      if (known !== undefined) return known;
+      try {
+        const found = JSON.parse(readFileSync(file(id), 'utf8')) as SimBatchState;
+        memory.set(id, found);
+        return found;
+      } catch {
+        return undefined;
+      }
+    },
+    set(id, batch) {
+      memory.set(id, batch);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(file(id), JSON.stringify(batch));
+      return memory;
     },
   };
 }
