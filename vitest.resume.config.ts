@@ -7,7 +7,13 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['test/resume.e2e.test.ts', 'test/full-disk.e2e.test.ts', 'test/leftovers.e2e.test.ts'],
+    include: [
+      'test/resume.e2e.test.ts',
+      'test/batch-resume.e2e.test.ts',
+      'test/batch-providers.e2e.test.ts',
+      'test/full-disk.e2e.test.ts',
+      'test/leftovers.e2e.test.ts',
+    ],
     testTimeout: 3_600_000,
     hookTimeout: 60_000,
     pool: 'forks',

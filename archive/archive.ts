@@ -1,3 +1,4 @@
+import { batchQueries, batchWrites } from './batches.ts';
 import { confirmedScoreQueries, confirmedScoreWrites } from './confirmed-scores.ts';
 import { type Db, openWritable, strictDecode } from './database.ts';
 import { evaluationQueries, evaluationWrites } from './evaluations.ts';
@@ -77,6 +78,8 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
     ...confirmedScoreWrites(db),
     ...modelCallQueries(db, strictDecode),
     ...modelCallWrites(db, redact),
+    ...batchQueries(db, strictDecode),
+    ...batchWrites(db, redact),
     ...eventQueries(db, strictDecode),
     ...eventWrites(db, redact),
     close(): void {

@@ -84,6 +84,22 @@ export const EVENT_KINDS = {
   typecheck_skipped: z.object({ reason: z.string() }),
   entry_points_loaded: z.object({}),
   stage_unfinished: z.object({ stage: z.enum(['staged', 'full']), failed: z.number(), reason: z.string() }),
+  /**
+   * `--batch`: a batch of the variant's TaskAgent requests, at submission, at each poll and when collected:
+   * its state (the provider's word), requests done and failed of its total, and the seconds it has waited.
+   * `note`: what the user is told of it (requests retried as ordinary calls, a batch found again on resume).
+   */
+  batch: z.object({
+    batch: z.number(),
+    model: z.string(),
+    round: z.number(),
+    state: z.string(),
+    done: z.number(),
+    failed: z.number(),
+    total: z.number(),
+    waitedSec: z.number(),
+    note: z.string().optional(),
+  }),
   /** `hyperagents eval`: a stored variant's evaluation on one split. */
   eval_started: z.object({ domains: z.array(z.string()), split: z.string() }),
   eval_finished: z.object({

@@ -2,6 +2,7 @@
 export { withoutAlertDestinations } from './alert-destinations.ts';
 export { type Archive, openArchive } from './archive.ts';
 export { checkArchive } from './archive-check.ts';
+export type { BatchRequestRow, BatchRow, BatchTaskKey } from './batches.ts';
 export { snapshotArchive, writeBundle } from './bundle.ts';
 export { BUNDLE, checkFiles, type DomainHash, MAX_DATA_BYTES, type Manifest } from './bundle-manifest.ts';
 export { BadBundleError, DEFAULT_UNPACK_LIMITS, MAX_JSON_BYTES, unpackBundle } from './bundle-unpack.ts';

@@ -224,4 +224,47 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE llm_calls ADD COLUMN reported_model TEXT;
     `,
   },
+  {
+    // Batch rounds (`--batch`): each batch submitted to a provider, and each TaskAgent request asked in one,
+    // written before the batch is submitted, so that a resumed run collects a pending batch instead of
+    // submitting it again. A request's answer is kept once collected; a model call charged through a batch
+    // is marked in the ledger.
+    name: '013-batches',
+    sql: `
+      CREATE TABLE batches (
+        id INTEGER PRIMARY KEY,
+        variant_id INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        provider_batch_id TEXT,
+        state TEXT NOT NULL,
+        provider_state TEXT,
+        created_at TEXT NOT NULL,
+        submitted_at TEXT,
+        ended_at TEXT,
+        requests INTEGER NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0,
+        failed INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE batch_requests (
+        id INTEGER PRIMARY KEY,
+        variant_id INTEGER NOT NULL,
+        domain TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        call_index INTEGER NOT NULL,
+        request_hash TEXT NOT NULL,
+        model TEXT NOT NULL,
+        request TEXT NOT NULL,
+        batch_id INTEGER REFERENCES batches(id),
+        custom_id TEXT,
+        status TEXT NOT NULL,
+        answer TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (variant_id, domain, task_id, attempt, call_index)
+      );
+      CREATE INDEX batch_requests_batch ON batch_requests (batch_id);
+      ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

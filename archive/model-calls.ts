@@ -25,6 +25,8 @@ export interface LlmCallInput {
   task?: { domain: string; id: string } | undefined;
   /** The model the provider said served the call (e.g. "gpt-4o-2024-08-06"); absent when it named none. */
   reportedModel?: string | undefined;
+  /** Answered through the provider's batch endpoint (`--batch`), at its batch price. */
+  batch?: boolean | undefined;
 }
 
 /** One model call in the ledger (`llm_calls`), as readers show it. */
@@ -182,7 +184,15 @@ export function modelCallQueries(db: Db, decode: Decode) {
     (db.prepare('PRAGMA table_info(llm_calls)').all() as { name: string }[]).map((c) => c.name),
   );
   const reportedColumn = columns.has('reported_model') ? 'reported_model' : 'NULL';
+  // Before migration 013 no call went through a batch.
+  const batchColumn = columns.has('batch') ? 'batch' : '0';
   return {
+    /** The calls charged through a provider's batch endpoint (`--batch`): count, spend and tokens. */
+    batchSpend(): CallSpend {
+      return callSpend(
+        db.prepare(`SELECT ${SPEND_COLUMNS} FROM llm_calls WHERE ${batchColumn} = 1`).get() as SpendRow,
+      );
+    },
     /** Model calls of one role in the ledger, and how many of them the gateway refused for the budget. */
     callCounts(role: string, variantId?: number): { calls: number; budgetRefusals: number } {
       const row = db
@@ -290,8 +300,8 @@ export function modelCallWrites(db: Db, redact: Redactor) {
   const insert =
     db.prepare(`INSERT INTO llm_calls (ts, variant_id, role, model, input_tokens, output_tokens, cache_read_tokens,
            cache_write_tokens, reasoning_tokens, cost_usd, latency_ms, status, error, attempts, retried, replayed,
-           adapted, task_domain, task_id, reported_model)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+           adapted, task_domain, task_id, reported_model, batch)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return {
     insertLlmCall(c: LlmCallInput): void {
       insert.run(
@@ -315,6 +325,7 @@ export function modelCallWrites(db: Db, redact: Redactor) {
         c.task?.domain ?? null,
         c.task?.id ?? null,
         c.reportedModel ?? null,
+        c.batch ? 1 : 0,
       );
     },
   };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { adaptRequest } from './adapt.ts';
 import { type createBudget, maxCallCost } from './budget.ts';
+import { type BatchRouter, PARKED_MESSAGE } from './gateway-batch.ts';
 import { type Call, ledgerBase, type Row, safeComplete, safeProvider, taskOf } from './gateway-call.ts';
 import { MAX_BODY_BYTES, readBody, sendError, sendJson } from './gateway-http.ts';
 import type { GatewayLedgerRow, GatewayOptions, TokenGrant } from './gateway-types.ts';
@@ -45,6 +46,8 @@ export interface GatewayState {
   calls: Set<AbortController>;
   /** Why the gateway takes no more calls (the run is stopping), or null while it serves them. */
   stopping: string | null;
+  /** With `--batch`: the harness's say over each TaskAgent call (see BatchRouter). */
+  batch: BatchRouter | null;
 }
 
 /** Routes a request: authenticates its token, then lists models or parses and serves a chat call. */
@@ -149,9 +152,12 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
   const model = resolved.model;
   const req: ChatRequest = { ...body, model: modelId };
   const recorded =
-    opts.record || opts.replay ? normalizeRequest(grant.role, modelId, body, normalizer) : null;
+    opts.record || opts.replay || state.batch
+      ? normalizeRequest(grant.role, modelId, body, normalizer)
+      : null;
   const key = recorded === null ? '' : requestKey(recorded);
   if (opts.replay) return replayed(state, opts.replay, grant.role, key, row, res);
+  if (state.batch !== null && batchRouted(state, state.batch, { grant, row, key, req, modelId }, res)) return;
   const fitted = adaptRequest(model, req);
   const provider = safeProvider(opts, modelId);
   if (!provider)
@@ -204,6 +210,33 @@ async function chat(state: GatewayState, grant: TokenGrant, call: Call, res: Ser
   answer(state, res, row, response, { costUsd: cost, attempts: trace.attempts, replayed: false, trace });
 }
 
+/**
+ * A call the batch router answers from the record or parks (true: replied); else (false) an ordinary call.
+ * Neither writes a ledger row: an answer from the record was charged when its batch was collected, and a
+ * parked call is asked, and charged, in the batch.
+ */
+function batchRouted(
+  state: GatewayState,
+  router: BatchRouter,
+  call: { grant: TokenGrant; row: Row; key: string; req: ChatRequest; modelId: string },
+  res: ServerResponse,
+): boolean {
+  const { grant, row } = call;
+  const routed = router.route({
+    role: grant.role,
+    variantId: grant.variantId,
+    attempt: grant.attempt ?? 0,
+    ...(row.task === undefined ? {} : { task: row.task }),
+    model: call.modelId,
+    key: call.key,
+    request: call.req,
+  });
+  if (routed.kind === 'parked') sendError(res, 'internal', PARKED_MESSAGE, false);
+  else if (routed.kind === 'answered')
+    answer(state, res, row, routed.response, { costUsd: 0, attempts: 0, replayed: false, ledger: false });
+  return routed.kind !== 'ordinary';
+}
+
 /** Answers a call from the recording (replay mode calls no model); a request it does not hold fails. */
 function replayed(
   state: GatewayState,
@@ -249,22 +282,23 @@ function answer(
   res: ServerResponse,
   row: Row,
   reply: RecordedResponse,
-  how: { costUsd: number; attempts: number; replayed: boolean; trace?: RetryTrace },
+  how: { costUsd: number; attempts: number; replayed: boolean; trace?: RetryTrace; ledger?: false },
 ): void {
   const latencyMs = Date.now() - row.started;
   const { message, stopReason, usage, adapted, reportedModel } = reply;
-  ledger(state, {
-    ...ledgerBase(row),
-    ...(reportedModel === undefined ? {} : { reportedModel }),
-    usage,
-    costUsd: how.costUsd,
-    latencyMs,
-    status: 'ok',
-    attempts: how.attempts,
-    replayed: how.replayed,
-    ...(adapted ? { adapted } : {}),
-    ...(how.trace && how.trace.retried.length > 0 ? { retried: how.trace.retried } : {}),
-  });
+  if (how.ledger !== false)
+    ledger(state, {
+      ...ledgerBase(row),
+      ...(reportedModel === undefined ? {} : { reportedModel }),
+      usage,
+      costUsd: how.costUsd,
+      latencyMs,
+      status: 'ok',
+      attempts: how.attempts,
+      replayed: how.replayed,
+      ...(adapted ? { adapted } : {}),
+      ...(how.trace && how.trace.retried.length > 0 ? { retried: how.trace.retried } : {}),
+    });
   const response: ChatResponse = {
     message,
     stopReason,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type BudgetStop, createBudget } from './budget.ts';
+import { type BudgetStop, type CallEstimate, createBudget, type Reservation } from './budget.ts';
+import type { BatchRouter } from './gateway-batch.ts';
 import { type GatewayState, handle, resolve } from './gateway-calls.ts';
 import { sendError } from './gateway-http.ts';
 import type { GatewayOptions, TokenGrant } from './gateway-types.ts';
@@ -46,6 +47,13 @@ export interface Gateway {
    * included), and every later call fails at once with `reason`.
    */
   stopCalls(reason: string): void;
+  /** With `--batch`: from now on every chat call is first put to `router` (see BatchRouter). */
+  useBatchRouter(router: BatchRouter): void;
+  /**
+   * Holds a pending batch's most cost in the budget, as a call in flight holds its own: `settle` with what the
+   * batch cost once it is collected. Waits, or is refused, as a call would be (`Budget.reserve`).
+   */
+  reserveBatch(estimate: CallEstimate, model: string, signal?: AbortSignal): Promise<Reservation>;
   close(): Promise<void>;
 }
 
@@ -63,6 +71,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     misses: 0,
     calls: new Set(),
     stopping: null,
+    batch: null,
   };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -94,6 +103,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       state.stopping = reason;
       for (const call of state.calls) call.abort();
     },
+    useBatchRouter(router) {
+      state.batch = router;
+    },
+    reserveBatch: (estimate, model, signal) => state.budget.reserve(estimate, model, signal),
     async close() {
       state.tokens.clear();
       await servers.close();

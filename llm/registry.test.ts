@@ -258,7 +258,8 @@ describe('batchCostUsd', () => {
     const usage = { input: 1_000_000, output: 100_000, cacheRead: 1_000_000, cacheWrite: 0, reasoning: 0 };
     const listed = costUsd(model('anthropic/claude-sonnet-4-5'), usage);
     expect(batchCostUsd(model('anthropic/claude-sonnet-4-5'), usage)).toBeCloseTo(listed / 2, 10);
-    expect(batchCostUsd(model('sim'), usage)).toBeUndefined();
+    // The sim's batch endpoint imitates the providers' half price.
+    expect(batchCostUsd(model('sim'), usage)).toBeCloseTo(costUsd(model('sim'), usage) / 2, 10);
     expect(batchCostUsd(model('local/qwen2.5-coder:7b'), usage)).toBeUndefined();
   });
 });

@@ -123,16 +123,29 @@ export function costUsd(model: Pick<ModelRecord, 'price'>, usage: Usage): number
   );
 }
 
+/** What the simulated model's batch endpoint takes off its nominal price: as OpenAI and Anthropic do. */
+const SIM_BATCH_DISCOUNT = 0.5;
+
 /**
- * Cost in USD of `usage` answered through the model's provider's batch endpoint: the listed price less the
- * provider's `batchDiscount` (half, for OpenAI and Anthropic). Undefined when the provider has no batch
- * endpoint, so no caller prices a batch that cannot exist.
+ * The share of the listed price a batch call saves on `model` (0.5: half price), or undefined when its
+ * provider has no batch endpoint. The sim's batch endpoint imitates the providers' discount.
  */
-export function batchCostUsd(
-  model: Pick<ModelRecord, 'price' | 'provider'>,
-  usage: Usage,
-): number | undefined {
+export function batchDiscountOf(model: Pick<ModelRecord, 'provider' | 'simulated'>): number | undefined {
+  if (model.simulated) return SIM_BATCH_DISCOUNT;
   const spec = providerNamed(model.provider);
   if (spec?.batch === undefined) return undefined;
-  return costUsd(model, usage) * (1 - (spec.batchDiscount ?? 0));
+  return spec.batchDiscount ?? 0;
+}
+
+/**
+ * Cost in USD of `usage` answered through the model's batch endpoint: the listed price less its discount
+ * (`batchDiscountOf`). Undefined when the provider has no batch endpoint, so no caller prices a batch that
+ * cannot exist.
+ */
+export function batchCostUsd(
+  model: Pick<ModelRecord, 'price' | 'provider' | 'simulated'>,
+  usage: Usage,
+): number | undefined {
+  const discount = batchDiscountOf(model);
+  return discount === undefined ? undefined : costUsd(model, usage) * (1 - discount);
 }

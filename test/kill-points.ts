@@ -11,9 +11,10 @@ export interface RunningCli {
   done: Promise<CliResult>;
 }
 
-export function startCli(args: string[]): RunningCli {
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'generate-loop.mjs'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stdout = '';
   let stderr = '';

@@ -37,6 +37,7 @@ export function runDeps(
       onModelHealth: display.event,
       onWarning: printGatewayWarning,
       ...(queued === null ? {} : { tcp: queued.queue.gatewayListen }),
+      ...(config.batch ? { batch: { taskModel: config.taskModel, sim: config.simBatch } } : {}),
     }),
     ...(queued === null ? {} : { remoteTasks: queued.coordinator }),
     ...(queued?.queue.remoteGenerations === true ? { remoteEdits: queued.coordinator } : {}),

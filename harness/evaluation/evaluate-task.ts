@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Archive, CachedResult, CacheKey, EvalCache, TaskResultInput } from '../../archive/index.ts';
 import type { Domain, GradeContext, Split, Task } from '../../domains/index.ts';
 import { resultCacheIdentity } from '../../llm/index.ts';
+import type { BatchRounds } from './batch-rounds.ts';
 import { type Graded, gradeWorkspace } from './grading.ts';
 import type { TaskLimit } from './task-limit.ts';
 import { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
@@ -36,6 +37,11 @@ export interface EvaluationTarget {
   /** The workers of attempt `attempt` > 0 (a model told which attempt its calls belong to); default `pool`. */
   attemptPool?: (attempt: number) => Promise<TaskPool>;
   onTask?: (done: number, total: number) => void;
+  /**
+   * With `--batch`: the single-reply tasks' model calls go through batches, in rounds (docs/batch.md); a task
+   * whose run stopped at a call waiting for a batch is run again once it is answered.
+   */
+  batch?: BatchRounds;
 }
 
 /** One task of a stage, with where it comes from. */
@@ -74,7 +80,9 @@ export type Grade = (domain: Domain, task: Task, output: string) => Promise<Grad
 /** A task's result to store, or the infrastructure failure that left it without one (never stored). */
 export type Evaluated =
   | { kind: 'result'; result: TaskResultInput; agentFault?: string }
-  | { kind: 'infra'; reason: string };
+  | { kind: 'infra'; reason: string }
+  /** Its run stopped at a call waiting for the next batch (`--batch`): no result yet, run it again after. */
+  | { kind: 'parked' };
 
 /** What a cached result of a workspace task keeps of its final folder, read back. */
 function cachedWorkspace(value: unknown): CollectedWorkspace {
@@ -136,7 +144,13 @@ export async function evaluateTask(
   const cached = target.cacheable ? target.cache.get(key) : undefined;
   if (cached !== undefined) return reuse(target, grade, job, base, cached);
   const pool = await poolOf(target, attempt);
+  // A single-reply task's calls may wait for a batch; a workspace task's (many turns with tools) never do.
+  const router = task.workspace === undefined ? target.batch?.router : undefined;
+  const batchKey = { variantId: target.variantId, domain: domain.name, taskId: task.id, attempt };
+  router?.begin(batchKey);
   const reply = await pool.run(taskRequest(target, job));
+  if (router?.parked(batchKey) === true) return { kind: 'parked' };
+  router?.end(batchKey);
   if (reply.kind === 'closed') return null;
   // The TaskAgent failed on the task itself, twice: its result, an error that scores 0 (and a stage where
   // every task ends so says why instead of scoring).

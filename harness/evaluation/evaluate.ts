@@ -97,7 +97,7 @@ export async function evaluateStage(
       .filter((r) => !isInfraFailure(r))
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}\u0000${r.attempt}`),
   );
-  const { infra, agentFaults } = await runStageTasks(
+  const { infra, agentFaults } = await runRounds(
     target,
     jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}\u0000${j.attempt}`)),
   );
@@ -144,7 +144,7 @@ export async function evaluateAttempts(
   const stored = (): TaskResultRow[] =>
     target.archive.listTaskResults(target.variantId, { attempt: 'all' }).filter((r) => !isInfraFailure(r));
   const existing = new Set(stored().map((r) => key(r.domain, r.split, r.taskId, r.attempt)));
-  const { infra, agentFaults } = await runStageTasks(
+  const { infra, agentFaults } = await runRounds(
     target,
     jobs.filter((j) => !existing.has(key(j.domain.name, j.split, j.task.id, j.attempt))),
   );
@@ -179,20 +179,47 @@ export class StageUnfinishedError extends Error {
 }
 
 /**
+ * Runs `todo` (see runStageTasks); with `--batch`, in rounds: the tasks whose run stopped at a call waiting for
+ * a batch are run again once the round's batch is answered, until none waits (docs/batch.md).
+ */
+async function runRounds(
+  target: EvaluationTarget,
+  todo: readonly StageJob[],
+): Promise<{ infra: string[]; agentFaults: string[] }> {
+  const infra: string[] = [];
+  const agentFaults: string[] = [];
+  const counter = { done: 0, total: todo.length };
+  let jobs = todo;
+  for (let round = 1; ; round++) {
+    const ran = await runStageTasks(target, jobs, counter);
+    infra.push(...ran.infra);
+    agentFaults.push(...ran.agentFaults);
+    const aborted = (): boolean => target.signal?.aborted === true;
+    if (ran.parked.length === 0 || target.batch === undefined || aborted()) break;
+    await target.batch.settle(target.variantId, round, target.signal);
+    if (aborted()) break;
+    jobs = ran.parked;
+  }
+  return { infra, agentFaults };
+}
+
+/**
  * Runs and grades `todo`, storing each result as it arrives, so a run killed mid-stage never pays for a
  * finished task again. After an error (thrown) or an interrupt nothing more is stored. Returns the reasons of
- * the tasks that failed for the infrastructure after their retries: those have no result, stored or counted.
+ * the tasks that failed for the infrastructure after their retries: those have no result, stored or counted;
+ * and the tasks whose run stopped at a call waiting for a batch (no result yet).
  */
 async function runStageTasks(
   target: EvaluationTarget,
   todo: readonly StageJob[],
-): Promise<{ infra: string[]; agentFaults: string[] }> {
+  counter: { done: number; total: number },
+): Promise<{ infra: string[]; agentFaults: string[]; parked: StageJob[] }> {
   const grade: Grade = (domain, task, output) => gradeOutput(domain, task, output, target.grading);
   let failed = false;
   const stopped = (): boolean => failed || target.signal?.aborted === true;
-  let done = 0;
   const infra: string[] = [];
   const agentFaults: string[] = [];
+  const parked: StageJob[] = [];
   await Promise.all(
     todo.map((job) =>
       target.limit.run(async () => {
@@ -200,13 +227,17 @@ async function runStageTasks(
         try {
           const result = await evaluateTask(target, grade, job);
           if (result === null || stopped()) return;
+          if (result.kind === 'parked') {
+            parked.push(job);
+            return;
+          }
           if (result.kind === 'infra') {
             infra.push(result.reason);
             return;
           }
           if (result.agentFault !== undefined) agentFaults.push(result.agentFault);
           target.archive.putTaskResults([job.task.canary === true ? asCanary(result.result) : result.result]);
-          target.onTask?.(++done, todo.length);
+          target.onTask?.(++counter.done, counter.total);
         } catch (error) {
           failed = true;
           throw error;
@@ -214,7 +245,7 @@ async function runStageTasks(
       }),
     ),
   );
-  return { infra, agentFaults };
+  return { infra, agentFaults, parked };
 }
 
 /**

@@ -1,3 +1,12 @@
+export {
+  attemptOfCustomId,
+  type BatchEndpoint,
+  type BatchRounds,
+  type BatchRoundsOptions,
+  createBatchRounds,
+  customIdOf,
+} from './batch-rounds.ts';
+export { type BatchTaskRouter, createBatchRouter } from './batch-router.ts';
 export { checkDomain, type DomainReport, loadTaskIds } from './domain-check.ts';
 export { createEvalsFolders, type EvalsFolders, type EvalsWrite } from './evals-folder.ts';
 export {

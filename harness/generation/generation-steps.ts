@@ -180,6 +180,7 @@ async function evaluate(
     attemptPool: (attempt: number) => session.pool(attempt),
     limit: ctx.taskLimit,
     signal: ctx.signal,
+    ...(ctx.batch === undefined ? {} : { batch: ctx.batch }),
     onTask: (done: number, total: number) => {
       ctx.status(`variant ${id}: evaluating, ${done}/${total} tasks`);
       ctx.onEvent({ type: 'tasks', variant: id, done, total });

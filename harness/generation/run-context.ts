@@ -4,6 +4,7 @@ import { variantLogDir, worktreesDir } from '../../archive/index.ts';
 import type { DomainRef, GradeContext } from '../../domains/index.ts';
 import type { BudgetStop } from '../../llm/index.ts';
 import type {
+  BatchRounds,
   DomainTasks,
   EvalsFolders,
   TaskLimit,
@@ -113,6 +114,8 @@ export interface RunContext<Config extends GenerationConfig = GenerationConfig> 
   remoteTasks?: RemoteTasks;
   /** With `--remote-generations`: each MetaAgent run goes to a queue worker. */
   remoteEdits?: RemoteEdits;
+  /** With `--batch`: the evaluations' rounds through the task model's batch endpoint (docs/batch.md). */
+  batch?: BatchRounds;
 }
 
 /**

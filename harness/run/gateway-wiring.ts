@@ -3,10 +3,12 @@ import type { LlmCallInput } from '../../archive/index.ts';
 import { gatewaySocketFile } from '../../archive/index.ts';
 import type { ModelProvider, ParsedSimScript } from '../../llm/index.ts';
 import {
+  connectBatch,
   connectModel,
   createFailureWatch,
   createNormalizer,
   createRecordWriter,
+  createSimBatch,
   createSimModel,
   type FailureWatch,
   type ModelHealthEvent,
@@ -15,11 +17,12 @@ import {
   type RetryInfo,
   resolveModel,
   runPlaceholders,
+  type SimBatchKnobs,
   type SimModel,
   startGateway,
   withRetries,
 } from '../../llm/index.ts';
-import type { DomainTasks } from '../evaluation/index.ts';
+import { attemptOfCustomId, type BatchEndpoint, type DomainTasks } from '../evaluation/index.ts';
 import { firstContact, type RetryNotice } from './first-contact.ts';
 import type { RunDeps } from './run.ts';
 import type { SimConfig } from './run-config.ts';
@@ -46,6 +49,8 @@ export interface GatewayPlan {
   tcp?: { host: string; port: number };
   /** Told what the gateway could not do that no reply shows (see `GatewayOptions.onWarning`). */
   onWarning: (message: string) => void;
+  /** With `--batch`: the task model, whose batch endpoint is connected (the sim's behaving as `sim` says). */
+  batch?: { taskModel: string; sim: SimBatchKnobs | null };
 }
 
 /**
@@ -57,6 +62,7 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
   return async (runDir: string, onCall: (row: LlmCallInput) => void, budgetUsd: number | null) => {
     const watch = createFailureWatch({ report: (event) => plan.onModelHealth?.(event) });
     const served = plan.replay === null ? connectAll(plan, watch) : new Map<string, Served>();
+    const batchEndpoint = plan.batch === undefined ? null : await connectBatchEndpoint(plan, served, runDir);
     const normalizer = createNormalizer(
       runPlaceholders({ runDir, runId: path.basename(runDir), projectRoot: PROJECT_ROOT }),
     );
@@ -80,8 +86,36 @@ export function gatewayFactory(plan: GatewayPlan): RunDeps['startGateway'] {
       }
       return null;
     };
-    return Object.assign(gateway, { unreachable });
+    return Object.assign(gateway, { unreachable, batchEndpoint });
   };
+}
+
+/**
+ * The batch endpoint of the task model. The sim's answers each request as its `complete` would (the raw
+ * model: a simulated fault is a request the batch did not answer); it serves the sim alone.
+ */
+async function connectBatchEndpoint(
+  plan: GatewayPlan,
+  served: Map<string, Served>,
+  runDir: string,
+): Promise<BatchEndpoint | null> {
+  const id = plan.batch?.taskModel;
+  const model = id === undefined ? undefined : served.get(id);
+  if (id === undefined || model === undefined) return null;
+  if (model.sim !== undefined) {
+    const contextOf = (customId: string) => ({
+      runId: '',
+      variantId: null,
+      role: 'task' as const,
+      attempt: attemptOfCustomId(customId),
+    });
+    // Its batches are kept in the run folder, so a resumed run finds a pending one (as a provider would).
+    const api = createSimBatch(model.sim, contextOf, plan.batch?.sim ?? {}, path.join(runDir, 'sim-batches'));
+    return { api, provider: model.provider, record: model.record };
+  }
+  const connected = await connectBatch(model.record, plan.env);
+  if (!connected.ok) throw new Error(connected.message);
+  return { api: connected.batch, provider: model.provider, record: model.record };
 }
 
 /** A model the run serves: its provider, and its record (the sim's carries the nominal price). */
@@ -90,6 +124,8 @@ interface Served {
   record: ModelRecord;
   /** Real models only: whether the model could be reached at all. */
   guard?: ReturnType<typeof firstContact>;
+  /** The sim alone: the model itself, without retries. */
+  sim?: SimModel;
 }
 
 /**
@@ -105,7 +141,7 @@ function connectAll(plan: GatewayPlan, watch: FailureWatch): Map<string, Served>
         policy: { baseMs: plan.sim.retryMs },
         onRetry: (info) => watch.failed(id, info.error),
       });
-      served.set(id, { provider: watch.wrap(id, retried), record: sim.model });
+      served.set(id, { provider: watch.wrap(id, retried), record: sim.model, sim });
       continue;
     }
     const resolved = resolveModel(id);

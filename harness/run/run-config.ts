@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DatasetOptions } from '../../domains/index.ts';
-import { resolveModel } from '../../llm/index.ts';
+import { batchSupport, resolveModel } from '../../llm/index.ts';
 import { openFilesNeeded } from '../process/index.ts';
 import { groupFields, type TaskFields, taskFields, topFields } from './setting.ts';
 import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES, SETTINGS } from './settings.ts';
@@ -120,6 +120,7 @@ function crossFieldRules(config: RunConfigInput, ctx: z.RefinementCtx): void {
       'sets up the simulated model, which this run does not use: add --model sim, or drop it.',
     );
   }
+  batchRules(config, ctx);
   const alertKnob =
     (config.stallMinutes !== DEFAULT_STALL_MINUTES && ['stallMinutes']) ||
     (config.failureStreak !== DEFAULT_FAILURE_STREAK && ['failureStreak']);
@@ -134,6 +135,23 @@ function crossFieldRules(config: RunConfigInput, ctx: z.RefinementCtx): void {
       useless,
     );
   }
+}
+
+/** `--batch` needs a task model with a batch endpoint, and its options need `--batch`. */
+function batchRules(config: RunConfigInput, ctx: z.RefinementCtx): void {
+  if (config.batch) {
+    const model = resolveModel(config.taskModel);
+    const support = model.ok ? batchSupport(model.model) : { ok: true as const };
+    if (!support.ok) refuse(ctx, ['batch'], `cannot be used here: ${support.message}`);
+    if (config.replay !== null)
+      refuse(
+        ctx,
+        ['batch'],
+        'has no effect with --replay, which answers every call from the recording: drop it.',
+      );
+  }
+  if (config.simBatch !== null && !(config.batch && isSimulatedModel(config.taskModel)))
+    refuse(ctx, ['simBatch'], 'sets up the simulated batch endpoint: give --batch and --task-model sim too.');
 }
 
 /** The fields, and the rules across them (open files on tasks per process, the simulated model's options). */

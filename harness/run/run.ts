@@ -6,11 +6,13 @@ import {
   openArchive,
   openEvalCache,
 } from '../../archive/index.ts';
-import type { DomainTasks } from '../evaluation/index.ts';
+import type { BatchRouter } from '../../llm/index.ts';
+import type { BatchEndpoint, BatchRoundsOptions, DomainTasks } from '../evaluation/index.ts';
 import { createEvalsFolders } from '../evaluation/index.ts';
 import { frozenMetaDir, type RemoteEdits, type RemoteTasks, type TokenIssuer } from '../generation/index.ts';
 import type { ResolvedSandbox } from '../process/index.ts';
 import { describeEnforcement, killAll } from '../process/index.ts';
+import { batchRounds } from './batch-wiring.ts';
 import type { RunEstimate } from './estimate.ts';
 import { ledgerWriter } from './ledger-writer.ts';
 import { type RunAlerts, runAlerts } from './run-alerts.ts';
@@ -50,6 +52,10 @@ export interface RunDeps {
       stopCalls?(reason: string): void;
       /** A new budget for this gateway's calls from now on (the run's `budget` control). */
       setBudgetUsd?(usd: number): void;
+      /** With `--batch`: the task model's batch endpoint (see gateway-wiring.ts). */
+      batchEndpoint?: BatchEndpoint | null;
+      useBatchRouter?(router: BatchRouter): void;
+      reserveBatch?: BatchRoundsOptions['reserve'];
     }
   >;
   progress(line: string): void;
@@ -119,7 +125,8 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
   };
   signal.addEventListener('abort', onAbort);
   try {
-    gateway = await deps.startGateway(runDir, ledgerWriter(archive, fail, emit), remaining);
+    const ledger = ledgerWriter(archive, fail, emit);
+    gateway = await deps.startGateway(runDir, ledger, remaining);
     const carried = recordStart(archive, plan, deps, spentBefore);
     controls = followControls(archive, carried, spentBefore, gateway, deps.progress);
     emit({
@@ -128,8 +135,9 @@ export async function runGenerations(plan: RunPlan, deps: RunDeps): Promise<RunS
       controlSecret: ensureControlSecret(runDir),
     });
     const { repo, rootCommit } = await variantZero(archive, runDir, config, NODE_MODULES);
+    const batch = batchRounds(archive, gateway, ledger, plan, deps.progress);
     const opened = { config, runId, runDir, archive, cache, repo, rootCommit, evals, gateway, signal };
-    const ctx = openRunContext({ ...opened, onEvent: emit, ...sharedDeps(deps) });
+    const ctx = openRunContext({ ...opened, ...batch, onEvent: emit, ...sharedDeps(deps) });
     const unreachable = (): string | null => gateway?.unreachable?.() ?? null;
     await evaluateVariantZero(ctx, unreachable, spent);
     if (config.freezeMeta && !signal.aborted) await repo.addWorktree(rootCommit, frozenMetaDir(ctx));

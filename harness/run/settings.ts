@@ -4,6 +4,7 @@ import { DOMAIN_REF_HELP, DomainRefList } from '../../domains/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
 import type { Setting } from './setting.ts';
 import * as schema from './setting-schemas.ts';
+import { BATCH_SETTINGS } from './settings-batch.ts';
 import { SIM_SETTINGS } from './settings-sim.ts';
 import { TASK_SETTINGS } from './settings-task.ts';
 
@@ -340,6 +341,7 @@ export const SETTINGS = [
   ...RUN_SETTINGS,
   ...TASK_SETTINGS,
   ...REPLY_SETTINGS,
+  ...BATCH_SETTINGS,
   ...SIM_SETTINGS,
   ...ALERT_SETTINGS,
 ] as const satisfies readonly Setting[];

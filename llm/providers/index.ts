@@ -1,8 +1,9 @@
 import type { BatchApi } from '../batch-api.ts';
 import { type ModelProvider, providerError } from '../provider.ts';
-import { keyOf, providerNamed, registeredProviders } from '../provider-registry.ts';
+import { keyOf, providerNamed } from '../provider-registry.ts';
 import type { ModelRecord } from '../registry.ts';
 import { type RetryOptions, withRetries } from '../retry.ts';
+import { batchSupport } from './connect-batch.ts';
 import type { ProviderOptions } from './options.ts';
 
 export { DEFAULT_TIMEOUT_MS, type ProviderOptions } from './options.ts';
@@ -116,15 +117,11 @@ export async function connectBatch(
   env: Readonly<Record<string, string | undefined>>,
   flags: { baseUrl?: string; timeoutMs?: number } = {},
 ): Promise<ConnectBatchResult> {
+  const support = batchSupport(model);
+  if (!support.ok) return support;
   const spec = providerNamed(model.provider);
-  if (spec?.batch === undefined) {
-    const serving = registeredProviders().filter((p) => p.batch !== undefined);
-    const names = serving.map((p) => `${p.label} (${p.name}/...)`).join(', ');
-    return {
-      ok: false,
-      message: `${model.id} cannot be answered in batches: ${spec?.label ?? model.provider} has no batch endpoint here. Batches go to ${names || 'no provider'}; run without batches or choose such a model.`,
-    };
-  }
+  if (spec?.batch === undefined)
+    return { ok: false, message: `${model.id} has no batch endpoint of its own` };
   const settings = providerSettings(model, env, flags);
   if (!settings.ok) return settings;
   try {
