@@ -139,9 +139,10 @@ export function batchQueries(db: Db, decode: Decode) {
         variantId,
       );
     },
-    /** Every batch of the run, oldest first. */
+    /** Every batch of the run, oldest first (none in an archive written before batches existed). */
     listBatches(): BatchRow[] {
-      return batches('SELECT * FROM batches ORDER BY id');
+      const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'batches'`).get();
+      return table === undefined ? [] : batches('SELECT * FROM batches ORDER BY id');
     },
   };
 }

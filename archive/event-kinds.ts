@@ -88,6 +88,8 @@ export const EVENT_KINDS = {
    * `--batch`: a batch of the variant's TaskAgent requests, at submission, at each poll and when collected:
    * its state (the provider's word), requests done and failed of its total, and the seconds it has waited.
    * `note`: what the user is told of it (requests retried as ordinary calls, a batch found again on resume).
+   * When collected: `costUsd`, what its answers were charged at the batch price, and `savedUsd`, what they
+   * would have cost more as ordinary calls.
    */
   batch: z.object({
     batch: z.number(),
@@ -99,6 +101,8 @@ export const EVENT_KINDS = {
     total: z.number(),
     waitedSec: z.number(),
     note: z.string().optional(),
+    costUsd: z.number().optional(),
+    savedUsd: z.number().optional(),
   }),
   /** `hyperagents eval`: a stored variant's evaluation on one split. */
   eval_started: z.object({ domains: z.array(z.string()), split: z.string() }),

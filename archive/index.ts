@@ -60,6 +60,7 @@ export {
   runEvalCacheFile,
   runLockFile,
   runLockHolder,
+  simBatchesDir,
   TASK_AGENT_LOG,
   VARIANT_LOGS,
   type VariantLogName,

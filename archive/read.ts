@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
+import { type BatchRow, batchQueries } from './batches.ts';
 import { confirmedScoreQueries, reportedBest } from './confirmed-scores.ts';
 import { type Db, type Decode, openReadOnly } from './database.ts';
 import { evaluationQueries } from './evaluations.ts';
 import type { ArchiveEvent, EventKind, UnreadEvent } from './event-kinds.ts';
 import { eventQueries } from './events.ts';
-import { modelCallQueries } from './model-calls.ts';
+import { type CallSpend, modelCallQueries } from './model-calls.ts';
 import { runLockHolder } from './run-folder.ts';
 import { runQueries } from './runs.ts';
 import { type TaskResultFilter, type TaskResultRow, taskResultQueries } from './task-results.ts';
@@ -147,6 +148,7 @@ function openReader(file: string) {
   const calls = modelCallQueries(db, readerDecode);
   const events = eventQueries(db, readerDecode);
   const noise = confirmedScoreQueries(db, readerDecode);
+  const batches = batchQueries(db, readerDecode);
 
   const reader = {
     file,
@@ -204,6 +206,14 @@ function openReader(file: string) {
     /** The rows of the event log this version cannot read (a kind it does not know, data that does not match). */
     unreadEvents(): UnreadEvent[] {
       return events.unreadEvents();
+    },
+    /** The batches of `--batch`, oldest first; none when the run used none. */
+    batches(): BatchRow[] {
+      return batches.listBatches();
+    },
+    /** The model calls answered through a batch endpoint: count, spend and tokens. */
+    batchSpend(): CallSpend {
+      return calls.batchSpend();
     },
     spendOverTime(): SpendPoint[] {
       return calls.spendOverTime();

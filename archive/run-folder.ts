@@ -57,6 +57,11 @@ export const workspacesDir = (runDir: string): string => path.join(runDir, 'work
 /** What a MetaAgent process writes besides its worktree (its transcript), one folder per variant. */
 export const agentOutputDir = (runDir: string): string => path.join(runDir, 'agent-output');
 /**
+ * The simulated model's batch endpoint (`--batch` with `--model sim`): one JSON file per batch it was given,
+ * kept as a provider keeps its batches, so a run killed while one is pending finds it when resumed.
+ */
+export const simBatchesDir = (runDir: string): string => path.join(runDir, 'sim-batches');
+/**
  * An experiment's best-of-k baseline runs variant 0 alone and keeps no archive: its folder holds this record
  * of its attempts instead.
  */

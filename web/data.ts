@@ -27,6 +27,7 @@ import {
   withoutAlertDestinations,
 } from '../archive/index.ts';
 import { ALERT_EVENTS, type RunAlertsView, runAlertsView } from './alerts.ts';
+import { type RunBatches, runBatches } from './batches.ts';
 import { type MetaAccount, metaAccount } from './evidence.ts';
 import { HEALTH_EVENTS, type RunHealth, runHealth } from './health.ts';
 import { ESTIMATE_EVENT, type EstimateAgainstRun, estimateAgainstRun } from './run-estimate.ts';
@@ -58,6 +59,8 @@ export interface RunPage {
   alerts: RunAlertsView;
   /** The estimate printed when it started against its figures so far and at its pace to the end. */
   estimate: EstimateAgainstRun;
+  /** Its batches (`--batch`), the spend through them and what it saved; null when it used none. */
+  batches: RunBatches | null;
   /** Whether a live process holds the run (it may still log, an alert's delivery say, after it ended). */
   held: boolean;
   /** The archive's change mark when this was read (see ArchiveReader.changeMark). */
@@ -217,6 +220,7 @@ export function runPage(reader: ArchiveReader, now = Date.now()): RunPage | null
       lastActivityAt,
       now,
     }),
+    batches: runBatches(reader, now),
     held,
     mark,
   };

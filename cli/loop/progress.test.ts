@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../harness/run/index.ts';
-import { applyEvent, createProgress, INITIAL_PROGRESS, renderBlock } from './progress.ts';
+import { applyEvent, createProgress, INITIAL_PROGRESS, renderBlock, waitedText } from './progress.ts';
 
 const replay = (events: RunEvent[]) => events.reduce(applyEvent, INITIAL_PROGRESS);
 const block = (events: RunEvent[], width = 200) => renderBlock(replay(events), width);
@@ -89,6 +89,48 @@ describe('the live progress block', () => {
     expect(block(events)).toEqual(expected);
   });
 
+  const T0 = Date.parse('2026-01-01T00:00:00Z');
+  const batch = (state: string, done: number, waitedSec: number): RunEvent => ({
+    type: 'batch',
+    variant: 0,
+    batch: 1,
+    state,
+    done,
+    total: 798,
+    waitedSec,
+    sinceMs: T0,
+  });
+
+  it("shows a pending batch's state, requests done of total and its wait, counted on between polls", () => {
+    const state = replay([...start, batch('submitted', 0, 0), batch('in_progress', 312, 240)]);
+    expect(renderBlock(state, 200, T0 + 250_000)[1]).toBe(
+      '  variant 0 (initial agent): full evaluation, 3/40 tasks, batch 312/798 in_progress, waiting 4m10s',
+    );
+  });
+
+  it('drops a batch from the line once it is collected, and with the next stage', () => {
+    const ended = replay([...start, batch('in_progress', 10, 5), batch('ended', 798, 9)]);
+    expect(renderBlock(ended, 200, T0)[1]).toBe('  variant 0 (initial agent): full evaluation, 3/40 tasks');
+    const staged = replay([
+      ...start,
+      batch('in_progress', 10, 5),
+      { type: 'stage', variant: 0, stage: 'staged' },
+    ]);
+    expect(renderBlock(staged, 200, T0)[1]).toBe('  variant 0 (initial agent): staged evaluation');
+  });
+
+  it.each([
+    [0, '0s'],
+    [59.4, '59s'],
+    [60, '1m00s'],
+    [250, '4m10s'],
+    [3599, '59m59s'],
+    [3600, '1h00m'],
+    [7500, '2h05m'],
+  ])('writes a wait of %s s as %s', (seconds, text) => {
+    expect(waitedText(seconds)).toBe(text);
+  });
+
   it('keeps the best score, and cuts lines to the terminal width', () => {
     const events: RunEvent[] = [
       { type: 'run_started', generations: 3 },
@@ -120,6 +162,64 @@ describe('createProgress', () => {
       progress.event(event);
     progress.done();
     expect(out.text()).toBe('variant 1: parent 0\nvariant 1: typecheck\n');
+  });
+
+  it("off a terminal, writes a batch's line when its state changes, not at every poll", () => {
+    const out = capture(false);
+    const progress = createProgress(out.stream, false);
+    const event = (state: string, done: number, waitedSec: number) =>
+      progress.event({ type: 'batch', variant: 2, batch: 7, state, done, total: 40, waitedSec, sinceMs: 0 });
+    for (const e of start) progress.event(e);
+    progress.event({ type: 'stage', variant: 2, stage: 'staged' });
+    event('submitted', 0, 0);
+    event('in_progress', 0, 2);
+    event('in_progress', 12, 6);
+    event('ended', 40, 75);
+    progress.done();
+    expect(out.text()).toBe(
+      'variant 2: batch 0/40 submitted, waiting 0s\n' +
+        'variant 2: batch 0/40 in_progress, waiting 2s\n' +
+        'variant 2: batch 40/40 ended, waiting 1m15s\n',
+    );
+  });
+
+  it('on a terminal, redraws a pending batch every second so its wait counts on', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const out = capture(true);
+      out.stream.columns = 120;
+      const progress = createProgress(out.stream, false);
+      for (const e of start) progress.event(e);
+      progress.event({
+        type: 'batch',
+        variant: 0,
+        batch: 1,
+        state: 'in_progress',
+        done: 5,
+        total: 40,
+        waitedSec: 0,
+        sinceMs: 1_000_000,
+      });
+      vi.advanceTimersByTime(3_050);
+      expect(out.text()).toContain('batch 5/40 in_progress, waiting 3s');
+      progress.event({
+        type: 'batch',
+        variant: 0,
+        batch: 1,
+        state: 'ended',
+        done: 40,
+        total: 40,
+        waitedSec: 3,
+        sinceMs: 1_000_000,
+      });
+      vi.advanceTimersByTime(200);
+      const settled = out.text().length;
+      vi.advanceTimersByTime(5_000);
+      expect(out.text().length).toBe(settled);
+      progress.done();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('writes a line when a model has been failing for a while, and when it answers again', () => {

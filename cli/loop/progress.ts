@@ -9,6 +9,17 @@ export interface InFlight {
   tasks: { done: number; total: number } | null;
   /** Attempts of its model calls that were tried again after the provider failed them. */
   retries: number;
+  /** Its batches not yet collected (`--batch`), by id. */
+  batches: ReadonlyMap<number, PendingBatch>;
+}
+
+/** A batch as the live block shows it: the provider's word for its state, requests done of total, since when. */
+export interface PendingBatch {
+  state: string;
+  done: number;
+  total: number;
+  /** When it was submitted, ms since the epoch. */
+  sinceMs: number;
 }
 
 export interface ProgressState {
@@ -38,6 +49,7 @@ export function applyEvent(state: ProgressState, event: RunEvent): ProgressState
       metaTurns: 0,
       tasks: null,
       retries: 0,
+      batches: new Map(),
     };
     inFlight.set(id, { ...current, ...change });
   };
@@ -46,7 +58,7 @@ export function applyEvent(state: ProgressState, event: RunEvent): ProgressState
       return { ...state, generations: event.generations };
     case 'stage':
       if (event.stage === 'done' || event.stage === 'failed') inFlight.delete(event.variant);
-      else update(event.variant, { stage: event.stage, step: null, tasks: null });
+      else update(event.variant, { stage: event.stage, step: null, tasks: null, batches: new Map() });
       return { ...state, inFlight, latest: Math.max(state.latest, event.variant) };
     case 'step':
       if (!inFlight.has(event.variant)) return state;
@@ -74,10 +86,33 @@ export function applyEvent(state: ProgressState, event: RunEvent): ProgressState
       update(id, { retries: (inFlight.get(id)?.retries ?? 0) + event.retries });
       return { ...state, inFlight };
     }
+    case 'batch': {
+      const current = inFlight.get(event.variant);
+      if (current === undefined) return state;
+      const batches = new Map(current.batches);
+      const { state: batchState, done, total, sinceMs } = event;
+      if (event.state === 'ended') batches.delete(event.batch);
+      else batches.set(event.batch, { state: batchState, done, total, sinceMs });
+      update(event.variant, { batches });
+      return { ...state, inFlight };
+    }
     case 'model_failing':
     case 'model_answering':
       return state;
   }
+}
+
+/** `45s`, `4m10s`, `2h05m`: how long a batch has waited. Pure. */
+export function waitedText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** `batch 312/798 in_progress, waiting 4m10s`, as of `nowMs`. Pure. */
+export function batchText(b: PendingBatch, nowMs: number): string {
+  return `batch ${b.done}/${b.total} ${b.state}, waiting ${waitedText((nowMs - b.sinceMs) / 1000)}`;
 }
 
 /** The line for a model that keeps failing, or answers again after it did; null for other events. Pure. */
@@ -92,9 +127,10 @@ export function healthLine(event: RunEvent): string | null {
   }
 }
 
-function describe(v: InFlight): string {
-  const doing = activity(v);
-  return v.retries === 0 ? doing : `${doing}, ${v.retries} ${v.retries === 1 ? 'retry' : 'retries'}`;
+function describe(v: InFlight, nowMs: number): string {
+  const parts = [activity(v), ...[...v.batches.values()].map((b) => batchText(b, nowMs))];
+  if (v.retries > 0) parts.push(`${v.retries} ${v.retries === 1 ? 'retry' : 'retries'}`);
+  return parts.join(', ');
 }
 
 function activity(v: InFlight): string {
@@ -115,19 +151,38 @@ function activity(v: InFlight): string {
   }
 }
 
-/** The live block: a summary line, then one line per variant under way, each cut to `width`. Pure. */
-export function renderBlock(state: ProgressState, width: number): string[] {
+/**
+ * The live block: a summary line, then one line per variant under way, each cut to `width`; a pending batch's
+ * wait is counted to `nowMs` (now by default).
+ */
+export function renderBlock(state: ProgressState, width: number, nowMs = Date.now()): string[] {
   const best = state.best === null ? '-' : `variant ${state.best.id} (${state.best.score.toFixed(3)})`;
   const head =
     `generation ${state.latest}/${state.generations} · ${state.inFlight.size} in flight · ` +
     `spent $${state.spentUsd.toFixed(4)} · best ${best}`;
   const rows = [...state.inFlight]
     .sort(([a], [b]) => a - b)
-    .map(([id, v]) => `  variant ${id}${id === 0 ? ' (initial agent)' : ''}: ${describe(v)}`);
+    .map(([id, v]) => `  variant ${id}${id === 0 ? ' (initial agent)' : ''}: ${describe(v, nowMs)}`);
   return [head, ...rows].map((line) => (line.length > width ? `${line.slice(0, width - 1)}…` : line));
 }
 
 const REDRAW_MS = 100;
+/** How often the live block is redrawn while a batch is pending, so its wait counts on between polls. */
+const BATCH_TICK_MS = 1_000;
+
+const anyBatchPending = (state: ProgressState): boolean =>
+  [...state.inFlight.values()].some((v) => v.batches.size > 0);
+
+/**
+ * Off a terminal, a batch's line when its state changes (submitted, in progress, ended), not at every poll:
+ * `variant 3: batch 0/798 submitted, waiting 0s`. `seen` holds the last state printed per batch.
+ */
+function batchLine(event: Extract<RunEvent, { type: 'batch' }>, seen: Map<number, string>): string | null {
+  if (seen.get(event.batch) === event.state) return null;
+  seen.set(event.batch, event.state);
+  const text = batchText(event, event.sinceMs + event.waitedSec * 1000);
+  return `variant ${event.variant}: ${text}`;
+}
 
 /**
  * Progress on stderr. Lines are plain, so logs stay readable. On a terminal a live block below them shows
@@ -140,6 +195,18 @@ export function createProgress(stream: NodeJS.WriteStream, quiet: boolean) {
   let drawn = 0;
   let status = '';
   let timer: NodeJS.Timeout | null = null;
+  let ticker: NodeJS.Timeout | null = null;
+  const printedBatches = new Map<number, string>();
+  const tick = (): void => {
+    const pending = anyBatchPending(state);
+    if (pending && ticker === null) {
+      ticker = setInterval(draw, BATCH_TICK_MS);
+      ticker.unref();
+    } else if (!pending && ticker !== null) {
+      clearInterval(ticker);
+      ticker = null;
+    }
+  };
   const erase = (): void => {
     if (drawn === 0) return;
     stream.write(`\r${drawn > 1 ? `\x1b[${drawn - 1}A` : ''}\x1b[J`);
@@ -183,12 +250,20 @@ export function createProgress(stream: NodeJS.WriteStream, quiet: boolean) {
         return;
       }
       state = applyEvent(state, event);
-      if (live) redrawSoon();
-      else if (event.type === 'step') stream.write(`variant ${event.variant}: ${event.step}\n`);
+      if (live) {
+        redrawSoon();
+        tick();
+      } else if (event.type === 'step') stream.write(`variant ${event.variant}: ${event.step}\n`);
+      else if (event.type === 'batch') {
+        const text = batchLine(event, printedBatches);
+        if (text !== null) stream.write(`${text}\n`);
+      }
     },
     done(): void {
       if (timer !== null) clearTimeout(timer);
+      if (ticker !== null) clearInterval(ticker);
       timer = null;
+      ticker = null;
       erase();
       status = '';
     },

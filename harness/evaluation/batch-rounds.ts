@@ -147,7 +147,7 @@ export function attemptOfCustomId(customId: string): number {
   return match ? Number(match[1]) : 0;
 }
 
-/** Polls one batch until it ends (backing off from 2 s to `--batch-poll`), then collects it. */
+/** Polls one batch until it ends (backing off from 2 s to `--batch-poll`, which caps the first wait too), then collects it. */
 async function follow(
   options: BatchRoundsOptions,
   batch: BatchRow,
@@ -159,7 +159,7 @@ async function follow(
   const members = archive.requestsOfBatch(batch.id);
   const hold = await options.reserve(holdOf(options.model, members), options.model.id, signal);
   const started = Date.parse(batch.submittedAt ?? batch.createdAt);
-  const event = (state: string, done: number, failed: number, note?: string): void =>
+  const event = (state: string, done: number, failed: number, extra: BatchEventExtra = {}): void =>
     archive.recordEvent(batch.variantId, 'batch', {
       batch: batch.id,
       model: batch.model,
@@ -169,11 +169,12 @@ async function follow(
       failed,
       total: members.length,
       waitedSec: Math.round((Date.now() - started) / 1000),
-      ...(note === undefined ? {} : { note }),
+      ...extra,
     });
   event('submitted', 0, 0);
   const wait = options.sleep ?? sleep;
-  let delay = FIRST_POLL_MS;
+  // `--batch-poll` caps every wait, the first too.
+  let delay = Math.min(FIRST_POLL_MS, options.pollCapSec * 1000);
   let cost = 0;
   try {
     for (;;) {
@@ -193,7 +194,9 @@ async function follow(
     }
     const collected = await api.collect(providerId, signal);
     const outcomes = collected.ok ? collected.value : [];
-    cost = keep(options, batch, members, outcomes);
+    const kept = keep(options, batch, members, outcomes);
+    cost = kept.costUsd;
+    const spend = { costUsd: kept.costUsd, savedUsd: Math.max(0, kept.ordinaryUsd - kept.costUsd) };
     const failed = members.filter((m) => !outcomes.some((o) => o.ok && o.customId === m.customId));
     const state = archive.openBatches(batch.variantId).find((b) => b.id === batch.id);
     archive.endBatch(batch.id, {
@@ -204,9 +207,9 @@ async function follow(
     if (failed.length > 0) {
       const note = `${failed.length} of ${members.length} requests were not answered by batch ${providerId} (${reasons(outcomes, failed, collected.ok ? null : collected.error.message)}): they are asked as ordinary calls`;
       options.progress(`variant ${batch.variantId}: ${note}`);
-      event('ended', members.length - failed.length, failed.length, note);
+      event('ended', members.length - failed.length, failed.length, { note, ...spend });
       cost += await ordinary(options, failed, signal);
-    } else event('ended', members.length, 0);
+    } else event('ended', members.length, 0, spend);
   } finally {
     if (hold.status === 'held') hold.settle(cost);
   }
@@ -230,16 +233,23 @@ function holdOf(model: ModelRecord, members: readonly BatchRequestRow[]): CallEs
   return { usd, inputUsd, inputTokens, outputTokens };
 }
 
-/** Each answer kept and charged at the batch price, in one transaction; returns what they cost. */
+/** What a `batch` event adds to its counts: a note for the user, and at collection its spend and savings. */
+type BatchEventExtra = { note?: string; costUsd?: number; savedUsd?: number };
+
+/**
+ * Each answer kept and charged at the batch price, in one transaction; returns what they cost, and what they
+ * would have cost as ordinary calls.
+ */
 function keep(
   options: BatchRoundsOptions,
   batch: BatchRow,
   members: readonly BatchRequestRow[],
   outcomes: readonly BatchOutcome[],
-): number {
+): { costUsd: number; ordinaryUsd: number } {
   const { archive, model } = options;
   const byId = new Map(members.map((m) => [m.customId, m]));
   let total = 0;
+  let ordinaryTotal = 0;
   archive.transaction(() => {
     for (const outcome of outcomes) {
       const member = byId.get(outcome.customId);
@@ -247,6 +257,7 @@ function keep(
       const r = outcome.response;
       const cost = batchCostUsd(model, r.usage) ?? costUsd(model, r.usage);
       total += cost;
+      ordinaryTotal += costUsd(model, r.usage);
       const answer = {
         message: r.message,
         stopReason: r.stopReason,
@@ -271,7 +282,7 @@ function keep(
       });
     }
   });
-  return total;
+  return { costUsd: total, ordinaryUsd: ordinaryTotal };
 }
 
 /** "3 errored, 2 expired", or the collect failure. */

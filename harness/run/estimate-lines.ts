@@ -1,3 +1,4 @@
+import { batchLine } from './estimate-batch.ts';
 import {
   type Estimate,
   type EstimateInput,
@@ -53,6 +54,8 @@ export function estimateLines(
         ? " The high end includes variant 0's evaluation (free when its results are cached)."
         : ''),
   ];
+  const batch = batchLine(input, estimate);
+  if (batch !== null) lines.push(batch);
   const left = estimate.budgetLeftUsd;
   if (left !== null && estimate.overBudget !== null) {
     lines.push(

@@ -59,6 +59,21 @@ export interface EstimateInput {
   spentUsd: number;
   /** A new run evaluates variant 0 on the full stage first: counted in the high end (a cached result is free). */
   initialEval: boolean;
+  /**
+   * The task model's batch endpoint: whether `--batch` is on, and the share of the ordinary price a batch call
+   * costs. Left out when the model has none.
+   */
+  batch?: { on: boolean; discount: number };
+}
+
+/**
+ * The price with `--batch` and without it (the estimate's `usd` is the one in force), and the TaskAgent calls
+ * a batch would answer: those on single-reply tasks, never the MetaAgent's or a workspace task's.
+ */
+export interface BatchPrices {
+  withBatch: Range;
+  withoutBatch: Range;
+  batchedCalls: Range;
 }
 
 export interface Estimate {
@@ -69,4 +84,6 @@ export interface Estimate {
   budgetLeftUsd: number | null;
   /** `high`: the upper end exceeds the budget left; `low`: even the lower end does; null: it fits or no budget. */
   overBudget: 'low' | 'high' | null;
+  /** With and without `--batch`; null when the task model has no batch endpoint. */
+  batch: BatchPrices | null;
 }

@@ -10,6 +10,8 @@ import {
   simCallSec,
   stageCounts,
 } from './estimate.ts';
+import { pointWithBatch } from './estimate-batch.ts';
+import type { HistoryRates } from './estimate-history.ts';
 import { PROJECT_ROOT } from './index.ts';
 
 /** A run of plain tasks on a model at $3 / $15 per million tokens (a Claude Sonnet price). */
@@ -164,5 +166,99 @@ describe('simCallSec', () => {
     expect(simCallSec(null)).toEqual({ low: 0, high: 0.1 });
     expect(simCallSec({ kind: 'fixed', ms: 500 })).toEqual({ low: 0.5, high: 0.5 });
     expect(simCallSec({ kind: 'uniform', minMs: 100, maxMs: 900 })).toEqual({ low: 0.1, high: 0.9 });
+  });
+});
+
+describe('the price with and without --batch', () => {
+  const offered = { on: false, discount: 0.5 };
+  const mixed = { staged: { plain: 10, workspace: 2 }, full: { plain: 50, workspace: 5 } };
+
+  it('discounts only the TaskAgent calls on single-reply tasks, never the MetaAgent or workspace tasks', () => {
+    const plainOnly = run({ batch: offered, initialEval: true });
+    const withoutMeta = run({
+      batch: offered,
+      initialEval: true,
+      metaPrice: { input: 0, output: 0 },
+    });
+    const metaUsd = {
+      low: plainOnly.usd.low - withoutMeta.usd.low,
+      high: plainOnly.usd.high - withoutMeta.usd.high,
+    };
+    // The single-reply tasks' calls at half price, the MetaAgent's at the full one.
+    expect(plainOnly.batch?.withBatch.low).toBeCloseTo(metaUsd.low + withoutMeta.usd.low / 2, 10);
+    expect(plainOnly.batch?.withBatch.high).toBeCloseTo(metaUsd.high + withoutMeta.usd.high / 2, 10);
+    expect(plainOnly.batch?.withoutBatch).toEqual(plainOnly.usd);
+    expect(plainOnly.batch?.batchedCalls).toEqual({ low: 10 * 10, high: 50 * 10 + 50 });
+    const workspaceOnly = { staged: { plain: 0, workspace: 2 }, full: { plain: 0, workspace: 5 } };
+    const none = run({ batch: offered, tasks: workspaceOnly });
+    expect(none.batch?.withBatch).toEqual(none.usd);
+    expect(
+      estimateLines({ ...base, batch: offered }, none, { kind: 'real' }, false).join('\n'),
+    ).not.toContain('--batch');
+  });
+
+  it('counts the batch price in the estimate when --batch is on, and names the other price', () => {
+    const off = run({ batch: offered, tasks: mixed });
+    const on = run({ batch: { ...offered, on: true }, tasks: mixed });
+    expect(on.usd).toEqual(off.batch?.withBatch);
+    expect(on.usd.high).toBeLessThan(off.usd.high);
+    const offLine = estimateLines({ ...base, tasks: mixed, batch: offered }, off, { kind: 'real' }, false).at(
+      -1,
+    );
+    expect(offLine).toMatch(
+      /^ {2}With --batch: \$[\d.]+–\$[\d.]+, the TaskAgent's 100–500 call\(s\) on single-reply tasks at half the price; the MetaAgent's calls and workspace tasks are never batched\./,
+    );
+    const onLine = estimateLines(
+      { ...base, tasks: mixed, batch: { ...offered, on: true } },
+      on,
+      { kind: 'real' },
+      false,
+    ).at(-1);
+    expect(onLine).toContain('With --batch (counted above)');
+    expect(onLine).toContain(`Without --batch: $${off.usd.low.toFixed(2)}–$${off.usd.high.toFixed(2)}.`);
+  });
+
+  it('says nothing of --batch for a task model without a batch endpoint', () => {
+    expect(run({}).batch).toBeNull();
+    expect(estimateLines(base, run({}), { kind: 'real' }, false).join('\n')).not.toContain('--batch');
+  });
+});
+
+describe('the price with and without --batch at the rates of an earlier run', () => {
+  const rates: HistoryRates = {
+    generations: 4,
+    shares: { ended: 0, staged: 0, full: 1 },
+    metaCalls: 10,
+    metaTokens: { input: 10_000, output: 1_000 },
+    callsPerAttempt: 1,
+    taskTokens: { input: 500, output: 100 },
+    seconds: { base: 10, perCall: 1 },
+    initialBase: 0,
+    confirmPerCall: 0,
+    setupSec: 0,
+  };
+  const plan = {
+    ...base,
+    generations: 2,
+    valTasks: 0,
+    noiseFloor: 0,
+    confirmTop: 0,
+    startupSec: 0,
+    skipStagedEval: true,
+    tasks: { staged: { plain: 0, workspace: 0 }, full: { plain: 50, workspace: 0 } },
+  };
+
+  it('halves the task calls of single-reply tasks and counts the one in force', () => {
+    const meta = (2 * 10 * (10_000 * 3 + 1_000 * 15)) / 1e6;
+    const task = (2 * 50 * (500 * 3 + 100 * 15)) / 1e6;
+    const off = pointWithBatch(rates, plan, { on: false, discount: 0.5 });
+    expect(off.point.total.usd).toBeCloseTo(meta + task, 10);
+    expect(off.batch).toContain(
+      `With --batch: $${(meta + task / 2).toFixed(2)}, the TaskAgent's 100 call(s)`,
+    );
+    const on = pointWithBatch(rates, plan, { on: true, discount: 0.5 });
+    expect(on.point.total.usd).toBeCloseTo(meta + task / 2, 10);
+    expect(on.batch).toContain(`Without --batch: $${(meta + task).toFixed(2)}.`);
+    expect(pointWithBatch(rates, plan, undefined).batch).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { resolveModel } from '../../llm/index.ts';
 import { type DomainTasks, stageSplits, stageTasks } from '../evaluation/index.ts';
+import { batchOf, batchPrices, pointWithBatch } from './estimate-batch.ts';
 import {
   estimateFromHistory,
   type HistoryRates,
@@ -25,6 +26,7 @@ import type { RunConfig, SimConfig } from './run-config.ts';
 
 export { duration, estimateLines, type PriceNote } from './estimate-lines.ts';
 export {
+  type BatchPrices,
   type Estimate,
   type EstimateInput,
   META_CALLS,
@@ -84,17 +86,19 @@ export function estimateRun(input: EstimateInput): Estimate {
   };
   const per = (end: 'low' | 'high') => {
     const calls = META_CALLS[end] + taskCalls[end] + workspaceCalls[end];
+    // Only the single-reply tasks' calls can go through a batch.
+    const batchable = cost(
+      taskCalls[end],
+      { input: TASK_TOKENS.input[end], output: TASK_TOKENS.output[end] },
+      input.taskPrice,
+    );
     const usd =
       cost(
         META_CALLS[end],
         { input: META_TOKENS.input[end], output: META_TOKENS.output[end] },
         input.metaPrice,
       ) +
-      cost(
-        taskCalls[end],
-        { input: TASK_TOKENS.input[end], output: TASK_TOKENS.output[end] },
-        input.taskPrice,
-      ) +
+      batchable +
       cost(
         workspaceCalls[end],
         { input: WORKSPACE_TOKENS.input[end], output: WORKSPACE_TOKENS.output[end] },
@@ -106,14 +110,21 @@ export function estimateRun(input: EstimateInput): Estimate {
       (Math.ceil(taskCalls[end] / input.evalWorkers) + Math.ceil(workspaceCalls[end] / input.evalWorkers)) *
         input.callSec[end] +
       gradingSec[end] / input.evalWorkers;
-    return { calls, usd, seconds: OVERHEAD_SEC[end] + metaSec + taskSec };
+    return { calls, usd, batchable, seconds: OVERHEAD_SEC[end] + metaSec + taskSec };
   };
   const low = per('low');
   const high = per('high');
   const n = input.generations;
   const rounds = Math.ceil(n / input.parallel);
-  const zero = input.initialEval ? initialEvaluation(input) : { calls: 0, usd: 0, seconds: 0 };
-  const usd = { low: low.usd * n, high: high.usd * n + zero.usd };
+  const zero = input.initialEval
+    ? initialEvaluation(input)
+    : { calls: 0, plainCalls: 0, usd: 0, batchable: 0, seconds: 0 };
+  const withoutBatch = { low: low.usd * n, high: high.usd * n + zero.usd };
+  const batch = batchPrices(input, withoutBatch, {
+    usd: { low: low.batchable * n, high: high.batchable * n + zero.batchable },
+    calls: { low: taskCalls.low * n, high: taskCalls.high * n + zero.plainCalls },
+  });
+  const usd = input.batch?.on === true && batch !== null ? batch.withBatch : withoutBatch;
   const budgetLeftUsd = input.budgetUsd === null ? null : Math.max(0, input.budgetUsd - input.spentUsd);
   const overBudget =
     budgetLeftUsd === null
@@ -129,16 +140,22 @@ export function estimateRun(input: EstimateInput): Estimate {
     seconds: { low: low.seconds * rounds, high: high.seconds * rounds + zero.seconds },
     budgetLeftUsd,
     overBudget,
+    batch,
   };
 }
 
 /** Variant 0's full evaluation at the high end's assumptions. */
-function initialEvaluation(input: EstimateInput): { calls: number; usd: number; seconds: number } {
+function initialEvaluation(input: EstimateInput) {
   const { full } = input.tasks;
   const plain = full.plain * input.evalRepeats;
   const workspace = full.workspace * input.evalRepeats * (input.maxToolCalls + 1);
+  const batchable = cost(
+    plain,
+    { input: TASK_TOKENS.input.high, output: TASK_TOKENS.output.high },
+    input.taskPrice,
+  );
   const usd =
-    cost(plain, { input: TASK_TOKENS.input.high, output: TASK_TOKENS.output.high }, input.taskPrice) +
+    batchable +
     cost(
       workspace,
       { input: WORKSPACE_TOKENS.input.high, output: WORKSPACE_TOKENS.output.high },
@@ -148,7 +165,7 @@ function initialEvaluation(input: EstimateInput): { calls: number; usd: number; 
   const seconds =
     (Math.ceil(plain / input.evalWorkers) + Math.ceil(workspace / input.evalWorkers)) * input.callSec.high +
     grading;
-  return { calls: plain + workspace, usd, seconds };
+  return { calls: plain + workspace, plainCalls: plain, usd, batchable, seconds };
 }
 
 /** Seconds per call of the simulated model: its latency setting, or next to none. */
@@ -239,13 +256,14 @@ export function runEstimate(
       figures: { kind: 'range', generations, simulated, ...range },
     };
   }
-  const point = estimateFromHistory(history.rates, {
+  const plan = {
     ...input,
     valTasks: domains.reduce((n, d) => n + stageTasks(d.splits.val ?? [], d.domain, 'full').length, 0),
     noiseFloor: resumed === null ? config.noiseFloor : 0,
     confirmTop: config.confirmTop,
     startupSec,
-  });
+  };
+  const { point, batch } = pointWithBatch(history.rates, plan, input.batch);
   const lines = historyLines(
     `${resumed ? 'the remaining ' : ''}${generations} generation(s)`,
     history.source,
@@ -253,6 +271,7 @@ export function runEstimate(
     point,
     duration,
   );
+  if (batch !== null) lines.push(batch);
   const left = input.budgetUsd === null ? null : Math.max(0, input.budgetUsd - input.spentUsd);
   const overBudget = left !== null && point.total.usd > left;
   if (overBudget)
@@ -307,6 +326,7 @@ function estimateInput(
     budgetUsd: config.budgetUsd,
     spentUsd: resumed?.spentUsd ?? 0,
     initialEval: resumed === null,
+    ...batchOf(config),
   };
   const note: PriceNote = simulated
     ? { kind: 'sim', pricePerMTok: config.sim.pricePerMTok }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { LlmCallInput } from '../../archive/index.ts';
-import { gatewaySocketFile } from '../../archive/index.ts';
+import { gatewaySocketFile, simBatchesDir } from '../../archive/index.ts';
 import type { ModelProvider, ParsedSimScript } from '../../llm/index.ts';
 import {
   connectBatch,
@@ -110,7 +110,7 @@ async function connectBatchEndpoint(
       attempt: attemptOfCustomId(customId),
     });
     // Its batches are kept in the run folder, so a resumed run finds a pending one (as a provider would).
-    const api = createSimBatch(model.sim, contextOf, plan.batch?.sim ?? {}, path.join(runDir, 'sim-batches'));
+    const api = createSimBatch(model.sim, contextOf, plan.batch?.sim ?? {}, simBatchesDir(runDir));
     return { api, provider: model.provider, record: model.record };
   }
   const connected = await connectBatch(model.record, plan.env);

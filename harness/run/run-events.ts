@@ -1,4 +1,4 @@
-import { type Archive, type EventKind, isFinalStep } from '../../archive/index.ts';
+import { type Archive, type EventInput, type EventKind, isFinalStep } from '../../archive/index.ts';
 import type { ModelHealthEvent } from '../../llm/index.ts';
 import type { TasksProgress } from '../generation/index.ts';
 
@@ -22,6 +22,21 @@ export type RunEvent =
       score: number | null;
       /** Why a variant that did not finish evaluated failed or was rejected. */
       reason?: string | null;
+    }
+  /**
+   * `--batch`: a batch of the variant's TaskAgent requests, at submission, at each poll and when collected:
+   * the provider's word for its state, requests done of its total, and the seconds it has waited
+   * (`sinceMs`: when it was submitted, ms since the epoch, so a display can count on between polls).
+   */
+  | {
+      type: 'batch';
+      variant: number;
+      batch: number;
+      state: string;
+      done: number;
+      total: number;
+      waitedSec: number;
+      sinceMs: number;
     }
   /** A model call whose provider failed `faults` attempts, `retries` of which were tried again. */
   | { type: 'model_faults'; variant: number | null; faults: number; retries: number }
@@ -73,6 +88,12 @@ export function observeArchive(archive: Archive, emit: (event: RunEvent) => void
       archive.recordEvent(variantId, kind, data);
       const step = STEPS[kind];
       if (variantId !== null && step !== undefined) emit({ type: 'step', variant: variantId, step });
+      if (variantId !== null && kind === 'batch') {
+        const b = data as EventInput<'batch'>;
+        const { batch, state, done, total, waitedSec } = b;
+        const sinceMs = Date.now() - waitedSec * 1000;
+        emit({ type: 'batch', variant: variantId, batch, state, done, total, waitedSec, sinceMs });
+      }
     },
   };
 }

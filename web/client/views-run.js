@@ -120,6 +120,7 @@
       controls: isRunning(page.data) ? HA.controlBox(run, health) : null,
       alerts: HA.alertsSection(),
       estimate: HA.estimateSection(),
+      batches: HA.batchSection(),
       scoreChart: h('div', { class: 'chart', id: 'score-chart' }),
       spendChart: h('div', { class: 'chart', id: 'spend-chart' }),
       costs: HA.costSections(run.id),
@@ -135,6 +136,7 @@
       dom.health,
       dom.controls,
       dom.estimate.section,
+      dom.batches.section,
       dom.alerts.section,
       filterBar(run.domains, splits, filter, () => draw(el, page)),
       HA.section('Score per generation', dom.scoreChart),
@@ -146,6 +148,7 @@
     dom.costs.update({ run, variants, spend, scoreOf });
     dom.alerts.update(page.data);
     dom.estimate.update(page.data);
+    dom.batches.update(page.data);
     dom.scorePlot = HA.drawScores(dom.scoreChart, series, run.id);
     dom.spendPlot = HA.drawSpend(dom.spendChart, run, spend);
     HA.tree(dom.tree, variants, {
@@ -169,6 +172,7 @@
     HA.patch(dom.health, HA.healthBox(run, health));
     dom.alerts.update(page.data);
     dom.estimate.update(page.data);
+    dom.batches.update(page.data);
     if (dom.controls && !isRunning(page.data)) {
       dom.controls.remove();
       dom.controls = null;
