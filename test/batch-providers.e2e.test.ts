@@ -64,7 +64,7 @@ async function finished(args: string[], env: NodeJS.ProcessEnv): Promise<Outcome
 describe('generate-loop --batch through OpenAI’s Batch API (fake server)', () => {
   it('gives the same per-task results as ordinary calls, every evaluation request in one batch, at half the cost', async () => {
     const server = await startFakeOpenAIBatchServer({
-      respond: (body) => openaiText(answerOf(body), { usage: { prompt_tokens: 900, completion_tokens: 40 } }),
+      respond: (body) => openaiText(answerOf(body), { usage: { prompt: 900, completion: 40 } }),
     });
     try {
       const env = { OPENAI_API_KEY: 'sk-test-batch-0000', OPENAI_BASE_URL: `${server.url}/v1` };

@@ -1,4 +1,4 @@
-import { BATCH_DISCOUNT, batchSupport, resolveModel } from '../../llm/index.ts';
+import { batchDiscountOf, resolveModel } from '../../llm/index.ts';
 import {
   estimateFromHistory,
   type HistoryRates,
@@ -23,8 +23,8 @@ import type { RunConfig } from './run-config.ts';
 /** The task model's batch endpoint as the estimate counts it (see EstimateInput.batch); {} when it has none. */
 export function batchOf(config: RunConfig): Pick<EstimateInput, 'batch'> {
   const resolved = resolveModel(config.taskModel);
-  if (!resolved.ok || !batchSupport(resolved.model).ok) return {};
-  return { batch: { on: config.batch, discount: BATCH_DISCOUNT } };
+  const discount = resolved.ok ? batchDiscountOf(resolved.model) : undefined;
+  return discount === undefined ? {} : { batch: { on: config.batch, discount } };
 }
 
 /**

@@ -1,12 +1,7 @@
 import { resolveModel } from '../../llm/index.ts';
 import { type DomainTasks, stageSplits, stageTasks } from '../evaluation/index.ts';
 import { batchOf, batchPrices, pointWithBatch } from './estimate-batch.ts';
-import {
-  estimateFromHistory,
-  type HistoryRates,
-  historyLines,
-  type PointEstimate,
-} from './estimate-history.ts';
+import { type HistoryRates, historyLines, type PointEstimate } from './estimate-history.ts';
 import { duration, estimateLines, type PriceNote } from './estimate-lines.ts';
 import {
   type Estimate,
