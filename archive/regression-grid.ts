@@ -1,4 +1,5 @@
 import {
+  byTask,
   type LineageVariant,
   lineageOrder,
   passedAttempts,
@@ -70,7 +71,7 @@ export function regressionGrid(
       marks.set(`${row.variant}${SEP}${keyOf(c)}`, mark);
     }
   }
-  const keys = [...tasks.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const keys = [...tasks.keys()].sort(byTask);
   const cells = keys.map((key) =>
     columns
       .map((v) => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { regressionGrid } from './regression-grid.ts';
-import { lineageOrder, passedAttempts, summarizeRegressions, variantRegressions } from './regressions.ts';
+import {
+  byTask,
+  lineageOrder,
+  passedAttempts,
+  summarizeRegressions,
+  variantRegressions,
+} from './regressions.ts';
 import type { TaskOutcomeRow } from './task-results.ts';
 
 /** Results from a compact table: variant → "task:outcomes" where outcomes are one letter per attempt (c/w). */
@@ -34,6 +40,23 @@ describe('passedAttempts', () => {
     [[true, true, false], true],
     [[], false],
   ])('%j passed: %s', (tries, passed) => expect(passedAttempts(tries)).toBe(passed));
+});
+
+describe('byTask', () => {
+  it('orders by domain, split and id, numbers in ids by value', () => {
+    const keys = [
+      'b\u0000val\u0000t-1',
+      'a\u0000val\u0000t-10',
+      'a\u0000val\u0000t-2',
+      'a\u0000train\u0000t-3',
+    ];
+    expect(keys.sort(byTask).map((k) => k.replaceAll('\u0000', '/'))).toEqual([
+      'a/train/t-3',
+      'a/val/t-2',
+      'a/val/t-10',
+      'b/val/t-1',
+    ]);
+  });
 });
 
 describe('lineageOrder', () => {

@@ -106,7 +106,16 @@ function pairedVerdicts(
   };
 }
 
-const byTask = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const collator = new Intl.Collator('en', { numeric: true });
+/** Tasks in reading order: by domain, split and id, numbers in ids by value (val-2 before val-10). */
+export const byTask = (a: string, b: string): number => {
+  const [x, y] = [a.split(SEP), b.split(SEP)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const order = collator.compare(x[i] ?? '', y[i] ?? '');
+    if (order !== 0) return order;
+  }
+  return 0;
+};
 
 /** One child against its parent, without the lineage's history (`rebroken` left empty). */
 function compare(

@@ -19,12 +19,12 @@ variants have count. A regression marked * (rebroken in --json) undoes a fix an
 ancestor made on the same lineage. A variant evaluated on a staged sample only is
 compared on the tasks it shares with its parent.`;
 
-/** `archive regressions RUN`: what every child broke and fixed against its parent. */
+/** `archive regressions RUN`: what every child broke and fixed against its parent. Returns the exit code. */
 export function showRegressions(
   run: OpenedRun,
   filter: { domain?: string | undefined; split?: string | undefined },
   json: boolean,
-): void {
+): number {
   const domains = run.reader.run()?.domains ?? [];
   if (filter.domain !== undefined && !domains.includes(filter.domain)) {
     throw new UsageError(
@@ -40,16 +40,13 @@ export function showRegressions(
         (filter.split === undefined || r.split === filter.split),
     );
   const rows = variantRegressions(variants, outcomes);
-  if (json) {
-    printJson(rows);
-    return;
-  }
-  const none = nothingToCompare(run.id, variants.length, rows);
-  if (none !== null) {
-    out(none);
-    return;
-  }
-  out(regressionsText(rows, summarizeRegressions(rows), domains.length > 1));
+  if (json) printJson(rows);
+  else
+    out(
+      nothingToCompare(run.id, variants.length, rows) ??
+        regressionsText(rows, summarizeRegressions(rows), domains.length > 1),
+    );
+  return 0;
 }
 
 /** Why there is nothing to show, or null when there is. */

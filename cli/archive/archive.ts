@@ -185,10 +185,7 @@ export async function archiveCommand(argv: string[]): Promise<number> {
         return 0;
       });
     case 'regressions':
-      withRun(runsDir, need(1, 'RUN')[0]!, (run) =>
-        showRegressions(run, { domain: args.domain, split: args.split }, args.json),
-      );
-      return 0;
+      return withRun(runsDir, need(1, 'RUN')[0]!, (run) => showRegressions(run, args, args.json));
     case 'export': {
       const [ref] = need(1, 'RUN');
       if (args.format === undefined)
