@@ -160,6 +160,15 @@ describe('archive regressions, refusals and empty runs', () => {
     expect(JSON.parse(json.stdout)).toEqual([]);
   });
 
+  it('says in --help what passed means when a task has several attempts', async () => {
+    const help = await runCli('hyperagents', ['archive', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^ {0,2}regressions RUN \[--domain D\] \[--split S\]/m);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'A task passed when at least half of its attempts were correct (pass@1 >= 0.5)',
+    );
+  });
+
   it('needs a run', async () => {
     const result = await archive('regressions');
     expect(result.code).toBe(2);

@@ -10,14 +10,15 @@ import { UsageError } from '../shared/usage-error.ts';
 import { out, printJson } from './archive-output.ts';
 import type { OpenedRun } from './archive-refs.ts';
 
-export const REGRESSIONS_HELP = `Each variant against its parent, on the tasks both were graded on
-(same domain, split, task id and attempt): "regressed" lists the tasks the parent
-passed and the child fails, "fixed" the reverse. A task passed when at least half
-of its attempts were correct (pass@1 >= 0.5): with one attempt, that attempt was
-correct; with --eval-repeats N, attempts pair up by number and only those both
-variants have count. A regression marked * (rebroken in --json) undoes a fix an
-ancestor made on the same lineage. A variant evaluated on a staged sample only is
-compared on the tasks it shares with its parent.`;
+export const REGRESSIONS_HELP = `Each variant against its parent, on the tasks both were graded
+on (same domain, split, task id and attempt): "regressed" lists the tasks
+the parent passed and the child fails, "fixed" the reverse. A task passed
+when at least half of its attempts were correct (pass@1 >= 0.5): with one
+attempt, when it was correct; with --eval-repeats N, attempts pair up by
+number and only those both variants have count. A regression marked *
+(rebroken in --json) undoes a fix an ancestor made on the same lineage. A
+variant evaluated on a staged sample only is compared on the tasks it
+shares with its parent, and the output says on how many.`;
 
 /** `archive regressions RUN`: what every child broke and fixed against its parent. Returns the exit code. */
 export function showRegressions(

@@ -66,9 +66,11 @@ A run is a run id under --runs (default ./runs) or the path of a run folder.
 A split is one of ${ALL_SPLITS.join(', ')}.
 Options: --runs DIR, --json (machine-readable output).
 
-regressions: ${REGRESSIONS_HELP}
---json prints [{"variant", "parent", "regressed": [task id], "fixed": [task id],
-"rebroken", "shared", "parentPassed", "childOnly", "parentOnly", "changes"}].`;
+archive regressions RUN:
+${REGRESSIONS_HELP}
+--json prints [{"variant", "parent", "regressed": [task id], "fixed": [task
+id], "rebroken", "shared", "parentPassed", "childOnly", "parentOnly",
+"changes"}], one entry per variant with task results and a parent.`;
 
 const SUBCOMMANDS = [
   'list',
