@@ -83,7 +83,9 @@ export function regressionsText(
     rows.map((r) => [
       String(r.variant),
       String(r.parent),
-      r.childOnly + r.parentOnly > 0 ? `${r.shared} (of ${r.shared + r.parentOnly})` : String(r.shared),
+      r.childOnly + r.parentOnly > 0
+        ? `${r.shared} (of ${r.shared + Math.max(r.childOnly, r.parentOnly)})`
+        : String(r.shared),
       String(r.parentPassed),
       String(r.regressed.length),
       String(r.fixed.length),
@@ -106,16 +108,25 @@ export function regressionsText(
       '* rebroken: an ancestor on this lineage had fixed the task, and this variant broke it again.',
     );
   for (const r of rows) {
-    if (r.shared === 0)
-      lines.push(`variant ${r.variant}: no task in common with its parent ${r.parent}, not compared.`);
-    else if (r.parentOnly > 0)
-      lines.push(
-        `variant ${r.variant}: evaluated on part of its parent's tasks (a staged sample): compared on the ` +
-          `${r.shared} of ${r.shared + r.parentOnly} both were graded on.`,
-      );
+    const note = partialNote(r);
+    if (note !== null) lines.push(note);
   }
   lines.push('', summaryLine(summary));
   return lines.join('\n').replace(/\n\n\n+/g, '\n\n');
+}
+
+/** What a child and its parent were not both graded on (a staged sample on one side), or null. */
+function partialNote(r: VariantRegressions): string | null {
+  const [child, parent] = [r.shared + r.childOnly, r.shared + r.parentOnly];
+  const v = `variant ${r.variant}`;
+  if (r.shared === 0) return `${v}: no task in common with its parent ${r.parent}, not compared.`;
+  if (r.parentOnly > 0 && r.childOnly === 0)
+    return `${v}: evaluated on part of its parent's tasks (a staged sample): compared on the ${r.shared} of ${parent} both were graded on.`;
+  if (r.childOnly > 0 && r.parentOnly === 0)
+    return `${v}: its parent ${r.parent} was evaluated on part of its tasks (a staged sample): compared on the ${r.shared} of ${child} both were graded on.`;
+  if (r.childOnly > 0)
+    return `${v} (${child} tasks) and its parent ${r.parent} (${parent}) were graded on different tasks: compared on the ${r.shared} both were graded on.`;
+  return null;
 }
 
 /** The run's regression rate in one line. */
