@@ -152,3 +152,52 @@ describe('runFigures', () => {
     expect(summarizeConfig('c', [beyond, figures!]).withinNoise).toEqual([false, null]);
   });
 });
+
+describe("an arm's regression rate", () => {
+  it('is read from each run as archive regressions counts it, and pooled over the runs', () => {
+    const outcome = (variantId: number, taskId: string, right: boolean) => ({
+      variantId,
+      domain: 'd',
+      split: 'val',
+      taskId,
+      attempt: 0,
+      outcome: right ? ('correct' as const) : ('wrong' as const),
+    });
+    const source = {
+      run: () => ({ id: 'r1', seed: 1, costUsd: 0, best: null }),
+      variants: () => [
+        { id: 0, generation: 0, parent: null, score: 0.5 },
+        { id: 1, generation: 1, parent: 0, score: 0.5 },
+        { id: 2, generation: 2, parent: 0, score: 0.5 },
+      ],
+      taskResults: () => [],
+      // Variant 1 breaks a and fixes c; variant 2 changes nothing.
+      taskOutcomes: () => [
+        ...[outcome(0, 'a', true), outcome(0, 'b', true), outcome(0, 'c', false)],
+        ...[outcome(1, 'a', false), outcome(1, 'b', true), outcome(1, 'c', true)],
+        ...[outcome(2, 'a', true), outcome(2, 'b', true), outcome(2, 'c', false)],
+      ],
+    };
+    const figures = runFigures(source)!;
+    expect(figures.regressions).toMatchObject({
+      children: 2,
+      withRegression: 1,
+      regressed: 1,
+      parentPassed: 4,
+    });
+    const other = {
+      ...figures,
+      id: 'r2',
+      regressions: { ...figures.regressions!, regressed: 3, rate: 3 / 4 },
+    };
+    const summary = summarizeConfig('c', [figures, other, { ...figures, id: 'r3', regressions: undefined }]);
+    expect(summary.regressionRate).toEqual([0.25, 0.75, null]);
+    expect(summary.regressions).toMatchObject({
+      children: 4,
+      withRegression: 2,
+      regressed: 4,
+      parentPassed: 8,
+      rate: 0.5,
+    });
+  });
+});

@@ -1,3 +1,4 @@
+import { type RegressionSummary, summarizeRegressions, variantRegressions } from './regressions.ts';
 import {
   bestSoFar,
   bootstrapMedianCI,
@@ -6,6 +7,7 @@ import {
   median,
   wilcoxonSignedRank,
 } from './stats.ts';
+import type { TaskOutcomeRow } from './task-results.ts';
 
 /**
  * The figures that compare configurations over seeds, shared by `hyperagents experiment` and the
@@ -34,6 +36,8 @@ export interface RunFigures {
    * the run's improvement may be noise. Null without a floor, or while variant 0 is the best.
    */
   withinNoise?: boolean | null;
+  /** What its children broke against their parents, task by task (`archive regressions`); absent: not read. */
+  regressions?: RegressionSummary;
 }
 
 export interface ConfigSummary {
@@ -69,6 +73,10 @@ export interface ConfigSummary {
   flags: number[];
   /** Per run, whether its best's gain lies within its noise floor (null: no floor, or no gain), aligned with `runs`. */
   withinNoise: (boolean | null)[];
+  /** Per run: regressed tasks over the tasks the parents passed (null: no child compared), aligned with `runs`. */
+  regressionRate: (number | null)[];
+  /** Summed over the runs: children compared and those with a regression, regressed and parent-passed tasks. */
+  regressions: RegressionSummary;
 }
 
 /**
@@ -133,7 +141,25 @@ export function summarizeConfig(name: string, runs: readonly RunFigures[], targe
     ...overestimates(runs),
     flags: runs.map((r) => r.flags ?? 0),
     withinNoise: runs.map((r) => r.withinNoise ?? null),
+    regressionRate: runs.map((r) => r.regressions?.rate ?? null),
+    regressions: pooledRegressions(runs),
     ...(target === undefined ? {} : { tasksToTarget: runs.map((r) => tasksToReach(r, target)) }),
+  };
+}
+
+/** The arm's regression rate: every run's children pooled. */
+function pooledRegressions(runs: readonly RunFigures[]): RegressionSummary {
+  const add = (k: 'children' | 'withRegression' | 'regressed' | 'fixed' | 'rebroken' | 'parentPassed') =>
+    sum(runs.map((r) => r.regressions?.[k] ?? 0));
+  const [regressed, parentPassed] = [add('regressed'), add('parentPassed')];
+  return {
+    children: add('children'),
+    withRegression: add('withRegression'),
+    regressed,
+    fixed: add('fixed'),
+    rebroken: add('rebroken'),
+    parentPassed,
+    rate: parentPassed === 0 ? null : regressed / parentPassed,
   };
 }
 
@@ -242,6 +268,7 @@ export interface FiguresSource {
   variants(): readonly {
     id: number;
     generation: number;
+    parent?: number | null;
     score: number | null;
     scores?: Readonly<Record<string, Readonly<Record<string, { score: number } | undefined>>>>;
   }[];
@@ -250,6 +277,8 @@ export interface FiguresSource {
   ): readonly { codeHash: string; domain: string; split: string; taskId: string }[];
   /** Variant 0's noise floor (`--noise-floor`), when the run measured one. */
   noiseFloor?(): { spread: number } | null;
+  /** Every variant's outcome on every task and attempt, for the run's regressions. */
+  taskOutcomes?(): readonly TaskOutcomeRow[];
 }
 
 /** The mean test score over a variant's domains; null unless every domain has one. */
@@ -316,7 +345,16 @@ export function runFigures(source: FiguresSource): RunFigures | null {
     costUsd: run.costUsd,
     heldOut: { ...heldOutOf(variants, run.best?.id), reported: run.best?.score ?? null },
     withinNoise: gainWithinNoise(source.noiseFloor?.() ?? null, variants, run.best?.id),
+    ...(source.taskOutcomes === undefined
+      ? {}
+      : { regressions: regressionsOf(variants, source.taskOutcomes()) }),
   };
+}
+
+/** The run's regression rate, as `archive regressions` gives it. */
+function regressionsOf(variants: readonly FiguresVariant[], outcomes: readonly TaskOutcomeRow[]) {
+  const lineage = variants.map((v) => ({ id: v.id, parent: v.parent ?? null }));
+  return summarizeRegressions(variantRegressions(lineage, outcomes));
 }
 
 /** Whether the best's raw gain over variant 0 is below the floor's spread, as `archive show` says it. */

@@ -40,6 +40,15 @@ export type { GenerationSpend, LlmCallInput } from './model-calls.ts';
 export { passAtK } from './pass-at-k.ts';
 export { type ArchiveReader, openArchiveReader, UnreadableArchiveError } from './read.ts';
 export { createRedactor, type Redactor, secretValues } from './redact.ts';
+export { GRID_CELLS, type RegressionGrid, regressionGrid } from './regression-grid.ts';
+export {
+  lineageOrder,
+  type RegressionSummary,
+  summarizeRegressions,
+  type TaskChange,
+  type VariantRegressions,
+  variantRegressions,
+} from './regressions.ts';
 export { comparedVariants, compareRuns } from './run-compare.ts';
 export {
   agentOutputDir,
@@ -83,7 +92,13 @@ export {
 } from './stats.ts';
 export { TarNameError } from './tar.ts';
 export { sizeText, TarLimitError, type UnpackLimits } from './tar-read.ts';
-export { TASK_OUTCOMES, type TaskOutcome, type TaskResultInput, type TaskResultRow } from './task-results.ts';
+export {
+  TASK_OUTCOMES,
+  type TaskOutcome,
+  type TaskOutcomeRow,
+  type TaskResultInput,
+  type TaskResultRow,
+} from './task-results.ts';
 export { type MetaTranscript, readMetaTranscript } from './transcript.ts';
 export { checkUntrustedArchive } from './untrusted-archive.ts';
 export { variantDiff } from './variant-diff.ts';

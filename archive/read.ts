@@ -11,7 +11,12 @@ import { eventQueries } from './events.ts';
 import { type CallSpend, modelCallQueries } from './model-calls.ts';
 import { runLockHolder } from './run-folder.ts';
 import { runQueries } from './runs.ts';
-import { type TaskResultFilter, type TaskResultRow, taskResultQueries } from './task-results.ts';
+import {
+  type TaskOutcomeRow,
+  type TaskResultFilter,
+  type TaskResultRow,
+  taskResultQueries,
+} from './task-results.ts';
 import { StoredVariantRow, variantColumnNames, variantQueries } from './variants.ts';
 import {
   type GenerationSpend,
@@ -175,6 +180,10 @@ function openReader(file: string) {
     },
     taskResults(variantId: number, filter: TaskResultFilter = {}): TaskResultRow[] {
       return results.listTaskResults(variantId, filter);
+    },
+    /** Every variant's outcome on every task and attempt, without the texts (see archive/regressions.ts). */
+    taskOutcomes(): TaskOutcomeRow[] {
+      return results.listTaskOutcomes();
     },
     /** Per variant with any, how many of its tasks' answers tampered with the grader (each scored 0). */
     tamperedTasks(): Map<number, number> {

@@ -85,6 +85,26 @@ export const TaskResultRow = z
   }));
 export type TaskResultRow = z.output<typeof TaskResultRow>;
 
+/** What a task came to for a variant, without its texts: enough to compare variants task by task. */
+const TaskOutcomeRow = z
+  .object({
+    variant_id: z.number(),
+    domain: z.string(),
+    split: z.string(),
+    task_id: z.string(),
+    attempt: z.number().nullable().optional(),
+    outcome: z.enum(TASK_OUTCOMES),
+  })
+  .transform((r) => ({
+    variantId: r.variant_id,
+    domain: r.domain,
+    split: r.split,
+    taskId: r.task_id,
+    attempt: r.attempt ?? 0,
+    outcome: r.outcome,
+  }));
+export type TaskOutcomeRow = z.output<typeof TaskOutcomeRow>;
+
 export interface TaskResultFilter {
   domain?: string;
   split?: string;
@@ -114,6 +134,16 @@ export function taskResultQueries(db: Db, decode: Decode) {
           attemptOf(filter),
         )
         .map((row) => decode(TaskResultRow, row, `a task result of variant ${variantId}`));
+    },
+    /** Every variant's outcome on every task and attempt (no texts), by variant, task and attempt. */
+    listTaskOutcomes(): TaskOutcomeRow[] {
+      return db
+        .prepare(
+          `SELECT variant_id, domain, split, task_id, attempt, outcome FROM task_results
+           ORDER BY variant_id, domain, split, task_id, attempt`,
+        )
+        .all()
+        .map((row) => decode(TaskOutcomeRow, row, 'a task result'));
     },
     /** Per variant, the tasks whose answer the grader caught tampering with it (system/grade-marks.ts). */
     tamperedTasks(): Map<number, number> {

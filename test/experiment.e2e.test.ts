@@ -36,6 +36,16 @@ describe('hyperagents experiment', () => {
       expect((c.tasksEvaluated as number[]).every((t) => t >= 80)).toBe(true);
       // Honest sim runs: no flag for reward hacking in any of them.
       expect(c.flags).toEqual([0, 0]);
+      // Each arm's regression rate, pooled over its runs' children, beside each run's own.
+      const pooled = c.regressions as {
+        children: number;
+        regressed: number;
+        parentPassed: number;
+        rate: number;
+      };
+      expect(c.regressionRate).toHaveLength(2);
+      expect(pooled.children).toBeGreaterThan(0);
+      expect(pooled.rate).toBeCloseTo(pooled.regressed / pooled.parentPassed);
     }
     expect(summary.comparisons).toHaveLength(1);
     expect(Object.keys(summary.comparisons[0]!)).toEqual(
@@ -64,6 +74,8 @@ describe('hyperagents experiment', () => {
     expect(table.stdout).toMatch(/^CONFIG\s+RUNS\s+MEDIAN BEST\s+95% CI\s+AUC MEDIAN/m);
     expect(table.stdout).toMatch(/^full > frozen\s/m);
     expect(table.stdout).toMatch(/TASKS TO 0.3 MEDIAN/);
+    expect(table.stdout).toMatch(/REGRESSIONS/);
+    expect(table.stdout).toMatch(/^full\s.*\s\d+\.\d% \(\d+\/\d+\)\s/m);
   }, 600_000);
 
   it('shows the same figures in the archive browser run comparison', async () => {

@@ -8,6 +8,7 @@ import {
 import { compareRuns } from './compare.ts';
 import { compareVariants, type RunPage, runPage, type TaskSource, variantPage } from './data.ts';
 import { renderShell } from './page.ts';
+import { runRegressions } from './regressions-route.ts';
 
 const runPath = (id: string): string => `/runs/${encodeURIComponent(id)}`;
 
@@ -29,6 +30,7 @@ export async function buildReport(
       if (page === null) continue;
       pages.push({ ...page, figures: runFigures(reader) });
       api[runPath(id)] = page;
+      api[`${runPath(id)}/regressions`] = runRegressions(reader);
       for (const v of page.variants) {
         api[`${runPath(id)}/variants/${v.id}`] = await variantPage(reader, id, dir, v.id, tasks);
         if (v.parent === null) continue;

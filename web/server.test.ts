@@ -133,6 +133,8 @@ describe('hyperagents serve over real HTTP', () => {
     '/api/compare?runs=..%2Foutside',
     '/api/runs/linked/mark',
     '/api/runs/linked/update?after=0',
+    '/api/runs/linked/regressions',
+    '/api/runs/..%2Foutside/regressions',
     '/api/runs/linked/variants/1/logs/gate.log',
     '/api/runs/good/variants/1/logs/..%2F..%2F..%2F..%2Fsecret.txt',
     '/api/runs/good/variants/1/logs/..%2Fvariant-1%2Fmeta-transcript.json',

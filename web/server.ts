@@ -41,6 +41,7 @@ import {
 } from './data.ts';
 import { allowedHostNames, hostCheck, LOOPBACK_NAMES } from './host-check.ts';
 import { renderShell } from './page.ts';
+import { regressionsRoute } from './regressions-route.ts';
 import { unknownRun } from './responses.ts';
 
 export interface ServerOptions {
@@ -113,6 +114,7 @@ export function createApp(options: ServerOptions): Hono {
   variantRoutes(app, options.runsDir, options.tasks, redact);
   variantCodeRoutes(app, options.runsDir, redact);
   compareRoute(app, options.runsDir);
+  regressionsRoute(app, options.runsDir);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => c.json({ error: error.message }, 500));
   return app;

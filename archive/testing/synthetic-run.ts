@@ -17,6 +17,12 @@ export interface SyntheticRunOptions {
   status?: 'running' | 'interrupted' | 'done' | 'stopped' | 'failed';
   /** Mean score change from parent to child (default 0.01): lets a comparison tell two groups of runs apart. */
   lift?: number;
+  /**
+   * Tasks per domain and split (default 20), and whether each task's outcome is drawn rather than the first
+   * ones right: variant 0's with its score as the chance of right, a child's as its parent's but drawn
+   * afresh at a rate of 4 % a task, so a child breaks and fixes a few of its parent's tasks.
+   */
+  tasks?: { perSplit: number; drawn: boolean };
   model?: string;
   /** Merged into the stored run configuration (e.g. `{ parentSelection: 'latest' }`). */
   config?: Record<string, unknown>;
@@ -65,9 +71,16 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
     config: { generations: variants - 1, domains, parentSelection: 'score_child_prop', ...options.config },
   });
   const scores = new Map<number, number>();
+  const outcomes = new Map<string, boolean[]>();
   archive.transaction(() => {
     for (let v = 0; v < variants; v++)
-      writeVariant(archive, v, random, scores, { domains, lift, model, calls: options.calls });
+      writeVariant(archive, v, random, scores, {
+        domains,
+        lift,
+        model,
+        calls: options.calls,
+        tasks: { ...(options.tasks ?? { perSplit: 20, drawn: false }), outcomes },
+      });
   });
   if (status === 'running') writeFileSync(runLockFile(dir), `${process.pid}\n`);
   else if (status !== 'interrupted') archive.finishRun(status);
@@ -75,7 +88,16 @@ export function writeSyntheticRun(runsDir: string, options: SyntheticRunOptions)
   return dir;
 }
 
-type VariantOptions = { domains: string[]; lift: number; model: string; calls: SyntheticRunOptions['calls'] };
+type VariantOptions = {
+  domains: string[];
+  lift: number;
+  model: string;
+  calls: SyntheticRunOptions['calls'];
+  /** `outcomes`: each variant's drawn outcomes by `variant/domain/split`, which its children start from. */
+  tasks?: { perSplit: number; drawn: boolean; outcomes?: Map<string, boolean[]> };
+};
+/** The chance that a child's outcome on a task is drawn afresh rather than its parent's (drawn tasks). */
+const REDRAW = 0.04;
 const START = Date.parse('2026-01-01T00:00:00Z');
 
 /** Writes variant `v` of a synthetic run, its parent drawn from those before it; records its score in `scores`. */
@@ -84,7 +106,7 @@ function writeVariant(
   v: number,
   random: () => number,
   scores: Map<number, number>,
-  { domains, lift, model, calls }: VariantOptions,
+  { domains, lift, model, calls, tasks = { perSplit: 20, drawn: false } }: VariantOptions,
 ): void {
   const parent = v === 0 ? null : Math.floor(random() * v);
   archive.insertVariant({ id: v, parentId: parent, step: 'selected', selectionReason: 'synthetic' });
@@ -123,8 +145,15 @@ function writeVariant(
   scores.set(v, score);
   for (const domain of domains) {
     for (const split of ['train', 'val'] as const) {
-      const n = 20;
-      const correct = Math.round(score * n);
+      const n = tasks.perSplit;
+      const inherited = parent === null ? undefined : tasks.outcomes?.get(`${parent}/${domain}/${split}`);
+      const right = Array.from({ length: n }, (_, t) => {
+        if (!tasks.drawn) return t < Math.round(score * n);
+        const before = inherited?.[t];
+        return before !== undefined && random() >= REDRAW ? before : random() < score;
+      });
+      tasks.outcomes?.set(`${v}/${domain}/${split}`, right);
+      const correct = right.filter(Boolean).length;
       archive.putEvaluation({
         variantId: v,
         domain,
@@ -144,10 +173,10 @@ function writeVariant(
           domain,
           split,
           taskId: `${split}-${t}`,
-          outcome: t < correct ? ('correct' as const) : ('wrong' as const),
+          outcome: right[t] ? ('correct' as const) : ('wrong' as const),
           prediction: t,
           rawOutput: `{"response": ${t}}`,
-          score: t < correct ? 1 : 0,
+          score: right[t] ? 1 : 0,
           error: null,
           latencyMs: 100 + t,
           costUsd: 0.0001,

@@ -9,6 +9,7 @@ import { exportCsv, exportJsonl } from './archive-export.ts';
 import { showLineage } from './archive-lineage.ts';
 import { out } from './archive-output.ts';
 import { withRun, withVariant } from './archive-refs.ts';
+import { REGRESSIONS_HELP, showRegressions } from './archive-regressions.ts';
 import { bestVariants, runList } from './archive-runs.ts';
 import { showVariant } from './archive-show.ts';
 import { listTasks } from './archive-tasks.ts';
@@ -28,6 +29,10 @@ Commands:
   best [RUN ...] [--domain D] [--split S] [--top N]   the best variants
                                    (N at least 1, default 10)
   tasks RUN:VARIANT [--failed] [--domain D] [--split S]   per-task results
+  regressions RUN [--domain D] [--split S]   each variant against its
+                                   parent, task by task: the tasks it broke
+                                   (regressed) and fixed, and the run's
+                                   regression rate (see below)
   export RUN --format jsonl|csv    every variant of a run, to stdout (to a
                                    file: all of it, or nothing)
   bundle RUN -o FILE [--force] [--no-data]   the run as one .tar.gz to
@@ -59,7 +64,13 @@ Commands:
 
 A run is a run id under --runs (default ./runs) or the path of a run folder.
 A split is one of ${ALL_SPLITS.join(', ')}.
-Options: --runs DIR, --json (machine-readable output).`;
+Options: --runs DIR, --json (machine-readable output).
+
+archive regressions RUN:
+${REGRESSIONS_HELP}
+--json prints [{"variant", "parent", "regressed": [task id], "fixed": [task
+id], "rebroken", "shared", "parentPassed", "childOnly", "parentOnly",
+"changes"}], one entry per variant with task results and a parent.`;
 
 const SUBCOMMANDS = [
   'list',
@@ -68,6 +79,7 @@ const SUBCOMMANDS = [
   'lineage',
   'best',
   'tasks',
+  'regressions',
   'export',
   'bundle',
   'verify',
@@ -174,6 +186,8 @@ export async function archiveCommand(argv: string[]): Promise<number> {
         listTasks(run, v, { failedOnly: args.failed, domain: args.domain, split: args.split }, args.json);
         return 0;
       });
+    case 'regressions':
+      return withRun(runsDir, need(1, 'RUN')[0]!, (run) => showRegressions(run, args, args.json));
     case 'export': {
       const [ref] = need(1, 'RUN');
       if (args.format === undefined)

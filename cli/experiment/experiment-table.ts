@@ -31,6 +31,7 @@ function configTable(summary: ExperimentSummary, target: number | undefined): st
     'VAL − TEST',
     'WITHIN NOISE',
     'FLAGGED',
+    'REGRESSIONS',
     'BEST PER RUN',
     'HELD-OUT PER RUN',
   ];
@@ -51,6 +52,7 @@ function configTable(summary: ExperimentSummary, target: number | undefined): st
         : `${fmtDelta(c.overestimateMean)} (median ${fmtDelta(c.overestimateMedian)})`,
       withinNoiseText(c.withinNoise),
       String((c.flags ?? []).reduce((s, x) => s + x, 0)),
+      regressionText(c.regressions),
       c.best.map(fmtScore).join(' '),
       c.heldOut.map(fmtDelta).join(' '),
     ];
@@ -84,6 +86,8 @@ function legend(summary: ExperimentSummary, target: number | undefined): string 
     "Held-out: the best's test-split score minus variant 0's (a gain that does not transfer is near 0). " +
     "Val − test: the best's reported validation score minus its test score (the winner's curse). " +
     'Within noise: runs whose best gains less over variant 0 than its --noise-floor spread, of those with one. ' +
+    'Regressions: the tasks children broke (their parent passed, they fail) over the tasks their parents passed, ' +
+    'pooled over the runs, and (children with one or more / children compared); per run: hyperagents archive regressions RUN. ' +
     "Flagged: the runs' variants with a sign of reward hacking, such as answers caught tampering with the grader (hyperagents archive show lists them; never selected on). " +
     (summary.configs.some((c) => c.baseline !== undefined)
       ? 'best-of-k: attempts of variant 0 alone for the spend of the reference run of the same seed, ' +
@@ -94,6 +98,12 @@ function legend(summary: ExperimentSummary, target: number | undefined): string 
       ? ` Tasks to ${target}: evaluated tasks until a run's best first reached it, over the runs that did.`
       : '')
   );
+}
+
+/** "3.4% (12/38)": regressed of parent-passed tasks, and children that broke any of children compared. */
+function regressionText(r: ExperimentSummary['configs'][number]['regressions']): string {
+  if (r.rate === null) return '-';
+  return `${(100 * r.rate).toFixed(1)}% (${r.withRegression}/${r.children})`;
 }
 
 /** "2/5": runs whose best gain lies within their noise floor, of the runs that measured one; "-" for none. */

@@ -127,6 +127,7 @@
       legend: h('p', { class: 'muted' }, HA.legendText(series)),
       tree: h('div', { class: 'tree-box', id: 'tree' }),
       table: HA.variantTable(run, variants, columns, new Set(page.data.withinNoise || [])),
+      grid: HA.regressionSection(run.id),
       columns,
       noisy: HA.noiseKey(page.data),
     };
@@ -144,6 +145,7 @@
       HA.section('Spend per generation', dom.spendChart),
       ...dom.costs.sections,
       HA.section('Variants', dom.table),
+      dom.grid.section,
     );
     dom.costs.update({ run, variants, spend, scoreOf });
     dom.alerts.update(page.data);
@@ -192,6 +194,7 @@
         range: series.scoreRange,
       });
       HA.patchVariantTable(page, changed);
+      dom.grid.update();
     } else if (HA.noiseKey(page.data) !== dom.noisy) HA.patchVariantTable(page, []);
     if (dom.spendPlot) dom.spendPlot.setData(HA.spendData(spend));
     else dom.spendPlot = HA.drawSpend(dom.spendChart, run, spend);
