@@ -69,6 +69,8 @@ const result = (
 describe('migrating an empty database', () => {
   it('creates every table and records the migration', () => {
     expect(tables(archive)).toEqual([
+      'batch_requests',
+      'batches',
       'confirmed_scores',
       'evaluations',
       'events',
