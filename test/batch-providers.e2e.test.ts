@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../harness/run/index.ts';
 import { textReply as anthropicText, streamedTextReply } from '../llm/testing/fake-anthropic.ts';
 import { startFakeAnthropicBatchServer } from '../llm/testing/fake-anthropic-batch.ts';
 import { textReply as openaiText } from '../llm/testing/fake-openai.ts';
-import { startFakeOpenAIBatchServer } from '../llm/testing/fake-openai-batch.ts';
+import { type FakeOpenAIBatchServer, startFakeOpenAIBatchServer } from '../llm/testing/fake-openai-batch.ts';
 import type { FakeStep } from '../llm/testing/fake-server.ts';
 import { readArchive, startCli } from './kill-points.ts';
 import { until } from './processes.ts';
@@ -62,24 +62,39 @@ async function finished(args: string[], env: NodeJS.ProcessEnv): Promise<Outcome
 }
 
 describe('generate-loop --batch through OpenAI’s Batch API (fake server)', () => {
-  it('gives the same per-task results as ordinary calls, every evaluation request in one batch, at half the cost', async () => {
-    const server = await startFakeOpenAIBatchServer({
+  const model = ['--model', 'openai/gpt-4o-mini'];
+  let server: FakeOpenAIBatchServer;
+  let env: NodeJS.ProcessEnv;
+  let plain: Outcome;
+  beforeAll(async () => {
+    server = await startFakeOpenAIBatchServer({
       respond: (body) => openaiText(answerOf(body), { usage: { prompt: 900, completion: 40 } }),
     });
-    try {
-      const env = { OPENAI_API_KEY: 'sk-test-batch-0000', OPENAI_BASE_URL: `${server.url}/v1` };
-      const model = ['--model', 'openai/gpt-4o-mini'];
-      const plain = await finished([...model, '--out', path.join(tmp, 'openai-plain')], env);
-      expect(server.batches.batches).toHaveLength(0);
-      const batched = await finished([...model, '--batch', '--out', path.join(tmp, 'openai-batch')], env);
-      expect(batched.results).toEqual(plain.results);
-      expect(batched.calls).toHaveLength(plain.calls.length);
-      expect(batched.calls.every((c) => c.batch === 1)).toBe(true);
-      expect(spend(batched)).toBeCloseTo(spend(plain) / 2, 10);
-      expect(server.batches.requestsPerBatch).toEqual([plain.calls.length]);
-    } finally {
-      await server.close();
-    }
+    env = { OPENAI_API_KEY: 'sk-test-batch-0000', OPENAI_BASE_URL: `${server.url}/v1` };
+    plain = await finished([...model, '--out', path.join(tmp, 'openai-plain')], env);
+  }, 600_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('gives the same per-task results as ordinary calls, every evaluation request in one batch, at half the cost', async () => {
+    expect(server.batches.batches).toHaveLength(0);
+    const batched = await finished([...model, '--batch', '--out', path.join(tmp, 'openai-batch')], env);
+    expect(batched.results).toEqual(plain.results);
+    expect(batched.calls).toHaveLength(plain.calls.length);
+    expect(batched.calls.every((c) => c.batch === 1)).toBe(true);
+    expect(spend(batched)).toBeCloseTo(spend(plain) / 2, 10);
+    expect(server.batches.requestsPerBatch).toEqual([plain.calls.length]);
+  }, 600_000);
+
+  it('answers by ordinary calls what an expired batch left undone, and the run finishes with the same results', async () => {
+    server.set({ expire: { answered: 4 } });
+    const expired = await finished([...model, '--batch', '--out', path.join(tmp, 'openai-expired')], env);
+    expect(expired.results).toEqual(plain.results);
+    expect(server.batches.batches.at(-1)?.ending).toBe('expired');
+    // The four answered inside the batch at its price, the rest as ordinary calls at the listed one.
+    expect(expired.calls.filter((c) => c.batch === 1)).toHaveLength(4);
+    expect(expired.calls.filter((c) => c.batch === 0)).toHaveLength(plain.calls.length - 4);
   }, 600_000);
 });
 
