@@ -95,6 +95,9 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
       '--stall-minutes 5',
       /^--stall-minutes sets when an alert goes out: give --notify URL or --notify-cmd CMD too\.$/,
     ],
+    ['--alpha 0.1', /^--alpha is the error rate of a sequential acceptance: give --accept sequential too\.$/],
+    ['--accept sequential --futility-alpha 0', /^--futility-alpha must be an error rate above 0 and below 1/],
+    ['--accept some', /^--accept must be one of full, sequential, not "some"\.$/],
     ['--parallel 0', /^--parallel must be a whole number of at least 1, not 0\.$/],
     ['--max-tool-calls 0', /^--max-tool-calls must be a whole number from 1 to 10000, not 0\.$/],
     [

@@ -15,6 +15,12 @@ export {
 export { finishedVariants } from './finished-variants.ts';
 export { createGradeContext } from './grade-context.ts';
 export { type Graded, gradeOutput, gradeWorkspace } from './grading.ts';
+export {
+  ACCEPT_POLICIES,
+  type AcceptanceDecision,
+  type AcceptPolicy,
+  type TestRates,
+} from './paired-test.ts';
 export { scoresBySplit, selectionScore } from './scoring.ts';
 export { createTaskLimit, type TaskLimit } from './task-limit.ts';
 export { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';

@@ -17,6 +17,10 @@
  * the Kelly bet 2p̂ − 1 on the share p̂ of discordant tasks the child won.
  */
 
+/** How a child's full evaluation ends (`--accept`): every task, or tasks in rounds until the test decides. */
+export const ACCEPT_POLICIES = ['full', 'sequential'] as const;
+export type AcceptPolicy = (typeof ACCEPT_POLICIES)[number];
+
 /** A paired outcome: the child's score minus the parent's on one task, both in [0, 1]. */
 export type PairedDifference = number;
 
