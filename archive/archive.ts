@@ -1,3 +1,4 @@
+import { acceptanceQueries, acceptanceWrites } from './acceptance.ts';
 import { confirmedScoreQueries, confirmedScoreWrites } from './confirmed-scores.ts';
 import { type Db, openWritable, strictDecode } from './database.ts';
 import { evaluationQueries, evaluationWrites } from './evaluations.ts';
@@ -73,6 +74,8 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
     ...evaluationWrites(db),
     ...taskResultQueries(db, strictDecode),
     ...taskResultWrites(db, redact),
+    ...acceptanceQueries(db, strictDecode),
+    ...acceptanceWrites(db),
     ...confirmedScoreQueries(db, strictDecode),
     ...confirmedScoreWrites(db),
     ...modelCallQueries(db, strictDecode),

@@ -183,7 +183,7 @@ export class StageUnfinishedError extends Error {
  * finished task again. After an error (thrown) or an interrupt nothing more is stored. Returns the reasons of
  * the tasks that failed for the infrastructure after their retries: those have no result, stored or counted.
  */
-async function runStageTasks(
+export async function runStageTasks(
   target: EvaluationTarget,
   todo: readonly StageJob[],
 ): Promise<{ infra: string[]; agentFaults: string[] }> {
