@@ -69,6 +69,7 @@ const result = (
 describe('migrating an empty database', () => {
   it('creates every table and records the migration', () => {
     expect(tables(archive)).toEqual([
+      'acceptance',
       'confirmed_scores',
       'evaluations',
       'events',
