@@ -19,10 +19,13 @@ export {
   ACCEPT_POLICIES,
   type AcceptanceDecision,
   type AcceptPolicy,
+  observe,
+  pairedDifference,
+  startTest,
   type TestRates,
 } from './paired-test.ts';
 export { scoresBySplit, selectionScore } from './scoring.ts';
-export { evaluateSequential, type SequentialPlan } from './sequential-stage.ts';
+export { acceptanceRounds, evaluateSequential, type SequentialPlan } from './sequential-stage.ts';
 export { createTaskLimit, type TaskLimit } from './task-limit.ts';
 export { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
 export { createTaskPool, type TaskPool, type TaskRequest, type WorkerReply } from './task-workers.ts';
