@@ -113,7 +113,7 @@ export async function evaluateSequential(
     target.variantId,
     plan.roundSize,
   );
-  let state: TestState = startTest();
+  let state: TestState = startTest(plan.rates.futilityMargin);
   let decided: { decision: AcceptanceDecision; state: TestState; tasks: number } | null = null;
   let used = 0;
   let paired = 0;

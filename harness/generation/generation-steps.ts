@@ -171,7 +171,8 @@ export const evaluateFull: Step = async (ctx, variant, session) => {
 /** How a variant's full stage is decided: against its parent under `--accept sequential`, else null (in full). */
 function sequentialPlan(ctx: RunContext, variant: VariantRow): SequentialPlan | null {
   if (ctx.config.accept !== 'sequential' || variant.parentId === null) return null;
-  const rates = { alpha: ctx.config.alpha, futilityAlpha: ctx.config.futilityAlpha };
+  const { alpha, futilityAlpha, futilityMargin } = ctx.config;
+  const rates = { alpha, futilityAlpha, futilityMargin };
   return { parentId: variant.parentId, roundSize: ctx.config.evalWorkers, rates };
 }
 

@@ -44,6 +44,7 @@ export interface GenerationConfig {
   accept: AcceptPolicy;
   alpha: number;
   futilityAlpha: number;
+  futilityMargin: number;
   /** Tasks evaluated at once: a sequential acceptance looks after each round of this many. */
   evalWorkers: number;
 }

@@ -6,10 +6,15 @@ import * as schema from './setting-schemas.ts';
 /** Default of `--alpha`: a false `better` (a child admitted as better that is not) at most one time in 20. */
 export const DEFAULT_ALPHA = 0.05;
 /**
- * Default of `--futility-alpha`: a child at least as good as its parent is stopped as `worse` at most one time
- * in five. Chosen by measurement (docs/acceptance.md, "The futility rate").
+ * Defaults of `--futility-alpha` and `--futility-margin`: a child better than its parent by 0.1 of the score or
+ * more is stopped as `worse` at most one time in five. Chosen by replaying full evaluations on seeds the
+ * measurement does not use (docs/acceptance.md, "The futility defaults").
  */
 export const DEFAULT_FUTILITY_ALPHA = 0.2;
+export const DEFAULT_FUTILITY_MARGIN = 0.1;
+
+const MARGIN = 'must be a gain in mean score from 0 to below 1 (0.1: a tenth of the score)';
+const margin = () => z.number({ error: MARGIN }).min(0, { error: MARGIN }).lt(1, { error: MARGIN });
 
 const RATE = 'must be an error rate above 0 and below 1 (0.05: one time in 20)';
 const rate = () => z.number({ error: RATE }).gt(0, { error: RATE }).lt(1, { error: RATE });
@@ -54,8 +59,20 @@ export const ACCEPT_SETTINGS = [
     type: 'number',
     default: DEFAULT_FUTILITY_ALPHA,
     describe:
-      'with --accept sequential: the error rate of `worse`, the most often a child at least as good as its ' +
-      'parent is stopped early as worse (larger stops more children sooner)',
+      'with --accept sequential: the error rate of `worse`, the most often a child better than its parent by ' +
+      '--futility-margin or more is stopped early as worse (larger stops more children sooner)',
+    resume: 'keep',
+    result: 'none',
+  },
+  {
+    option: 'futility-margin',
+    field: 'futilityMargin',
+    schema: margin().default(DEFAULT_FUTILITY_MARGIN),
+    type: 'number',
+    default: DEFAULT_FUTILITY_MARGIN,
+    describe:
+      'with --accept sequential: the least gain in mean score over its parent a child is evaluated further for; ' +
+      'one shown short of it is stopped early as worse (0: only a child shown worse than its parent)',
     resume: 'keep',
     result: 'none',
   },
