@@ -12,6 +12,7 @@ const elsewhere = [
   // Exercise fixtures carry their own tests, which the spec runner grades (not vitest).
   'test/fixtures/**',
   'test/resume.e2e.test.ts',
+  'test/resume-accept.e2e.test.ts',
   'test/leftovers.e2e.test.ts',
   'test/full-disk.e2e.test.ts',
   'test/scale/**',

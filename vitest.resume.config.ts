@@ -7,7 +7,12 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['test/resume.e2e.test.ts', 'test/full-disk.e2e.test.ts', 'test/leftovers.e2e.test.ts'],
+    include: [
+      'test/resume.e2e.test.ts',
+      'test/resume-accept.e2e.test.ts',
+      'test/full-disk.e2e.test.ts',
+      'test/leftovers.e2e.test.ts',
+    ],
     testTimeout: 3_600_000,
     hookTimeout: 60_000,
     pool: 'forks',
