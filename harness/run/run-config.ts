@@ -132,6 +132,13 @@ function crossFieldRules(config: RunConfigInput, ctx: z.RefinementCtx): void {
     (config.futilityMargin !== DEFAULT_FUTILITY_MARGIN && ['futilityMargin']);
   if (rateKnob && config.accept !== 'sequential')
     refuse(ctx, rateKnob, 'decides a sequential acceptance: give --accept sequential too.');
+  if (config.parentSelection === 'confirmed_better' && config.accept !== 'sequential') {
+    refuse(
+      ctx,
+      ['parentSelection'],
+      'confirmed_better prefers lineages --accept sequential decided better: give --accept sequential too.',
+    );
+  }
   const useless = knob ?? (config.simScript === null ? null : ['simScript']);
   if (config.replay !== null && useless !== null) {
     refuse(
