@@ -25,7 +25,7 @@ const keyOf = (r: Pick<TaskResultRow, 'domain' | 'split' | 'taskId' | 'attempt'>
 export function evidencePaths(runDir: string, count: number): Trajectory[] {
   const reader = openArchiveReader(path.join(runDir, 'archive.sqlite'));
   try {
-    const config = reader.run()?.config as { seed: number; evalWorkers: number };
+    const config = reader.run()?.config as { seed: number; evalWorkers: number; futilityMargin: number };
     const order = { better: 0, worse: 1, undecided: 2 };
     const chosen = [...reader.acceptance().values()]
       .sort((a, b) => order[a.decision] - order[b.decision] || a.variantId - b.variantId)
@@ -55,7 +55,7 @@ export function evidencePaths(runDir: string, count: number): Trajectory[] {
         a.variantId,
         config.evalWorkers,
       );
-      let state = startTest();
+      let state = startTest(config.futilityMargin);
       const points: [number, number, number][] = [[0, 1, 1]];
       for (const job of rounds.flat()) {
         const key = keyOf({
@@ -118,4 +118,20 @@ export function evidenceSvg(paths: readonly Trajectory[], alpha: number, futilit
     '</svg>',
     '',
   ].join('\n');
+}
+
+/** The trajectories as text: evidence / futility after 20, 28, 36, … tasks, to each child's last task. */
+export function evidenceText(paths: readonly Trajectory[]): string[] {
+  const at = [20, 28, 36, 44, 52, 60, 68, 76, 80];
+  const cell = (p: Trajectory, t: number) => {
+    const point = p.points[t];
+    return point === undefined ? '' : `${point[1].toPrecision(2)} / ${point[2].toPrecision(2)}`;
+  };
+  return [
+    `| child (decision) | ${at.map((t) => `${t} tasks`).join(' | ')} |`,
+    `|---|${at.map(() => '---').join('|')}|`,
+    ...paths.map(
+      (p) => `| ${p.variant} vs ${p.parent} (${p.decision}) | ${at.map((t) => cell(p, t)).join(' | ')} |`,
+    ),
+  ];
 }

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openArchiveReader } from '../archive/index.ts';
-import { evidencePaths, evidenceSvg, type Trajectory } from './acceptance-plot.ts';
+import { evidencePaths, evidenceSvg, evidenceText, type Trajectory } from './acceptance-plot.ts';
 
 /**
  * `npx tsx bench/acceptance.ts [--seeds 7301-7306] [--generations 12] [--noise 0.3] [--futility-alpha 0.2]`:
@@ -108,6 +108,48 @@ async function inPairs<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
   return results;
 }
 
+/** The table and the three figures the targets are about. */
+function report(
+  seeds: readonly number[],
+  args: { generations: number; noise: number; futilityAlpha: number },
+  full: RunResult[],
+  seq: RunResult[],
+  flat: RunResult[],
+): void {
+  console.log(
+    `seeds ${seeds.join(',')}, ${args.generations} generations, --sim-noise ${args.noise}, ` +
+      `--futility-alpha ${args.futilityAlpha}, alpha 0.05`,
+  );
+  console.log(
+    '| seed | full: task calls | sequential: task calls | ratio | full: best test | sequential: best test | sequential decisions (better/worse/undecided) | flat: better of children |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  seeds.forEach((seed, i) => {
+    const [f, s, l] = [full[i]!, seq[i]!, flat[i]!];
+    console.log(
+      `| ${seed} | ${f.taskCalls} | ${s.taskCalls} | ${(s.taskCalls / f.taskCalls).toFixed(2)} | ` +
+        `${f.bestTest.toFixed(3)} | ${s.bestTest.toFixed(3)} | ` +
+        `${s.decisions.better}/${s.decisions.worse}/${s.decisions.undecided} | ${l.decisions.better} of ${l.children} |`,
+    );
+  });
+  const sum = (xs: RunResult[], f: (r: RunResult) => number) => xs.reduce((a, r) => a + f(r), 0);
+  const flatChildren = sum(flat, (r) => r.children);
+  const flatBetter = sum(flat, (r) => r.decisions.better);
+  console.log(
+    `\ntotal task calls: sequential ${sum(seq, (r) => r.taskCalls)} of full ${sum(full, (r) => r.taskCalls)} ` +
+      `(${((100 * sum(seq, (r) => r.taskCalls)) / sum(full, (r) => r.taskCalls)).toFixed(1)} %)`,
+  );
+  console.log(
+    `median best test score: full ${median(full.map((r) => r.bestTest)).toFixed(3)}, ` +
+      `sequential ${median(seq.map((r) => r.bestTest)).toFixed(3)}`,
+  );
+  console.log(
+    `flat landscape: ${flatBetter} of ${flatChildren} children decided better ` +
+      `(target at most alpha·children + 1 = ${(0.05 * flatChildren + 1).toFixed(1)}); ` +
+      `worse ${sum(flat, (r) => r.decisions.worse)}, undecided ${sum(flat, (r) => r.decisions.undecided)}`,
+  );
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -154,39 +196,7 @@ async function main(): Promise<void> {
     results.filter((r) => r[1] === accept && r[2] === landscape).map((r) => r[3]);
   const full = of('full', 'default');
   const seq = of('sequential', 'default');
-  const flat = of('sequential', 'flat');
-  console.log(
-    `seeds ${seeds.join(',')}, ${args.generations} generations, --sim-noise ${args.noise}, ` +
-      `--futility-alpha ${args.futilityAlpha}, alpha 0.05`,
-  );
-  console.log(
-    '| seed | full: task calls | sequential: task calls | ratio | full: best test | sequential: best test | sequential decisions (better/worse/undecided) | flat: better of children |',
-  );
-  console.log('|---|---|---|---|---|---|---|---|');
-  seeds.forEach((seed, i) => {
-    const [f, s, l] = [full[i]!, seq[i]!, flat[i]!];
-    console.log(
-      `| ${seed} | ${f.taskCalls} | ${s.taskCalls} | ${(s.taskCalls / f.taskCalls).toFixed(2)} | ` +
-        `${f.bestTest.toFixed(3)} | ${s.bestTest.toFixed(3)} | ` +
-        `${s.decisions.better}/${s.decisions.worse}/${s.decisions.undecided} | ${l.decisions.better} of ${l.children} |`,
-    );
-  });
-  const sum = (xs: RunResult[], f: (r: RunResult) => number) => xs.reduce((a, r) => a + f(r), 0);
-  const flatChildren = sum(flat, (r) => r.children);
-  const flatBetter = sum(flat, (r) => r.decisions.better);
-  console.log(
-    `\ntotal task calls: sequential ${sum(seq, (r) => r.taskCalls)} of full ${sum(full, (r) => r.taskCalls)} ` +
-      `(${((100 * sum(seq, (r) => r.taskCalls)) / sum(full, (r) => r.taskCalls)).toFixed(1)} %)`,
-  );
-  console.log(
-    `median best test score: full ${median(full.map((r) => r.bestTest)).toFixed(3)}, ` +
-      `sequential ${median(seq.map((r) => r.bestTest)).toFixed(3)}`,
-  );
-  console.log(
-    `flat landscape: ${flatBetter} of ${flatChildren} children decided better ` +
-      `(target at most alpha·children + 1 = ${(0.05 * flatChildren + 1).toFixed(1)}); ` +
-      `worse ${sum(flat, (r) => r.decisions.worse)}, undecided ${sum(flat, (r) => r.decisions.undecided)}`,
-  );
+  report(seeds, args, full, seq, of('sequential', 'flat'));
   if (values.plot) {
     const first = seq[0];
     if (first !== undefined) {
@@ -196,6 +206,7 @@ async function main(): Promise<void> {
         evidenceSvg(paths, 0.05, args.futilityAlpha),
       );
       console.log(`\nwrote docs/acceptance-evidence.svg (${paths.length} children of seed ${seeds[0]})`);
+      for (const line of evidenceText(paths)) console.log(line);
     }
   }
 }

@@ -159,10 +159,12 @@ export const evaluateFull: Step = async (ctx, variant, session) => {
   const stage = await evaluate(ctx, variant, session, 'full');
   if (stage.kind !== 'scored') return stage;
   const a = stage.acceptance;
+  const against =
+    a === undefined ? '' : a.decision === 'undecided' ? 'undecided against' : `${a.decision} than`;
   const decided =
     a === undefined
       ? ''
-      : ` (${a.decision} than variant ${a.parentId}${a.decision === 'worse' ? ', an estimate' : ''}: evidence ` +
+      : ` (${against} variant ${a.parentId}${a.decision === 'worse' ? ', an estimate' : ''}: evidence ` +
         `${a.evidence.toPrecision(3)}, futility ${a.futility.toPrecision(3)}, at ${a.tasks} of ${a.of} tasks)`;
   ctx.progress(`variant ${variant.id}: full ${formatScores(stage.scores)}${decided}`);
   return { kind: 'done', status: 'evaluated', score: storedScore(ctx, variant.id) };
