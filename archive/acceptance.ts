@@ -65,6 +65,10 @@ export function acceptanceQueries(db: Db, decode: Decode) {
 
 export function acceptanceWrites(db: Db) {
   return {
+    /** Drops a child's decision (its full evaluation was cut short by the budget: not scored, not decided). */
+    discardAcceptance(variantId: number): void {
+      db.prepare('DELETE FROM acceptance WHERE variant_id = ?').run(variantId);
+    },
     putAcceptance(a: AcceptanceInput): void {
       db.prepare(
         `INSERT OR REPLACE INTO acceptance

@@ -225,7 +225,10 @@ async function evaluate(
   ctx.status('');
   if (outcome.kind === 'interrupted') return outcome;
   if (session.budgetRefused('task')) {
-    ctx.archive.discardEvaluations(id, stage);
+    ctx.archive.transaction(() => {
+      ctx.archive.discardEvaluations(id, stage);
+      if (stage === 'full') ctx.archive.discardAcceptance(id);
+    });
     return budgetFailure(`the ${stage} evaluation`);
   }
   if (outcome.kind === 'unanswered') {
