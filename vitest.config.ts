@@ -14,6 +14,8 @@ const elsewhere = [
   'test/resume.e2e.test.ts',
   'test/batch-resume.e2e.test.ts',
   'test/batch-providers.e2e.test.ts',
+
+  'test/resume-accept.e2e.test.ts',
   'test/leftovers.e2e.test.ts',
   'test/full-disk.e2e.test.ts',
   'test/scale/**',

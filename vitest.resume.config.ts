@@ -11,6 +11,8 @@ export default defineConfig({
       'test/resume.e2e.test.ts',
       'test/batch-resume.e2e.test.ts',
       'test/batch-providers.e2e.test.ts',
+
+      'test/resume-accept.e2e.test.ts',
       'test/full-disk.e2e.test.ts',
       'test/leftovers.e2e.test.ts',
     ],

@@ -71,6 +71,8 @@ describe('migrating an empty database', () => {
     expect(tables(archive)).toEqual([
       'batch_requests',
       'batches',
+
+      'acceptance',
       'confirmed_scores',
       'evaluations',
       'events',

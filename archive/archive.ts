@@ -1,3 +1,4 @@
+import { acceptanceQueries, acceptanceWrites } from './acceptance.ts';
 import { batchQueries, batchWrites } from './batches.ts';
 import { confirmedScoreQueries, confirmedScoreWrites } from './confirmed-scores.ts';
 import { type Db, openWritable, strictDecode } from './database.ts';
@@ -74,6 +75,8 @@ export function openArchive(file: string, options: { secrets?: readonly string[]
     ...evaluationWrites(db),
     ...taskResultQueries(db, strictDecode),
     ...taskResultWrites(db, redact),
+    ...acceptanceQueries(db, strictDecode),
+    ...acceptanceWrites(db),
     ...confirmedScoreQueries(db, strictDecode),
     ...confirmedScoreWrites(db),
     ...modelCallQueries(db, strictDecode),

@@ -1,4 +1,11 @@
 // The face of archive/: all that a file outside archive/ may import of it (docs/architecture.md).
+export {
+  ACCEPTANCE_DECISIONS,
+  type Acceptance,
+  type AcceptanceInput,
+  type AcceptanceView,
+  acceptanceView,
+} from './acceptance.ts';
 export { withoutAlertDestinations } from './alert-destinations.ts';
 export { type Archive, openArchive } from './archive.ts';
 export { checkArchive } from './archive-check.ts';

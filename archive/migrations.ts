@@ -267,4 +267,21 @@ export const MIGRATIONS: readonly { name: string; sql: string }[] = [
       ALTER TABLE llm_calls ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    // A child decided against its parent under --accept sequential (archive/acceptance.ts): one row per child.
+    name: '014-acceptance',
+    sql: `
+      CREATE TABLE acceptance (
+        variant_id INTEGER PRIMARY KEY REFERENCES variants(id),
+        parent_id INTEGER NOT NULL REFERENCES variants(id),
+        decision TEXT NOT NULL,
+        evidence REAL NOT NULL,
+        futility REAL NOT NULL,
+        tasks INTEGER NOT NULL,
+        of INTEGER NOT NULL,
+        paired INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
+import { acceptanceQueries } from './acceptance.ts';
 import { type BatchRow, batchQueries } from './batches.ts';
 import { confirmedScoreQueries, reportedBest } from './confirmed-scores.ts';
 import { type Db, type Decode, openReadOnly } from './database.ts';
@@ -155,6 +156,8 @@ function openReader(file: string) {
   const noise = confirmedScoreQueries(db, readerDecode);
   const batches = batchQueries(db, readerDecode);
 
+  const accepted = acceptanceQueries(db, readerDecode);
+
   const reader = {
     file,
     run(): RunView | null {
@@ -168,12 +171,22 @@ function openReader(file: string) {
     },
     variants(): VariantView[] {
       const all = evaluations.listEvaluations();
-      return variantViews(variants.listVariants(), all, calls.llmTotalsByVariant());
+      return variantViews(
+        variants.listVariants(),
+        all,
+        calls.llmTotalsByVariant(),
+        accepted.listAcceptance(),
+      );
     },
     variant(id: number): VariantView | null {
       const row = variants.getVariant(id);
       if (row === undefined) return null;
-      return variantView(row, evaluations.listEvaluations(id), calls.llmTotals(id));
+      return variantView(
+        row,
+        evaluations.listEvaluations(id),
+        calls.llmTotals(id),
+        accepted.getAcceptance(id),
+      );
     },
     lineage(id: number): VariantView[] {
       return lineageOf(reader.variants(), id);
@@ -188,6 +201,10 @@ function openReader(file: string) {
     /** Per variant with any, how many of its tasks' answers tampered with the grader (each scored 0). */
     tamperedTasks(): Map<number, number> {
       return results.tamperedTasks();
+    },
+    /** How each child was decided against its parent (`--accept sequential`), by variant id. */
+    acceptance() {
+      return accepted.listAcceptance();
     },
     /** The confirmed scores of `--confirm-top` (none when the run had none, or the file predates them). */
     confirmedScores() {

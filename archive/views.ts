@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type Acceptance, type AcceptanceView, acceptanceView } from './acceptance.ts';
 import type { EvaluationRow } from './evaluations.ts';
 import type { CallSpend, CallTotals, LlmCallRow } from './model-calls.ts';
 import type { RunRow } from './runs.ts';
@@ -55,6 +56,11 @@ export interface VariantView {
   outputTokens: number;
   createdAt: string;
   finishedAt: string | null;
+  /**
+   * How it was decided against its parent under `--accept sequential` (archive/acceptance.ts); null when it was
+   * evaluated in full. Under `worse` its scores are estimates from the tasks used.
+   */
+  acceptance: AcceptanceView | null;
 }
 
 export interface RunView {
@@ -156,6 +162,7 @@ export function variantView(
   row: StoredVariantRow,
   evaluations: readonly EvaluationRow[],
   calls: CallSpend | undefined,
+  acceptance: Acceptance | null = null,
 ): VariantView {
   return {
     id: row.id,
@@ -178,6 +185,7 @@ export function variantView(
     outputTokens: calls?.outputTokens ?? 0,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
+    acceptance: acceptanceView(acceptance),
   };
 }
 
@@ -186,6 +194,7 @@ export function variantViews(
   rows: readonly StoredVariantRow[],
   evaluations: readonly EvaluationRow[],
   calls: ReadonlyMap<number | null, CallSpend>,
+  acceptance: ReadonlyMap<number, Acceptance> = new Map(),
 ): VariantView[] {
   const byVariant = new Map<number, EvaluationRow[]>();
   for (const e of evaluations) {
@@ -193,7 +202,9 @@ export function variantViews(
     list.push(e);
     byVariant.set(e.variantId, list);
   }
-  return rows.map((row) => variantView(row, byVariant.get(row.id) ?? [], calls.get(row.id)));
+  return rows.map((row) =>
+    variantView(row, byVariant.get(row.id) ?? [], calls.get(row.id), acceptance.get(row.id) ?? null),
+  );
 }
 
 /**

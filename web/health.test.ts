@@ -48,6 +48,7 @@ const variant = (id: number, outcome: VariantView['outcome'], cause: string | nu
   outputTokens: 0,
   createdAt: at(id * 10),
   finishedAt: outcome === 'in_progress' ? null : at(id * 10 + 10),
+  acceptance: null,
 });
 
 const event = <K extends Parameters<typeof runHealth>[0]['events'][number]['type']>(

@@ -1,6 +1,7 @@
 import type { VariantView } from '../../archive/index.ts';
 import { passAtK, readMetaTranscript, scoreStanding, variantFlags } from '../../archive/index.ts';
 import { fmtScore, fmtUsd, renderTable } from '../shared/text-table.ts';
+import { acceptanceLine, fmtAcceptedScore, fmtSplitScore } from './archive-acceptance.ts';
 import { out, printJson, signed } from './archive-output.ts';
 import type { OpenedRun } from './archive-refs.ts';
 import { scoreColumns } from './archive-variants.ts';
@@ -31,8 +32,9 @@ export async function showVariant(run: OpenedRun, v: VariantView, json: boolean)
   const delta =
     v.score !== null && parent?.score != null ? ` (${signed(v.score - parent.score)} on its parent)` : '';
   const lines = [
-    `variant ${v.id} of run ${run.id}: ${v.outcome}, score ${fmtScore(v.score)}${delta}`,
+    `variant ${v.id} of run ${run.id}: ${v.outcome}, score ${fmtAcceptedScore(v.score, v.acceptance)}${delta}`,
     `parent: ${v.parent === null ? 'none (the initial agent)' : v.parent}${v.selectionReason ? ` (${v.selectionReason})` : ''}`,
+    ...acceptanceLine(v.acceptance),
     `commit: ${v.commit ?? 'none'}`,
     `changed: ${v.changedFiles.length === 0 ? '-' : v.changedFiles.join(', ')}`,
     ...noiseLines(noise),
@@ -57,7 +59,14 @@ export async function showVariant(run: OpenedRun, v: VariantView, json: boolean)
         columns.map(({ domain, split }) => {
           const s = v.scores[domain]![split]!;
           const cells = [s.correct, s.wrong, s.parseFailures, s.errors].map(String);
-          return [domain, split, s.stage, fmtScore(s.score), ...cells, `${s.nTasks}/${s.nTotal}`];
+          return [
+            domain,
+            split,
+            s.stage,
+            fmtSplitScore(s, v.acceptance),
+            ...cells,
+            `${s.nTasks}/${s.nTotal}`,
+          ];
         }),
       ),
     );

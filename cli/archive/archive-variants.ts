@@ -1,6 +1,7 @@
 import type { RunView, Scores, VariantView } from '../../archive/index.ts';
 import { resumeCommand } from '../shared/self-command.ts';
-import { fmtScore, fmtUsd, renderTable } from '../shared/text-table.ts';
+import { fmtUsd, renderTable } from '../shared/text-table.ts';
+import { ACCEPTANCE_LEGEND, acceptanceCell, fmtAcceptedScore, fmtSplitScore } from './archive-acceptance.ts';
 import { out, printJson } from './archive-output.ts';
 import type { OpenedRun } from './archive-refs.ts';
 
@@ -29,6 +30,8 @@ export function listVariants(run: OpenedRun, json: boolean): void {
   const flagged = tampered.size > 0;
   // A variant under way in a run that is not running stays where it is until the run is resumed.
   const unfinished = info !== null && info.state !== 'running';
+  // Shown only for a run that decided its children sequentially (--accept sequential).
+  const sequential = variants.some((v) => v.acceptance !== null);
   const table = renderTable(
     [
       'id',
@@ -36,6 +39,7 @@ export function listVariants(run: OpenedRun, json: boolean): void {
       'status',
       'score',
       ...columns.map((c) => `${c.domain} ${c.split}`),
+      ...(sequential ? ['accepted'] : []),
       'cost',
       ...(flagged ? ['tampering'] : []),
     ],
@@ -43,8 +47,9 @@ export function listVariants(run: OpenedRun, json: boolean): void {
       String(v.id),
       v.parent === null ? '-' : String(v.parent),
       unfinished && v.outcome === 'in_progress' ? 'unfinished' : v.outcome,
-      fmtScore(v.score),
-      ...columns.map((c) => fmtScore(v.scores[c.domain]?.[c.split]?.score)),
+      fmtAcceptedScore(v.score, v.acceptance),
+      ...columns.map((c) => fmtSplitScore(v.scores[c.domain]?.[c.split], v.acceptance)),
+      ...(sequential ? [acceptanceCell(v.acceptance)] : []),
       fmtUsd(v.costUsd),
       ...(flagged ? [tasksCaught(tampered.get(v.id))] : []),
     ]),
@@ -56,7 +61,12 @@ export function listVariants(run: OpenedRun, json: boolean): void {
           `hyperagents archive show ${info?.id ?? 'RUN'}:ID says what the grader caught.`,
       ]
     : [];
-  out([table, ...notes, ...(info === null ? [] : unfinishedNotes(run.dir, info, variants))].join('\n'));
+  const legend = sequential ? ['', ACCEPTANCE_LEGEND] : [];
+  out(
+    [table, ...legend, ...notes, ...(info === null ? [] : unfinishedNotes(run.dir, info, variants))].join(
+      '\n',
+    ),
+  );
 }
 
 const tasksCaught = (n: number | undefined): string =>

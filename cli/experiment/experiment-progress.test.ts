@@ -23,6 +23,7 @@ const variant = (id: number, outcome: VariantView['outcome'], score: number | nu
   outputTokens: 0,
   createdAt: '',
   finishedAt: null,
+  acceptance: null,
 });
 
 describe("an experiment's progress lines", () => {

@@ -95,6 +95,18 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
       '--stall-minutes 5',
       /^--stall-minutes sets when an alert goes out: give --notify URL or --notify-cmd CMD too\.$/,
     ],
+    ['--alpha 0.1', /^--alpha decides a sequential acceptance: give --accept sequential too\.$/],
+    ['--accept sequential --futility-alpha 0', /^--futility-alpha must be an error rate above 0 and below 1/],
+    ['--futility-margin 0.2', /^--futility-margin decides a sequential acceptance: give --accept sequential/],
+    [
+      '--accept sequential --futility-margin 1',
+      /^--futility-margin must be a gain in mean score from 0 to below 1/,
+    ],
+    [
+      '--parent-selection confirmed_better',
+      /^--parent-selection confirmed_better prefers lineages --accept sequential decided better: give --accept sequential too\.$/,
+    ],
+    ['--accept some', /^--accept must be one of full, sequential, not "some"\.$/],
     ['--parallel 0', /^--parallel must be a whole number of at least 1, not 0\.$/],
     ['--max-tool-calls 0', /^--max-tool-calls must be a whole number from 1 to 10000, not 0\.$/],
     [
@@ -127,7 +139,7 @@ describe('parseLoopArgs rejects bad input with a message naming the problem', ()
     ['--budget-usd Infinity', /^--budget-usd must be a positive amount, not Infinity\.$/],
     [
       '--parent-selection greedy',
-      /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, lcb, not "greedy"\.$/,
+      /^--parent-selection must be one of score_child_prop, score_prop, best, latest, random, lcb, confirmed_better, not "greedy"\.$/,
     ],
     ['--sandbox docker', /^--sandbox must be one of auto, bwrap, none, not "docker"\.$/],
     [

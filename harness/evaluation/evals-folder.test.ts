@@ -183,6 +183,10 @@ beforeEach(() => {
     record(id, 'test', ['correct', 'wrong', 'error']);
   }
   record(2, 'train', ['correct', 'correct', 'error']);
+  // --accept sequential decided variant 2 better than variant 1 and stopped variant 1 early.
+  const decision = { evidence: 24.5, futility: 0.1, of: 6, paired: 6 } as const;
+  archive.putAcceptance({ variantId: 2, parentId: 1, decision: 'better', tasks: 4, ...decision });
+  archive.putAcceptance({ variantId: 1, parentId: 0, decision: 'worse', tasks: 5, ...decision });
   archive.insertVariant({ id: 4, parentId: 2, step: 'editing' });
   writeEvalsFolder(path.join(dir, 'evals'), archive, 2, domains);
 });
@@ -306,6 +310,17 @@ describe('writeEvalsFolder', () => {
     expect(summary).toContain('## variant 2 (parent 1)');
     expect(summary).toContain('- riddles: 2/3 correct, 0 wrong, 0 unparseable, 1 errors');
     expect(summary).not.toContain('variant 3');
+  });
+
+  it('shows in summary.md how --accept sequential decided the parent and its ancestors, with the evidence', () => {
+    const summary = readFileSync(path.join(dir, 'evals', 'summary.md'), 'utf8');
+    expect(summary).toContain(
+      '## variant 2 (parent 1)\n- decided better than its parent (variant 1) on 4 of 6 tasks: evidence 24.5 for better',
+    );
+    expect(summary).toContain(
+      '- stopped early as no real gain over its parent (variant 0) after 5 of 6 tasks',
+    );
+    expect(summary).not.toMatch(/## variant 0 \(initial agent\)\n- (decided|stopped|neither)/);
   });
 
   it('updates a kept folder for the next parent to hold what a fresh one would, and removes kept folders', () => {

@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import {
+  type Acceptance,
   type Archive,
   type EvaluationRow,
   isFinalStep,
@@ -87,6 +88,29 @@ function workspaceLine(r: TaskResultRow, input: unknown, workspace: TaskWorkspac
   };
 }
 
+/**
+ * How `--accept sequential` decided a variant against its parent, for summary.md: the decision and its evidence
+ * (e-values over train and val together: one decision, never a task's validation result). None in full.
+ */
+function acceptanceLines(a: Acceptance | null): string[] {
+  if (a === null) return [];
+  const evidence = `evidence ${a.evidence.toPrecision(3)} for better, ${a.futility.toPrecision(3)} against a gain`;
+  const used = `${a.tasks} of ${a.of} tasks`;
+  switch (a.decision) {
+    case 'better':
+      return [`- decided better than its parent (variant ${a.parentId}) on ${used}: ${evidence}`];
+    case 'worse':
+      return [
+        `- stopped early as no real gain over its parent (variant ${a.parentId}) after ${used}: ${evidence}; ` +
+          'its scores are from those tasks only',
+      ];
+    case 'undecided':
+      return [
+        `- neither shown better nor stopped against its parent (variant ${a.parentId}) on ${used}: ${evidence}`,
+      ];
+  }
+}
+
 /** What the evals folder shows of one of the newest variants of the lineage. */
 interface Rendered {
   /** Its section of summary.md. */
@@ -100,6 +124,7 @@ function render(archive: Archive, domains: readonly DomainTasks[], variant: Vari
   const section = [
     `## variant ${id}${variant.parentId === null ? ' (initial agent)' : ` (parent ${variant.parentId})`}`,
   ];
+  section.push(...acceptanceLines(archive.getAcceptance(id)));
   const files: Rendered['files'] = [];
   for (const { domain, splits } of domains) {
     const tasks = new Map((splits.train ?? []).map((t) => [t.id, t]));

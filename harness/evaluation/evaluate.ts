@@ -97,7 +97,7 @@ export async function evaluateStage(
       .filter((r) => !isInfraFailure(r))
       .map((r) => `${r.domain}\u0000${r.split}\u0000${r.taskId}\u0000${r.attempt}`),
   );
-  const { infra, agentFaults } = await runRounds(
+  const { infra, agentFaults } = await runTasksInRounds(
     target,
     jobs.filter((j) => !existing.has(`${j.domain.name}\u0000${j.split}\u0000${j.task.id}\u0000${j.attempt}`)),
   );
@@ -144,7 +144,7 @@ export async function evaluateAttempts(
   const stored = (): TaskResultRow[] =>
     target.archive.listTaskResults(target.variantId, { attempt: 'all' }).filter((r) => !isInfraFailure(r));
   const existing = new Set(stored().map((r) => key(r.domain, r.split, r.taskId, r.attempt)));
-  const { infra, agentFaults } = await runRounds(
+  const { infra, agentFaults } = await runTasksInRounds(
     target,
     jobs.filter((j) => !existing.has(key(j.domain.name, j.split, j.task.id, j.attempt))),
   );
@@ -182,7 +182,7 @@ export class StageUnfinishedError extends Error {
  * Runs `todo` (see runStageTasks); with `--batch`, in rounds: the tasks whose run stopped at a call waiting for
  * a batch are run again once the round's batch is answered, until none waits (docs/batch.md).
  */
-async function runRounds(
+export async function runTasksInRounds(
   target: EvaluationTarget,
   todo: readonly StageJob[],
 ): Promise<{ infra: string[]; agentFaults: string[] }> {

@@ -24,7 +24,17 @@ export {
 export { finishedVariants } from './finished-variants.ts';
 export { createGradeContext } from './grade-context.ts';
 export { type Graded, gradeOutput, gradeWorkspace } from './grading.ts';
+export {
+  ACCEPT_POLICIES,
+  type AcceptanceDecision,
+  type AcceptPolicy,
+  observe,
+  pairedDifference,
+  startTest,
+  type TestRates,
+} from './paired-test.ts';
 export { scoresBySplit, selectionScore } from './scoring.ts';
+export { acceptanceRounds, evaluateSequential, type SequentialPlan } from './sequential-stage.ts';
 export { createTaskLimit, type TaskLimit } from './task-limit.ts';
 export { type TaskSettingsRecord, taskSettingsHash } from './task-settings.ts';
 export { createTaskPool, type TaskPool, type TaskRequest, type WorkerReply } from './task-workers.ts';

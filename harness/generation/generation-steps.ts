@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type {
+  AcceptanceInput,
   FailureCause,
   MovedStep,
   StepEventInput,
@@ -8,7 +9,14 @@ import type {
   VariantStatus,
 } from '../../archive/index.ts';
 import type { WorkerReply } from '../evaluation/index.ts';
-import { evaluateStage, type Stage, StageUnfinishedError, selectionScore } from '../evaluation/index.ts';
+import {
+  evaluateSequential,
+  evaluateStage,
+  type SequentialPlan,
+  type Stage,
+  StageUnfinishedError,
+  selectionScore,
+} from '../evaluation/index.ts';
 import type { DiffSummary } from '../process/index.ts';
 import { agentEnv, inspectTree, treeLimits } from '../process/index.ts';
 import {
@@ -142,13 +150,33 @@ export const evaluateStaged: Step = async (ctx, variant, session) => {
   return { kind: 'next', to: 'full' };
 };
 
-/** `full → done`: every task of every split; the staged results are reused. */
+/**
+ * `full → done`: every task of every split; the staged results are reused. Under `--accept sequential` a child
+ * is evaluated in rounds and decided against its parent (docs/acceptance.md); variant 0 has no parent to be
+ * decided against and is evaluated in full.
+ */
 export const evaluateFull: Step = async (ctx, variant, session) => {
   const stage = await evaluate(ctx, variant, session, 'full');
   if (stage.kind !== 'scored') return stage;
-  ctx.progress(`variant ${variant.id}: full ${formatScores(stage.scores)}`);
+  const a = stage.acceptance;
+  const against =
+    a === undefined ? '' : a.decision === 'undecided' ? 'undecided against' : `${a.decision} than`;
+  const decided =
+    a === undefined
+      ? ''
+      : ` (${against} variant ${a.parentId}${a.decision === 'worse' ? ', an estimate' : ''}: evidence ` +
+        `${a.evidence.toPrecision(3)}, futility ${a.futility.toPrecision(3)}, at ${a.tasks} of ${a.of} tasks)`;
+  ctx.progress(`variant ${variant.id}: full ${formatScores(stage.scores)}${decided}`);
   return { kind: 'done', status: 'evaluated', score: storedScore(ctx, variant.id) };
 };
+
+/** How a variant's full stage is decided: against its parent under `--accept sequential`, else null (in full). */
+function sequentialPlan(ctx: RunContext, variant: VariantRow): SequentialPlan | null {
+  if (ctx.config.accept !== 'sequential' || variant.parentId === null) return null;
+  const { alpha, futilityAlpha, futilityMargin } = ctx.config;
+  const rates = { alpha, futilityAlpha, futilityMargin };
+  return { parentId: variant.parentId, roundSize: ctx.config.evalWorkers, rates };
+}
 
 /**
  * Runs one stage; the generation ends here when the stage has no score: cut short by the budget (its evaluation
@@ -162,7 +190,11 @@ async function evaluate(
   variant: VariantRow,
   session: GenerationSession,
   stage: Stage,
-): Promise<Failed | { kind: 'interrupted' } | { kind: 'scored'; scores: Map<string, number> }> {
+): Promise<
+  | Failed
+  | { kind: 'interrupted' }
+  | { kind: 'scored'; scores: Map<string, number>; acceptance?: AcceptanceInput }
+> {
   const id = variant.id;
   await session.checkout(stored(variant.commitSha, 'commit', id));
   const target = {
@@ -186,11 +218,18 @@ async function evaluate(
       ctx.onEvent({ type: 'tasks', variant: id, done, total });
     },
   };
-  const outcome = await evaluateStage(target, ctx.domains, stage, stage === 'full' && ctx.config.evalTest);
+  const plan = stage === 'full' ? sequentialPlan(ctx, variant) : null;
+  const outcome =
+    plan === null
+      ? await evaluateStage(target, ctx.domains, stage, stage === 'full' && ctx.config.evalTest)
+      : await evaluateSequential(target, ctx.domains, plan, ctx.config.evalTest);
   ctx.status('');
   if (outcome.kind === 'interrupted') return outcome;
   if (session.budgetRefused('task')) {
-    ctx.archive.discardEvaluations(id, stage);
+    ctx.archive.transaction(() => {
+      ctx.archive.discardEvaluations(id, stage);
+      if (stage === 'full') ctx.archive.discardAcceptance(id);
+    });
     return budgetFailure(`the ${stage} evaluation`);
   }
   if (outcome.kind === 'unanswered') {
@@ -210,6 +249,8 @@ async function evaluate(
     ctx.progress(`variant ${id}: ${stage} evaluation: ${outcome.reason}`);
     throw new StageUnfinishedError(`variant ${id}'s ${stage} evaluation: ${outcome.reason}`);
   }
+  if (outcome.kind === 'decided')
+    return { kind: 'scored', scores: outcome.scores, acceptance: outcome.acceptance };
   return outcome;
 }
 

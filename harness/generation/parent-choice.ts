@@ -45,12 +45,31 @@ function withSamples(ctx: RunContext, pool: Candidate[]): Candidate[] {
 }
 
 /**
+ * The candidates with whether each one's lineage was decided better at every step (for `confirmed_better`):
+ * variant 0 is, and a child is when its own decision is `better` and its parent's lineage is.
+ */
+function withConfirmations(ctx: RunContext, pool: Candidate[]): Candidate[] {
+  if (ctx.config.parentSelection !== 'confirmed_better') return pool;
+  const accepted = ctx.archive.listAcceptance();
+  const parents = new Map(ctx.archive.listVariants().map((v) => [v.id, v.parentId]));
+  const confirmed = (id: number): boolean => {
+    const parent = parents.get(id) ?? null;
+    if (parent === null) return true;
+    return accepted.get(id)?.decision === 'better' && confirmed(parent);
+  };
+  return pool.map((c) => ({ ...c, confirmed: confirmed(c.id) }));
+}
+
+/**
  * The parent of generation `id`: drawn by the configured strategy from the variants finished up to
  * `id − selectionLag(parallel)`, seeded by the run's seed and `id`. With --edit-select-parent the newest candidate's own
  * `agents/select-parent.ts` chooses instead; if it fails, the strategy does and the reason says why.
  */
 export async function chooseParent(ctx: RunContext, id: number): Promise<Selection> {
-  const pool = withSamples(ctx, selectionPool(archivedVariants(ctx), id, ctx.config.parallel));
+  const pool = withConfirmations(
+    ctx,
+    withSamples(ctx, selectionPool(archivedVariants(ctx), id, ctx.config.parallel)),
+  );
   if (pool.length === 0) return { id: 0, reason: 'no valid parent yet: the initial agent' };
   const drawn = (): Selection =>
     selectParent(pool, ctx.config.parentSelection, createRng(`select:${ctx.config.seed}:${id}`));

@@ -4,6 +4,7 @@ import { variantLogDir, worktreesDir } from '../../archive/index.ts';
 import type { DomainRef, GradeContext } from '../../domains/index.ts';
 import type { BudgetStop } from '../../llm/index.ts';
 import type {
+  AcceptPolicy,
   BatchRounds,
   DomainTasks,
   EvalsFolders,
@@ -40,6 +41,13 @@ export interface GenerationConfig {
   freezeMeta: boolean;
   taskTimeoutSec: number;
   metaTimeoutSec: number;
+  /** How a child's full evaluation ends (`--accept`), and the error rates of its two decisions. */
+  accept: AcceptPolicy;
+  alpha: number;
+  futilityAlpha: number;
+  futilityMargin: number;
+  /** Tasks evaluated at once: a sequential acceptance looks after each round of this many. */
+  evalWorkers: number;
 }
 
 /** A variant's tasks done so far, as a generation reports them (the run's progress events include it). */

@@ -241,3 +241,26 @@ describe('lcb selection', () => {
     );
   });
 });
+
+describe('confirmed_better selection', () => {
+  it('prefers a lineage confirmed better over an unconfirmed variant with the same score', () => {
+    const confirmed = { id: 1, score: 0.7, children: 0, confirmed: true };
+    const unconfirmed = { id: 2, score: 0.7, children: 0, confirmed: false };
+    const freq = frequencies([confirmed, unconfirmed], 'confirmed_better');
+    expect(freq.get(1)!).toBeGreaterThan(0.85);
+    expect(freq.get(2)!).toBeGreaterThan(0.03);
+    expect(selectParent([confirmed, unconfirmed], 'confirmed_better', createRng('x')).reason).toMatch(
+      /^confirmed_better: drawn with p=.*(a lineage confirmed better|not confirmed better)/,
+    );
+  });
+
+  it('draws as score_child_prop when every lineage is confirmed', () => {
+    const pool = [
+      { id: 0, score: 0.4, children: 2, confirmed: true },
+      { id: 1, score: 0.8, children: 0, confirmed: true },
+    ];
+    const a = frequencies(pool, 'confirmed_better');
+    const b = frequencies(pool, 'score_child_prop');
+    expect(a.get(1)!).toBeCloseTo(b.get(1)!, 1);
+  });
+});

@@ -7,6 +7,7 @@ export const PARENT_SELECTIONS = [
   'latest',
   'random',
   'lcb',
+  'confirmed_better',
 ] as const;
 export type ParentSelection = (typeof PARENT_SELECTIONS)[number];
 
@@ -18,7 +19,15 @@ export interface Candidate {
   children: number;
   /** Graded answers behind the score (tasks × attempts); unknown: the score is taken as exact. */
   samples?: number;
+  /**
+   * Every step of its lineage from variant 0 was decided `better` by `--accept sequential` (variant 0 always is);
+   * unknown: not asked (only `confirmed_better` asks).
+   */
+  confirmed?: boolean;
 }
+
+/** The weight `confirmed_better` keeps for a variant whose lineage is not confirmed better at every step. */
+export const UNCONFIRMED_WEIGHT = 0.1;
 
 /**
  * A lower confidence bound on a candidate's score: one standard error of a mean of `samples` answers below it
@@ -86,6 +95,18 @@ export function selectParent(
         c,
         `drawn with p=${p.toFixed(3)} (score ${c.score.toFixed(3)}, lower bound ${bounds[i]!.score.toFixed(3)})`,
       );
+    }
+    case 'confirmed_better': {
+      // score_child_prop, with a lineage not confirmed better at every step counting for a tenth.
+      const weights = selectionWeights(candidates, true).map((w, i) =>
+        candidates[i]!.confirmed === true ? w : w * UNCONFIRMED_WEIGHT,
+      );
+      const total = weights.reduce((sum, w) => sum + w, 0);
+      const i = sampleIndex(weights, rng);
+      const p = total > 0 ? weights[i]! / total : 1 / candidates.length;
+      const c = candidates[i]!;
+      const lineage = c.confirmed === true ? 'a lineage confirmed better' : 'not confirmed better';
+      return pick(c, `drawn with p=${p.toFixed(3)} (score ${c.score.toFixed(3)}, ${lineage})`);
     }
     case 'score_prop':
     case 'score_child_prop': {

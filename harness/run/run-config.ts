@@ -7,6 +7,7 @@ import { batchSupport, resolveModel } from '../../llm/index.ts';
 import { openFilesNeeded } from '../process/index.ts';
 import { groupFields, type TaskFields, taskFields, topFields } from './setting.ts';
 import { DEFAULT_FAILURE_STREAK, DEFAULT_STALL_MINUTES, SETTINGS } from './settings.ts';
+import { DEFAULT_ALPHA, DEFAULT_FUTILITY_ALPHA, DEFAULT_FUTILITY_MARGIN } from './settings-accept.ts';
 import { DEFAULT_SIM_RETRY_MS } from './settings-sim.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -126,6 +127,19 @@ function crossFieldRules(config: RunConfigInput, ctx: z.RefinementCtx): void {
     (config.failureStreak !== DEFAULT_FAILURE_STREAK && ['failureStreak']);
   if (alertKnob && config.notifyUrl === null && config.notifyCmd === null)
     refuse(ctx, alertKnob, 'sets when an alert goes out: give --notify URL or --notify-cmd CMD too.');
+  const rateKnob =
+    (config.alpha !== DEFAULT_ALPHA && ['alpha']) ||
+    (config.futilityAlpha !== DEFAULT_FUTILITY_ALPHA && ['futilityAlpha']) ||
+    (config.futilityMargin !== DEFAULT_FUTILITY_MARGIN && ['futilityMargin']);
+  if (rateKnob && config.accept !== 'sequential')
+    refuse(ctx, rateKnob, 'decides a sequential acceptance: give --accept sequential too.');
+  if (config.parentSelection === 'confirmed_better' && config.accept !== 'sequential') {
+    refuse(
+      ctx,
+      ['parentSelection'],
+      'confirmed_better prefers lineages --accept sequential decided better: give --accept sequential too.',
+    );
+  }
   const useless = knob ?? (config.simScript === null ? null : ['simScript']);
   if (config.replay !== null && useless !== null) {
     refuse(

@@ -1,5 +1,5 @@
-import type { Archive, VariantStatus } from '../../archive/index.ts';
-import { reportedBest, spreadOf } from '../../archive/index.ts';
+import type { AcceptanceView, Archive, VariantStatus } from '../../archive/index.ts';
+import { acceptanceView, reportedBest, spreadOf } from '../../archive/index.ts';
 import type { BudgetStop } from '../../llm/index.ts';
 import { finishedVariants, scoresBySplit } from '../evaluation/index.ts';
 import type { RunContext } from '../generation/index.ts';
@@ -19,6 +19,8 @@ export interface RunSummary {
     score: number | null;
     scores: Record<string, Partial<Record<'train' | 'val' | 'test', number>>>;
     failureReason: string | null;
+    /** How it was decided against its parent under `--accept sequential`; null when evaluated in full. */
+    acceptance: AcceptanceView | null;
   }[];
   /**
    * The reported best: with `--confirm-top`, the highest confirmed score (`confirmed`, beside the raw score it
@@ -99,6 +101,7 @@ export function summarize(
   simulated: boolean,
   stopped: string | null,
 ): RunSummary {
+  const accepted = ctx.archive.listAcceptance();
   const variants = ctx.archive.listVariants().map((v) => ({
     id: v.id,
     parent: v.parentId,
@@ -108,6 +111,7 @@ export function summarize(
     score: v.step === 'done' ? v.selectionScore : null,
     scores: scoresBySplit(ctx.archive.listEvaluations(v.id)),
     failureReason: v.failureReason,
+    acceptance: acceptanceView(accepted.get(v.id)),
   }));
   const totals = ctx.archive.llmTotals();
   return {

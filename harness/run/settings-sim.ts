@@ -105,7 +105,8 @@ export const SIM_SETTINGS = [
     default: 'default',
     describe:
       'simulated model: the task landscape, default (prompt phrases change how often answers are right, see ' +
-      'docs/simulated-model.md) or inert (no edit changes an answer: a control where evolution cannot gain)',
+      "docs/simulated-model.md) or flat (no edit changes a variant's true skill: a control where evolution cannot " +
+      'gain, and where every child accepted as better is a false acceptance; inert is its first name)',
     resume: 'keep',
     result: { task: 'simLandscape' },
   },

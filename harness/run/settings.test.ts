@@ -32,7 +32,7 @@ function another(setting: Setting, value: unknown): unknown {
     return setting.schema.safeParse(up).success ? up : value - 1;
   }
   if (typeof value === 'boolean') return !value;
-  const choices = ['auto', 'none', 'bwrap', 'default', 'inert'].filter((c) => c !== value);
+  const choices = ['auto', 'none', 'bwrap', 'default', 'inert', 'sequential'].filter((c) => c !== value);
   return choices.find((c) => setting.schema.safeParse(c).success);
 }
 

@@ -4,6 +4,7 @@ import { DOMAIN_REF_HELP, DomainRefList } from '../../domains/index.ts';
 import { PARENT_SELECTIONS } from '../generation/index.ts';
 import type { Setting } from './setting.ts';
 import * as schema from './setting-schemas.ts';
+import { ACCEPT_SETTINGS } from './settings-accept.ts';
 import { BATCH_SETTINGS } from './settings-batch.ts';
 import { SIM_SETTINGS } from './settings-sim.ts';
 import { TASK_SETTINGS } from './settings-task.ts';
@@ -339,6 +340,7 @@ const ALERT_SETTINGS = [
  */
 export const SETTINGS = [
   ...RUN_SETTINGS,
+  ...ACCEPT_SETTINGS,
   ...TASK_SETTINGS,
   ...REPLY_SETTINGS,
   ...BATCH_SETTINGS,

@@ -7,14 +7,17 @@ const set = (...phrases: string[]) => new Set(phrases);
 const TRIPLE = INTERACTIONS.find((i) => i.phrases.length === 3)!.phrases;
 
 describe('task-side landscape', () => {
-  it('on the inert landscape gives every prompt the same P(correct), its domain offset', () => {
-    const good = 'Think step by step. Double-check the arithmetic. Write down every intermediate quantity.';
-    expect(pCorrect(good, 'arithmetic')).toBeGreaterThan(pCorrect('', 'arithmetic') + 0.1);
-    expect(pCorrect(good, 'arithmetic', 'heldOut', 'inert')).toBe(
-      pCorrect('', 'arithmetic', 'heldOut', 'inert'),
-    );
-    expect(pCorrect(good, 'arithmetic', 'train', 'inert')).toBe(pCorrectOf(set(), 'arithmetic'));
-  });
+  it.each(['flat', 'inert'] as const)(
+    'on the %s landscape gives every prompt the same P(correct), its domain offset',
+    (landscape) => {
+      const good = 'Think step by step. Double-check the arithmetic. Write down every intermediate quantity.';
+      expect(pCorrect(good, 'arithmetic')).toBeGreaterThan(pCorrect('', 'arithmetic') + 0.1);
+      expect(pCorrect(good, 'arithmetic', 'heldOut', landscape)).toBe(
+        pCorrect('', 'arithmetic', 'heldOut', landscape),
+      );
+      expect(pCorrect(good, 'arithmetic', 'train', landscape)).toBe(pCorrectOf(set(), 'arithmetic'));
+    },
+  );
 
   it('gives every domain its own difficulty, fixed for names it does not know', () => {
     const base = (d: string) => pCorrectOf(set(), d);

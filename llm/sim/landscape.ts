@@ -21,11 +21,16 @@ import { hash01 } from './rng.ts';
 
 /**
  * The task-side landscapes a run can choose (`--sim-landscape`): `default` is the one described below;
- * on `inert` no edit changes a TaskAgent's answers, so only chance can move a score (a control for
- * experiments: evolution should not beat spending its budget on the initial agent there).
+ * on `flat` no edit changes a variant's true skill (its P(correct) and parse-failure rate on every task), so
+ * only chance can move a score: a control for experiments (evolution should not beat spending its budget on
+ * the initial agent there) and where every child decided `better` than its parent is a false acceptance.
+ * `inert`, its first name, is the same landscape.
  */
-export const SIM_LANDSCAPES = ['default', 'inert'] as const;
+export const SIM_LANDSCAPES = ['default', 'flat', 'inert'] as const;
 export type SimLandscape = (typeof SIM_LANDSCAPES)[number];
+
+/** Whether no edit changes a variant's true skill on this landscape (`flat`, or `inert`, its first name). */
+export const isFlat = (landscape: SimLandscape): boolean => landscape !== 'default';
 
 /** The strategy phrases (TASK_PHRASES names) present in a text. */
 export function phrasesIn(text: string): Set<string> {
@@ -80,7 +85,7 @@ export function pCorrect(
   split: SplitKind = 'heldOut',
   landscape: SimLandscape = 'default',
 ): number {
-  return pCorrectOf(landscape === 'inert' ? new Set() : phrasesIn(text), domain, split);
+  return pCorrectOf(isFlat(landscape) ? new Set() : phrasesIn(text), domain, split);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../types.ts';
-import { pCorrect, type SimLandscape, splitKind } from './landscape.ts';
+import { isFlat, pCorrect, type SimLandscape, splitKind } from './landscape.ts';
 import { hasPhrase, normalizeText, PARSE_FAILURE_RATE, parseFailureRate, STEP_BY_STEP } from './phrases.ts';
 import { hash01, hashKey, type KeyPart, pick } from './rng.ts';
 import { canonicalJson, jsonValuesIn, longestStringLeaf, textOf } from './transcript.ts';
@@ -220,8 +220,8 @@ export function taskReply(
       'Step 2: combine them to reach the result.',
     );
   }
-  // On the inert landscape the prompt's answer-format line does not matter either.
-  const failureRate = landscape === 'inert' ? PARSE_FAILURE_RATE.withFormat : parseFailureRate(allText);
+  // On the flat landscape the prompt's answer-format line does not matter either.
+  const failureRate = isFlat(landscape) ? PARSE_FAILURE_RATE.withFormat : parseFailureRate(allText);
   if (hash01(seed, domain, task.id, 'format') < failureRate) {
     lines.push(`The answer is probably ${typeof answer === 'string' ? answer : JSON.stringify(answer)}.`);
   } else {

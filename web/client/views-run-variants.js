@@ -15,7 +15,38 @@
     return columns;
   };
 
-  const variantCells = (run, v, columns, noisy) => [
+  /** A child stopped early as worse (--accept sequential): its scores are estimates from the tasks used. */
+  const ESTIMATE =
+    'an estimate from the tasks used: the child was stopped early as no real gain over its parent (--accept sequential)';
+  const estimated = (v) => v.acceptance != null && v.acceptance.decision === 'worse';
+  const scoreOf = (v, s) =>
+    estimated(v) && s !== null && s !== undefined
+      ? h('span', { class: 'estimate', title: ESTIMATE }, `~${HA.score(s)}`)
+      : HA.score(s);
+  const splitScore = (v, cell) =>
+    cell && estimated(v) && cell.nTasks < cell.nTotal
+      ? scoreOf(v, cell.score)
+      : HA.score(cell ? cell.score : null);
+
+  /** Whether the table has an `accepted` column: the run decided its children sequentially. */
+  HA.sequential = (variants) => variants.some((v) => v.acceptance != null);
+
+  /** The `accepted` cell: the decision on the tasks used of all, with its evidence in the title. */
+  const acceptedCell = (v) =>
+    v.acceptance == null
+      ? '–'
+      : h(
+          'span',
+          {
+            'data-acceptance': v.acceptance.decision,
+            title:
+              `against variant ${v.acceptance.parentId}: evidence ${v.acceptance.evidence.toPrecision(3)} for better, ` +
+              `${v.acceptance.futility.toPrecision(3)} against a gain; ${v.acceptance.paired} tasks paired`,
+          },
+          `${v.acceptance.decision} ${v.acceptance.tasks}/${v.acceptance.of}`,
+        );
+
+  const variantCells = (run, v, columns, noisy, sequential) => [
     h('a', { href: HA.href(variantPath(run.id, v.id)) }, String(v.id)),
     v.parent === null ? '–' : String(v.parent),
     v.tampered
@@ -35,7 +66,7 @@
       : HA.badge(v.outcome, v.outcome),
     noisy.has(v.id)
       ? [
-          HA.score(v.score),
+          scoreOf(v, v.score),
           ' ',
           h(
             'span',
@@ -46,8 +77,9 @@
             'within noise',
           ),
         ]
-      : HA.score(v.score),
-    ...columns.map(([d, s]) => HA.score(v.scores[d]?.[s] ? v.scores[d][s].score : null)),
+      : scoreOf(v, v.score),
+    ...columns.map(([d, s]) => splitScore(v, v.scores[d]?.[s])),
+    ...(sequential ? [acceptedCell(v)] : []),
     HA.usd(v.costUsd),
     String(v.llmCalls),
     HA.tokens(v.inputTokens),
@@ -55,15 +87,16 @@
     v.failureReason || '',
   ];
 
-  const variantRow = (run, v, columns, noisy) =>
+  const variantRow = (run, v, columns, noisy, sequential) =>
     h(
       'tr',
       { 'data-variant-row': v.id },
-      variantCells(run, v, columns, noisy).map((c) => h('td', {}, c)),
+      variantCells(run, v, columns, noisy, sequential).map((c) => h('td', {}, c)),
     );
 
   /** Every variant, newest first, with a column per domain and split it has a score for. */
   HA.variantTable = (run, variants, columns, noisy) => {
+    const sequential = HA.sequential(variants);
     const table = HA.table(
       [
         'id',
@@ -71,6 +104,7 @@
         'status',
         'score',
         ...columns.map(([d, s]) => `${d} ${s}`),
+        ...(sequential ? ['accepted'] : []),
         'cost',
         'calls',
         'tokens in',
@@ -81,7 +115,7 @@
       { id: 'variants' },
     );
     const body = table.querySelector('tbody');
-    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns, noisy));
+    for (const v of [...variants].reverse()) body.appendChild(variantRow(run, v, columns, noisy, sequential));
     return table;
   };
 
@@ -94,26 +128,33 @@
     const noisy = new Set(page.data.withinNoise || []);
     const dom = page.dom;
     const columns = HA.scoreColumns(variants);
-    // New score columns, or a noise floor measured since (it marks rows that did not change): redrawn.
-    if (JSON.stringify(columns) !== JSON.stringify(dom.columns) || HA.noiseKey(page.data) !== dom.noisy) {
+    const sequential = HA.sequential(variants);
+    // New score columns, a first decision, or a noise floor measured since (it marks rows that did not
+    // change): redrawn.
+    if (
+      JSON.stringify(columns) !== JSON.stringify(dom.columns) ||
+      HA.noiseKey(page.data) !== dom.noisy ||
+      sequential !== dom.sequential
+    ) {
       const table = HA.variantTable(run, variants, columns, noisy);
       dom.table.replaceWith(table);
       dom.table = table;
       dom.columns = columns;
       dom.noisy = HA.noiseKey(page.data);
+      dom.sequential = sequential;
       return;
     }
     const body = dom.table.querySelector('tbody');
     for (const v of changed) {
       const tr = body.querySelector(`tr[data-variant-row="${v.id}"]`);
       if (tr) {
-        variantCells(run, v, columns, noisy).forEach((c, i) => {
+        variantCells(run, v, columns, noisy, sequential).forEach((c, i) => {
           HA.patch(tr.children[i], c);
         });
         continue;
       }
       const newer = [...body.children].find((row) => Number(row.dataset.variantRow) < v.id);
-      body.insertBefore(variantRow(run, v, columns, noisy), newer || null);
+      body.insertBefore(variantRow(run, v, columns, noisy, sequential), newer || null);
     }
   };
 }

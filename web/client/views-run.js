@@ -130,6 +130,7 @@
       grid: HA.regressionSection(run.id),
       columns,
       noisy: HA.noiseKey(page.data),
+      sequential: HA.sequential(variants),
     };
     HA.fill(
       el,
@@ -144,7 +145,18 @@
       HA.section('Lineage', dom.legend, dom.tree),
       HA.section('Spend per generation', dom.spendChart),
       ...dom.costs.sections,
-      HA.section('Variants', dom.table),
+      HA.section(
+        'Variants',
+        dom.table,
+        HA.sequential(variants)
+          ? h(
+              'p',
+              { class: 'muted', id: 'acceptance-legend' },
+              'accepted: each child decided against its parent by --accept sequential, on the tasks used of all ' +
+                '(hover for the evidence); ~: a score estimated from those tasks, the child stopped early.',
+            )
+          : null,
+      ),
       dom.grid.section,
     );
     dom.costs.update({ run, variants, spend, scoreOf });
