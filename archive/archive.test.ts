@@ -69,10 +69,9 @@ const result = (
 describe('migrating an empty database', () => {
   it('creates every table and records the migration', () => {
     expect(tables(archive)).toEqual([
+      'acceptance',
       'batch_requests',
       'batches',
-
-      'acceptance',
       'confirmed_scores',
       'evaluations',
       'events',
