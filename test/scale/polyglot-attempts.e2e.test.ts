@@ -1,9 +1,9 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outcome, readArchive, taskCalls } from '../kill-points.ts';
-import { PROJECT_ROOT, runCli } from '../run-cli.ts';
+import { runCli } from '../run-cli.ts';
+import { type Attempt, attempts, fastExercises } from './polyglot-runs.ts';
 import { summaryOf } from './run-rows.ts';
 import { scaleRun } from './scale-run.ts';
 
@@ -13,14 +13,7 @@ import { scaleRun } from './scale-run.ts';
  * of the fastest graders (Python, JavaScript) keep it cheap. Each run through the queue must store what the
  * same run stores on one machine.
  */
-const EXERCISES = mkdtempSync(path.join(tmpdir(), 'hyperagents-polyglot-attempts-exercises-'));
-for (const exercise of ['python/transpose', 'javascript/space-age']) {
-  const [language, name] = exercise.split('/') as [string, string];
-  const rel = path.join(language, 'exercises', 'practice', name);
-  cpSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'exercism', rel), path.join(EXERCISES, rel), {
-    recursive: true,
-  });
-}
+const EXERCISES = fastExercises();
 const BASE_ARGS = ['--domains', `exercism:${EXERCISES}`, '--model', 'sim', '--seed', '1', '--json'];
 const noisyArgs = (generations: number): string[] => [
   ...[...BASE_ARGS, '--generations', String(generations), '--eval-workers', '2'],
@@ -29,31 +22,6 @@ const noisyArgs = (generations: number): string[] => [
 const NOISY_ARGS = noisyArgs(1);
 
 const scale = scaleRun('polyglot-attempts', NOISY_ARGS);
-afterAll(() => rmSync(EXERCISES, { recursive: true, force: true }));
-
-interface Attempt {
-  variant_id: number;
-  task_id: string;
-  attempt: number;
-  outcome: string;
-  error: string | null;
-  prediction: string | null;
-  raw_output: string;
-}
-
-/** Every attempt of every task as stored, with what the noise floor and the confirmation made of them. */
-const attempts = (runDir: string) =>
-  readArchive(runDir, (db) => ({
-    results: db
-      .prepare(
-        'SELECT variant_id, split, task_id, attempt, outcome, score, error, prediction, raw_output, detail FROM task_results ORDER BY variant_id, split, task_id, attempt',
-      )
-      .all() as Attempt[],
-    noiseFloor: db.prepare('SELECT spread, scores FROM noise_floor').all(),
-    confirmed: db
-      .prepare('SELECT variant_id, raw_score, confirmed_score, attempts, scores FROM confirmed_scores')
-      .all(),
-  }));
 
 /** A run of `args` on this machine and through the queue, in folders of their own: both exit codes and archives. */
 async function bothWays(name: string, args: string[]) {
