@@ -3,28 +3,31 @@ import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { readExercises } from '../domains/index.ts';
 import { PROJECT_ROOT } from '../harness/run/index.ts';
+import { type Graded, type Grader, startQueueGraders } from './polyglot-queue-graders.ts';
 
-/** One way of grading: with the grader's build caches or without, on one grading process or two. */
-export interface GradingSetting {
-  caches: 'on' | 'off';
-  workers: 1 | 2;
-}
+/**
+ * One way of grading: a local grading process, with the grader's build caches or without (as grading was
+ * before them), or real queue workers, one or two, which always grade with the caches (as a run's do).
+ */
+export type GradingSetting =
+  | { where: 'process'; caches: 'on' | 'off'; workers: 1 }
+  | { where: 'queue'; caches: 'on'; workers: 1 | 2 };
 
 export const SETTINGS: readonly GradingSetting[] = [
-  { caches: 'off', workers: 1 },
-  { caches: 'on', workers: 1 },
-  { caches: 'off', workers: 2 },
-  { caches: 'on', workers: 2 },
+  { where: 'process', caches: 'off', workers: 1 },
+  { where: 'process', caches: 'on', workers: 1 },
+  { where: 'queue', caches: 'on', workers: 1 },
+  { where: 'queue', caches: 'on', workers: 2 },
 ];
 
-export interface LanguageBatch extends GradingSetting {
+export type LanguageBatch = GradingSetting & {
   /** Wall time of the language's two batches, each from the first exercise handed out to the last graded. */
   seconds: number;
   perMinute: number;
   passed: number;
-  /** Median wall time of one exercise's grading. */
+  /** Median wall time of one exercise's grading (on a worker: from adding its job to its result). */
   medianSeconds: number;
-}
+};
 
 export interface LanguageGrading {
   language: string;
@@ -50,12 +53,6 @@ const median = (xs: number[]): number => {
   const m = Math.floor(s.length / 2);
   return s.length === 0 ? 0 : s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-
-interface Graded {
-  id: string;
-  seconds: number;
-  passed: boolean;
-}
 
 /** A grading process (bench/grading-worker.ts): each line written is answered by one line. */
 class GradingWorker {
@@ -93,17 +90,17 @@ class GradingWorker {
   }
 }
 
-/** Grades `ids` on `workers`, each taking the next exercise as it is free, as queue workers do. */
+/** Grades `ids` with `graders`, each taking the next exercise as it is free, as queue workers do. */
 async function batch(
-  workers: GradingWorker[],
+  graders: Grader[],
   ids: readonly string[],
 ): Promise<{ seconds: number; graded: Graded[] }> {
   const graded: Graded[] = [];
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    workers.map(async (w) => {
-      while (next < ids.length) graded.push(await w.grade(ids[next++]!));
+    graders.map(async (grade) => {
+      while (next < ids.length) graded.push(await grade(ids[next++]!));
     }),
   );
   return { seconds: (performance.now() - started) / 1000, graded };
@@ -113,18 +110,19 @@ async function batch(
  * Grades the reference of every exercise under `dir` (default: the six-language fixtures; a checkout of the
  * polyglot-benchmark repository works too; `perLanguage`: N of each language, spread over its names), language by
  * language, in each of SETTINGS one after the other and then again in the reverse order, so that a change
- * of load falls on all four alike. Two
- * workers are two grading processes on this machine (not queue workers), each grading one exercise at a
- * time. Every worker builds what grading prepares once (Go's standard library, a Rust manifest's crates,
- * C++'s Catch main, Java's runner) before the first batch.
+ * of load falls on all four alike. A process is a local grading process; a worker is a real `hyperagents
+ * worker` behind a real Redis (polyglot-queue-graders.ts), started afresh for each batch (its start not
+ * timed); each grades one exercise at a time. The local processes build what grading prepares once (Go's
+ * standard library, a Rust manifest's crates, C++'s Catch main, Java's runner) before the first batch, in
+ * the same user cache the workers read.
  */
 export async function benchPolyglotGrading(
   dir = path.join(PROJECT_ROOT, 'test', 'fixtures', 'exercism'),
   perLanguage = Number.POSITIVE_INFINITY,
 ): Promise<LanguageGrading[]> {
+  const tasks = readExercises(dir).tasks.sort((a, b) => a.id.localeCompare(b.id));
   const all = new Map<string, string[]>();
-  for (const task of readExercises(dir).tasks.sort((a, b) => a.id.localeCompare(b.id)))
-    all.set(task.input.language, [...(all.get(task.input.language) ?? []), task.id]);
+  for (const task of tasks) all.set(task.input.language, [...(all.get(task.input.language) ?? []), task.id]);
   // N spread evenly over the language's exercises in name order, so a sample is not one end of the alphabet.
   const byLanguage = new Map(
     [...all].map(([language, ids]) => {
@@ -132,41 +130,50 @@ export async function benchPolyglotGrading(
       return [language, Array.from({ length: n }, (_, i) => ids[Math.floor((i * ids.length) / n)]!)];
     }),
   );
-  const workers = {
-    on: [new GradingWorker(dir, 'on'), new GradingWorker(dir, 'on')],
-    off: [new GradingWorker(dir, 'off'), new GradingWorker(dir, 'off')],
-  };
-  const processes = [...workers.on, ...workers.off];
+  const processes = { on: new GradingWorker(dir, 'on'), off: new GradingWorker(dir, 'off') };
+  const queue = await startQueueGraders(dir, 'polyglot', tasks);
   try {
-    // One at a time: the first builds the caches, the others find them.
-    for (const w of processes) await w.prepare();
+    // One at a time: the first builds the caches, the other finds them.
+    for (const w of [processes.on, processes.off]) await w.prepare();
+    const graders = async (setting: GradingSetting): Promise<Grader[]> => {
+      if (setting.where === 'queue') return queue.start(setting.workers);
+      const w = processes[setting.caches];
+      return [(id) => w.grade(id)];
+    };
     const results: LanguageGrading[] = [];
     for (const [language, ids] of [...byLanguage].sort(([a], [b]) => a.localeCompare(b))) {
       // Two rounds, the second in the reverse order, so a load that rises or falls favours no setting.
       const runs = new Map<GradingSetting, { seconds: number; graded: Graded[] }[]>();
       for (const setting of [...SETTINGS, ...[...SETTINGS].reverse()]) {
-        const run = await batch(workers[setting.caches].slice(0, setting.workers), ids);
+        const run = await batch(await graders(setting), ids);
+        await queue.stop();
         runs.set(setting, [...(runs.get(setting) ?? []), run]);
       }
-      const batches = SETTINGS.map((setting): LanguageBatch => {
-        const both = runs.get(setting) ?? [];
-        const seconds = both.reduce((sum, r) => sum + r.seconds, 0);
-        const graded = both.flatMap((r) => r.graded);
-        return {
-          ...setting,
-          seconds,
-          perMinute: (graded.length / seconds) * 60,
-          passed: graded.filter((g) => g.passed).length,
-          medianSeconds: median(graded.map((g) => g.seconds)),
-        };
+      results.push({
+        language,
+        exercises: ids.length,
+        batches: SETTINGS.map((s) => summed(s, runs.get(s) ?? [])),
       });
-      results.push({ language, exercises: ids.length, batches });
     }
     return results;
   } finally {
-    for (const w of processes) {
+    await queue.close();
+    for (const w of [processes.on, processes.off]) {
       w.child.stdin!.end();
       w.lines.close();
     }
   }
+}
+
+/** A setting's batches of one language as one: wall time, rate, passes and the median exercise. */
+function summed(setting: GradingSetting, runs: { seconds: number; graded: Graded[] }[]): LanguageBatch {
+  const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
+  const graded = runs.flatMap((r) => r.graded);
+  return {
+    ...setting,
+    seconds,
+    perMinute: (graded.length / seconds) * 60,
+    passed: graded.filter((g) => g.passed).length,
+    medianSeconds: median(graded.map((g) => g.seconds)),
+  };
 }

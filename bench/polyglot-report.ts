@@ -1,30 +1,34 @@
 import { type GradingSetting, type LanguageGrading, POLYGLOT_GRADED, SETTINGS } from './polyglot-grading.ts';
 
 const label = (s: GradingSetting): string =>
-  `${s.caches === 'on' ? 'caches' : 'no caches'}, ${s.workers} process${s.workers === 1 ? '' : 'es'}`;
+  s.where === 'process'
+    ? `${s.caches === 'on' ? 'caches' : 'no caches'}, 1 process`
+    : `${s.workers} queue worker${s.workers === 1 ? '' : 's'}`;
 
 const rate = (l: LanguageGrading, s: GradingSetting): number =>
-  l.batches.find((b) => b.caches === s.caches && b.workers === s.workers)?.perMinute ?? Number.NaN;
+  l.batches.find((b) => b.where === s.where && b.caches === s.caches && b.workers === s.workers)?.perMinute ??
+  Number.NaN;
 
 /**
  * The Polyglot grading benchmark as lines: exercises per minute per language in each setting, the ratios
- * that matter (the caches at one and at two processes, two processes over one), and what grading a full
- * Polyglot evaluation of one variant costs at those rates.
+ * that matter (the caches on one process, a queue worker over a local process, two workers over one), and
+ * what grading a full Polyglot evaluation of one variant costs at those rates.
  */
 export function polyglotGradingLines(results: readonly LanguageGrading[]): string[] {
   const lines = [
-    `  ${'language'.padEnd(11)} n   ${SETTINGS.map((s) => label(s).padStart(24)).join('')}   caches ÷ none (1, 2 proc.)   2 ÷ 1 proc. (none, caches)`,
+    `  ${'language'.padEnd(11)} n   ${SETTINGS.map((s) => label(s).padStart(24)).join('')}   caches ÷ none   1 worker ÷ 1 process   2 ÷ 1 worker`,
   ];
   for (const l of results) {
-    const [off1, on1, off2, on2] = SETTINGS.map((s) => rate(l, s));
+    const [none, caches, worker1, workers2] = SETTINGS.map((s) => rate(l, s));
     const passes = l.batches.map((b) => b.passed);
     const cells = l.batches.map((b) =>
       `${b.perMinute.toFixed(1)}/min (median ${b.medianSeconds.toFixed(1)} s)`.padStart(24),
     );
     lines.push(
       `  ${l.language.padEnd(11)} ${String(l.exercises).padStart(3)} ${cells.join('')}` +
-        `   ${(on1! / off1!).toFixed(2)}x, ${(on2! / off2!).toFixed(2)}x`.padEnd(29) +
-        `   ${(off2! / off1!).toFixed(2)}x, ${(on2! / on1!).toFixed(2)}x` +
+        `   ${(caches! / none!).toFixed(2)}x`.padEnd(16) +
+        `${(worker1! / caches!).toFixed(2)}x`.padEnd(23) +
+        `${(workers2! / worker1!).toFixed(2)}x` +
         (passes.every((p) => p === 2 * l.exercises)
           ? ''
           : `  (passed: ${passes.join(', ')} of ${2 * l.exercises})`),

@@ -131,9 +131,10 @@ const BENCHES: Record<string, () => Promise<void>> = {
     console.log(
       `\nGrading the reference of each exercise in ${dir ?? 'the six-language fixtures'} (POLYGLOT_DIR=a checkout of ` +
         'the polyglot benchmark; POLYGLOT_PER_LANGUAGE=N: N of each language, spread over their names), language by language,\n' +
-        'the four settings one after the other, then again in the reverse order, each in the sandbox. Processes: local grading processes each grading\n' +
-        'one exercise at a time, taking the next as they are free (not queue workers). "No caches": Go and Rust\n' +
-        "without the grader's build caches (C++ keeps its Catch main), as before them.",
+        'the four settings one after the other, then again in the reverse order, each in the sandbox. A process is a local\n' +
+        'grading process; "no caches": Go and Rust without the grader\'s build caches (C++ keeps its Catch main), as\n' +
+        'before them. A worker is a real hyperagents worker (--concurrency 1) behind a real redis-server, each exercise a\n' +
+        'job that grades its reference as a run grades a kept workspace; workers always grade with the caches.',
     );
     for (const line of polyglotGradingLines(await benchPolyglotGrading(dir, perLanguage))) console.log(line);
   },

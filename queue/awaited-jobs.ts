@@ -17,8 +17,11 @@ export interface AwaitedJobsOptions<R> {
   queueName: string;
   /** BullMQ's name of each job (shown by queue tools). */
   jobName: string;
-  /** A completed job's result; a value this version cannot read becomes an infrastructure failure. */
-  read(returnvalue: unknown): R | null;
+  /**
+   * A completed job's result, read with the job's data as Redis holds it; a value this version cannot read
+   * becomes an infrastructure failure.
+   */
+  read(returnvalue: unknown, data: unknown): R | null;
   /** The result standing for a job that gave none: its tries ran out, the run was interrupted, Redis closed. */
   infra(reason: string, latencyMs: number): R;
   /** False for a completed job's result that is none (an infrastructure failure): a job found with it runs again. */
@@ -152,7 +155,7 @@ async function runAgainIfNoResult<R>({ options, queue }: Awaiting<R>, jobId: str
   const job = await Job.fromId(queue, jobId);
   if (job === undefined) return;
   if (jobState === 'completed') {
-    const result = options.read(job.returnvalue);
+    const result = options.read(job.returnvalue, job.data);
     if (result === null || options.isResult(result)) return;
   }
   await job.retry(jobState, { resetAttemptsMade: true, resetAttemptsStarted: true });
@@ -185,7 +188,7 @@ async function check<R>(state: Awaiting<R>, waiter: Waiter<R>): Promise<void> {
       finish(
         state,
         waiter,
-        options.read(job.returnvalue) ??
+        options.read(job.returnvalue, job.data) ??
           options.infra('a worker returned a result this version cannot read', 0),
       );
     } else {

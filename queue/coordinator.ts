@@ -31,7 +31,7 @@ import { type RedisEvent, watchRedis } from './redis-watch.ts';
 import { taskLanguage, taskQueueOf, type WaitingChange } from './routing.ts';
 import { type RunSecret, runSecret } from './run-secret.ts';
 import { watchWaitingTasks } from './waiting-tasks.ts';
-import { workspaceGraders } from './workspace-tasks.ts';
+import { sentWorkspace, startingFiles, workspaceGraders } from './workspace-tasks.ts';
 
 export interface CoordinatorOptions {
   target: RedisTarget;
@@ -123,7 +123,8 @@ function openTaskJobs(connection: ReturnType<typeof connectionOptions>, queueNam
     connection,
     queueName,
     jobName: 'task',
-    read: decodeTaskResult,
+    // A workspace comes back as its changes to the job's starting files.
+    read: (value, job) => decodeTaskResult(value, startingFiles(job)),
     infra: (reason, latencyMs) => ({ kind: 'infra', reason, latencyMs }),
     // A failure of the worker's machine is no result: found again by a resumed coordinator, the job is run
     // again. The TaskAgent's own failure (it crashed or hung, twice) is its result.
@@ -257,7 +258,7 @@ async function remotePool(
     regrade: (request: TaskRequest, workspace: CollectedWorkspace) => {
       const job = jobOf(request);
       if ('kind' in job) return Promise.resolve(job);
-      const regrade = { ...job, regrade: workspace };
+      const regrade = { ...job, regrade: sentWorkspace(job.request.workspace?.files ?? {}, workspace) };
       return taskJobsOf(held, regrade.language ?? null).run(taskJobId(regrade), regrade, ctx.signal, publish);
     },
     // Workers start their TaskAgents when their first job of the variant arrives.

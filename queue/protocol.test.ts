@@ -16,6 +16,7 @@ import {
   taskJobId,
   taskQueueName,
 } from './protocol.ts';
+import { receivedWorkspace, sentWorkspace, startingFiles } from './workspace-tasks.ts';
 
 /** What BullMQ does to a job's data and result: JSON text in Redis, parsed again by whoever reads it. */
 const throughRedis = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -287,9 +288,51 @@ describe('a workspace task over the queue', () => {
     expect(parsed.workspaceGrader).toEqual(job.workspaceGrader);
     const regrade = {
       ...parsed,
-      regrade: { kind: 'files' as const, files: { 'bowling.py': 'x' }, skipped: [] },
+      regrade: { kind: 'changes' as const, files: { 'bowling.py': 'x' }, removed: [], skipped: [] },
     };
     expect(taskJobId(TaskJobSchema.parse(throughRedis(regrade)))).not.toBe(taskJobId(parsed));
+  });
+});
+
+describe("a workspace's files through Redis", () => {
+  // A C++ exercise: Catch's single header is most of its starting files, and the answer changes two files.
+  const start = {
+    'CMakeLists.txt': 'project(yacht)\n',
+    'test/catch.hpp': `// Catch v2\n${'x'.repeat(650 * 1024)}\n`,
+    'yacht.cpp': '// stub\n',
+    'yacht.h': '#pragma once\n',
+  };
+  const collected = {
+    kind: 'files' as const,
+    files: {
+      'CMakeLists.txt': 'project(yacht)\n',
+      'notes.txt': 'scratch\n',
+      'test/catch.hpp': start['test/catch.hpp'],
+      'yacht.cpp': 'int score() { return 0; }\n',
+    },
+    skipped: ['a.out'],
+  };
+  const reply: JobReply = { kind: 'reply', output: 'done', error: null, latencyMs: 9, workspace: collected };
+
+  it('carries back only what differs from the starting files, and comes out whole on the other side', () => {
+    const wire = JSON.stringify(encodeTaskResult(reply, start));
+    expect(wire.length).toBeLessThan(1024);
+    expect(JSON.parse(wire).workspace).toEqual({
+      kind: 'changes',
+      files: { 'notes.txt': 'scratch\n', 'yacht.cpp': 'int score() { return 0; }\n' },
+      removed: ['yacht.h'],
+      skipped: ['a.out'],
+    });
+    expect(decodeTaskResult(JSON.parse(wire), start)).toStrictEqual(reply);
+  });
+
+  it('sends a kept workspace to be graded again as its changes too', () => {
+    const job = { request: { workspace: { files: start } } };
+    const regrade = sentWorkspace(startingFiles(job), collected);
+    expect(JSON.stringify(regrade).length).toBeLessThan(1024);
+    expect(receivedWorkspace(start, regrade)).toStrictEqual(collected);
+    const refused = { kind: 'refused' as const, reason: 'over its limits' };
+    expect(receivedWorkspace(start, sentWorkspace(start, refused))).toStrictEqual(refused);
   });
 });
 

@@ -5,7 +5,13 @@ import { LANGUAGE_NAMES } from '../domains/index.ts';
 import type { WorkerReply } from '../harness/evaluation/index.ts';
 import type { RemoteEditReply } from '../harness/generation/index.ts';
 import { TaskSettingsSchema } from '../harness/run/index.ts';
-import { CollectedWorkspaceSchema, TaskWorkspaceSchema, WorkspaceGraderSchema } from './workspace-tasks.ts';
+import {
+  receivedWorkspace,
+  SentWorkspaceSchema,
+  sentWorkspace,
+  TaskWorkspaceSchema,
+  WorkspaceGraderSchema,
+} from './workspace-tasks.ts';
 
 /**
  * What crosses Redis between a coordinator and its workers: a job names a run (by a key derived from the
@@ -78,9 +84,9 @@ export const TaskJobSchema = z.object({
   workspaceGrader: WorkspaceGraderSchema.optional(),
   /**
    * A workspace kept with a cached result, to grade again instead of running the TaskAgent (a reused result
-   * is graded again, as on one machine, by a worker that has the toolchain).
+   * is graded again, as on one machine, by a worker that has the toolchain): its changes to the starting files.
    */
-  regrade: CollectedWorkspaceSchema.optional(),
+  regrade: SentWorkspaceSchema.optional(),
   /**
    * The Polyglot language whose toolchain grading the task needs (a workspace task's): the job is on that
    * language's queue (queue/routing.ts). Absent for a plain task.
@@ -115,8 +121,11 @@ export const TaskJobResultSchema = z.discriminatedUnion('kind', [
     error: z.string().nullable(),
     latencyMs: z.number(),
     graded: GradedWireSchema.nullable(),
-    /** A workspace task's final folder as the worker collected it, for the coordinator's result cache. */
-    workspace: CollectedWorkspaceSchema.nullable().default(null),
+    /**
+     * A workspace task's final folder as the worker collected it, for the coordinator's result cache: its
+     * changes to the starting files, which the coordinator has.
+     */
+    workspace: SentWorkspaceSchema.nullable().default(null),
   }),
   z.object({
     kind: z.literal('infra'),
@@ -130,8 +139,8 @@ export type TaskJobResult = z.infer<typeof TaskJobResultSchema>;
 /** What a job's result can carry: a pool that was `closed` gave no reply, and its job is tried again instead. */
 export type JobReply = Exclude<WorkerReply, { kind: 'closed' }>;
 
-/** A worker's reply as the job's result. */
-export function encodeTaskResult(reply: JobReply): TaskJobResult {
+/** A worker's reply as the job's result; `start`: the starting files of the job's workspace, if any. */
+export function encodeTaskResult(reply: JobReply, start: Record<string, string> = {}): TaskJobResult {
   if (reply.kind === 'infra')
     return {
       kind: 'infra',
@@ -156,21 +165,21 @@ export function encodeTaskResult(reply: JobReply): TaskJobResult {
             detail: graded.detail,
             log: graded.log ?? null,
           },
-    workspace: reply.workspace ?? null,
+    workspace: reply.workspace === undefined ? null : sentWorkspace(start, reply.workspace),
   };
 }
 
 /**
- * A job's result (as BullMQ read it back from its JSON) as the worker's reply it came from; null when it is
- * not one this version wrote.
+ * A job's result (as BullMQ read it back from its JSON) as the worker's reply it came from, its workspace made
+ * whole from the job's starting files `start`; null when it is not one this version wrote.
  */
-export function decodeTaskResult(value: unknown): JobReply | null {
+export function decodeTaskResult(value: unknown, start: Record<string, string> = {}): JobReply | null {
   const parsed = TaskJobResultSchema.safeParse(value);
   if (!parsed.success) return null;
   const result = parsed.data;
   if (result.kind === 'infra') return result;
   const { graded, workspace, ...rest } = result;
-  const reply = workspace === null ? rest : { ...rest, workspace };
+  const reply = workspace === null ? rest : { ...rest, workspace: receivedWorkspace(start, workspace) };
   if (graded === null) return reply;
   let prediction: unknown;
   try {

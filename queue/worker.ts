@@ -28,6 +28,7 @@ import { createWorkerGrader } from './worker-grading.ts';
 import { jobGateway, readJob, throwIfLostInTransit } from './worker-jobs.ts';
 import { listenForTasks, type TaskListeners } from './worker-languages.ts';
 import { gradeTravelledWorkspace, workspaceLimits } from './worker-workspaces.ts';
+import { receivedWorkspace } from './workspace-tasks.ts';
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
@@ -258,8 +259,9 @@ function poolFor({ options }: Held, job: TaskJob, variant: Prepared, relay: Rela
  */
 async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
   const task = readJob(TaskJobSchema, job.data, held.options.version, 'a job');
+  const start = task.request.workspace?.files ?? {};
   if (task.regrade !== undefined) {
-    const graded = await gradeTravelledWorkspace(held.grading, task, task.regrade);
+    const graded = await gradeTravelledWorkspace(held.grading, task, receivedWorkspace(start, task.regrade));
     if (graded === null) throw new UnrecoverableError('a regrade job without the grader of its workspace');
     return encodeTaskResult({ kind: 'reply', output: '', error: null, latencyMs: 0, graded });
   }
@@ -275,7 +277,7 @@ async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
     // A reply spoilt by a coordinator that went away is not a result: the job is tried again later.
     const failed = reply.kind === 'infra' || reply.error !== null;
     await throwIfLostInTransit(job, gateway, failuresBefore, failed, held.options.note);
-    if (reply.kind === 'infra' || reply.error !== null) return encodeTaskResult(reply);
+    if (reply.kind === 'infra' || reply.error !== null) return encodeTaskResult(reply, start);
     const graded =
       task.workspaceGrader !== undefined
         ? await gradeTravelledWorkspace(held.grading, task, reply.workspace)
@@ -293,7 +295,7 @@ async function processTask(held: Held, job: Job): Promise<TaskJobResult> {
         throw new Error(reason);
       }
     }
-    return encodeTaskResult(graded === null ? reply : { ...reply, graded });
+    return encodeTaskResult(graded === null ? reply : { ...reply, graded }, start);
   } finally {
     variant.running -= 1;
     variant.lastUsed = Date.now();

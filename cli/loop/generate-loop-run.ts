@@ -117,14 +117,14 @@ async function openQueue(queue: QueueFlags, progress: (line: string) => void): P
 
 /**
  * Workspace tasks go to queue workers with their grader (an `exercism:` exercise's answer); a domain whose
- * grader cannot travel (a `module:` file's workspace tasks) is refused before the run starts, rather than
- * every one of those tasks failing on a worker.
+ * grader cannot travel (a `module:` file's workspace tasks), or a workspace cap over what a worker sends back,
+ * is refused before the run starts, rather than every one of those tasks failing on a worker.
  */
 async function refuseQueuedWorkspaces(prepared: PreparedRun): Promise<void> {
   const { workspaceRefusal } = await import('../../queue/index.ts');
   for (const tasks of prepared.domains) {
     const ref = prepared.config.domains.find((r) => r.name === tasks.domain.name);
-    const refused = ref === undefined ? null : workspaceRefusal(ref, tasks);
+    const refused = ref === undefined ? null : workspaceRefusal(ref, tasks, prepared.config.workspace.maxKb);
     if (refused !== null) throw new UsageError(refused);
   }
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -22,15 +22,31 @@ export function defaultBuildCache(language: string): string {
 export const sha16 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /**
+ * How large one language's cache may grow, and how long an entry must have gone unused before it may be
+ * removed. An entry is marked used each time a grading finds it (`markUsed`), and no grading runs an hour
+ * (Go's grading stops at 4 min, a Rust entry's build at 15), so an entry idle that long is used by no
+ * grading of any process on the machine: removing it can break none.
+ */
+export interface CacheLimits {
+  capBytes: number;
+  idleMs: number;
+}
+
+/** 2 GiB a language (an entry is 7 to 30 MB here: Go's standard library, one Rust manifest's crates). */
+export const CACHE_LIMITS: CacheLimits = { capBytes: 2 * 1024 ** 3, idleMs: 60 * 60 * 1000 };
+
+/**
  * Builds the entry `dir` once: `build` writes into the fresh folder it is given and says whether it
  * succeeded; only then is the folder renamed to `dir`, so a reader never sees half an entry. Calls for an
- * entry already there, or being built by this process, wait for it. Must not throw: a failed build leaves
- * no entry, and grading builds everything itself.
+ * entry already there, or being built by this process, wait for it. The cache grows only here, so here it
+ * is trimmed to `limits` (`trimBuildCache`) once the new entry is in place. Must not throw: a failed build
+ * leaves no entry, and grading builds everything itself.
  */
 export function buildOnce(
   building: Map<string, Promise<void>>,
   dir: string,
   build: (partial: string) => Promise<boolean>,
+  limits: CacheLimits = CACHE_LIMITS,
 ): Promise<void> {
   let done = building.get(dir);
   if (done !== undefined) return done;
@@ -41,6 +57,7 @@ export function buildOnce(
       mkdirSync(partial, { recursive: true });
       if (!(await build(partial)) || existsSync(dir)) return;
       renameSync(partial, dir);
+      trimBuildCache(path.dirname(dir), limits);
     } catch {
       // Another process put the same entry in place first, or the cache folder cannot be written.
     } finally {
@@ -49,4 +66,53 @@ export function buildOnce(
   })();
   building.set(dir, done);
   return done;
+}
+
+/** Marks the entry `dir` used now (its folder's time), so that trimming keeps it. Must not throw. */
+export function markUsed(dir: string, now = new Date()): void {
+  try {
+    utimesSync(dir, now, now);
+  } catch {
+    // The entry went away, or the cache cannot be written: it is then only less likely to be kept.
+  }
+}
+
+/**
+ * Removes the least recently used entries of the cache `root` until it holds at most `capBytes`, never an
+ * entry used within `idleMs` (it may be in use; the cache then stays over its cap until it is not), and
+ * removes a half-built entry (`*.partial`) left that long by a build that died. Returns the names removed.
+ * Must not throw: a cache that cannot be read or trimmed is left as it is.
+ */
+export function trimBuildCache(root: string, limits: CacheLimits = CACHE_LIMITS, now = Date.now()): string[] {
+  const removed: string[] = [];
+  try {
+    const entries = readdirSync(root).map((name) => {
+      const file = path.join(root, name);
+      const usedAt = lstatSync(file).mtimeMs;
+      return { name, file, idle: now - usedAt >= limits.idleMs, usedAt, bytes: sizeOf(file) };
+    });
+    for (const entry of entries.filter((e) => e.name.endsWith('.partial') && e.idle)) {
+      rmSync(entry.file, { recursive: true, force: true });
+      removed.push(entry.name);
+    }
+    const kept = entries.filter((e) => !e.name.endsWith('.partial'));
+    let total = entries.filter((e) => !removed.includes(e.name)).reduce((sum, e) => sum + e.bytes, 0);
+    for (const entry of kept.sort((a, b) => a.usedAt - b.usedAt)) {
+      if (total <= limits.capBytes) break;
+      if (!entry.idle) continue;
+      rmSync(entry.file, { recursive: true, force: true });
+      removed.push(entry.name);
+      total -= entry.bytes;
+    }
+  } catch {
+    // A cache folder that cannot be read or trimmed now is trimmed when its next entry is added.
+  }
+  return removed;
+}
+
+/** Bytes of the files under `file`, links not followed. */
+function sizeOf(file: string): number {
+  const stat = lstatSync(file);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(file).reduce((sum, name) => sum + sizeOf(path.join(file, name)), 0);
 }

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CommandResult, GradeContext } from '../grade-context.ts';
-import { buildOnce, defaultBuildCache, sha16 } from './build-cache.ts';
+import { buildOnce, defaultBuildCache, markUsed, sha16 } from './build-cache.ts';
 import {
   type BuildContext,
   declaredData,
@@ -312,6 +312,7 @@ export function createGo(options: GoOptions = {}): ExercismLanguage {
         : {};
       const cache = stdlibCache(root);
       const cached = cache !== null && existsSync(cache);
+      if (cached) markUsed(cache);
       return ctx.run({
         file: '/bin/sh',
         args: [

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { GradeContext } from '../grade-context.ts';
-import { buildOnce, sha16 } from './build-cache.ts';
+import { buildOnce, markUsed, sha16 } from './build-cache.ts';
 import { parseToml, stringifyToml, type TomlValue } from './toml.ts';
 
 /**
@@ -67,10 +67,12 @@ export function dependencyEntry(manifest: string | undefined, cache: string): st
   return deps === null || rustc === null ? null : path.join(cache, sha16(`${rustc}\0${deps.dependencies}`));
 }
 
-/** The entry to copy for this manifest, when it is built. */
+/** The entry to copy for this manifest, when it is built (marked used: trimming keeps it). */
 export function builtDependencies(manifest: string | undefined, cache: string): string | null {
   const entry = dependencyEntry(manifest, cache);
-  return entry !== null && existsSync(entry) ? entry : null;
+  if (entry === null || !existsSync(entry)) return null;
+  markUsed(entry);
+  return entry;
 }
 
 /**

@@ -181,10 +181,17 @@ export function taskTurn(
     gold: found.task.answer,
     ...(task.workspace ? { workspace: task.workspace } : {}),
     correct:
-      book.attemptThreshold(seed, domain, task, draw, shown) <
+      book.attemptThreshold(seed, domain, task, draw, withoutFolders(shown)) <
       pCorrect(shown, domain, splitKind(task.split), landscape),
   });
 }
+
+/**
+ * The prompt with its absolute paths left out: a workspace task's folder is a fresh random path on every
+ * attempt and on every machine, so the attempt's draw must not depend on it (the same seed and prompt draw the
+ * same on a queue worker as on one machine, and on a second run as on the first).
+ */
+const withoutFolders = (prompt: string): string => prompt.replace(/(?<![\w.~-])\/[\w./-]+/g, '/…');
 
 /**
  * The sim's answer to a task request. Correct iff hash01(seed, domain, task) < P(correct), so adding a

@@ -75,8 +75,9 @@ async function solve(
   n: number,
   name: string,
   showTests = true,
+  noise = 0,
 ): Promise<Session> {
-  const sim = createSimModel({ seed, domains: [DOMAIN] });
+  const sim = createSimModel({ seed, domains: [DOMAIN], noise });
   sim.registerTasks(DOMAIN, tasks);
   const gateway: Gateway = await startGateway({
     socketPath: join(dir, `${name}.sock`),
@@ -200,6 +201,20 @@ describe('sim on workspace tasks, through the TaskAgent', () => {
       return readFile(join(session.folder, 'greet2.py'), 'utf8');
     };
     expect(await contents()).toBe(await contents());
+  });
+
+  it('under noise, draws the same in any folder: the workspace path, random per task, is not part of the draw', async () => {
+    const written = (folder: string) =>
+      Promise.all(
+        tasks.map(async (_, n) => {
+          const session = await solve(3, HIGH, 'native', n, `${folder}-${n}`, false, 1);
+          return readFile(join(session.folder, `greet${n}.py`), 'utf8');
+        }),
+      );
+    const here = await written(fresh());
+    expect(await written(`elsewhere-${fresh()}-on-another-machine`)).toEqual(here);
+    // The noise is on: some of the tasks the high-quality prompt solves without it are drawn wrong.
+    expect(here.filter((text, n) => text === reference(n)).length).toBeLessThan(TASKS);
   });
 });
 

@@ -1,8 +1,9 @@
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION_KEY } from '../../queue/index.ts';
 import { freePort, startRedis, type TestRedis } from '../../queue/testing/redis-server.ts';
-import { runCli } from '../run-cli.ts';
+import { PROJECT_ROOT, runCli } from '../run-cli.ts';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -41,6 +42,19 @@ describe('scale-out refuses bad input with a message', () => {
       `Cannot reach Redis at redis://127.0.0.1:${port}/0`,
     );
     refused(await simLoop('--queue', `redis://127.0.0.1:${port}`), 'Cannot reach Redis');
+  });
+
+  it("refuses a workspace cap over what a worker sends back of a workspace task's files", async () => {
+    const exercises = path.join(PROJECT_ROOT, 'test', 'fixtures', 'exercism', 'python');
+    const polyglot = (...extra: string[]) =>
+      runCli('generate-loop', ['--domains', `exercism:${exercises}`, '--model', 'sim', ...extra]);
+    refused(
+      await polyglot('--queue', redis.url, '--workspace-max-kb', '20000'),
+      'Lower --workspace-max-kb to 16384 or less, or run without --queue',
+    );
+    // A run without workspace tasks has no workspace to send back.
+    const plain = await simLoop('--queue', redis.url, '--workspace-max-kb', '20000', '--estimate');
+    expect(plain.code, plain.stderr).toBe(0);
   });
 
   it('refuses --remote-generations without a queue to send the MetaAgent runs to', async () => {
