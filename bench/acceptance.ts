@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openArchiveReader } from '../archive/index.ts';
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
       generations: { type: 'string', default: '12' },
       noise: { type: 'string', default: '0.3' },
       'futility-alpha': { type: 'string', default: '0.2' },
-      out: { type: 'string', default: path.join(ROOT, '.bench-acceptance') },
+      out: { type: 'string', default: path.join(tmpdir(), 'hyperagents-bench-acceptance') },
       plot: { type: 'boolean', default: false },
     },
   });

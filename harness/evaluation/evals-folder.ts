@@ -98,7 +98,10 @@ function acceptanceLines(a: Acceptance | null): string[] {
   const used = `${a.tasks} of ${a.of} tasks`;
   switch (a.decision) {
     case 'better':
-      return [`- decided better than its parent (variant ${a.parentId}) on ${used}: ${evidence}`];
+      return [
+        `- decided better than its parent (variant ${a.parentId}) on ${used}: ${evidence}` +
+          (a.tasks < a.of ? '; its scores are from those tasks only' : ''),
+      ];
     case 'worse':
       return [
         `- stopped early as no real gain over its parent (variant ${a.parentId}) after ${used}: ${evidence}; ` +

@@ -73,9 +73,9 @@ export function acceptanceRounds(
 /**
  * The full stage under `--accept sequential`: the child's train and val tasks in rounds (acceptanceRounds),
  * each task paired with the parent's stored result on the same task, split and attempt; after each round the
- * paired test (paired-test.ts) looks. `worse` stops the evaluation: the child's score is then an estimate from
- * the tasks used. `better` is kept and the evaluation goes on, so the child's score (and what its own children
- * are paired with) is over every task. Test, when asked, is evaluated in full afterwards and never decides.
+ * paired test (paired-test.ts) looks. A decision, `better` or `worse`, stops the evaluation: the answer is
+ * known, and the child's score is then an estimate from the tasks used (its own children are paired on those
+ * first; the tasks it has no result on carry no evidence). Test, when asked, is evaluated in full afterwards and never decides.
  * The evaluation rows and the decision are written together. Tasks already stored are not run again, so a
  * resumed child walks the same rounds to where it stopped, and the test reads the same evidence.
  */
@@ -133,7 +133,7 @@ export async function evaluateSequential(
       const decision = decide(state, plan.rates);
       if (decision !== 'undecided') decided = { decision, state, tasks: used };
     }
-    if (decided?.decision === 'worse') break;
+    if (decided !== null) break;
   }
   const heldOut = await runHeldOut(target, domains, evalTest, attempts);
   if (heldOut !== null) return heldOut;

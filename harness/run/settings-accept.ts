@@ -35,7 +35,7 @@ export const ACCEPT_SETTINGS = [
     default: 'full',
     describe:
       "how a child's full evaluation ends: full (every task) or sequential (tasks in rounds, each paired with " +
-      "the parent's result on it; stops early once the child is shown worse, and says better, worse or " +
+      "the parent's result on it; stops once the child is shown better or worse, and says better, worse or " +
       'undecided: see docs/acceptance.md)',
     resume: 'keep',
     result: 'none',

@@ -15,10 +15,10 @@
     return columns;
   };
 
-  /** A child stopped early as worse (--accept sequential): its scores are estimates from the tasks used. */
+  /** A child stopped early (--accept sequential): its scores are estimates from the tasks used. */
   const ESTIMATE =
-    'an estimate from the tasks used: the child was stopped early as no real gain over its parent (--accept sequential)';
-  const estimated = (v) => v.acceptance != null && v.acceptance.decision === 'worse';
+    'an estimate from the tasks used: the child was stopped early, decided against its parent (--accept sequential)';
+  const estimated = (v) => v.acceptance != null && v.acceptance.tasks < v.acceptance.of;
   const scoreOf = (v, s) =>
     estimated(v) && s !== null && s !== undefined
       ? h('span', { class: 'estimate', title: ESTIMATE }, `~${HA.score(s)}`)
