@@ -6,9 +6,9 @@ import type {
 import type { BatchApi, BatchOutcome, BatchResult, BatchStatus } from '../batch-api.ts';
 import type { ErrorSource } from '../errors.ts';
 import type { ModelRecord } from '../model-record.ts';
-import type { ProviderError } from '../provider.ts';
 import { classify, connectAnthropic, messageResult, reportedError } from './anthropic.ts';
 import { messagesBody } from './anthropic-request.ts';
+import { badRequest, batchTooLarge } from './batch-size.ts';
 import { isRecord } from './json.ts';
 import type { ProviderOptions } from './options.ts';
 import type { ProviderIdentity } from './provider-spec.ts';
@@ -48,7 +48,13 @@ export function createAnthropicBatch(
         // The builder never sets `stream` (the ordinary client adds it per call), so this is non-streaming.
         built.push({ custom_id: r.customId, params: body.body as BatchCreateParams.Request['params'] });
       }
-      const refused = tooLarge(built.length, Buffer.byteLength(JSON.stringify({ requests: built })), source);
+      const refused = batchTooLarge(
+        source.label,
+        ANTHROPIC_BATCH_LIMITS,
+        built.length,
+        Buffer.byteLength(JSON.stringify({ requests: built })),
+        'its body',
+      );
       if (refused) return { ok: false, error: refused };
       return attempt(signal, async () => {
         const batch = await client.messages.batches.create({ requests: built }, { signal });
@@ -125,24 +131,4 @@ function outcomeOf(line: MessageBatchIndividualResponse, source: ErrorSource): B
 function unanswered(customId: string, reason: 'expired' | 'canceled', message: string): BatchOutcome {
   const type = reason === 'expired' ? 'timeout' : 'provider_error';
   return { customId, ok: false, reason, error: { type, retryable: true, message } };
-}
-
-function badRequest(message: string): ProviderError {
-  return { type: 'bad_request', retryable: false, message };
-}
-
-function tooLarge(count: number, bytes: number, source: ErrorSource): ProviderError | undefined {
-  const { maxRequests, maxBytes } = ANTHROPIC_BATCH_LIMITS;
-  const why =
-    count === 0
-      ? 'it holds no requests'
-      : count > maxRequests
-        ? `it holds ${count} requests, over the limit of ${maxRequests}`
-        : bytes > maxBytes
-          ? `its body is ${bytes} bytes, over the limit of ${maxBytes}`
-          : undefined;
-  if (why === undefined) return undefined;
-  return badRequest(
-    `${source.label} cannot take this batch: ${why}. Submit the requests as several batches.`,
-  );
 }

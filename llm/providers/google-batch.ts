@@ -2,7 +2,7 @@ import type { BatchJob, GenerateContentResponse, InlinedRequest, InlinedResponse
 import type { BatchApi, BatchOutcome, BatchResult, BatchStatus } from '../batch-api.ts';
 import { classifyStatus, type ErrorSource } from '../errors.ts';
 import { type ModelRecord, wireModelName } from '../model-record.ts';
-import type { ProviderError } from '../provider.ts';
+import { badRequest, batchTooLarge } from './batch-size.ts';
 import { classifyGoogleError, connectGoogle, responseResult } from './google.ts';
 import { geminiRequestFor } from './google-request.ts';
 import { isRecord } from './json.ts';
@@ -69,7 +69,13 @@ export function createGoogleBatch(
         if (!wire.ok) return { ok: false, error: badRequest(`request ${r.customId}: ${wire.message}`) };
         inlined.push({ contents: wire.contents, config: wire.config, metadata: { key: r.customId } });
       }
-      const refused = tooLarge(inlined.length, Buffer.byteLength(JSON.stringify(inlined)), source);
+      const refused = batchTooLarge(
+        source.label,
+        GEMINI_BATCH_LIMITS,
+        inlined.length,
+        Buffer.byteLength(JSON.stringify(inlined)),
+        'its inlined requests',
+      );
       if (refused) return { ok: false, error: refused };
       return attempt(signal, async () => {
         const job = await ai.batches.create({
@@ -194,24 +200,4 @@ function wireBatch(operation: Record<string, unknown>): WireBatch {
       : {}),
     ...(error === undefined ? {} : { error }),
   };
-}
-
-function badRequest(message: string): ProviderError {
-  return { type: 'bad_request', retryable: false, message };
-}
-
-function tooLarge(count: number, bytes: number, source: ErrorSource): ProviderError | undefined {
-  const { maxRequests, maxBytes } = GEMINI_BATCH_LIMITS;
-  const why =
-    count === 0
-      ? 'it holds no requests'
-      : count > maxRequests
-        ? `it holds ${count} requests, over the limit of ${maxRequests}`
-        : bytes > maxBytes
-          ? `its inlined requests are ${bytes} bytes, over the limit of ${maxBytes}`
-          : undefined;
-  if (why === undefined) return undefined;
-  return badRequest(
-    `${source.label} cannot take this batch: ${why}. Submit the requests as several batches.`,
-  );
 }

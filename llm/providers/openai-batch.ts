@@ -4,6 +4,7 @@ import type { BatchApi, BatchOutcome, BatchResult, BatchStatus } from '../batch-
 import { classifyStatus } from '../errors.ts';
 import type { ModelRecord } from '../model-record.ts';
 import type { ProviderError } from '../provider.ts';
+import { batchTooLarge } from './batch-size.ts';
 import { isRecord, tryJson } from './json.ts';
 import { classify, connectOpenAI, replyResult, type Source } from './openai.ts';
 import { chatCompletionBody, readCompletion } from './openai-wire.ts';
@@ -57,7 +58,13 @@ export function createOpenAIBatch(
         }),
       );
       const text = `${lines.join('\n')}\n`;
-      const refused = tooLarge(requests.length, Buffer.byteLength(text), source);
+      const refused = batchTooLarge(
+        source.label,
+        OPENAI_BATCH_LIMITS,
+        requests.length,
+        Buffer.byteLength(text),
+        'its file',
+      );
       if (refused) return { ok: false, error: refused };
       return attempt(signal, async () => {
         const file = await client.files.create(
@@ -110,24 +117,6 @@ export function statusOf(batch: Pick<Batch, 'status' | 'request_counts'>): Batch
     done: counts?.completed ?? 0,
     failed: counts?.failed ?? 0,
     total: counts?.total ?? 0,
-  };
-}
-
-function tooLarge(count: number, bytes: number, source: Source): ProviderError | undefined {
-  const { maxRequests, maxBytes } = OPENAI_BATCH_LIMITS;
-  const why =
-    count === 0
-      ? 'it holds no requests'
-      : count > maxRequests
-        ? `it holds ${count} requests, over the limit of ${maxRequests}`
-        : bytes > maxBytes
-          ? `its file is ${bytes} bytes, over the limit of ${maxBytes}`
-          : undefined;
-  if (why === undefined) return undefined;
-  return {
-    type: 'bad_request',
-    retryable: false,
-    message: `${source.label} cannot take this batch: ${why}. Submit the requests as several batches.`,
   };
 }
 
