@@ -48,13 +48,8 @@ export function createAnthropicBatch(
         // The builder never sets `stream` (the ordinary client adds it per call), so this is non-streaming.
         built.push({ custom_id: r.customId, params: body.body as BatchCreateParams.Request['params'] });
       }
-      const refused = batchTooLarge(
-        source.label,
-        ANTHROPIC_BATCH_LIMITS,
-        built.length,
-        Buffer.byteLength(JSON.stringify({ requests: built })),
-        'its body',
-      );
+      const size = { count: built.length, bytes: Buffer.byteLength(JSON.stringify({ requests: built })) };
+      const refused = batchTooLarge(source.label, ANTHROPIC_BATCH_LIMITS, size, 'its body');
       if (refused) return { ok: false, error: refused };
       return attempt(signal, async () => {
         const batch = await client.messages.batches.create({ requests: built }, { signal });

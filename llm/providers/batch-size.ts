@@ -9,8 +9,7 @@ import type { ProviderError } from '../provider.ts';
 export function batchTooLarge(
   label: string,
   limits: BatchApi['limits'],
-  count: number,
-  bytes: number,
+  { count, bytes }: { count: number; bytes: number },
   body: string,
 ): ProviderError | undefined {
   const why =

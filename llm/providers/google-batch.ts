@@ -69,13 +69,8 @@ export function createGoogleBatch(
         if (!wire.ok) return { ok: false, error: badRequest(`request ${r.customId}: ${wire.message}`) };
         inlined.push({ contents: wire.contents, config: wire.config, metadata: { key: r.customId } });
       }
-      const refused = batchTooLarge(
-        source.label,
-        GEMINI_BATCH_LIMITS,
-        inlined.length,
-        Buffer.byteLength(JSON.stringify(inlined)),
-        'its inlined requests',
-      );
+      const size = { count: inlined.length, bytes: Buffer.byteLength(JSON.stringify(inlined)) };
+      const refused = batchTooLarge(source.label, GEMINI_BATCH_LIMITS, size, 'its inlined requests');
       if (refused) return { ok: false, error: refused };
       return attempt(signal, async () => {
         const job = await ai.batches.create({

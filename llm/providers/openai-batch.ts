@@ -58,13 +58,8 @@ export function createOpenAIBatch(
         }),
       );
       const text = `${lines.join('\n')}\n`;
-      const refused = batchTooLarge(
-        source.label,
-        OPENAI_BATCH_LIMITS,
-        requests.length,
-        Buffer.byteLength(text),
-        'its file',
-      );
+      const size = { count: requests.length, bytes: Buffer.byteLength(text) };
+      const refused = batchTooLarge(source.label, OPENAI_BATCH_LIMITS, size, 'its file');
       if (refused) return { ok: false, error: refused };
       return attempt(signal, async () => {
         const file = await client.files.create(
