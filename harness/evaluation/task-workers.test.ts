@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTaskLimit } from './task-limit.ts';
 import { createTaskPool, type TaskPool } from './task-workers.ts';
 
@@ -101,7 +101,13 @@ describe('TaskAgent worker pool', () => {
       expect(r.kind).toBe('reply');
       expect(r.kind === 'reply' && r.output).toBe(`<json>{"response": ${n * 2}}</json>`);
     });
-    expect(readFileSync(path.join(tmp, 'workers.log'), 'utf8')).toContain('working on t19');
+    // The log is the workers' stderr, copied as it comes: the last line may land just after the last reply.
+    await vi.waitFor(
+      () => expect(readFileSync(path.join(tmp, 'workers.log'), 'utf8')).toContain('working on t19'),
+      {
+        timeout: 5_000,
+      },
+    );
   });
 
   it('starts every worker when warmed, and then serves tasks with those workers alone', async () => {
