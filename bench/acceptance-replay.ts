@@ -55,8 +55,15 @@ function children(runDir: string): Child[] {
   }
 }
 
-/** Tasks of the child's full stage (beyond its staged sample) the sequential acceptance would have run. */
-function replay(child: Child, margin: number, futilityAlpha: number): { used: number; stopped: boolean } {
+/**
+ * Tasks of the child's full stage (beyond its staged sample) the sequential acceptance would have run: it stops
+ * at either decision (`better` or `worse`).
+ */
+function replay(
+  child: Child,
+  margin: number,
+  futilityAlpha: number,
+): { used: number; decision: 'better' | 'worse' | 'undecided' } {
   const jobs = child.rows.map((r) => ({
     domain: { name: r.domain } as Domain,
     split: r.split as Split,
@@ -74,7 +81,6 @@ function replay(child: Child, margin: number, futilityAlpha: number): { used: nu
     child.roundSize,
   );
   let state = startTest(margin);
-  let better = false;
   let used = 0;
   for (const round of rounds) {
     for (const job of round) {
@@ -87,12 +93,12 @@ function replay(child: Child, margin: number, futilityAlpha: number): { used: nu
       });
       const p = child.parent.get(key);
       const c = scores.get(key);
-      if (!better && p !== undefined && c !== undefined) state = observe(state, pairedDifference(c, p));
+      if (p !== undefined && c !== undefined) state = observe(state, pairedDifference(c, p));
     }
-    if (!better && state.evidence >= 1 / ALPHA) better = true;
-    if (!better && state.futility >= 1 / futilityAlpha) return { used: used - staged.size, stopped: true };
+    if (state.evidence >= 1 / ALPHA) return { used: used - staged.size, decision: 'better' };
+    if (state.futility >= 1 / futilityAlpha) return { used: used - staged.size, decision: 'worse' };
   }
-  return { used: used - staged.size, stopped: false };
+  return { used: used - staged.size, decision: 'undecided' };
 }
 
 const all = process.argv.slice(2).flatMap(children);
@@ -100,21 +106,27 @@ const fullTasks = all.reduce((a, c) => a + c.rows.length - STAGED * 2, 0);
 console.log(
   `${all.length} children of ${process.argv.length - 2} runs; ${fullTasks} full-stage tasks in all`,
 );
-console.log('margin  futility-alpha  full-stage tasks run  children stopped  stopped with gain ≥ 0.05');
-for (const margin of [0, 0.05, 0.1, 0.15]) {
-  for (const futilityAlpha of [0.1, 0.2, 0.3]) {
+console.log(
+  'margin  futility-alpha  full-stage tasks run  better  worse  worse with gain ≥ 0.05  better with gain < 0',
+);
+for (const margin of [0, 0.05, 0.1, 0.125, 0.15]) {
+  for (const futilityAlpha of [0.1, 0.2, 0.3, 0.5]) {
     let used = 0;
-    let stopped = 0;
+    let better = 0;
+    let worse = 0;
     let lost = 0;
+    let wrong = 0;
     for (const child of all) {
       const r = replay(child, margin, futilityAlpha);
       used += r.used;
-      if (r.stopped) stopped++;
-      if (r.stopped && child.gain >= 0.05) lost++;
+      if (r.decision === 'better') better++;
+      if (r.decision === 'better' && child.gain < 0) wrong++;
+      if (r.decision === 'worse') worse++;
+      if (r.decision === 'worse' && child.gain >= 0.05) lost++;
     }
     console.log(
-      `${margin.toFixed(2).padEnd(8)}${String(futilityAlpha).padEnd(16)}${`${((100 * used) / fullTasks).toFixed(1)} %`.padEnd(22)}` +
-        `${String(stopped).padEnd(18)}${lost}`,
+      `${margin.toFixed(3).padEnd(8)}${String(futilityAlpha).padEnd(16)}${`${((100 * used) / fullTasks).toFixed(1)} %`.padEnd(22)}` +
+        `${String(better).padEnd(8)}${String(worse).padEnd(7)}${String(lost).padEnd(24)}${wrong}`,
     );
   }
 }

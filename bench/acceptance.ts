@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openArchiveReader } from '../archive/index.ts';
+import { DEFAULT_FUTILITY_ALPHA } from '../harness/run/index.ts';
 import { evidencePaths, evidenceSvg, evidenceText, type Trajectory } from './acceptance-plot.ts';
 
 /**
- * `npx tsx bench/acceptance.ts [--seeds 7301-7306] [--generations 12] [--noise 0.3] [--futility-alpha 0.2]`:
+ * `npx tsx bench/acceptance.ts [--seeds 7301-7306] [--generations 12] [--noise 0.3] [--futility-alpha 0.3]`:
  * `--accept sequential` against `--accept full` on the noisy simulated model over the same seeds and
  * generations (each run in its own folder, so no run reuses another's results): the TaskAgent's model calls,
  * the best variant's test score (`hyperagents eval` after the run), and on the flat landscape how many children
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
       seeds: { type: 'string', default: '7301-7306' },
       generations: { type: 'string', default: '12' },
       noise: { type: 'string', default: '0.3' },
-      'futility-alpha': { type: 'string', default: '0.2' },
+      'futility-alpha': { type: 'string', default: String(DEFAULT_FUTILITY_ALPHA) },
       out: { type: 'string', default: path.join(tmpdir(), 'hyperagents-bench-acceptance') },
       plot: { type: 'boolean', default: false },
     },

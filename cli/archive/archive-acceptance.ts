@@ -1,8 +1,11 @@
 import type { AcceptanceView } from '../../archive/index.ts';
 import { fmtScore } from '../shared/text-table.ts';
 
-/** A child stopped early (decided before its last task): its scores are estimates from the tasks used. */
-export const isEstimate = (a: AcceptanceView | null): boolean => a !== null && a.tasks < a.of;
+/**
+ * A child stopped early as worse: its score is an estimate from the tasks used. (One decided better was
+ * evaluated on its whole selection split, so only its other splits' scores are estimates: see fmtSplitScore.)
+ */
+export const isEstimate = (a: AcceptanceView | null): boolean => a?.decision === 'worse';
 
 /** A score as the lists show it: `~0.620` when it is an estimate (see isEstimate). Pure. */
 export const fmtAcceptedScore = (score: number | null | undefined, a: AcceptanceView | null): string =>
@@ -15,7 +18,7 @@ export const fmtSplitScore = (
 ): string =>
   s === undefined
     ? fmtScore(undefined)
-    : `${isEstimate(a) && s.nTasks < s.nTotal ? '~' : ''}${fmtScore(s.score)}`;
+    : `${a !== null && s.nTasks < s.nTotal ? '~' : ''}${fmtScore(s.score)}`;
 
 /** The `accepted` column: `better 20/80`, `worse 36/80`, `undecided 80/80`; `-` when evaluated in full. Pure. */
 export const acceptanceCell = (a: AcceptanceView | null): string =>
@@ -24,14 +27,15 @@ export const acceptanceCell = (a: AcceptanceView | null): string =>
 /** What `archive list` says under a table with an `accepted` column. */
 export const ACCEPTANCE_LEGEND =
   'accepted: the child decided against its parent (--accept sequential) on the tasks used of all; ' +
-  '~: an estimate from those tasks (a child stopped early, its answer known). See docs/acceptance.md.';
+  '~: an estimate from those tasks (a child stopped early, its answer known; one decided better has its ' +
+  'whole validation split). See docs/acceptance.md.';
 
 /** The line of `archive show` about how a child was decided against its parent. Pure. */
 export function acceptanceLine(a: AcceptanceView | null): string[] {
   if (a === null) return [];
   const what =
     a.decision === 'better'
-      ? `better than variant ${a.parentId}${a.tasks < a.of ? ', stopped there: its scores (~) are estimates from the tasks used' : ''}`
+      ? `better than variant ${a.parentId}${a.tasks < a.of ? ', stopped there but for its selection split: its other scores (~) are estimates' : ''}`
       : a.decision === 'worse'
         ? `worse than variant ${a.parentId}, stopped early: its scores (~) are estimates from the tasks used`
         : `undecided against variant ${a.parentId}: every task used without a decision`;

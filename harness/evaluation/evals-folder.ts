@@ -100,7 +100,9 @@ function acceptanceLines(a: Acceptance | null): string[] {
     case 'better':
       return [
         `- decided better than its parent (variant ${a.parentId}) on ${used}: ${evidence}` +
-          (a.tasks < a.of ? '; its scores are from those tasks only' : ''),
+          (a.tasks < a.of
+            ? '; its validation score is over every task, its other scores from those used'
+            : ''),
       ];
     case 'worse':
       return [

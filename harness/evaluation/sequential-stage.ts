@@ -74,8 +74,9 @@ export function acceptanceRounds(
  * The full stage under `--accept sequential`: the child's train and val tasks in rounds (acceptanceRounds),
  * each task paired with the parent's stored result on the same task, split and attempt; after each round the
  * paired test (paired-test.ts) looks. A decision, `better` or `worse`, stops the evaluation: the answer is
- * known, and the child's score is then an estimate from the tasks used (its own children are paired on those
- * first; the tasks it has no result on carry no evidence). Test, when asked, is evaluated in full afterwards and never decides.
+ * known. A `worse` child's score is then an estimate from the tasks used; a `better` one is evaluated on the rest
+ * of its selection split first, so its score is over every task of it (only its other splits are estimates).
+ * Its own children are paired on the tasks it has; those it has no result on carry no evidence. Test, when asked, is evaluated in full afterwards and never decides.
  * The evaluation rows and the decision are written together. Tasks already stored are not run again, so a
  * resumed child walks the same rounds to where it stopped, and the test reads the same evidence.
  */
@@ -135,6 +136,10 @@ export async function evaluateSequential(
     }
     if (decided !== null) break;
   }
+  // A child decided better runs the rest of its selection split: the score that ranks it is never cut at a high.
+  const rest = decided?.decision === 'better' ? jobs.filter((j) => j.split === selectionSplit(j.domain)) : [];
+  const ran = await runMissing(target, rest, used, jobs.length);
+  if (ran !== null) return ran;
   const heldOut = await runHeldOut(target, domains, evalTest, attempts);
   if (heldOut !== null) return heldOut;
   const end = decided ?? { decision: 'undecided' as const, state, tasks: used };
@@ -205,7 +210,7 @@ async function runHeldOut(
 
 /**
  * The evaluation rows of the full stage from the tasks the child was evaluated on: on a split cut short by a
- * `worse` decision, `nTasks` is fewer than `nTotal` and the score an estimate from those tasks. A split with no
+ * decision, `nTasks` is fewer than `nTotal` and the score an estimate from those tasks. A split with no
  * task used has no row.
  */
 function sequentialEvaluations(

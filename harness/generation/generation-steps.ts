@@ -164,7 +164,7 @@ export const evaluateFull: Step = async (ctx, variant, session) => {
   const decided =
     a === undefined
       ? ''
-      : ` (${against} variant ${a.parentId}${a.tasks < a.of ? ', an estimate' : ''}: evidence ` +
+      : ` (${against} variant ${a.parentId}${a.decision === 'worse' ? ', an estimate' : ''}: evidence ` +
         `${a.evidence.toPrecision(3)}, futility ${a.futility.toPrecision(3)}, at ${a.tasks} of ${a.of} tasks)`;
   ctx.progress(`variant ${variant.id}: full ${formatScores(stage.scores)}${decided}`);
   return { kind: 'done', status: 'evaluated', score: storedScore(ctx, variant.id) };

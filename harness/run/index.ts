@@ -44,5 +44,6 @@ export {
   SETTINGS,
   SHORTHANDS,
 } from './settings.ts';
+export { DEFAULT_FUTILITY_ALPHA, DEFAULT_FUTILITY_MARGIN } from './settings-accept.ts';
 export { DEFAULT_SIM_RETRY_MS } from './settings-sim.ts';
 export { DEFAULT_MAX_TOOL_CALLS } from './settings-task.ts';

@@ -18,14 +18,14 @@
   /** A child stopped early (--accept sequential): its scores are estimates from the tasks used. */
   const ESTIMATE =
     'an estimate from the tasks used: the child was stopped early, decided against its parent (--accept sequential)';
-  const estimated = (v) => v.acceptance != null && v.acceptance.tasks < v.acceptance.of;
+  const estimated = (v) => v.acceptance != null && v.acceptance.decision === 'worse';
   const scoreOf = (v, s) =>
     estimated(v) && s !== null && s !== undefined
       ? h('span', { class: 'estimate', title: ESTIMATE }, `~${HA.score(s)}`)
       : HA.score(s);
   const splitScore = (v, cell) =>
-    cell && estimated(v) && cell.nTasks < cell.nTotal
-      ? scoreOf(v, cell.score)
+    cell && v.acceptance != null && cell.nTasks < cell.nTotal
+      ? h('span', { class: 'estimate', title: ESTIMATE }, `~${HA.score(cell.score)}`)
       : HA.score(cell ? cell.score : null);
 
   /** Whether the table has an `accepted` column: the run decided its children sequentially. */
