@@ -38,6 +38,8 @@ function args(out: string): string[] {
   return [
     ...['--domains', 'arithmetic', '--model', 'sim', '--sim-script', script, '--generations', '1'],
     ...['--accept', 'sequential', '--eval-workers', '2', '--sim-latency-ms', '300'],
+    // A futility test slower to stop than the defaults, so that this child is decided only after several rounds.
+    ...['--futility-alpha', '0.2', '--futility-margin', '0.1'],
     ...['--out', out, '--run-id', 'run', '--json'],
   ];
 }
