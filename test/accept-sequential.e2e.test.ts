@@ -4,28 +4,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../harness/run/index.ts';
+import { promptEdit } from './prompt-edit.ts';
 import { runCli } from './run-cli.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-accept-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const prompt = (newText: string, summary: string) => [
-  {
-    content: 'Editing.',
-    toolCalls: [
-      {
-        name: 'editor',
-        input: {
-          command: 'str_replace',
-          path: 'agents/task/prompt.md',
-          old_str: 'Work out the answer the task asks for.',
-          new_str: newText,
-        },
-      },
-    ],
-  },
-  summary,
-];
 
 /**
  * Variant 1 asks for answers without working (much worse on arithmetic); variant 2, from variant 0 (the best),
@@ -33,8 +16,8 @@ const prompt = (newText: string, summary: string) => [
  */
 const SCRIPT = {
   meta: [
-    prompt('Answer immediately without working and round the final answer.', 'Asked for quick answers.'),
-    prompt(
+    promptEdit('Answer immediately without working and round the final answer.', 'Asked for quick answers.'),
+    promptEdit(
       'Think step by step, write down every intermediate quantity and double-check the arithmetic.',
       'Asked for careful working.',
     ),

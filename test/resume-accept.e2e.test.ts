@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../harness/run/index.ts';
 import { readArchive, startCli, taskCalls } from './kill-points.ts';
+import { promptEdit } from './prompt-edit.ts';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'hyperagents-resume-accept-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -11,23 +12,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 /** Variant 1 asks for the units of the answer: a little worse on arithmetic, so it is stopped part-way. */
 const SCRIPT = {
   meta: [
-    [
-      {
-        content: 'Editing.',
-        toolCalls: [
-          {
-            name: 'editor',
-            input: {
-              command: 'str_replace',
-              path: 'agents/task/prompt.md',
-              old_str: 'Work out the answer the task asks for.',
-              new_str: 'Work out the answer the task asks for, and check the units of the answer.',
-            },
-          },
-        ],
-      },
+    promptEdit(
+      'Work out the answer the task asks for, and check the units of the answer.',
       'Asked for units.',
-    ],
+    ),
   ],
 };
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptEdit } from '../test/prompt-edit.ts';
 import { runCli } from '../test/run-cli.ts';
 import { buildReport } from './report.ts';
 import { type RunningServer, startServer } from './server.ts';
@@ -15,24 +16,6 @@ const runDir = path.join(runs, 'decided');
 let server: RunningServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 
-const prompt = (newText: string) => [
-  {
-    content: 'Editing.',
-    toolCalls: [
-      {
-        name: 'editor',
-        input: {
-          command: 'str_replace',
-          path: 'agents/task/prompt.md',
-          old_str: 'Work out the answer the task asks for.',
-          new_str: newText,
-        },
-      },
-    ],
-  },
-  'Done.',
-];
-
 beforeAll(async () => {
   // Variant 1 is much worse than variant 0 (stopped early); variant 2, from variant 0, much better.
   const script = path.join(runs, 'script.json');
@@ -40,8 +23,10 @@ beforeAll(async () => {
     script,
     JSON.stringify({
       meta: [
-        prompt('Answer immediately without working and round the final answer.'),
-        prompt('Think step by step, write down every intermediate quantity and double-check the arithmetic.'),
+        promptEdit('Answer immediately without working and round the final answer.'),
+        promptEdit(
+          'Think step by step, write down every intermediate quantity and double-check the arithmetic.',
+        ),
       ],
     }),
   );
