@@ -58,7 +58,7 @@ export const BATCH_SETTINGS = [
   {
     option: 'batch-poll',
     field: 'batchPollSec',
-    schema: schema.wholeNumber(1, 3600, ' seconds').default(DEFAULT_BATCH_POLL_SEC),
+    schema: schema.wholeNumber(1, 3600, ' of seconds').default(DEFAULT_BATCH_POLL_SEC),
     type: 'number',
     default: DEFAULT_BATCH_POLL_SEC,
     describe:
