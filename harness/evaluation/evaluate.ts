@@ -269,33 +269,61 @@ function stageEvaluations(
           .map((t) => t.id),
       );
       const attempts = attemptsOf(target);
-      const rows = target.archive
-        .listTaskResults(target.variantId, { domain: domain.name, split, attempt: 'all' })
-        .filter((r) => ids.has(r.taskId) && r.attempt < attempts && !isInfraFailure(r));
+      const rows = scoredRows(target, domain.name, split, ids, attempts);
       if (rows.length < ids.size * attempts) {
         throw new Error(
           `the ${stage} evaluation of variant ${target.variantId} ended with ${ids.size * attempts - rows.length} of ` +
             `${ids.size * attempts} ${domain.name} ${split} ${attempts > 1 ? 'task attempts' : 'tasks'} unanswered`,
         );
       }
-      const t = tally(rows);
-      evaluations.push({
-        variantId: target.variantId,
-        domain: domain.name,
-        split,
-        stage,
-        score: t.score,
-        nTasks: ids.size,
-        nTotal: (splits[split] ?? []).filter((t) => t.canary !== true).length,
-        correct: t.correct,
-        wrong: t.wrong,
-        parseFailures: t.parseFailures,
-        errors: t.errors,
-      });
-      if (split === selectionSplit(domain)) scores.set(domain.name, t.score);
+      const total = (splits[split] ?? []).filter((t) => t.canary !== true).length;
+      const evaluation = evaluationOf(target.variantId, domain.name, split, stage, rows, total);
+      evaluations.push(evaluation);
+      if (split === selectionSplit(domain)) scores.set(domain.name, evaluation.score);
     }
   }
   return { evaluations, scores };
+}
+
+/**
+ * The variant's stored results that count in a score on `split`: the tasks of `ids`, attempts below
+ * `attempts`, infrastructure failures left out (they are no result).
+ */
+export function scoredRows(
+  target: EvaluationTarget,
+  domain: string,
+  split: Split,
+  ids: ReadonlySet<string>,
+  attempts: number,
+): TaskResultRow[] {
+  return target.archive
+    .listTaskResults(target.variantId, { domain, split, attempt: 'all' })
+    .filter((r) => ids.has(r.taskId) && r.attempt < attempts && !isInfraFailure(r));
+}
+
+/** The evaluation row of one split from its scored results (`rows`), of `total` tasks in the split. */
+export function evaluationOf(
+  variantId: number,
+  domain: string,
+  split: Split,
+  stage: Stage,
+  rows: readonly TaskResultRow[],
+  total: number,
+): EvaluationInput {
+  const t = tally(rows);
+  return {
+    variantId,
+    domain,
+    split,
+    stage,
+    score: t.score,
+    nTasks: new Set(rows.map((r) => r.taskId)).size,
+    nTotal: total,
+    correct: t.correct,
+    wrong: t.wrong,
+    parseFailures: t.parseFailures,
+    errors: t.errors,
+  };
 }
 
 /** A canary's result, its detail marked so that readers know it for one (archive/flags.ts). */

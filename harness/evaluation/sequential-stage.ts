@@ -3,15 +3,16 @@ import { type Split, selectionSplit } from '../../domains/index.ts';
 import { hashString } from '../../system/rng.ts';
 import {
   type DomainTasks,
+  evaluationOf,
   isInfraFailure,
   runTasksInRounds,
   type StageOutcome,
+  scoredRows,
   stageSplits,
   stageTasks,
   unfinishedReason,
 } from './evaluate.ts';
 import type { EvaluationTarget, StageJob } from './evaluate-task.ts';
-import { tally } from './grading.ts';
 import {
   type AcceptanceDecision,
   decide,
@@ -225,25 +226,11 @@ function sequentialEvaluations(
     for (const split of stageSplits(domain, 'full', evalTest)) {
       const tasks = (splits[split] ?? []).filter((t) => t.canary !== true);
       const ids = new Set(tasks.map((t) => t.id));
-      const rows = target.archive
-        .listTaskResults(target.variantId, { domain: domain.name, split, attempt: 'all' })
-        .filter((r) => ids.has(r.taskId) && r.attempt < attempts && !isInfraFailure(r));
+      const rows = scoredRows(target, domain.name, split, ids, attempts);
       if (rows.length === 0) continue;
-      const t = tally(rows);
-      evaluations.push({
-        variantId: target.variantId,
-        domain: domain.name,
-        split,
-        stage: 'full',
-        score: t.score,
-        nTasks: new Set(rows.map((r) => r.taskId)).size,
-        nTotal: tasks.length,
-        correct: t.correct,
-        wrong: t.wrong,
-        parseFailures: t.parseFailures,
-        errors: t.errors,
-      });
-      if (split === selectionSplit(domain)) scores.set(domain.name, t.score);
+      const evaluation = evaluationOf(target.variantId, domain.name, split, 'full', rows, tasks.length);
+      evaluations.push(evaluation);
+      if (split === selectionSplit(domain)) scores.set(domain.name, evaluation.score);
     }
   }
   return { evaluations, scores };
