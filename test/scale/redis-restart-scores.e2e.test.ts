@@ -2,9 +2,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareLoop } from '../../cli/loop/loop-prepare.ts';
 import type { RemoteTasks } from '../../harness/generation/index.ts';
-import { gatewayFactory, type RunSummary, runGenerations } from '../../harness/run/index.ts';
+import type { RunSummary } from '../../harness/run/index.ts';
 import { type Coordinator, openCoordinator, PROJECT_VERSION, parseRedisUrl } from '../../queue/index.ts';
 import { outcome, readArchive } from '../kill-points.ts';
+import { runQueued } from './queued-run.ts';
 import { results, simRunArgs } from './run-rows.ts';
 import { scaleRun } from './scale-run.ts';
 
@@ -66,30 +67,8 @@ async function queuedRun(out: string, remote: (c: Coordinator) => RemoteTasks): 
     version: PROJECT_VERSION,
     gatewayUrl: null,
   });
-  const { config, plan, script, domains, env, replay } = prepared;
   try {
-    return await runGenerations(prepared, {
-      domains,
-      sandbox: plan.sandbox,
-      simulated: plan.simulated,
-      cacheable: plan.cacheable,
-      startGateway: gatewayFactory({
-        seed: config.seed,
-        domains,
-        models: [config.metaModel, config.taskModel],
-        script,
-        sim: config.sim,
-        record: config.record,
-        replay,
-        env,
-        onWarning: () => undefined,
-        tcp: { host: '127.0.0.1', port: 0 },
-      }),
-      remoteTasks: remote(coordinator),
-      progress: () => undefined,
-      status: () => undefined,
-      signal: new AbortController().signal,
-    });
+    return await runQueued(prepared, remote(coordinator));
   } finally {
     await coordinator.close();
   }

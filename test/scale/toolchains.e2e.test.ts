@@ -3,11 +3,12 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prepareLoop } from '../../cli/loop/loop-prepare.ts';
 import type { LanguageName } from '../../domains/index.ts';
-import { gatewayFactory, type RunSummary, runGenerations } from '../../harness/run/index.ts';
+import type { RunSummary } from '../../harness/run/index.ts';
 import type { QueueStatus } from '../../queue/index.ts';
 import { openCoordinator, PREFIX, PROJECT_VERSION, parseRedisUrl, taskQueueOf } from '../../queue/index.ts';
 import { outcome, readArchive } from '../kill-points.ts';
 import { runCli } from '../run-cli.ts';
+import { runQueued } from './queued-run.ts';
 import { results, simRunArgs } from './run-rows.ts';
 import { scaleRun } from './scale-run.ts';
 import { type RunningWorker, startWorker } from './workers.ts';
@@ -44,30 +45,8 @@ async function queuedRun(out: string, language: LanguageName, progress: string[]
     gatewayUrl: null,
     languageOf: (request) => (request.id.startsWith('smoke-') ? null : language),
   });
-  const { config, plan, script, domains, env, replay } = prepared;
   try {
-    return await runGenerations(prepared, {
-      domains,
-      sandbox: plan.sandbox,
-      simulated: plan.simulated,
-      cacheable: plan.cacheable,
-      startGateway: gatewayFactory({
-        seed: config.seed,
-        domains,
-        models: [config.metaModel, config.taskModel],
-        script,
-        sim: config.sim,
-        record: config.record,
-        replay,
-        env,
-        onWarning: () => undefined,
-        tcp: { host: '127.0.0.1', port: 0 },
-      }),
-      remoteTasks: coordinator,
-      progress: (line) => progress.push(line),
-      status: () => undefined,
-      signal: new AbortController().signal,
-    });
+    return await runQueued(prepared, coordinator, (line) => progress.push(line));
   } finally {
     await coordinator.close();
   }
